@@ -1,0 +1,117 @@
+/**
+ * The one place that reads process.env. Parsed once; a missing or malformed variable stops the
+ * process with a message naming it. Everything else receives configuration from here (services get
+ * clients through their context, so tests need no environment at all).
+ */
+import { z } from "zod";
+
+const bool = z
+  .enum(["1", "0", "true", "false", "yes", "no", "on", "off", ""])
+  .transform((v) => ["1", "true", "yes", "on"].includes(v));
+
+const port = z.coerce.number().int().min(1).max(65535);
+
+const EnvSchema = z
+  .object({
+    NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+    /** Real Postgres. Without it Sluice runs on embedded PGlite in SLUICE_DATA_DIR. */
+    DATABASE_URL: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
+      .optional(),
+    /** Folder for the embedded database and generated keys. */
+    SLUICE_DATA_DIR: z.string().min(1).default("./.data"),
+    /** Apply pending migrations at start-up (on by default; PGlite always migrates in-process). */
+    SLUICE_AUTO_MIGRATE: bool.default(true),
+    /** The public origin of the app, used for links (invitations, webhooks, approval links). */
+    SLUICE_PUBLIC_URL: z.url().optional(),
+    PORT: port.default(3000),
+    /**
+     * Master secret (≥ 32 chars). Session signing, resume tokens and secret encryption keys are
+     * derived from it. Optional on one machine (generated into the data folder on first start);
+     * required with DATABASE_URL in production so every instance shares it.
+     */
+    SLUICE_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+    /** Allow anyone to sign up and get their own workspace (otherwise: first user, then invitations). */
+    SLUICE_OPEN_SIGNUP: bool.default(false),
+    GITHUB_ID: z.string().min(1).optional(),
+    GITHUB_SECRET: z.string().min(1).optional(),
+    /** `embedded` (default): Sluice's own executor in this process. `inngest`: a real Inngest. */
+    SLUICE_EXECUTOR: z.enum(["embedded", "inngest"]).default("embedded"),
+    SLUICE_EXECUTOR_PORT: port.default(8288),
+    INNGEST_BASE_URL: z.url().optional(),
+    INNGEST_EVENT_KEY: z.string().min(1).optional(),
+    INNGEST_SIGNING_KEY: z.string().min(1).optional(),
+    INNGEST_DEV: z.string().optional(),
+    /** Set by Next itself; the database must never be opened during `next build`. */
+    NEXT_PHASE: z.string().optional(),
+    LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+    /** Admission limits (SPEC §5), overridable per workspace. */
+    SLUICE_MAX_ACTIVE_RUNS_PER_USER: z.coerce.number().int().min(1).default(5),
+    SLUICE_MAX_ACTIVE_RUNS_PER_WORKSPACE: z.coerce.number().int().min(1).default(50),
+    /** Retention (days). */
+    SLUICE_RUN_RETENTION_DAYS: z.coerce.number().int().min(1).default(180),
+    SLUICE_STEP_RETENTION_DAYS: z.coerce.number().int().min(1).default(30),
+  })
+  .superRefine((env, ctx) => {
+    if (Boolean(env.GITHUB_ID) !== Boolean(env.GITHUB_SECRET)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["GITHUB_SECRET"],
+        message: "GITHUB_ID and GITHUB_SECRET must be set together",
+      });
+    }
+    if (env.NODE_ENV === "production" && env.DATABASE_URL && !env.SLUICE_SECRET) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["SLUICE_SECRET"],
+        message: "is required in production with DATABASE_URL (every instance must share it)",
+      });
+    }
+    if (env.SLUICE_EXECUTOR === "inngest" && !env.INNGEST_DEV && !env.INNGEST_SIGNING_KEY) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["INNGEST_SIGNING_KEY"],
+        message: "is required with SLUICE_EXECUTOR=inngest unless INNGEST_DEV is set",
+      });
+    }
+  });
+
+export type Env = z.infer<typeof EnvSchema>;
+
+export function parseEnv(source: Record<string, string | undefined>): Env {
+  // Empty strings mean "unset" (docker-compose and .env files often produce them).
+  const cleaned = Object.fromEntries(
+    Object.entries(source).filter(([, v]) => v !== undefined && v !== ""),
+  );
+  const result = EnvSchema.safeParse(cleaned);
+  if (!result.success) {
+    const lines = result.error.issues.map(
+      (i) => `  - ${i.path.join(".") || "(env)"}: ${i.message}`,
+    );
+    throw new Error(
+      `Invalid configuration (see .env.example):\n${lines.join("\n")}`,
+    );
+  }
+  return result.data;
+}
+
+function load(): Env {
+  try {
+    return parseEnv(process.env);
+  } catch (e) {
+    console.error(`\n[sluice] ${(e as Error).message}\n`);
+    process.exit(1);
+  }
+}
+
+const g = globalThis as typeof globalThis & { __sluiceEnv?: Env };
+export const env: Env = (g.__sluiceEnv ??= load());
+
+/** The origin users reach the app at. */
+export function publicUrl(e: Env = env): string {
+  return (e.SLUICE_PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, "");
+}
+
+// next-auth v4 reads NEXTAUTH_URL itself; derive it so operators set one variable, not two.
+process.env.NEXTAUTH_URL ??= publicUrl(env);

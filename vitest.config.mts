@@ -1,0 +1,32 @@
+import path from "node:path";
+import { defineConfig } from "vitest/config";
+
+// Three projects: pure unit tests, database tests on PGlite (always), and the same database
+// tests on a real Postgres when TEST_DATABASE_URL is set (CI sets it; each file gets a fresh DB).
+const dbTests = ["server/**/*.test.ts", "inngest/**/*.test.ts", "db/**/*.test.ts", "app/**/*.test.ts"];
+const alias = {
+  "@": path.resolve(__dirname, "."),
+  // "server-only" throws outside a React Server bundle; under vitest it is a no-op.
+  "server-only": path.resolve(__dirname, "scripts/empty-module.ts"),
+};
+const shared = { alias, testTimeout: 60_000, hookTimeout: 120_000, environment: "node" as const };
+
+export default defineConfig({
+  test: {
+    projects: [
+      { resolve: { alias }, test: { ...shared, name: "unit", include: ["lib/**/*.test.ts", "bin/**/*.test.ts", "components/**/*.test.ts"] } },
+      {
+        resolve: { alias },
+        test: { ...shared, name: "pglite", include: dbTests, env: { SLUICE_TEST_DB: "pglite" } },
+      },
+      ...(process.env.TEST_DATABASE_URL
+        ? [
+            {
+              resolve: { alias },
+              test: { ...shared, name: "postgres", include: dbTests, env: { SLUICE_TEST_DB: "postgres" } },
+            },
+          ]
+        : []),
+    ],
+  },
+});

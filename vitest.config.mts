@@ -9,7 +9,14 @@ const alias = {
   // "server-only" throws outside a React Server bundle; under vitest it is a no-op.
   "server-only": path.resolve(__dirname, "scripts/empty-module.ts"),
 };
-const shared = { alias, testTimeout: 60_000, hookTimeout: 120_000, environment: "node" as const };
+const shared = {
+  alias,
+  testTimeout: 60_000,
+  hookTimeout: 120_000,
+  environment: "node" as const,
+  // Tests never touch a real data folder or generate keys on disk.
+  env: { SLUICE_SECRET: "test-secret-test-secret-test-secret-0123", SLUICE_DATA_DIR: "/tmp/sluice-vitest-data", LOG_LEVEL: "warn" },
+};
 
 export default defineConfig({
   test: {
@@ -17,13 +24,13 @@ export default defineConfig({
       { resolve: { alias }, test: { ...shared, name: "unit", include: ["lib/**/*.test.ts", "bin/**/*.test.ts", "components/**/*.test.ts"] } },
       {
         resolve: { alias },
-        test: { ...shared, name: "pglite", include: dbTests, env: { SLUICE_TEST_DB: "pglite" } },
+        test: { ...shared, name: "pglite", include: dbTests, env: { ...shared.env, SLUICE_TEST_DB: "pglite" } },
       },
       ...(process.env.TEST_DATABASE_URL
         ? [
             {
               resolve: { alias },
-              test: { ...shared, name: "postgres", include: dbTests, env: { SLUICE_TEST_DB: "postgres" } },
+              test: { ...shared, name: "postgres", include: dbTests, env: { ...shared.env, SLUICE_TEST_DB: "postgres" } },
             },
           ]
         : []),

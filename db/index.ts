@@ -45,6 +45,12 @@ export function getDbHandle(): Promise<DbHandle> {
   return slot.ready;
 }
 
+/** Makes an already-open handle the process database (tests, child processes, tools). */
+export function useDbHandle(handle: DbHandle): void {
+  slot.handle = handle;
+  slot.ready = Promise.resolve(handle);
+}
+
 export async function getDb(): Promise<Db> {
   return (await getDbHandle()).db;
 }

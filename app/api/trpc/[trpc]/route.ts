@@ -1,0 +1,15 @@
+import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
+import { contextFromSession } from "@/server/context";
+import { appRouter } from "@/server/trpc/root";
+
+export const dynamic = "force-dynamic";
+
+const handler = (req: Request) =>
+  fetchRequestHandler({
+    endpoint: "/api/trpc",
+    req,
+    router: appRouter,
+    createContext: async () => ({ svc: await contextFromSession() }),
+  });
+
+export { handler as GET, handler as POST };

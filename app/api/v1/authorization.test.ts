@@ -1,0 +1,121 @@
+/**
+ * Authorization matrix for the public HTTP API: every /api/v1 route × (no token, a garbage token,
+ * a token of each role, a revoked token, a token of another workspace) → allowed or refused.
+ * Route files are discovered from disk, so a new route without a row here fails the test.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { useDbHandle } from "@/db";
+import { createTestDb, type TestDb } from "@/db/testing";
+import { ROLES, hasRole, type Role } from "@/lib/schemas/roles";
+import { createWorkspaceFixture, type WorkspaceFixture } from "@/server/testing/harness";
+import { createApiToken } from "@/server/services/api-tokens/create-api-token";
+import { revokeApiToken } from "@/server/services/api-tokens/revoke-api-token";
+
+type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
+interface RouteCase {
+  minRole: Role;
+  load: () => Promise<Record<string, unknown>>;
+  /** Params and body for a call that succeeds for an allowed caller in `fx`. */
+  prepare?: (fx: WorkspaceFixture) => Promise<{ params?: Record<string, string>; body?: unknown }>;
+  /** Params naming another workspace's resource: must answer 404 (or 403), never 2xx. */
+  foreign?: (other: WorkspaceFixture) => Promise<{ params?: Record<string, string>; body?: unknown }>;
+  expectOk?: (res: Response, fx: WorkspaceFixture) => Promise<void>;
+}
+
+const ROUTES: Record<string, RouteCase> = {
+  "GET /api/v1/me": {
+    minRole: "viewer",
+    load: () => import("./me/route"),
+    expectOk: async (res, fx) => {
+      const body = await res.json();
+      expect(body.currentWorkspace.id).toBe(fx.workspaceId);
+      expect(body.via).toBe("token");
+    },
+  },
+};
+
+function discoverRoutes(): string[] {
+  const found: string[] = [];
+  const walk = (dir: string) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name === "route.ts") {
+        const src = fs.readFileSync(p, "utf8");
+        const rel = "/" + path.relative(path.resolve("app"), path.dirname(p)).split(path.sep).join("/");
+        for (const m of src.matchAll(/export (?:const|async function) (GET|POST|PUT|PATCH|DELETE)\b/g)) found.push(`${m[1]} ${rel}`);
+      }
+    }
+  };
+  walk(path.resolve("app/api/v1"));
+  return found.sort();
+}
+
+let t: TestDb;
+beforeAll(async () => {
+  t = await createTestDb("apiauthz");
+  useDbHandle(t);
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+async function invoke(key: string, c: RouteCase, token: string | null, prep: { params?: Record<string, string>; body?: unknown } = {}) {
+  const [method] = key.split(" ") as [string];
+  const mod = await c.load();
+  const handler = mod[method] as Handler;
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (token) headers.authorization = `Bearer ${token}`;
+  const pattern = key.split(" ")[1]!.replace(/\[(\w+)\]/g, (_, k: string) => prep.params?.[k] ?? "x");
+  const req = new Request(`http://localhost${pattern}`, { method, headers, body: prep.body === undefined || method === "GET" ? undefined : JSON.stringify(prep.body) });
+  return handler(req, { params: Promise.resolve(prep.params ?? {}) });
+}
+
+describe("/api/v1 authorization matrix", () => {
+  it("covers every route", () => {
+    expect(Object.keys(ROUTES).sort()).toEqual(discoverRoutes());
+  });
+
+  for (const [key, c] of Object.entries(ROUTES)) {
+    describe(key, () => {
+      it("refuses a missing, malformed or revoked token with 401 JSON", async () => {
+        const fx = await createWorkspaceFixture(t.db, "Api");
+        for (const token of [null, "garbage", "slu_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"]) {
+          const res = await invoke(key, c, token, await c.prepare?.(fx));
+          expect(res.status).toBe(401);
+          expect((await res.json()).error).toMatchObject({ code: "unauthorized" });
+        }
+        const tok = await createApiToken({ ctx: fx.ctx("owner"), input: { name: "r", role: "owner" } });
+        await revokeApiToken({ ctx: fx.ctx("owner"), input: { tokenId: tok.id } });
+        expect((await invoke(key, c, tok.token, await c.prepare?.(fx))).status).toBe(401);
+      });
+
+      for (const role of ROLES) {
+        it(`token with role ${role}`, async () => {
+          const fx = await createWorkspaceFixture(t.db, "Api");
+          const tok = await createApiToken({ ctx: fx.ctx("owner"), input: { name: role, role } });
+          const res = await invoke(key, c, tok.token, await c.prepare?.(fx));
+          if (hasRole(role, c.minRole)) {
+            expect(res.status, await res.clone().text()).toBeLessThan(300);
+            await c.expectOk?.(res, fx);
+          } else {
+            expect(res.status).toBe(403);
+            expect((await res.json()).error.code).toBe("forbidden");
+          }
+        });
+      }
+
+      if (c.foreign) {
+        it("cannot reach another workspace's resources", async () => {
+          const mine = await createWorkspaceFixture(t.db, "Mine");
+          const other = await createWorkspaceFixture(t.db, "Other");
+          const tok = await createApiToken({ ctx: mine.ctx("owner"), input: { name: "o", role: "owner" } });
+          const res = await invoke(key, c, tok.token, await c.foreign!(other));
+          expect([403, 404]).toContain(res.status);
+        });
+      }
+    });
+  }
+});

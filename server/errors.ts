@@ -1,0 +1,113 @@
+/**
+ * The one domain error hierarchy. Services throw these; transports map them in one place
+ * (tRPC: server/trpc/init.ts; HTTP: server/http/api.ts). Messages are safe to show to the caller.
+ * Anything else reaches clients as a generic message and the logs in full.
+ */
+export type DomainErrorCode =
+  | "NOT_FOUND"
+  | "FORBIDDEN"
+  | "UNAUTHORIZED"
+  | "CONFLICT"
+  | "VALIDATION"
+  | "PRECONDITION_FAILED"
+  | "RATE_LIMITED"
+  | "PAYLOAD_TOO_LARGE";
+
+export class DomainError extends Error {
+  constructor(
+    readonly code: DomainErrorCode,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+export class NotFoundError extends DomainError {
+  constructor(what: string, id?: string) {
+    super("NOT_FOUND", id ? `${what} "${id}" was not found` : `${what} was not found`);
+  }
+}
+
+export class ForbiddenError extends DomainError {
+  constructor(message = "You are not allowed to do this") {
+    super("FORBIDDEN", message);
+  }
+}
+
+export class UnauthorizedError extends DomainError {
+  constructor(message = "Sign in or provide a valid API token") {
+    super("UNAUTHORIZED", message);
+  }
+}
+
+export class ConflictError extends DomainError {
+  constructor(message: string, details?: unknown) {
+    super("CONFLICT", message, details);
+  }
+}
+
+export interface ValidationIssueLike {
+  path?: (string | number)[];
+  message: string;
+  [k: string]: unknown;
+}
+
+export class ValidationError extends DomainError {
+  constructor(
+    message: string,
+    readonly issues: ValidationIssueLike[] = [],
+  ) {
+    super("VALIDATION", message, { issues });
+  }
+}
+
+export class PreconditionFailedError extends DomainError {
+  constructor(message: string, details?: unknown) {
+    super("PRECONDITION_FAILED", message, details);
+  }
+}
+
+export class RateLimitedError extends DomainError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super("RATE_LIMITED", message, { retryAfterSeconds });
+  }
+}
+
+export class PayloadTooLargeError extends DomainError {
+  constructor(message: string) {
+    super("PAYLOAD_TOO_LARGE", message);
+  }
+}
+
+export const HTTP_STATUS: Record<DomainErrorCode, number> = {
+  NOT_FOUND: 404,
+  FORBIDDEN: 403,
+  UNAUTHORIZED: 401,
+  CONFLICT: 409,
+  VALIDATION: 400,
+  PRECONDITION_FAILED: 412,
+  RATE_LIMITED: 429,
+  PAYLOAD_TOO_LARGE: 413,
+};
+
+/** Turns a zod error into a ValidationError whose issues carry JSON paths. */
+export function fromZodError(
+  error: { issues: { path: PropertyKey[]; message: string }[] },
+  what = "Input",
+): ValidationError {
+  const issues = error.issues.map((i) => ({
+    path: i.path.map((p) => (typeof p === "symbol" ? String(p) : p)) as (string | number)[],
+    message: i.message,
+  }));
+  const first = issues[0];
+  const where = first?.path.length ? ` at ${first.path.join(".")}` : "";
+  return new ValidationError(
+    `${what} is invalid${where}: ${first?.message ?? "unknown problem"}${issues.length > 1 ? ` (and ${issues.length - 1} more)` : ""}`,
+    issues,
+  );
+}

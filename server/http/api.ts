@@ -1,0 +1,70 @@
+import "server-only";
+import { hasRole, type Role } from "@/lib/schemas/roles";
+import { contextFromBearer } from "../context";
+import { DomainError, ForbiddenError, HTTP_STATUS, PayloadTooLargeError, UnauthorizedError, ValidationError } from "../errors";
+import { getRuntime } from "../runtime";
+import type { ServiceContext } from "../services/context";
+
+type Params = Record<string, string | string[]>;
+export interface ApiArgs<P extends Params> {
+  ctx: ServiceContext;
+  req: Request;
+  params: P;
+}
+
+/** JSON error body used by every /api/v1 route: `{ error: { code, message, details? } }`. */
+export function errorResponse(status: number, code: string, message: string, details?: unknown, headers?: HeadersInit): Response {
+  return Response.json({ error: { code, message, ...(details === undefined ? {} : { details }) } }, { status, headers });
+}
+
+export function domainErrorResponse(e: unknown): Response {
+  if (e instanceof DomainError) {
+    const headers: Record<string, string> = {};
+    if (e.code === "UNAUTHORIZED") headers["www-authenticate"] = 'Bearer realm="sluice"';
+    const retry = (e.details as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds;
+    if (retry !== undefined) headers["retry-after"] = String(Math.max(1, Math.ceil(retry)));
+    return errorResponse(HTTP_STATUS[e.code], e.code.toLowerCase(), e.message, e.details, headers);
+  }
+  const ref = Math.random().toString(36).slice(2, 10);
+  getRuntime().log.error("api route failed", { ref, err: e });
+  return errorResponse(500, "internal", `Something went wrong on our side (ref ${ref})`);
+}
+
+/**
+ * Wraps an /api/v1 route handler: authenticates the API token, enforces the minimum role, maps
+ * domain errors to JSON. Handlers stay adapters: parse, call one service verb, return.
+ */
+export function apiRoute<P extends Params = Params>(
+  opts: { minRole: Role },
+  handler: (args: ApiArgs<P>) => Promise<unknown>,
+) {
+  return async (req: Request, routeCtx: { params: Promise<P> }): Promise<Response> => {
+    try {
+      const ctx = await contextFromBearer(req.headers.get("authorization"));
+      if (ctx.actor.type === "anonymous" || !ctx.workspace) throw new UnauthorizedError("A valid API token is required (Authorization: Bearer slu_…)");
+      if (!hasRole(ctx.workspace.role, opts.minRole)) {
+        throw new ForbiddenError(`This needs a token with the ${opts.minRole} role or higher; this token acts as ${ctx.workspace.role}`);
+      }
+      const result = await handler({ ctx, req, params: await routeCtx.params });
+      if (result instanceof Response) return result;
+      return Response.json(result ?? { ok: true });
+    } catch (e) {
+      return domainErrorResponse(e);
+    }
+  };
+}
+
+/** Reads a JSON body with a size cap; clear errors for empty, oversized or malformed bodies. */
+export async function readJsonBody(req: Request, maxBytes = 1024 * 1024): Promise<unknown> {
+  const declared = Number(req.headers.get("content-length") ?? "0");
+  if (declared > maxBytes) throw new PayloadTooLargeError(`Request body is larger than ${maxBytes} bytes`);
+  const buf = await req.arrayBuffer();
+  if (buf.byteLength > maxBytes) throw new PayloadTooLargeError(`Request body is larger than ${maxBytes} bytes`);
+  if (buf.byteLength === 0) return {};
+  const text = new TextDecoder().decode(buf);
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new ValidationError(`Request body is not valid JSON: ${(e as Error).message}`);
+  }
+}

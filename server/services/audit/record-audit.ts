@@ -1,0 +1,25 @@
+import "server-only";
+import type { Queryable } from "@/db/client";
+import { auditEvents } from "@/db/schema";
+import { auditActor, type ServiceContext } from "../context";
+
+export interface AuditEntry {
+  action: string;
+  targetType?: string;
+  targetId?: string;
+  data?: Record<string, unknown>;
+  workspaceId?: string | null;
+}
+
+/** Appends one audit row; call it inside the transaction of the change it records. */
+export async function recordAudit(tx: Queryable, ctx: ServiceContext, entry: AuditEntry): Promise<void> {
+  await tx.insert(auditEvents).values({
+    workspaceId: entry.workspaceId === undefined ? (ctx.workspace?.id ?? null) : entry.workspaceId,
+    ...auditActor(ctx),
+    action: entry.action,
+    targetType: entry.targetType ?? null,
+    targetId: entry.targetId ?? null,
+    data: entry.data ?? {},
+    createdAt: ctx.now(),
+  });
+}

@@ -1,0 +1,147 @@
+/**
+ * Authorization matrix: every tRPC procedure × (anonymous, each role, a member of another
+ * workspace) → allowed or refused as designed. A procedure missing from the table fails the test,
+ * so new procedures must declare their access here.
+ */
+import { TRPCError } from "@trpc/server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDb, type TestDb } from "@/db/testing";
+import { ROLES, hasRole, type Role } from "@/lib/schemas/roles";
+import { createWorkspaceFixture, makeCtx, type WorkspaceFixture } from "../testing/harness";
+import { createApiToken } from "../services/api-tokens/create-api-token";
+import { createInvitation } from "../services/invitations/create-invitation";
+import { appRouter, createCaller } from "./root";
+
+type Access = "public" | "authed" | Role;
+interface Case {
+  access: Access;
+  /** Builds a valid input against the caller's own workspace fixture. */
+  input?: (fx: WorkspaceFixture, callerRole: Role) => Promise<unknown> | unknown;
+  /** Builds an input naming a resource of ANOTHER workspace; must never succeed. */
+  foreign?: (other: WorkspaceFixture) => Promise<unknown> | unknown;
+}
+
+const CASES: Record<string, Case> = {
+  "auth.signUp": {
+    access: "public",
+    input: async (fx) => {
+      const email = `s${Math.random()}@example.com`;
+      const inv = await createInvitation({ ctx: fx.ctx("owner"), input: { email, role: "viewer" } });
+      return { name: "X", email, password: "0123456789ab", invitationToken: inv.token };
+    },
+  },
+  "me.get": { access: "authed" },
+  "workspace.current": { access: "viewer" },
+  "workspace.list": { access: "authed" },
+  "workspace.create": { access: "authed", input: () => ({ name: "Another" }) },
+  "workspace.rename": { access: "admin", input: () => ({ name: "Renamed" }) },
+  "workspace.switch": {
+    access: "authed",
+    input: (fx) => ({ workspaceId: fx.workspaceId }),
+    foreign: (other) => ({ workspaceId: other.workspaceId }),
+  },
+  "member.list": { access: "viewer" },
+  "member.changeRole": {
+    access: "admin",
+    input: async (fx) => ({ userId: await fx.addMember("viewer"), role: "approver" }),
+    foreign: (other) => ({ userId: other.members.viewer, role: "approver" }),
+  },
+  "member.remove": {
+    access: "admin",
+    input: async (fx) => ({ userId: await fx.addMember("viewer") }),
+    foreign: (other) => ({ userId: other.members.viewer }),
+  },
+  "invitation.list": { access: "admin" },
+  "invitation.create": { access: "admin", input: () => ({ email: `i${Math.random()}@example.com`, role: "viewer" }) },
+  "invitation.revoke": {
+    access: "admin",
+    input: async (fx) => ({ invitationId: (await createInvitation({ ctx: fx.ctx("owner"), input: { email: `r${Math.random()}@example.com`, role: "viewer" } })).id }),
+    foreign: async (other) => ({ invitationId: (await createInvitation({ ctx: other.ctx("owner"), input: { email: `f${Math.random()}@example.com`, role: "viewer" } })).id }),
+  },
+  "invitation.get": {
+    access: "public",
+    input: async (fx) => ({ token: (await createInvitation({ ctx: fx.ctx("owner"), input: { email: `g${Math.random()}@example.com`, role: "viewer" } })).token }),
+  },
+  "invitation.accept": { access: "authed", input: () => ({ token: "inv_does-not-exist-000000" }) },
+  "apiToken.list": { access: "admin" },
+  "apiToken.create": { access: "admin", input: () => ({ name: "t", role: "viewer" }) },
+  "apiToken.revoke": {
+    access: "admin",
+    input: async (fx) => ({ tokenId: (await createApiToken({ ctx: fx.ctx("owner"), input: { name: "t", role: "viewer" } })).id }),
+    foreign: async (other) => ({ tokenId: (await createApiToken({ ctx: other.ctx("owner"), input: { name: "t", role: "viewer" } })).id }),
+  },
+};
+
+/** Outcomes that are not authorization refusals (the procedure ran its own checks). */
+const RAN = new Set(["NOT_FOUND", "CONFLICT", "PRECONDITION_FAILED", "BAD_REQUEST"]);
+
+let t: TestDb;
+beforeAll(async () => {
+  t = await createTestDb("authz");
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+async function call(path: string, ctx: ReturnType<typeof makeCtx>, input: unknown) {
+  const caller = createCaller({ svc: ctx }) as unknown as Record<string, Record<string, (i: unknown) => Promise<unknown>>>;
+  const [ns, verb] = path.split(".") as [string, string];
+  try {
+    await caller[ns]![verb]!(input);
+    return "ok";
+  } catch (e) {
+    if (e instanceof TRPCError) return e.code;
+    throw e;
+  }
+}
+
+describe("tRPC authorization matrix", () => {
+  it("covers every procedure", () => {
+    const procedures = Object.keys(appRouter._def.procedures).sort();
+    expect(Object.keys(CASES).sort()).toEqual(procedures);
+  });
+
+  for (const [path, c] of Object.entries(CASES)) {
+    describe(path, () => {
+      it("anonymous", async () => {
+        const fx = await createWorkspaceFixture(t.db, "Anon");
+        const outcome = await call(path, makeCtx(t.db, { type: "anonymous" }), await c.input?.(fx, "viewer"));
+        if (c.access === "public") expect(outcome === "ok" || RAN.has(outcome)).toBe(true);
+        else expect(outcome).toBe("UNAUTHORIZED");
+      });
+
+      for (const role of ROLES) {
+        it(role, async () => {
+          const fx = await createWorkspaceFixture(t.db, "Ws");
+          const outcome = await call(path, fx.ctx(role), await c.input?.(fx, role));
+          const allowed = c.access === "public" || c.access === "authed" || hasRole(role, c.access);
+          if (!allowed) expect(outcome).toBe("FORBIDDEN");
+          else if (path === "invitation.accept") expect(outcome).toBe("NOT_FOUND");
+          else expect(outcome).toBe("ok");
+        });
+      }
+
+      if (c.foreign) {
+        it("cannot reach another workspace's resources", async () => {
+          const mine = await createWorkspaceFixture(t.db, "Mine");
+          const other = await createWorkspaceFixture(t.db, "Other");
+          const outcome = await call(path, mine.ctx("owner"), await c.foreign!(other));
+          expect(["NOT_FOUND", "FORBIDDEN"]).toContain(outcome);
+        });
+      }
+    });
+  }
+
+  it("lists never include another workspace's data", async () => {
+    const mine = await createWorkspaceFixture(t.db, "ListMine");
+    const other = await createWorkspaceFixture(t.db, "ListOther");
+    await createApiToken({ ctx: other.ctx("owner"), input: { name: "secret-other", role: "viewer" } });
+    await createInvitation({ ctx: other.ctx("owner"), input: { email: "other-invite@example.com", role: "viewer" } });
+    const caller = createCaller({ svc: mine.ctx("owner") });
+    const all = JSON.stringify([await caller.member.list(), await caller.apiToken.list(), await caller.invitation.list(), await caller.workspace.list()]);
+    expect(all).not.toContain(other.workspaceId);
+    expect(all).not.toContain("secret-other");
+    expect(all).not.toContain("other-invite@example.com");
+    for (const uid of Object.values(other.members)) expect(all).not.toContain(uid);
+  });
+});

@@ -1,0 +1,86 @@
+import "server-only";
+import { initTRPC, TRPCError } from "@trpc/server";
+import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
+import superjson from "superjson";
+import { ZodError } from "zod";
+import { hasRole, type Role } from "@/lib/schemas/roles";
+import { DomainError, type DomainErrorCode } from "../errors";
+import type { ServiceContext } from "../services/context";
+
+export interface TrpcContext {
+  svc: ServiceContext;
+}
+
+const TRPC_CODE: Record<DomainErrorCode, TRPC_ERROR_CODE_KEY> = {
+  NOT_FOUND: "NOT_FOUND",
+  FORBIDDEN: "FORBIDDEN",
+  UNAUTHORIZED: "UNAUTHORIZED",
+  CONFLICT: "CONFLICT",
+  VALIDATION: "BAD_REQUEST",
+  PRECONDITION_FAILED: "PRECONDITION_FAILED",
+  RATE_LIMITED: "TOO_MANY_REQUESTS",
+  PAYLOAD_TOO_LARGE: "PAYLOAD_TOO_LARGE",
+};
+
+const t = initTRPC.context<TrpcContext>().create({
+  transformer: superjson,
+  errorFormatter({ shape, error }) {
+    const cause = error.cause;
+    const domain = cause instanceof DomainError ? cause : undefined;
+    const zod = cause instanceof ZodError ? cause : undefined;
+    const issues = domain
+      ? ((domain.details as { issues?: unknown } | undefined)?.issues ?? undefined)
+      : zod?.issues.map((i) => ({ path: i.path.map(String), message: i.message }));
+    const message = zod
+      ? `Invalid input${zod.issues[0]?.path.length ? ` at ${zod.issues[0].path.join(".")}` : ""}: ${zod.issues[0]?.message ?? ""}`
+      : shape.message;
+    return {
+      ...shape,
+      message,
+      data: { code: shape.data.code, httpStatus: shape.data.httpStatus, path: shape.data.path, domainCode: domain?.code, issues },
+    };
+  },
+});
+
+/**
+ * The one mapping from domain errors to tRPC errors. Unknown errors are logged in full and reach
+ * the client as a generic message with a reference the operator can find in the logs.
+ */
+const mapErrors = t.middleware(async ({ ctx, next, path }) => {
+  const result = await next();
+  if (result.ok) return result;
+  const err = result.error;
+  const cause = err.cause;
+  if (cause instanceof DomainError) {
+    throw new TRPCError({ code: TRPC_CODE[cause.code], message: cause.message, cause });
+  }
+  if (err.code === "INTERNAL_SERVER_ERROR") {
+    const ref = Math.random().toString(36).slice(2, 10);
+    ctx.svc.log.error("trpc procedure failed", { path, ref, err: cause ?? err });
+    throw new TRPCError({ code: "INTERNAL_SERVER_ERROR", message: `Something went wrong on our side (ref ${ref})` });
+  }
+  return result;
+});
+
+export const router = t.router;
+export const createCallerFactory = t.createCallerFactory;
+
+export const publicProcedure = t.procedure.use(mapErrors);
+
+/** Requires a signed-in user (any workspace state). */
+export const authedProcedure = publicProcedure.use(({ ctx, next }) => {
+  if (ctx.svc.actor.type === "anonymous") throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in first" });
+  return next();
+});
+
+/** Requires a current workspace where the user holds at least `minimum`. */
+export function roleProcedure(minimum: Role) {
+  return authedProcedure.use(({ ctx, next }) => {
+    const ws = ctx.svc.workspace;
+    if (!ws) throw new TRPCError({ code: "FORBIDDEN", message: "Select a workspace first" });
+    if (!hasRole(ws.role, minimum)) {
+      throw new TRPCError({ code: "FORBIDDEN", message: `This needs the ${minimum} role or higher; you are ${ws.role}` });
+    }
+    return next();
+  });
+}

@@ -1,0 +1,19 @@
+import { apiTokenRouter } from "./routers/api-token";
+import { authRouter } from "./routers/auth";
+import { invitationRouter } from "./routers/invitation";
+import { meRouter } from "./routers/me";
+import { memberRouter } from "./routers/member";
+import { workspaceRouter } from "./routers/workspace";
+import { createCallerFactory, router } from "./init";
+
+export const appRouter = router({
+  auth: authRouter,
+  me: meRouter,
+  workspace: workspaceRouter,
+  member: memberRouter,
+  invitation: invitationRouter,
+  apiToken: apiTokenRouter,
+});
+
+export type AppRouter = typeof appRouter;
+export const createCaller = createCallerFactory(appRouter);

@@ -89,9 +89,7 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     const lines = result.error.issues.map(
       (i) => `  - ${i.path.join(".") || "(env)"}: ${i.message}`,
     );
-    throw new Error(
-      `Invalid configuration (see .env.example):\n${lines.join("\n")}`,
-    );
+    throw new Error(`Invalid configuration (see .env.example):\n${lines.join("\n")}`);
   }
   return result.data;
 }

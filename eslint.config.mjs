@@ -4,36 +4,123 @@ import nextTs from "eslint-config-next/typescript";
 // Dependency direction (CONVENTIONS.md): app → components, lib, server · components → lib ·
 // server/trpc → server/services, lib · server/services → db, lib, inngest/client ·
 // inngest/functions → server/services, lib · lib → nothing internal.
-const restrict = (files, patterns) => ({
+// Tests and test harnesses may reach across layers to set up fixtures.
+const TEST_FILES = ["**/*.test.ts", "**/*.test.tsx", "**/testing/**", "**/testing.ts"];
+const restrict = (files, patterns, { ignores = [], allowTypeImports = false } = {}) => ({
   files,
+  ignores: [...TEST_FILES, ...ignores],
   rules: {
     "no-restricted-imports": [
       "error",
-      { patterns: patterns.map(([group, message]) => ({ group, message })) },
+      { patterns: patterns.map(([group, message]) => ({ group, message, allowTypeImports })) },
     ],
   },
 });
 
 const internal = (dirs) => dirs.flatMap((d) => [`@/${d}`, `@/${d}/*`, `**/${d}/*`]);
 
-export default [
+const config = [
   ...nextVitals,
   ...nextTs,
   {
-    ignores: [".next/**", "node_modules/**", ".data/**", "db/migrations/**", "next-env.d.ts", "test-results/**", "playwright-report/**"],
+    ignores: [
+      ".next/**",
+      "node_modules/**",
+      ".data/**",
+      "db/migrations/**",
+      "next-env.d.ts",
+      "test-results/**",
+      "playwright-report/**",
+    ],
   },
   {
     rules: {
-      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        { argsIgnorePattern: "^_", varsIgnorePattern: "^_" },
+      ],
       "no-empty": ["error", { allowEmptyCatch: false }],
     },
   },
-  restrict(["lib/**"], [[internal(["app", "components", "server", "db", "inngest"]), "lib/ is isomorphic and imports nothing internal outside lib/."]]),
-  restrict(["components/**"], [[internal(["app", "server", "db", "inngest"]), "components/ get data through props or tRPC hooks; never import server/, db/ or inngest/."]]),
-  restrict(["db/**"], [[internal(["app", "components", "server", "inngest/functions", "inngest/executor"]), "db/ sits below everything but lib/."]]),
-  restrict(["server/services/**"], [[internal(["app", "components", "server/trpc", "inngest/functions"]), "services are called by transports, never the reverse."]]),
-  restrict(["server/trpc/**"], [[internal(["app", "components", "db", "inngest"]), "tRPC routers are adapters: call server/services, not db/ directly."]]),
-  restrict(["inngest/functions/**", "inngest/actions/**"], [[internal(["app", "components", "server/trpc"]), "Inngest functions call server/services and lib only."]]),
-  restrict(["inngest/executor/**"], [[internal(["app", "components", "server"]), "The executor is a standalone subsystem: it speaks HTTP to the app, it does not import it."]]),
-  restrict(["app/**"], [[internal(["db"]), "app/ holds routes only: go through server/ for data."]]),
+  restrict(
+    ["lib/**"],
+    [
+      [
+        internal(["app", "components", "server", "db", "inngest"]),
+        "lib/ is isomorphic and imports nothing internal outside lib/.",
+      ],
+    ],
+    { ignores: ["lib/trpc/**"] },
+  ),
+  // The client glue needs the router's type (erased at compile time), nothing else.
+  restrict(
+    ["lib/trpc/**"],
+    [
+      [
+        internal(["app", "components", "server", "db", "inngest"]),
+        "lib/trpc may import the AppRouter type only.",
+      ],
+    ],
+    { allowTypeImports: true },
+  ),
+  restrict(
+    ["components/**"],
+    [
+      [
+        internal(["app", "server", "db", "inngest"]),
+        "components/ get data through props or tRPC hooks; never import server/, db/ or inngest/.",
+      ],
+    ],
+  ),
+  restrict(
+    ["db/**"],
+    [
+      [
+        internal(["app", "components", "server", "inngest/functions", "inngest/executor"]),
+        "db/ sits below everything but lib/.",
+      ],
+    ],
+  ),
+  restrict(
+    ["server/services/**"],
+    [
+      [
+        internal(["app", "components", "server/trpc", "inngest/functions"]),
+        "services are called by transports, never the reverse.",
+      ],
+    ],
+  ),
+  restrict(
+    ["server/trpc/**"],
+    [
+      [
+        internal(["app", "components", "db", "inngest"]),
+        "tRPC routers are adapters: call server/services, not db/ directly.",
+      ],
+    ],
+  ),
+  restrict(
+    ["inngest/functions/**", "inngest/actions/**"],
+    [
+      [
+        internal(["app", "components", "server/trpc"]),
+        "Inngest functions call server/services and lib only.",
+      ],
+    ],
+  ),
+  restrict(
+    ["inngest/executor/**"],
+    [
+      [
+        internal(["app", "components", "server"]),
+        "The executor is a standalone subsystem: it speaks HTTP to the app, it does not import it.",
+      ],
+    ],
+  ),
+  restrict(
+    ["app/**"],
+    [[internal(["db"]), "app/ holds routes only: go through server/ for data."]],
+  ),
 ];
+
+export default config;

@@ -3,7 +3,12 @@ import { defineConfig } from "vitest/config";
 
 // Three projects: pure unit tests, database tests on PGlite (always), and the same database
 // tests on a real Postgres when TEST_DATABASE_URL is set (CI sets it; each file gets a fresh DB).
-const dbTests = ["server/**/*.test.ts", "inngest/**/*.test.ts", "db/**/*.test.ts", "app/**/*.test.ts"];
+const dbTests = [
+  "server/**/*.test.ts",
+  "inngest/**/*.test.ts",
+  "db/**/*.test.ts",
+  "app/**/*.test.ts",
+];
 const alias = {
   "@": path.resolve(__dirname, "."),
   // "server-only" throws outside a React Server bundle; under vitest it is a no-op.
@@ -15,22 +20,43 @@ const shared = {
   hookTimeout: 120_000,
   environment: "node" as const,
   // Tests never touch a real data folder or generate keys on disk.
-  env: { SLUICE_SECRET: "test-secret-test-secret-test-secret-0123", SLUICE_DATA_DIR: "/tmp/sluice-vitest-data", LOG_LEVEL: "warn" },
+  env: {
+    SLUICE_SECRET: "test-secret-test-secret-test-secret-0123",
+    SLUICE_DATA_DIR: "/tmp/sluice-vitest-data",
+    LOG_LEVEL: "warn",
+  },
 };
 
 export default defineConfig({
   test: {
     projects: [
-      { resolve: { alias }, test: { ...shared, name: "unit", include: ["lib/**/*.test.ts", "bin/**/*.test.ts", "components/**/*.test.ts"] } },
       {
         resolve: { alias },
-        test: { ...shared, name: "pglite", include: dbTests, env: { ...shared.env, SLUICE_TEST_DB: "pglite" } },
+        test: {
+          ...shared,
+          name: "unit",
+          include: ["lib/**/*.test.ts", "bin/**/*.test.ts", "components/**/*.test.ts"],
+        },
+      },
+      {
+        resolve: { alias },
+        test: {
+          ...shared,
+          name: "pglite",
+          include: dbTests,
+          env: { ...shared.env, SLUICE_TEST_DB: "pglite" },
+        },
       },
       ...(process.env.TEST_DATABASE_URL
         ? [
             {
               resolve: { alias },
-              test: { ...shared, name: "postgres", include: dbTests, env: { ...shared.env, SLUICE_TEST_DB: "postgres" } },
+              test: {
+                ...shared,
+                name: "postgres",
+                include: dbTests,
+                env: { ...shared.env, SLUICE_TEST_DB: "postgres" },
+              },
             },
           ]
         : []),

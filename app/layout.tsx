@@ -1,11 +1,22 @@
+import type { Metadata } from "next";
 import type { ReactNode } from "react";
+import "./globals.css";
+import { Providers } from "./providers";
 
-export const metadata = { title: "Sluice", description: "Durable workflow automation" };
+export const metadata: Metadata = {
+  title: { default: "Sluice", template: "%s · Sluice" },
+  description: "Durable workflow automation with approval gates and reviewed changes",
+};
 
 export default function RootLayout({ children }: { children: ReactNode }) {
   return (
     <html lang="en">
-      <body>{children}</body>
+      <body>
+        <a className="skip-link" href="#main">
+          Skip to content
+        </a>
+        <Providers>{children}</Providers>
+      </body>
     </html>
   );
 }

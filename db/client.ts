@@ -54,7 +54,10 @@ export async function openDb(opts: OpenDbOptions): Promise<DbHandle> {
 }
 
 /** Rows of a raw `db.execute(sql)` — postgres.js returns an array, PGlite `{ rows }`. */
-export async function execRows<T = Record<string, unknown>>(db: Queryable, query: SQL): Promise<T[]> {
+export async function execRows<T = Record<string, unknown>>(
+  db: Queryable,
+  query: SQL,
+): Promise<T[]> {
   const res = (await db.execute(query)) as unknown;
   if (Array.isArray(res)) return res as T[];
   return ((res as { rows?: T[] }).rows ?? []) as T[];

@@ -8,7 +8,13 @@ export interface PgErrorInfo {
 export function pgError(e: unknown): PgErrorInfo | undefined {
   let cur: unknown = e;
   for (let depth = 0; cur && depth < 5; depth++) {
-    const c = cur as { code?: unknown; message?: unknown; constraint?: unknown; constraint_name?: unknown; cause?: unknown };
+    const c = cur as {
+      code?: unknown;
+      message?: unknown;
+      constraint?: unknown;
+      constraint_name?: unknown;
+      cause?: unknown;
+    };
     if (typeof c.code === "string" && /^[0-9A-Z]{5}$/.test(c.code)) {
       return {
         code: c.code,

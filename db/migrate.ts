@@ -4,7 +4,10 @@ import { MIGRATIONS_FOLDER, openDb, type DbHandle } from "./client";
 /** Serialises concurrent migrators on one Postgres (two instances starting at once). */
 const MIGRATION_LOCK = 7_041_776_001;
 
-export async function migrateDb(handle: DbHandle, migrationsFolder = MIGRATIONS_FOLDER): Promise<void> {
+export async function migrateDb(
+  handle: DbHandle,
+  migrationsFolder = MIGRATIONS_FOLDER,
+): Promise<void> {
   if (handle.driver === "pglite") {
     const { migrate } = await import("drizzle-orm/pglite/migrator");
     // PGlite is one connection in one process: nothing else can migrate concurrently.

@@ -20,7 +20,10 @@ export async function createTestDb(label = "t"): Promise<TestDb> {
   }
   const base = process.env.TEST_DATABASE_URL;
   if (!base) throw new Error("SLUICE_TEST_DB=postgres needs TEST_DATABASE_URL");
-  const name = `sluice_test_${label.replace(/[^a-z0-9]/gi, "").toLowerCase().slice(0, 20)}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+  const name = `sluice_test_${label
+    .replace(/[^a-z0-9]/gi, "")
+    .toLowerCase()
+    .slice(0, 20)}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
   const admin = await openDb({ url: base, maxConnections: 1 });
   await admin.db.execute(sql.raw(`create database "${name}"`));
   await admin.close();

@@ -5,8 +5,24 @@
 const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"; // Crockford base32, lower-case
 
 export type IdPrefix =
-  | "usr" | "ws" | "inv" | "tok" | "aud" | "wf" | "ver" | "run" | "att" | "evt" | "apr"
-  | "trg" | "dlv" | "sec" | "prp" | "ob" | "acct" | string;
+  | "usr"
+  | "ws"
+  | "inv"
+  | "tok"
+  | "aud"
+  | "wf"
+  | "ver"
+  | "run"
+  | "att"
+  | "evt"
+  | "apr"
+  | "trg"
+  | "dlv"
+  | "sec"
+  | "prp"
+  | "ob"
+  | "acct"
+  | string;
 
 export function newId(prefix: IdPrefix): string {
   let time = Date.now();

@@ -3,7 +3,13 @@
  * module scrub known secret values (and their encodings) from every line before it is written.
  */
 export type LogLevel = "debug" | "info" | "warn" | "error";
-const ORDER: Record<LogLevel | "silent", number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 99 };
+const ORDER: Record<LogLevel | "silent", number> = {
+  debug: 10,
+  info: 20,
+  warn: 30,
+  error: 40,
+  silent: 99,
+};
 
 export interface Logger {
   debug(msg: string, fields?: Record<string, unknown>): void;
@@ -34,10 +40,17 @@ function serializeError(e: unknown): unknown {
   return e;
 }
 
-function write(level: LogLevel, base: Record<string, unknown>, msg: string, fields?: Record<string, unknown>) {
+function write(
+  level: LogLevel,
+  base: Record<string, unknown>,
+  msg: string,
+  fields?: Record<string, unknown>,
+) {
   if (ORDER[level] < ORDER[state.level]) return;
   const rec: Record<string, unknown> = { t: new Date().toISOString(), level, msg, ...base };
-  if (fields) for (const [k, v] of Object.entries(fields)) rec[k] = k === "err" || k === "error" ? serializeError(v) : v;
+  if (fields)
+    for (const [k, v] of Object.entries(fields))
+      rec[k] = k === "err" || k === "error" ? serializeError(v) : v;
   let line: string;
   try {
     line = JSON.stringify(rec);

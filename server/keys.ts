@@ -8,7 +8,8 @@ import path from "node:path";
  * folder on first start for the single-machine default). Each purpose gets its own HKDF key so a
  * leak of one never exposes another.
  */
-export type KeyPurpose = "session" | "resume-token" | "secret-encryption" | "webhook" | "invitation";
+export type KeyPurpose =
+  "session" | "resume-token" | "secret-encryption" | "webhook" | "invitation";
 
 export interface Keys {
   derive(purpose: KeyPurpose): Buffer;

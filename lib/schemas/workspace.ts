@@ -2,7 +2,11 @@ import { z } from "zod";
 import { Email } from "./auth";
 import { Role } from "./roles";
 
-export const WorkspaceName = z.string().trim().min(1, "Enter a workspace name").max(80, "Name is too long");
+export const WorkspaceName = z
+  .string()
+  .trim()
+  .min(1, "Enter a workspace name")
+  .max(80, "Name is too long");
 
 export const CreateWorkspaceInput = z.object({ name: WorkspaceName });
 export type CreateWorkspaceInput = z.infer<typeof CreateWorkspaceInput>;

@@ -16,13 +16,23 @@ let cached: NextAuthOptions | undefined;
 export function getAuthOptions(): NextAuthOptions {
   if (cached) return cached;
   const rt = getRuntime();
-  const serviceCtx = async () => ({ db: await getDb(), keys: rt.keys, config: rt.config, log: rt.log, now: () => new Date(), actor: { type: "system" as const, name: "auth" } });
+  const serviceCtx = async () => ({
+    db: await getDb(),
+    keys: rt.keys,
+    config: rt.config,
+    log: rt.log,
+    now: () => new Date(),
+    actor: { type: "system" as const, name: "auth" },
+  });
 
   const providers: NextAuthOptions["providers"] = [
     CredentialsProvider({
       id: "credentials",
       name: "Email and password",
-      credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
+      credentials: {
+        email: { label: "Email", type: "email" },
+        password: { label: "Password", type: "password" },
+      },
       async authorize(credentials) {
         const user = await verifyCredentials(await getDb(), credentials);
         if (!user) rt.log.info("sign-in refused", { reason: "bad_credentials" });
@@ -40,7 +50,8 @@ export function getAuthOptions(): NextAuthOptions {
     pages: { signIn: "/sign-in", error: "/sign-in" },
     providers,
     logger: {
-      error: (code, metadata) => rt.log.error("next-auth error", { code, metadata: String(metadata) }),
+      error: (code, metadata) =>
+        rt.log.error("next-auth error", { code, metadata: String(metadata) }),
       warn: (code) => rt.log.warn("next-auth warning", { code }),
       debug: () => {},
     },
@@ -50,7 +61,12 @@ export function getAuthOptions(): NextAuthOptions {
         try {
           const { userId } = await signInWithOAuth({
             ctx: await serviceCtx(),
-            input: { provider: account.provider, providerAccountId: account.providerAccountId, email: user.email, name: user.name },
+            input: {
+              provider: account.provider,
+              providerAccountId: account.providerAccountId,
+              email: user.email,
+              name: user.name,
+            },
           });
           // Carried to the jwt callback below, which runs in the same request.
           user.id = userId;

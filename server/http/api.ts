@@ -1,7 +1,14 @@
 import "server-only";
 import { hasRole, type Role } from "@/lib/schemas/roles";
 import { contextFromBearer } from "../context";
-import { DomainError, ForbiddenError, HTTP_STATUS, PayloadTooLargeError, UnauthorizedError, ValidationError } from "../errors";
+import {
+  DomainError,
+  ForbiddenError,
+  HTTP_STATUS,
+  PayloadTooLargeError,
+  UnauthorizedError,
+  ValidationError,
+} from "../errors";
 import { getRuntime } from "../runtime";
 import type { ServiceContext } from "../services/context";
 
@@ -13,8 +20,17 @@ export interface ApiArgs<P extends Params> {
 }
 
 /** JSON error body used by every /api/v1 route: `{ error: { code, message, details? } }`. */
-export function errorResponse(status: number, code: string, message: string, details?: unknown, headers?: HeadersInit): Response {
-  return Response.json({ error: { code, message, ...(details === undefined ? {} : { details }) } }, { status, headers });
+export function errorResponse(
+  status: number,
+  code: string,
+  message: string,
+  details?: unknown,
+  headers?: HeadersInit,
+): Response {
+  return Response.json(
+    { error: { code, message, ...(details === undefined ? {} : { details }) } },
+    { status, headers },
+  );
 }
 
 export function domainErrorResponse(e: unknown): Response {
@@ -41,9 +57,12 @@ export function apiRoute<P extends Params = Params>(
   return async (req: Request, routeCtx: { params: Promise<P> }): Promise<Response> => {
     try {
       const ctx = await contextFromBearer(req.headers.get("authorization"));
-      if (ctx.actor.type === "anonymous" || !ctx.workspace) throw new UnauthorizedError("A valid API token is required (Authorization: Bearer slu_…)");
+      if (ctx.actor.type === "anonymous" || !ctx.workspace)
+        throw new UnauthorizedError("A valid API token is required (Authorization: Bearer slu_…)");
       if (!hasRole(ctx.workspace.role, opts.minRole)) {
-        throw new ForbiddenError(`This needs a token with the ${opts.minRole} role or higher; this token acts as ${ctx.workspace.role}`);
+        throw new ForbiddenError(
+          `This needs a token with the ${opts.minRole} role or higher; this token acts as ${ctx.workspace.role}`,
+        );
       }
       const result = await handler({ ctx, req, params: await routeCtx.params });
       if (result instanceof Response) return result;
@@ -57,9 +76,11 @@ export function apiRoute<P extends Params = Params>(
 /** Reads a JSON body with a size cap; clear errors for empty, oversized or malformed bodies. */
 export async function readJsonBody(req: Request, maxBytes = 1024 * 1024): Promise<unknown> {
   const declared = Number(req.headers.get("content-length") ?? "0");
-  if (declared > maxBytes) throw new PayloadTooLargeError(`Request body is larger than ${maxBytes} bytes`);
+  if (declared > maxBytes)
+    throw new PayloadTooLargeError(`Request body is larger than ${maxBytes} bytes`);
   const buf = await req.arrayBuffer();
-  if (buf.byteLength > maxBytes) throw new PayloadTooLargeError(`Request body is larger than ${maxBytes} bytes`);
+  if (buf.byteLength > maxBytes)
+    throw new PayloadTooLargeError(`Request body is larger than ${maxBytes} bytes`);
   if (buf.byteLength === 0) return {};
   const text = new TextDecoder().decode(buf);
   try {

@@ -26,7 +26,10 @@ const CASES: Record<string, Case> = {
     access: "public",
     input: async (fx) => {
       const email = `s${Math.random()}@example.com`;
-      const inv = await createInvitation({ ctx: fx.ctx("owner"), input: { email, role: "viewer" } });
+      const inv = await createInvitation({
+        ctx: fx.ctx("owner"),
+        input: { email, role: "viewer" },
+      });
       return { name: "X", email, password: "0123456789ab", invitationToken: inv.token };
     },
   },
@@ -52,23 +55,55 @@ const CASES: Record<string, Case> = {
     foreign: (other) => ({ userId: other.members.viewer }),
   },
   "invitation.list": { access: "admin" },
-  "invitation.create": { access: "admin", input: () => ({ email: `i${Math.random()}@example.com`, role: "viewer" }) },
+  "invitation.create": {
+    access: "admin",
+    input: () => ({ email: `i${Math.random()}@example.com`, role: "viewer" }),
+  },
   "invitation.revoke": {
     access: "admin",
-    input: async (fx) => ({ invitationId: (await createInvitation({ ctx: fx.ctx("owner"), input: { email: `r${Math.random()}@example.com`, role: "viewer" } })).id }),
-    foreign: async (other) => ({ invitationId: (await createInvitation({ ctx: other.ctx("owner"), input: { email: `f${Math.random()}@example.com`, role: "viewer" } })).id }),
+    input: async (fx) => ({
+      invitationId: (
+        await createInvitation({
+          ctx: fx.ctx("owner"),
+          input: { email: `r${Math.random()}@example.com`, role: "viewer" },
+        })
+      ).id,
+    }),
+    foreign: async (other) => ({
+      invitationId: (
+        await createInvitation({
+          ctx: other.ctx("owner"),
+          input: { email: `f${Math.random()}@example.com`, role: "viewer" },
+        })
+      ).id,
+    }),
   },
   "invitation.get": {
     access: "public",
-    input: async (fx) => ({ token: (await createInvitation({ ctx: fx.ctx("owner"), input: { email: `g${Math.random()}@example.com`, role: "viewer" } })).token }),
+    input: async (fx) => ({
+      token: (
+        await createInvitation({
+          ctx: fx.ctx("owner"),
+          input: { email: `g${Math.random()}@example.com`, role: "viewer" },
+        })
+      ).token,
+    }),
   },
   "invitation.accept": { access: "authed", input: () => ({ token: "inv_does-not-exist-000000" }) },
   "apiToken.list": { access: "admin" },
   "apiToken.create": { access: "admin", input: () => ({ name: "t", role: "viewer" }) },
   "apiToken.revoke": {
     access: "admin",
-    input: async (fx) => ({ tokenId: (await createApiToken({ ctx: fx.ctx("owner"), input: { name: "t", role: "viewer" } })).id }),
-    foreign: async (other) => ({ tokenId: (await createApiToken({ ctx: other.ctx("owner"), input: { name: "t", role: "viewer" } })).id }),
+    input: async (fx) => ({
+      tokenId: (
+        await createApiToken({ ctx: fx.ctx("owner"), input: { name: "t", role: "viewer" } })
+      ).id,
+    }),
+    foreign: async (other) => ({
+      tokenId: (
+        await createApiToken({ ctx: other.ctx("owner"), input: { name: "t", role: "viewer" } })
+      ).id,
+    }),
   },
 };
 
@@ -84,7 +119,10 @@ afterAll(async () => {
 });
 
 async function call(path: string, ctx: ReturnType<typeof makeCtx>, input: unknown) {
-  const caller = createCaller({ svc: ctx }) as unknown as Record<string, Record<string, (i: unknown) => Promise<unknown>>>;
+  const caller = createCaller({ svc: ctx }) as unknown as Record<
+    string,
+    Record<string, (i: unknown) => Promise<unknown>>
+  >;
   const [ns, verb] = path.split(".") as [string, string];
   try {
     await caller[ns]![verb]!(input);
@@ -105,7 +143,11 @@ describe("tRPC authorization matrix", () => {
     describe(path, () => {
       it("anonymous", async () => {
         const fx = await createWorkspaceFixture(t.db, "Anon");
-        const outcome = await call(path, makeCtx(t.db, { type: "anonymous" }), await c.input?.(fx, "viewer"));
+        const outcome = await call(
+          path,
+          makeCtx(t.db, { type: "anonymous" }),
+          await c.input?.(fx, "viewer"),
+        );
         if (c.access === "public") expect(outcome === "ok" || RAN.has(outcome)).toBe(true);
         else expect(outcome).toBe("UNAUTHORIZED");
       });
@@ -135,10 +177,21 @@ describe("tRPC authorization matrix", () => {
   it("lists never include another workspace's data", async () => {
     const mine = await createWorkspaceFixture(t.db, "ListMine");
     const other = await createWorkspaceFixture(t.db, "ListOther");
-    await createApiToken({ ctx: other.ctx("owner"), input: { name: "secret-other", role: "viewer" } });
-    await createInvitation({ ctx: other.ctx("owner"), input: { email: "other-invite@example.com", role: "viewer" } });
+    await createApiToken({
+      ctx: other.ctx("owner"),
+      input: { name: "secret-other", role: "viewer" },
+    });
+    await createInvitation({
+      ctx: other.ctx("owner"),
+      input: { email: "other-invite@example.com", role: "viewer" },
+    });
     const caller = createCaller({ svc: mine.ctx("owner") });
-    const all = JSON.stringify([await caller.member.list(), await caller.apiToken.list(), await caller.invitation.list(), await caller.workspace.list()]);
+    const all = JSON.stringify([
+      await caller.member.list(),
+      await caller.apiToken.list(),
+      await caller.invitation.list(),
+      await caller.workspace.list(),
+    ]);
     expect(all).not.toContain(other.workspaceId);
     expect(all).not.toContain("secret-other");
     expect(all).not.toContain("other-invite@example.com");

@@ -37,7 +37,13 @@ const t = initTRPC.context<TrpcContext>().create({
     return {
       ...shape,
       message,
-      data: { code: shape.data.code, httpStatus: shape.data.httpStatus, path: shape.data.path, domainCode: domain?.code, issues },
+      data: {
+        code: shape.data.code,
+        httpStatus: shape.data.httpStatus,
+        path: shape.data.path,
+        domainCode: domain?.code,
+        issues,
+      },
     };
   },
 });
@@ -57,7 +63,10 @@ const mapErrors = t.middleware(async ({ ctx, next, path }) => {
   if (err.code === "INTERNAL_SERVER_ERROR") {
     const ref = Math.random().toString(36).slice(2, 10);
     ctx.svc.log.error("trpc procedure failed", { path, ref, err: cause ?? err });
-    throw new TRPCError({ code: "INTERNAL_SERVER_ERROR", message: `Something went wrong on our side (ref ${ref})` });
+    throw new TRPCError({
+      code: "INTERNAL_SERVER_ERROR",
+      message: `Something went wrong on our side (ref ${ref})`,
+    });
   }
   return result;
 });
@@ -69,7 +78,8 @@ export const publicProcedure = t.procedure.use(mapErrors);
 
 /** Requires a signed-in user (any workspace state). */
 export const authedProcedure = publicProcedure.use(({ ctx, next }) => {
-  if (ctx.svc.actor.type === "anonymous") throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in first" });
+  if (ctx.svc.actor.type === "anonymous")
+    throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in first" });
   return next();
 });
 
@@ -79,7 +89,10 @@ export function roleProcedure(minimum: Role) {
     const ws = ctx.svc.workspace;
     if (!ws) throw new TRPCError({ code: "FORBIDDEN", message: "Select a workspace first" });
     if (!hasRole(ws.role, minimum)) {
-      throw new TRPCError({ code: "FORBIDDEN", message: `This needs the ${minimum} role or higher; you are ${ws.role}` });
+      throw new TRPCError({
+        code: "FORBIDDEN",
+        message: `This needs the ${minimum} role or higher; you are ${ws.role}`,
+      });
     }
     return next();
   });

@@ -13,14 +13,19 @@ import { createWorkspaceFixture, type WorkspaceFixture } from "@/server/testing/
 import { createApiToken } from "@/server/services/api-tokens/create-api-token";
 import { revokeApiToken } from "@/server/services/api-tokens/revoke-api-token";
 
-type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
+type Handler = (
+  req: Request,
+  ctx: { params: Promise<Record<string, string>> },
+) => Promise<Response>;
 interface RouteCase {
   minRole: Role;
   load: () => Promise<Record<string, unknown>>;
   /** Params and body for a call that succeeds for an allowed caller in `fx`. */
   prepare?: (fx: WorkspaceFixture) => Promise<{ params?: Record<string, string>; body?: unknown }>;
   /** Params naming another workspace's resource: must answer 404 (or 403), never 2xx. */
-  foreign?: (other: WorkspaceFixture) => Promise<{ params?: Record<string, string>; body?: unknown }>;
+  foreign?: (
+    other: WorkspaceFixture,
+  ) => Promise<{ params?: Record<string, string>; body?: unknown }>;
   expectOk?: (res: Response, fx: WorkspaceFixture) => Promise<void>;
 }
 
@@ -44,8 +49,12 @@ function discoverRoutes(): string[] {
       if (e.isDirectory()) walk(p);
       else if (e.name === "route.ts") {
         const src = fs.readFileSync(p, "utf8");
-        const rel = "/" + path.relative(path.resolve("app"), path.dirname(p)).split(path.sep).join("/");
-        for (const m of src.matchAll(/export (?:const|async function) (GET|POST|PUT|PATCH|DELETE)\b/g)) found.push(`${m[1]} ${rel}`);
+        const rel =
+          "/" + path.relative(path.resolve("app"), path.dirname(p)).split(path.sep).join("/");
+        for (const m of src.matchAll(
+          /export (?:const|async function) (GET|POST|PUT|PATCH|DELETE)\b/g,
+        ))
+          found.push(`${m[1]} ${rel}`);
       }
     }
   };
@@ -62,14 +71,25 @@ afterAll(async () => {
   await t?.close();
 });
 
-async function invoke(key: string, c: RouteCase, token: string | null, prep: { params?: Record<string, string>; body?: unknown } = {}) {
+async function invoke(
+  key: string,
+  c: RouteCase,
+  token: string | null,
+  prep: { params?: Record<string, string>; body?: unknown } = {},
+) {
   const [method] = key.split(" ") as [string];
   const mod = await c.load();
   const handler = mod[method] as Handler;
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (token) headers.authorization = `Bearer ${token}`;
-  const pattern = key.split(" ")[1]!.replace(/\[(\w+)\]/g, (_, k: string) => prep.params?.[k] ?? "x");
-  const req = new Request(`http://localhost${pattern}`, { method, headers, body: prep.body === undefined || method === "GET" ? undefined : JSON.stringify(prep.body) });
+  const pattern = key
+    .split(" ")[1]!
+    .replace(/\[(\w+)\]/g, (_, k: string) => prep.params?.[k] ?? "x");
+  const req = new Request(`http://localhost${pattern}`, {
+    method,
+    headers,
+    body: prep.body === undefined || method === "GET" ? undefined : JSON.stringify(prep.body),
+  });
   return handler(req, { params: Promise.resolve(prep.params ?? {}) });
 }
 
@@ -87,7 +107,10 @@ describe("/api/v1 authorization matrix", () => {
           expect(res.status).toBe(401);
           expect((await res.json()).error).toMatchObject({ code: "unauthorized" });
         }
-        const tok = await createApiToken({ ctx: fx.ctx("owner"), input: { name: "r", role: "owner" } });
+        const tok = await createApiToken({
+          ctx: fx.ctx("owner"),
+          input: { name: "r", role: "owner" },
+        });
         await revokeApiToken({ ctx: fx.ctx("owner"), input: { tokenId: tok.id } });
         expect((await invoke(key, c, tok.token, await c.prepare?.(fx))).status).toBe(401);
       });
@@ -111,7 +134,10 @@ describe("/api/v1 authorization matrix", () => {
         it("cannot reach another workspace's resources", async () => {
           const mine = await createWorkspaceFixture(t.db, "Mine");
           const other = await createWorkspaceFixture(t.db, "Other");
-          const tok = await createApiToken({ ctx: mine.ctx("owner"), input: { name: "o", role: "owner" } });
+          const tok = await createApiToken({
+            ctx: mine.ctx("owner"),
+            input: { name: "o", role: "owner" },
+          });
           const res = await invoke(key, c, tok.token, await c.foreign!(other));
           expect([403, 404]).toContain(res.status);
         });

@@ -17,7 +17,11 @@ export interface TokenIdentity {
  * Resolves `Authorization: Bearer slu_…`. Valid while not revoked, not expired and its creator is
  * still a member; the effective role is the lower of the token's role and the creator's role.
  */
-export async function authenticateApiToken(db: Db, raw: string | null | undefined, now: Date): Promise<TokenIdentity | null> {
+export async function authenticateApiToken(
+  db: Db,
+  raw: string | null | undefined,
+  now: Date,
+): Promise<TokenIdentity | null> {
   if (!raw || !raw.startsWith(API_TOKEN_PREFIX) || raw.length > 200) return null;
   const hash = sha256Hex(raw);
   const [row] = await db
@@ -32,7 +36,13 @@ export async function authenticateApiToken(db: Db, raw: string | null | undefine
       memberRole: memberships.role,
     })
     .from(apiTokens)
-    .innerJoin(memberships, and(eq(memberships.workspaceId, apiTokens.workspaceId), eq(memberships.userId, apiTokens.createdBy)))
+    .innerJoin(
+      memberships,
+      and(
+        eq(memberships.workspaceId, apiTokens.workspaceId),
+        eq(memberships.userId, apiTokens.createdBy),
+      ),
+    )
     .where(and(eq(apiTokens.tokenHash, hash), isNull(apiTokens.revokedAt)))
     .limit(1);
   // The lookup is by hash; the comparison below is constant-time defence in depth.

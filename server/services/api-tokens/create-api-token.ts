@@ -15,14 +15,18 @@ import { recordAudit } from "../audit/record-audit";
  */
 export async function createApiToken({ ctx, input }: { ctx: ServiceContext; input: unknown }) {
   const ws = requireRole(ctx, "admin");
-  if (ctx.actor.type === "token") throw new ForbiddenError("API tokens cannot create other API tokens");
+  if (ctx.actor.type === "token")
+    throw new ForbiddenError("API tokens cannot create other API tokens");
   const parsed = CreateApiTokenInput.safeParse(input);
   if (!parsed.success) throw fromZodError(parsed.error, "API token");
   const { name, role, expiresInDays } = parsed.data;
-  if (!hasRole(ws.role, role)) throw new ForbiddenError(`A token cannot have a role (${role}) above yours (${ws.role})`);
+  if (!hasRole(ws.role, role))
+    throw new ForbiddenError(`A token cannot have a role (${role}) above yours (${ws.role})`);
   const token = `${API_TOKEN_PREFIX}${randomBytes(32).toString("base64url")}`;
   const id = newId("tok");
-  const expiresAt = expiresInDays ? new Date(ctx.now().getTime() + expiresInDays * 86_400_000) : null;
+  const expiresAt = expiresInDays
+    ? new Date(ctx.now().getTime() + expiresInDays * 86_400_000)
+    : null;
   const row = {
     id,
     workspaceId: ws.id,
@@ -36,7 +40,12 @@ export async function createApiToken({ ctx, input }: { ctx: ServiceContext; inpu
   };
   await ctx.db.transaction(async (tx) => {
     await tx.insert(apiTokens).values(row);
-    await recordAudit(tx, ctx, { action: "api_token.created", targetType: "api_token", targetId: id, data: { name, role } });
+    await recordAudit(tx, ctx, {
+      action: "api_token.created",
+      targetType: "api_token",
+      targetId: id,
+      data: { name, role },
+    });
   });
   return { id, name, role, prefix: row.prefix, expiresAt, createdAt: row.createdAt, token };
 }

@@ -25,6 +25,10 @@ export async function listApiTokens({ ctx }: { ctx: ServiceContext }) {
   const now = ctx.now().getTime();
   return rows.map((r) => ({
     ...r,
-    status: r.revokedAt ? "revoked" : r.expiresAt && r.expiresAt.getTime() < now ? "expired" : "active",
+    status: r.revokedAt
+      ? "revoked"
+      : r.expiresAt && r.expiresAt.getTime() < now
+        ? "expired"
+        : "active",
   }));
 }

@@ -15,10 +15,20 @@ export async function revokeApiToken({ ctx, input }: { ctx: ServiceContext; inpu
     const done = await tx
       .update(apiTokens)
       .set({ revokedAt: ctx.now() })
-      .where(and(eq(apiTokens.id, tokenId), eq(apiTokens.workspaceId, ws.id), isNull(apiTokens.revokedAt)))
+      .where(
+        and(
+          eq(apiTokens.id, tokenId),
+          eq(apiTokens.workspaceId, ws.id),
+          isNull(apiTokens.revokedAt),
+        ),
+      )
       .returning({ id: apiTokens.id });
     if (done.length !== 1) throw new NotFoundError("Active API token", tokenId);
-    await recordAudit(tx, ctx, { action: "api_token.revoked", targetType: "api_token", targetId: tokenId });
+    await recordAudit(tx, ctx, {
+      action: "api_token.revoked",
+      targetType: "api_token",
+      targetId: tokenId,
+    });
   });
   return { ok: true as const };
 }

@@ -12,7 +12,11 @@ export interface AuditEntry {
 }
 
 /** Appends one audit row; call it inside the transaction of the change it records. */
-export async function recordAudit(tx: Queryable, ctx: ServiceContext, entry: AuditEntry): Promise<void> {
+export async function recordAudit(
+  tx: Queryable,
+  ctx: ServiceContext,
+  entry: AuditEntry,
+): Promise<void> {
   await tx.insert(auditEvents).values({
     workspaceId: entry.workspaceId === undefined ? (ctx.workspace?.id ?? null) : entry.workspaceId,
     ...auditActor(ctx),

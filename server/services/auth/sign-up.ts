@@ -30,11 +30,22 @@ export async function signUp({ ctx, input }: { ctx: ServiceContext; input: unkno
     return await ctx.db.transaction(async (tx) => {
       await tx.execute(sql`select pg_advisory_xact_lock(${SIGNUP_LOCK})`);
       const [{ n } = { n: 0 }] = await tx.select({ n: count() }).from(users);
-      const user = { id: userId, email: data.email, name: data.name, passwordHash, createdAt: now, updatedAt: now };
+      const user = {
+        id: userId,
+        email: data.email,
+        name: data.name,
+        passwordHash,
+        createdAt: now,
+        updatedAt: now,
+      };
 
       if (data.invitationToken) {
         await tx.insert(users).values(user);
-        const inv = await claimInvitation(tx, ctx, { token: data.invitationToken, userId, email: data.email });
+        const inv = await claimInvitation(tx, ctx, {
+          token: data.invitationToken,
+          userId,
+          email: data.email,
+        });
         return { userId, workspaceId: inv.workspaceId, createdWorkspace: false };
       }
       if (n > 0 && !ctx.config.openSignup) {
@@ -45,10 +56,17 @@ export async function signUp({ ctx, input }: { ctx: ServiceContext; input: unkno
       await tx.insert(users).values(user);
       const workspaceId = newId("ws");
       const name = data.workspaceName ?? `${data.name.split(" ")[0]}'s workspace`;
-      await tx.insert(workspaces).values({ id: workspaceId, name, slug: workspaceSlug(name), createdAt: now });
+      await tx
+        .insert(workspaces)
+        .values({ id: workspaceId, name, slug: workspaceSlug(name), createdAt: now });
       await tx.insert(memberships).values({ workspaceId, userId, role: "owner", createdAt: now });
       const actorCtx = { ...ctx, actor: { type: "user" as const, userId } };
-      await recordAudit(tx, actorCtx, { workspaceId, action: "user.signed_up", targetType: "user", targetId: userId });
+      await recordAudit(tx, actorCtx, {
+        workspaceId,
+        action: "user.signed_up",
+        targetType: "user",
+        targetId: userId,
+      });
       await recordAudit(tx, actorCtx, {
         workspaceId,
         action: "workspace.created",

@@ -11,7 +11,13 @@ export async function acceptInvitation({ ctx, input }: { ctx: ServiceContext; in
   const userId = requireUserId(ctx);
   const parsed = InvitationTokenInput.safeParse(input);
   if (!parsed.success) throw fromZodError(parsed.error);
-  const [user] = await ctx.db.select({ email: users.email }).from(users).where(eq(users.id, userId)).limit(1);
+  const [user] = await ctx.db
+    .select({ email: users.email })
+    .from(users)
+    .where(eq(users.id, userId))
+    .limit(1);
   if (!user) throw new NotFoundError("User");
-  return ctx.db.transaction((tx) => claimInvitation(tx, ctx, { token: parsed.data.token, userId, email: user.email }));
+  return ctx.db.transaction((tx) =>
+    claimInvitation(tx, ctx, { token: parsed.data.token, userId, email: user.email }),
+  );
 }

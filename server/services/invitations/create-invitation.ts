@@ -18,8 +18,10 @@ export async function createInvitation({ ctx, input }: { ctx: ServiceContext; in
   const parsed = InviteMemberInput.safeParse(input);
   if (!parsed.success) throw fromZodError(parsed.error, "Invitation");
   const { email, role } = parsed.data;
-  if (!hasRole(ws.role, role)) throw new ForbiddenError(`You cannot invite someone as ${role}: it is above your role`);
-  if (role === "owner" && ws.role !== "owner") throw new ForbiddenError("Only owners can invite owners");
+  if (!hasRole(ws.role, role))
+    throw new ForbiddenError(`You cannot invite someone as ${role}: it is above your role`);
+  if (role === "owner" && ws.role !== "owner")
+    throw new ForbiddenError("Only owners can invite owners");
   const invitedBy = requireUserId(ctx);
   const token = `inv_${randomBytes(32).toString("base64url")}`;
   const id = newId("inv");
@@ -37,7 +39,14 @@ export async function createInvitation({ ctx, input }: { ctx: ServiceContext; in
     await tx
       .update(invitations)
       .set({ revokedAt: ctx.now() })
-      .where(and(eq(invitations.workspaceId, ws.id), eq(invitations.email, email), isNull(invitations.acceptedAt), isNull(invitations.revokedAt)));
+      .where(
+        and(
+          eq(invitations.workspaceId, ws.id),
+          eq(invitations.email, email),
+          isNull(invitations.acceptedAt),
+          isNull(invitations.revokedAt),
+        ),
+      );
     await tx.insert(invitations).values({
       id,
       workspaceId: ws.id,
@@ -48,7 +57,12 @@ export async function createInvitation({ ctx, input }: { ctx: ServiceContext; in
       createdAt: ctx.now(),
       expiresAt,
     });
-    await recordAudit(tx, ctx, { action: "invitation.created", targetType: "invitation", targetId: id, data: { email, role } });
+    await recordAudit(tx, ctx, {
+      action: "invitation.created",
+      targetType: "invitation",
+      targetId: id,
+      data: { email, role },
+    });
   });
   return { id, email, role, expiresAt, link: `${ctx.config.publicUrl}/invite/${token}`, token };
 }

@@ -29,7 +29,11 @@ export async function getInvitation({ ctx, input }: { ctx: ServiceContext; input
     .where(eq(invitations.tokenHash, sha256Hex(parsed.data.token)))
     .limit(1);
   if (!row) throw new NotFoundError("Invitation");
-  const [existing] = await ctx.db.select({ id: users.id }).from(users).where(eq(users.email, row.email)).limit(1);
+  const [existing] = await ctx.db
+    .select({ id: users.id })
+    .from(users)
+    .where(eq(users.email, row.email))
+    .limit(1);
   const status = row.revokedAt
     ? "revoked"
     : row.acceptedAt

@@ -25,7 +25,11 @@ export async function revokeInvitation({ ctx, input }: { ctx: ServiceContext; in
       )
       .returning({ id: invitations.id });
     if (done.length !== 1) throw new NotFoundError("Open invitation", invitationId);
-    await recordAudit(tx, ctx, { action: "invitation.revoked", targetType: "invitation", targetId: invitationId });
+    await recordAudit(tx, ctx, {
+      action: "invitation.revoked",
+      targetType: "invitation",
+      targetId: invitationId,
+    });
   });
   return { ok: true as const };
 }

@@ -15,7 +15,8 @@ export async function getMe({ ctx }: { ctx: ServiceContext }) {
   if (!user) throw new NotFoundError("User", userId);
   const all = await membershipsOf(ctx.db, userId);
   // A token sees only its own workspace.
-  const workspaces = ctx.actor.type === "token" ? all.filter((w) => w.id === ctx.workspace?.id) : all;
+  const workspaces =
+    ctx.actor.type === "token" ? all.filter((w) => w.id === ctx.workspace?.id) : all;
   const current = ctx.workspace ? workspaces.find((w) => w.id === ctx.workspace!.id) : undefined;
   return {
     user,

@@ -13,10 +13,23 @@ export async function changeMemberRole({ ctx, input }: { ctx: ServiceContext; in
   if (!parsed.success) throw fromZodError(parsed.error);
   const { userId, role } = parsed.data;
   return ctx.db.transaction(async (tx) => {
-    const target = await guardMemberChange(tx, { workspaceId: ws.id, actorRole: ws.role, targetUserId: userId, newRole: role });
+    const target = await guardMemberChange(tx, {
+      workspaceId: ws.id,
+      actorRole: ws.role,
+      targetUserId: userId,
+      newRole: role,
+    });
     if (target.role === role) return { userId, role, changed: false };
-    await tx.update(memberships).set({ role }).where(and(eq(memberships.workspaceId, ws.id), eq(memberships.userId, userId)));
-    await recordAudit(tx, ctx, { action: "member.role_changed", targetType: "user", targetId: userId, data: { from: target.role, to: role } });
+    await tx
+      .update(memberships)
+      .set({ role })
+      .where(and(eq(memberships.workspaceId, ws.id), eq(memberships.userId, userId)));
+    await recordAudit(tx, ctx, {
+      action: "member.role_changed",
+      targetType: "user",
+      targetId: userId,
+      data: { from: target.role, to: role },
+    });
     return { userId, role, changed: true };
   });
 }

@@ -11,7 +11,12 @@ import { ForbiddenError, NotFoundError, PreconditionFailedError } from "../../er
  */
 export async function guardMemberChange(
   tx: Queryable,
-  { workspaceId, actorRole, targetUserId, newRole }: { workspaceId: string; actorRole: Role; targetUserId: string; newRole?: Role },
+  {
+    workspaceId,
+    actorRole,
+    targetUserId,
+    newRole,
+  }: { workspaceId: string; actorRole: Role; targetUserId: string; newRole?: Role },
 ) {
   const [target] = await tx
     .select({ role: memberships.role })
@@ -20,16 +25,24 @@ export async function guardMemberChange(
     .for("update")
     .limit(1);
   if (!target) throw new NotFoundError("Member", targetUserId);
-  if (roleRank(target.role) > roleRank(actorRole)) throw new ForbiddenError(`You cannot change a member whose role (${target.role}) is above yours`);
-  if (newRole && roleRank(newRole) > roleRank(actorRole)) throw new ForbiddenError(`You cannot grant ${newRole}: it is above your role`);
-  if ((target.role === "owner" || newRole === "owner") && actorRole !== "owner") throw new ForbiddenError("Only owners can grant or change the owner role");
+  if (roleRank(target.role) > roleRank(actorRole))
+    throw new ForbiddenError(
+      `You cannot change a member whose role (${target.role}) is above yours`,
+    );
+  if (newRole && roleRank(newRole) > roleRank(actorRole))
+    throw new ForbiddenError(`You cannot grant ${newRole}: it is above your role`);
+  if ((target.role === "owner" || newRole === "owner") && actorRole !== "owner")
+    throw new ForbiddenError("Only owners can grant or change the owner role");
   if (target.role === "owner" && newRole !== "owner") {
     const owners = await tx
       .select({ userId: memberships.userId })
       .from(memberships)
       .where(and(eq(memberships.workspaceId, workspaceId), eq(memberships.role, "owner")))
       .for("update");
-    if (owners.length <= 1) throw new PreconditionFailedError("A workspace needs at least one owner: make someone else owner first");
+    if (owners.length <= 1)
+      throw new PreconditionFailedError(
+        "A workspace needs at least one owner: make someone else owner first",
+      );
   }
   return target;
 }

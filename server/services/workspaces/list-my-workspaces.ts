@@ -6,7 +6,12 @@ import { requireUserId, type ServiceContext } from "../context";
 
 export async function membershipsOf(db: Queryable, userId: string) {
   return db
-    .select({ id: workspaces.id, name: workspaces.name, slug: workspaces.slug, role: memberships.role })
+    .select({
+      id: workspaces.id,
+      name: workspaces.name,
+      slug: workspaces.slug,
+      role: memberships.role,
+    })
     .from(memberships)
     .innerJoin(workspaces, eq(workspaces.id, memberships.workspaceId))
     .where(eq(memberships.userId, userId))

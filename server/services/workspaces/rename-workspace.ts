@@ -12,7 +12,12 @@ export async function renameWorkspace({ ctx, input }: { ctx: ServiceContext; inp
   if (!parsed.success) throw fromZodError(parsed.error, "Workspace");
   await ctx.db.transaction(async (tx) => {
     await tx.update(workspaces).set({ name: parsed.data.name }).where(eq(workspaces.id, ws.id));
-    await recordAudit(tx, ctx, { action: "workspace.renamed", targetType: "workspace", targetId: ws.id, data: { name: parsed.data.name } });
+    await recordAudit(tx, ctx, {
+      action: "workspace.renamed",
+      targetType: "workspace",
+      targetId: ws.id,
+      data: { name: parsed.data.name },
+    });
   });
   return { id: ws.id, name: parsed.data.name };
 }

@@ -7,6 +7,10 @@ import { roleProcedure, router } from "../init";
 export const apiTokenRouter = router({
   list: roleProcedure("admin").query(({ ctx }) => listApiTokens({ ctx: ctx.svc })),
   /** The only response that ever contains the token. */
-  create: roleProcedure("admin").input(CreateApiTokenInput).mutation(({ ctx, input }) => createApiToken({ ctx: ctx.svc, input })),
-  revoke: roleProcedure("admin").input(RevokeApiTokenInput).mutation(({ ctx, input }) => revokeApiToken({ ctx: ctx.svc, input })),
+  create: roleProcedure("admin")
+    .input(CreateApiTokenInput)
+    .mutation(({ ctx, input }) => createApiToken({ ctx: ctx.svc, input })),
+  revoke: roleProcedure("admin")
+    .input(RevokeApiTokenInput)
+    .mutation(({ ctx, input }) => revokeApiToken({ ctx: ctx.svc, input })),
 });

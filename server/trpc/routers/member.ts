@@ -6,7 +6,11 @@ import { roleProcedure, router } from "../init";
 
 export const memberRouter = router({
   list: roleProcedure("viewer").query(({ ctx }) => listMembers({ ctx: ctx.svc })),
-  changeRole: roleProcedure("admin").input(ChangeMemberRoleInput).mutation(({ ctx, input }) => changeMemberRole({ ctx: ctx.svc, input })),
+  changeRole: roleProcedure("admin")
+    .input(ChangeMemberRoleInput)
+    .mutation(({ ctx, input }) => changeMemberRole({ ctx: ctx.svc, input })),
   /** Admins remove others; any member may remove themselves (the service decides). */
-  remove: roleProcedure("viewer").input(RemoveMemberInput).mutation(({ ctx, input }) => removeMember({ ctx: ctx.svc, input })),
+  remove: roleProcedure("viewer")
+    .input(RemoveMemberInput)
+    .mutation(({ ctx, input }) => removeMember({ ctx: ctx.svc, input })),
 });

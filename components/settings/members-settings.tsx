@@ -1,0 +1,268 @@
+"use client";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { useRole } from "@/components/shell/role-context";
+import { CopyButton } from "@/components/ui/copy-button";
+import { ConfirmDialog } from "@/components/ui/dialog";
+import { Field } from "@/components/ui/field";
+import { EmptyState, ErrorState, LoadingRows } from "@/components/ui/states";
+import { RelativeTime } from "@/components/ui/time";
+import { useToast } from "@/components/ui/toast";
+import { InviteMemberInput } from "@/lib/schemas/workspace";
+import type { Role } from "@/lib/schemas/roles";
+import { useTRPC } from "@/lib/trpc/client";
+import { RoleSelect } from "./role-select";
+
+export function MembersSettings() {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const toast = useToast();
+  const { role: myRole, can } = useRole();
+  const me = useQuery(trpc.me.get.queryOptions());
+  const members = useQuery(trpc.member.list.queryOptions());
+  const [removing, setRemoving] = useState<{ userId: string; name: string } | null>(null);
+  const invalidate = () => qc.invalidateQueries({ queryKey: trpc.member.list.queryKey() });
+  const changeRole = useMutation(
+    trpc.member.changeRole.mutationOptions({
+      onSuccess: invalidate,
+      onError: (e) => toast(e.message, "error"),
+    }),
+  );
+  const remove = useMutation(
+    trpc.member.remove.mutationOptions({
+      onSuccess: () => {
+        setRemoving(null);
+        void invalidate();
+        toast("Member removed");
+      },
+    }),
+  );
+  const isAdmin = can("admin");
+
+  return (
+    <div className="stack">
+      {isAdmin ? <InviteCard /> : null}
+      <section className="card" aria-labelledby="members-h">
+        <div className="card-head">
+          <h2 id="members-h">Members</h2>
+          {members.data ? <span className="badge">{members.data.length}</span> : null}
+        </div>
+        {members.isPending ? (
+          <LoadingRows />
+        ) : members.error ? (
+          <ErrorState message={members.error.message} onRetry={() => members.refetch()} />
+        ) : members.data.length === 0 ? (
+          <EmptyState title="No members" />
+        ) : (
+          <table className="table">
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Email</th>
+                <th>Role</th>
+                <th>Joined</th>
+                <th>
+                  <span className="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {members.data.map((m) => {
+                const isMe = m.userId === me.data?.user.id;
+                return (
+                  <tr key={m.userId}>
+                    <td>
+                      {m.name} {isMe ? <span className="badge">you</span> : null}
+                    </td>
+                    <td className="muted">{m.email}</td>
+                    <td style={{ width: 160 }}>
+                      {isAdmin && !isMe ? (
+                        <RoleSelect
+                          label={`Role of ${m.name}`}
+                          value={m.role}
+                          max={myRole}
+                          disabled={changeRole.isPending}
+                          onChange={(role: Role) => changeRole.mutate({ userId: m.userId, role })}
+                        />
+                      ) : (
+                        <span className="badge badge-accent">{m.role}</span>
+                      )}
+                    </td>
+                    <td>
+                      <RelativeTime date={m.joinedAt} />
+                    </td>
+                    <td style={{ textAlign: "right" }}>
+                      {isAdmin || isMe ? (
+                        <button
+                          type="button"
+                          className="btn btn-sm btn-danger"
+                          onClick={() => setRemoving({ userId: m.userId, name: m.name })}
+                        >
+                          {isMe ? "Leave" : "Remove"}
+                        </button>
+                      ) : null}
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        )}
+      </section>
+      {isAdmin ? <InvitationsCard /> : null}
+      <ConfirmDialog
+        open={removing !== null}
+        title={
+          removing?.userId === me.data?.user.id
+            ? "Leave this workspace?"
+            : `Remove ${removing?.name}?`
+        }
+        body="They lose access at once, and their API tokens in this workspace are revoked."
+        confirmLabel={removing?.userId === me.data?.user.id ? "Leave" : "Remove member"}
+        danger
+        pending={remove.isPending}
+        error={remove.error?.message}
+        onClose={() => {
+          setRemoving(null);
+          remove.reset();
+        }}
+        onConfirm={() => removing && remove.mutate({ userId: removing.userId })}
+      />
+    </div>
+  );
+}
+
+function InviteCard() {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const { role: myRole } = useRole();
+  const [email, setEmail] = useState("");
+  const [role, setRole] = useState<Role>("editor");
+  const [fieldError, setFieldError] = useState("");
+  const invite = useMutation(
+    trpc.invitation.create.mutationOptions({
+      onSuccess: () => qc.invalidateQueries({ queryKey: trpc.invitation.list.queryKey() }),
+    }),
+  );
+  return (
+    <section className="card" aria-labelledby="invite-h">
+      <div className="card-head">
+        <h2 id="invite-h">Invite a member</h2>
+      </div>
+      <div className="card-body stack">
+        <form
+          className="row"
+          style={{ alignItems: "flex-end" }}
+          noValidate
+          onSubmit={(e) => {
+            e.preventDefault();
+            const parsed = InviteMemberInput.safeParse({ email, role });
+            if (!parsed.success) return setFieldError(parsed.error.issues[0]?.message ?? "Invalid");
+            setFieldError("");
+            invite.mutate(parsed.data, { onSuccess: () => setEmail("") });
+          }}
+        >
+          <div className="grow">
+            <Field
+              label="Email"
+              type="email"
+              value={email}
+              onChange={(e) => setEmail(e.target.value)}
+              error={fieldError}
+              placeholder="teammate@example.com"
+            />
+          </div>
+          <div style={{ width: 170 }}>
+            <Field
+              label="Role"
+              render={(p) => <RoleSelect {...p} value={role} onChange={setRole} max={myRole} />}
+            />
+          </div>
+          <button className="btn btn-primary" type="submit" disabled={invite.isPending}>
+            Create invitation
+          </button>
+        </form>
+        {invite.error ? (
+          <div className="form-error" role="alert">
+            {invite.error.message}
+          </div>
+        ) : null}
+        {invite.data ? (
+          <div className="callout callout-ok stack" role="status">
+            <div>
+              Invitation for <strong>{invite.data.email}</strong> as{" "}
+              <strong>{invite.data.role}</strong>. Send them this link (valid 7 days, single use):
+            </div>
+            <div className="secret-box">
+              <code data-testid="invitation-link">{invite.data.link}</code>
+              <CopyButton value={invite.data.link} label="Copy link" />
+            </div>
+          </div>
+        ) : null}
+      </div>
+    </section>
+  );
+}
+
+function InvitationsCard() {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const list = useQuery(trpc.invitation.list.queryOptions());
+  const revoke = useMutation(
+    trpc.invitation.revoke.mutationOptions({
+      onSuccess: () => qc.invalidateQueries({ queryKey: trpc.invitation.list.queryKey() }),
+    }),
+  );
+  return (
+    <section className="card" aria-labelledby="inv-h">
+      <div className="card-head">
+        <h2 id="inv-h">Open invitations</h2>
+      </div>
+      {list.isPending ? (
+        <LoadingRows rows={2} />
+      ) : list.error ? (
+        <ErrorState message={list.error.message} onRetry={() => list.refetch()} />
+      ) : list.data.length === 0 ? (
+        <EmptyState title="No open invitations" />
+      ) : (
+        <table className="table">
+          <thead>
+            <tr>
+              <th>Email</th>
+              <th>Role</th>
+              <th>Invited by</th>
+              <th>Expires</th>
+              <th>
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.data.map((i) => (
+              <tr key={i.id}>
+                <td>{i.email}</td>
+                <td>
+                  <span className="badge">{i.role}</span>
+                </td>
+                <td className="muted">{i.invitedByName}</td>
+                <td>
+                  <RelativeTime date={i.expiresAt} />
+                </td>
+                <td style={{ textAlign: "right" }}>
+                  <button
+                    type="button"
+                    className="btn btn-sm btn-danger"
+                    disabled={revoke.isPending}
+                    onClick={() => revoke.mutate({ invitationId: i.id })}
+                  >
+                    Revoke
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,118 @@
+"use client";
+import Link from "next/link";
+import { usePathname, useRouter } from "next/navigation";
+import { signOut, useSession } from "next-auth/react";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import type { ReactNode } from "react";
+import { useTRPC } from "@/lib/trpc/client";
+import { useToast } from "@/components/ui/toast";
+import { RoleProvider } from "./role-context";
+import type { Role } from "@/lib/schemas/roles";
+
+type Ws = { id: string; name: string; role: Role };
+
+const NAV = [
+  { href: "/workflows", label: "Workflows" },
+  { href: "/runs", label: "Runs" },
+  { href: "/approvals", label: "Approvals" },
+  { href: "/settings", label: "Settings" },
+];
+
+export function Shell({
+  user,
+  workspaces,
+  current,
+  children,
+}: {
+  user: { name: string; email: string };
+  workspaces: Ws[];
+  current: Ws;
+  children: ReactNode;
+}) {
+  const pathname = usePathname();
+  const router = useRouter();
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const toast = useToast();
+  const { update } = useSession();
+  const switchWs = useMutation(trpc.workspace.switch.mutationOptions());
+
+  async function onSwitch(id: string) {
+    try {
+      await switchWs.mutateAsync({ workspaceId: id });
+      await update({ workspaceId: id });
+      queryClient.clear();
+      router.push("/workflows");
+      router.refresh();
+    } catch (e) {
+      toast((e as Error).message, "error");
+    }
+  }
+
+  return (
+    <RoleProvider role={current.role}>
+      <div className="shell">
+        <aside className="sidebar" aria-label="Main">
+          <div className="brand">
+            <span className="brand-mark" aria-hidden /> Sluice
+          </div>
+          <div>
+            <label htmlFor="ws-switch" className="sr-only">
+              Workspace
+            </label>
+            {workspaces.length > 1 ? (
+              <select
+                id="ws-switch"
+                value={current.id}
+                onChange={(e) => onSwitch(e.target.value)}
+                disabled={switchWs.isPending}
+              >
+                {workspaces.map((w) => (
+                  <option key={w.id} value={w.id}>
+                    {w.name}
+                  </option>
+                ))}
+              </select>
+            ) : (
+              <div
+                className="user"
+                title={current.name}
+                style={{ color: "#e5e7eb", fontWeight: 600 }}
+              >
+                {current.name}
+              </div>
+            )}
+          </div>
+          <nav className="nav">
+            {NAV.map((n) => (
+              <Link
+                key={n.href}
+                href={n.href}
+                aria-current={
+                  pathname === n.href || pathname.startsWith(n.href + "/") ? "page" : undefined
+                }
+              >
+                {n.label}
+              </Link>
+            ))}
+          </nav>
+          <div className="sidebar-foot">
+            <div className="user" title={user.email}>
+              {user.name} · <span>{current.role}</span>
+            </div>
+            <button
+              type="button"
+              className="btn btn-sm"
+              onClick={() => signOut({ callbackUrl: "/sign-in" })}
+            >
+              Sign out
+            </button>
+          </div>
+        </aside>
+        <main id="main" className="main">
+          {children}
+        </main>
+      </div>
+    </RoleProvider>
+  );
+}

@@ -1,0 +1,105 @@
+"use client";
+import { useEffect, useId, useRef, type ReactNode } from "react";
+
+/**
+ * A modal built on the native <dialog>: focus is trapped and restored by the browser, Escape
+ * closes it, and it is announced with its title.
+ */
+export function Dialog({
+  open,
+  onClose,
+  title,
+  children,
+  footer,
+}: {
+  open: boolean;
+  onClose: () => void;
+  title: string;
+  children: ReactNode;
+  footer?: ReactNode;
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
+  useEffect(() => {
+    const d = ref.current;
+    if (!d) return;
+    if (open && !d.open) d.showModal();
+    if (!open && d.open) d.close();
+  }, [open]);
+  return (
+    <dialog
+      ref={ref}
+      className="dialog"
+      aria-labelledby={titleId}
+      onClose={onClose}
+      onCancel={onClose}
+    >
+      {open && (
+        <>
+          <div className="dialog-head">
+            <h2 id={titleId}>{title}</h2>
+          </div>
+          <div className="dialog-body">{children}</div>
+          {footer && <div className="dialog-foot">{footer}</div>}
+        </>
+      )}
+    </dialog>
+  );
+}
+
+/** Asks before a destructive action; the confirm button names the action. */
+export function ConfirmDialog({
+  open,
+  title,
+  body,
+  confirmLabel,
+  danger,
+  pending,
+  error,
+  onConfirm,
+  onClose,
+}: {
+  open: boolean;
+  title: string;
+  body: ReactNode;
+  confirmLabel: string;
+  danger?: boolean;
+  pending?: boolean;
+  error?: string;
+  onConfirm: () => void;
+  onClose: () => void;
+}) {
+  return (
+    <Dialog
+      open={open}
+      onClose={onClose}
+      title={title}
+      footer={
+        <>
+          <button type="button" className="btn" onClick={onClose} disabled={pending}>
+            Cancel
+          </button>
+          <button
+            type="button"
+            className={danger ? "btn btn-danger" : "btn btn-primary"}
+            onClick={onConfirm}
+            disabled={pending}
+            autoFocus
+          >
+            {pending ? <span className="spinner" aria-hidden /> : null}
+            {confirmLabel}
+          </button>
+        </>
+      }
+    >
+      <div className="stack">
+        <div>{body}</div>
+        {error ? (
+          <div className="form-error" role="alert">
+            {error}
+          </div>
+        ) : null}
+      </div>
+    </Dialog>
+  );
+}

@@ -1,0 +1,61 @@
+import { expect, type Page } from "@playwright/test";
+
+export class SignInPage {
+  constructor(private readonly page: Page) {}
+
+  async goto() {
+    await this.page.goto("/sign-in");
+    await expect(this.page.getByRole("heading", { name: "Sign in to Sluice" })).toBeVisible();
+  }
+
+  async signIn(email: string, password: string) {
+    await this.page.getByLabel("Email").fill(email);
+    await this.page.getByLabel("Password").fill(password);
+    await this.page.getByRole("button", { name: "Sign in", exact: true }).click();
+  }
+
+  async expectError(text: string | RegExp) {
+    await expect(this.page.getByRole("alert").filter({ hasText: text })).toBeVisible();
+  }
+}
+
+export class SignUpPage {
+  constructor(private readonly page: Page) {}
+
+  async fill({
+    name,
+    email,
+    password,
+    workspace,
+  }: {
+    name: string;
+    email?: string;
+    password: string;
+    workspace?: string;
+  }) {
+    await this.page.getByLabel("Your name").fill(name);
+    if (email !== undefined) await this.page.getByLabel("Email").fill(email);
+    await this.page.getByLabel("Password").fill(password);
+    if (workspace !== undefined) await this.page.getByLabel("Workspace name").fill(workspace);
+    await this.page.getByRole("button", { name: "Create account" }).click();
+  }
+}
+
+export class Shell {
+  constructor(private readonly page: Page) {}
+
+  async expectSignedIn(workspaceName?: string) {
+    await expect(
+      this.page.getByRole("navigation").getByRole("link", { name: "Workflows" }),
+    ).toBeVisible();
+    if (workspaceName)
+      await expect(this.page.getByRole("complementary", { name: "Main" })).toContainText(
+        workspaceName,
+      );
+  }
+
+  async signOut() {
+    await this.page.getByRole("button", { name: "Sign out" }).click();
+    await expect(this.page).toHaveURL(/\/sign-in/);
+  }
+}

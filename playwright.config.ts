@@ -7,8 +7,8 @@ import { defineConfig, devices } from "@playwright/test";
  * embedded database. Debian's /usr/bin/chromium is used when present (Playwright's own browser
  * download needs the internet); elsewhere Playwright's installed browser is used.
  */
-const port = Number(process.env.E2E_PORT ?? 3100);
-const executorPort = Number(process.env.E2E_EXECUTOR_PORT ?? 8388);
+const port = Number(process.env.E2E_PORT ?? 3200);
+const executorPort = Number(process.env.E2E_EXECUTOR_PORT ?? 8488);
 // A fresh embedded database per run. The config is evaluated again in every worker; the env
 // variable set here by the main process keeps them on the same folder (and stops the cleanup).
 if (!process.env.E2E_DATA_DIR) {

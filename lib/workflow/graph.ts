@@ -144,24 +144,33 @@ function topologicalOrder(
   incoming: ReadonlyMap<string, readonly GraphEdge[]>,
   whenDeps: ReadonlyMap<string, readonly string[]>,
 ): string[] {
-  const dependents = new Map<string, string[]>(ids.map((id) => [id, []]));
-  const remaining = new Map<string, number>();
-  for (const id of ids) {
-    const deps = dependenciesOf(id, incoming, whenDeps);
-    remaining.set(id, deps.length);
-    for (const dep of deps) dependents.get(dep)!.push(id);
-  }
-  const ready = new MinHeap<string>((a, b) => nodes.get(a)!.index - nodes.get(b)!.index);
-  for (const id of ids) if (remaining.get(id) === 0) ready.push(id);
+  // Work on positions in `ids` (which is array order), so the heap compares plain numbers.
+  const position = new Map(ids.map((id, i) => [id, i]));
+  const dependents: number[][] = ids.map(() => []);
+  const remaining = new Int32Array(ids.length);
+  ids.forEach((id, i) => {
+    for (const edge of incoming.get(id) ?? []) {
+      dependents[position.get(edge.from)!]!.push(i);
+      remaining[i]! += 1;
+    }
+    for (const dep of whenDeps.get(id) ?? []) {
+      dependents[position.get(dep)!]!.push(i);
+      remaining[i]! += 1;
+    }
+  });
+  const ready = new MinHeap<number>((a, b) => a - b);
+  remaining.forEach((count, i) => {
+    if (count === 0) ready.push(i);
+  });
   const order: string[] = [];
-  for (let id = ready.pop(); id !== undefined; id = ready.pop()) {
-    order.push(id);
-    for (const next of dependents.get(id)!) {
-      const left = remaining.get(next)! - 1;
-      remaining.set(next, left);
-      if (left === 0) ready.push(next);
+  for (let i = ready.pop(); i !== undefined; i = ready.pop()) {
+    order.push(ids[i]!);
+    for (const next of dependents[i]!) {
+      remaining[next]! -= 1;
+      if (remaining[next] === 0) ready.push(next);
     }
   }
+  void nodes;
   return order;
 }
 
@@ -279,24 +288,26 @@ export interface Ancestry {
 export function computeAncestry(graph: WorkflowGraph): Ancestry {
   const position = new Map(graph.ids.map((id, i) => [id, i]));
   const words = Math.ceil(graph.ids.length / 32) || 1;
-  const bits = new Map<string, Uint32Array>();
+  // One flat buffer (row per step) instead of an array per step: far less allocation.
+  const bits = new Uint32Array(words * graph.ids.length);
+  const done = new Uint8Array(graph.ids.length);
   for (const id of graph.order) {
-    const set = new Uint32Array(words);
+    const row = position.get(id)! * words;
     for (const dep of waitsFor(graph, id)) {
-      const depBits = bits.get(dep);
-      if (!depBits) continue;
-      for (let w = 0; w < words; w++) set[w]! |= depBits[w]!;
       const p = position.get(dep)!;
-      set[p >>> 5]! |= 1 << (p & 31);
+      if (!done[p]) continue;
+      const depRow = p * words;
+      for (let w = 0; w < words; w++) bits[row + w]! |= bits[depRow + w]!;
+      bits[row + (p >>> 5)]! |= 1 << (p & 31);
     }
-    bits.set(id, set);
+    done[position.get(id)!] = 1;
   }
   return {
     isUpstream(candidate, of) {
-      const set = bits.get(of);
       const p = position.get(candidate);
-      if (!set || p === undefined) return false;
-      return (set[p >>> 5]! & (1 << (p & 31))) !== 0;
+      const o = position.get(of);
+      if (p === undefined || o === undefined || !done[o]) return false;
+      return (bits[o * words + (p >>> 5)]! & (1 << (p & 31))) !== 0;
     },
   };
 }

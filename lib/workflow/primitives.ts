@@ -25,17 +25,11 @@ export const StepId = z
   .regex(STEP_ID_PATTERN, { message: "Step ids start with a lower-case letter and contain only a-z, 0-9 and _ (e.g. fetch_orders)." })
   .describe("Unique step id: lower-case letter, then a-z, 0-9, _ (max 64). Referenced as steps.<id>.output.");
 
-/** Any JSON value; strings inside may hold `{{ }}` templates. */
+/** Any JSON value; strings inside may hold `{{ }}` templates. One check per field keeps parsing cheap. */
 export function jsonValue(description: string) {
   const schema = z
-    .custom<JsonValue>(() => true)
-    .superRefine((value, ctx) => {
-      if (value === undefined) {
-        ctx.addIssue({ code: "custom", message: "A value is required here.", params: { code: "MISSING_FIELD" } });
-        return;
-      }
-      const problem = jsonProblem(value);
-      if (problem) ctx.addIssue({ code: "custom", message: `Not a JSON value: ${problem}.`, params: { code: "INVALID_TYPE" } });
+    .custom<JsonValue>((value) => value !== undefined && jsonProblem(value) === null, {
+      error: (issue) => (issue.input === undefined ? "A value is required here." : `Not a JSON value: ${jsonProblem(issue.input) ?? "invalid"}.`),
     })
     .describe(description);
   return withJsonSchema(schema, { description });

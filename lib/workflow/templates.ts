@@ -215,8 +215,19 @@ function pathError(text: string, at: number, offset: number, why: string): Templ
   return new TemplateSyntaxError(`Invalid path ${quote(text)} at character ${at + 1}: ${why}.`, "INVALID_TEMPLATE", offset + at);
 }
 
+const referenceCache = new Map<string, TemplateReference>();
+
 /** Classifies a path by root and checks the root's shape (e.g. `steps.<id>.output|status`). */
 export function parseReference(source: string, offset = 0): TemplateReference {
+  const cached = referenceCache.get(source);
+  if (cached) return cached;
+  const reference = Object.freeze(parseReferenceUncached(source, offset));
+  if (referenceCache.size >= CACHE_LIMIT) referenceCache.clear();
+  referenceCache.set(source, reference);
+  return reference;
+}
+
+function parseReferenceUncached(source: string, offset: number): TemplateReference {
   const path = parsePath(source, offset);
   const [first, second] = path.segments;
   const fail = (why: string, code: TemplateErrorCode = "INVALID_TEMPLATE"): never => {
@@ -438,19 +449,37 @@ export function collectReferences(value: unknown, basePath: Location = []): Refe
   return summarize(references, errors);
 }
 
-/** Appends the references inside `value` to the given lists; iterative, depth-safe. */
+/** Nesting beyond this is not scanned (validated definitions never get close). */
+const SCAN_MAX_DEPTH = 128;
+
+/**
+ * Appends the references inside `value` to the given lists. One mutable path is pushed and
+ * popped during the walk and copied only where a template is found, which keeps scanning a
+ * 1,000-step definition cheap.
+ */
 export function scanValue(value: unknown, basePath: Location, references: LocatedReference[], errors: LocatedTemplateError[]): void {
-  const stack: Array<{ value: unknown; location: Location }> = [{ value, location: basePath }];
-  while (stack.length > 0) {
-    const item = stack.pop()!;
-    if (typeof item.value === "string") {
-      scanString(item.value, item.location, references, errors);
-    } else if (Array.isArray(item.value)) {
-      for (let i = item.value.length - 1; i >= 0; i--) stack.push({ value: item.value[i], location: [...item.location, i] });
-    } else if (isPlainObject(item.value)) {
-      const entries = Object.entries(item.value);
-      for (let i = entries.length - 1; i >= 0; i--) stack.push({ value: entries[i]![1], location: [...item.location, entries[i]![0]] });
+  scanInto(value, [...basePath], references, errors, 0);
+}
+
+function scanInto(value: unknown, path: Array<string | number>, references: LocatedReference[], errors: LocatedTemplateError[], depth: number): void {
+  if (typeof value === "string") {
+    if (value.includes("{{")) scanString(value, [...path], references, errors);
+    return;
+  }
+  if (value === null || typeof value !== "object" || depth > SCAN_MAX_DEPTH) return;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      path.push(i);
+      scanInto(value[i], path, references, errors, depth + 1);
+      path.pop();
     }
+    return;
+  }
+  if (!isPlainObject(value)) return;
+  for (const key of Object.keys(value)) {
+    path.push(key);
+    scanInto(value[key], path, references, errors, depth + 1);
+    path.pop();
   }
 }
 

@@ -4,7 +4,6 @@
  * whatever parts of the input are usable, so a bad config in one step does not hide a cycle
  * elsewhere. See docs/workflow-language.md for the rules and the issue codes.
  */
-import { z } from "zod";
 import { portsOf, STEP_CATALOG } from "./catalog";
 import { conditionRefs } from "./conditions";
 import { MAX_STEPS_HARD_CAP, DEFAULT_MAX_STEPS, WorkflowDefinition } from "./definition";
@@ -12,7 +11,6 @@ import { computeAncestry, findCycles, buildGraph, unreachableSteps, type Ancestr
 import {
   DefinitionValidationError,
   fieldText,
-  fromZodIssue,
   locate,
   makeIssue,
   where,
@@ -20,9 +18,10 @@ import {
   type IssuePath,
   type ValidationIssue,
 } from "./issues";
-import { didYouMean, getAtPath, isPlainObject, measure, MAX_JSON_DEPTH } from "./json";
+import { didYouMean, inspectInput, isPlainObject, MAX_JSON_DEPTH } from "./json";
 import { StepId } from "./primitives";
-import { isStepType, type Step, type StepType } from "./steps";
+import { fillEdgePorts, schemaIssues } from "./normalize";
+import { isStepType, type StepType } from "./steps";
 import { defaultPortOf } from "./catalog";
 import { scanString, scanValue, type LocatedReference, type LocatedTemplateError, type TemplateReference } from "./templates";
 
@@ -58,47 +57,38 @@ export function parseDefinition(input: unknown, options: ValidateOptions = {}): 
 }
 
 function validateNested(input: unknown, options: ValidateOptions, nesting: number): ValidationResult {
+  const T0 = performance.now();
   const guard = guardInput(input);
-  if (guard) return { ok: false, issues: [guard] };
-  const issues: ValidationIssue[] = forbiddenKeyIssues(input);
+  if ("issue" in guard) return { ok: false, issues: [guard.issue] };
+  const issues: ValidationIssue[] = forbiddenKeyIssues(input, guard.protoKeyPaths);
+  const T1 = performance.now();
   const parsed = WorkflowDefinition.safeParse(input);
-  if (!parsed.success) {
-    const allowed = (path: IssuePath) => allowedKeysAt(WorkflowDefinition, path, input);
-    for (const zodIssue of parsed.error.issues) issues.push(...fromZodIssue(zodIssue, input, allowed));
-  }
+  if (!parsed.success) issues.push(...schemaIssues(input, parsed.error.issues));
+  const T2 = performance.now();
   const definition = parsed.success ? fillEdgePorts(parsed.data) : undefined;
   issues.push(...semanticIssues(definition ?? (input as Record<string, unknown>), options, nesting));
+  const T3 = performance.now();
+  (globalThis as Record<string, unknown>).__T = [T1 - T0, T2 - T1, T3 - T2];
   const unique = dedupe(issues);
   return { ok: !unique.some((i) => i.severity === "error"), ...(definition ? { definition } : {}), issues: unique };
 }
 
-function guardInput(input: unknown): ValidationIssue | null {
+function guardInput(input: unknown): { issue: ValidationIssue } | { protoKeyPaths: IssuePath[] } {
   if (!isPlainObject(input)) {
-    return makeIssue("NOT_AN_OBJECT", `A workflow definition must be a JSON object with schemaVersion, name and steps; got ${input === null ? "null" : Array.isArray(input) ? "an array" : typeof input}.`, []);
+    return { issue: makeIssue("NOT_AN_OBJECT", `A workflow definition must be a JSON object with schemaVersion, name and steps; got ${input === null ? "null" : Array.isArray(input) ? "an array" : typeof input}.`, []) };
   }
-  const size = measure(input, MAX_JSON_DEPTH, MAX_DEFINITION_NODES);
-  if (size.depthExceeded) return makeIssue("DEFINITION_TOO_LARGE", `The definition nests deeper than ${MAX_JSON_DEPTH} levels (or contains a cycle); flatten it.`, []);
-  if (size.nodesExceeded) return makeIssue("DEFINITION_TOO_LARGE", `The definition has more than ${MAX_DEFINITION_NODES} values; it is too large to be a workflow.`, []);
-  return null;
+  const shape = inspectInput(input, MAX_JSON_DEPTH, MAX_DEFINITION_NODES);
+  if (shape.depthExceeded) return { issue: makeIssue("DEFINITION_TOO_LARGE", `The definition nests deeper than ${MAX_JSON_DEPTH} levels (or contains a cycle); flatten it.`, []) };
+  if (shape.nodesExceeded) return { issue: makeIssue("DEFINITION_TOO_LARGE", `The definition has more than ${MAX_DEFINITION_NODES} values; it is too large to be a workflow.`, []) };
+  return { protoKeyPaths: shape.protoKeyPaths };
 }
 
 /** `__proto__` keys are dropped silently by JSON consumers; refusing them is clearer and safer. */
-function forbiddenKeyIssues(input: unknown): ValidationIssue[] {
-  const issues: ValidationIssue[] = [];
-  const stack: Array<{ value: unknown; path: IssuePath }> = [{ value: input, path: [] }];
-  while (stack.length > 0) {
-    const { value, path } = stack.pop()!;
-    if (Array.isArray(value)) value.forEach((v, i) => stack.push({ value: v, path: [...path, i] }));
-    else if (isPlainObject(value)) {
-      for (const key of Object.keys(value)) {
-        if (key === "__proto__") {
-          const located = locate(input, path);
-          issues.push(makeIssue("FORBIDDEN_KEY", `${where(located)}: the key "__proto__" is not allowed anywhere in a definition.`, [...path, key], { stepId: located.stepId, edgeIndex: located.edgeIndex }));
-        } else stack.push({ value: value[key], path: [...path, key] });
-      }
-    }
-  }
-  return issues;
+function forbiddenKeyIssues(input: unknown, paths: readonly IssuePath[]): ValidationIssue[] {
+  return paths.map((path) => {
+    const located = locate(input, path.slice(0, -1));
+    return makeIssue("FORBIDDEN_KEY", `${where(located)}: the key "__proto__" is not allowed anywhere in a definition.`, path, { stepId: located.stepId, edgeIndex: located.edgeIndex });
+  });
 }
 
 function dedupe(issues: ValidationIssue[]): ValidationIssue[] {
@@ -109,27 +99,6 @@ function dedupe(issues: ValidationIssue[]): ValidationIssue[] {
     seen.add(key);
     return true;
   });
-}
-
-// ---------------------------------------------------------------------------------------------
-// Normalization
-// ---------------------------------------------------------------------------------------------
-
-/** Fills every edge's port with the source type's primary port (top level and loop bodies). */
-export function fillEdgePorts(definition: WorkflowDefinition): WorkflowDefinition {
-  return { ...definition, steps: definition.steps.map(fillBodyPorts), ...(definition.edges ? { edges: withPorts(definition.edges, definition.steps) } : {}) };
-}
-
-function fillBodyPorts(step: Step): Step {
-  if (step.type !== "loop" || !step.config.body) return step;
-  const body = step.config.body;
-  const steps = body.steps.map(fillBodyPorts);
-  return { ...step, config: { ...step.config, body: { ...body, steps, ...(body.edges ? { edges: withPorts(body.edges, steps) } : {}) } } };
-}
-
-function withPorts<E extends GraphEdgeLike>(edges: readonly E[], steps: readonly Step[]): E[] {
-  const types = new Map(steps.map((s) => [s.id, s.type]));
-  return edges.map((edge) => (edge.port !== undefined ? edge : { ...edge, port: defaultPortOf(types.get(edge.from) ?? "") }));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -253,29 +222,38 @@ function checkEdges(checker: Checker, level: Level, edges: readonly unknown[]): 
   const seen = new Map<string, number>();
   edges.forEach((edge, index) => {
     if (!isPlainObject(edge) || typeof edge.from !== "string" || typeof edge.to !== "string") return; // schema issue already
-    const path = [...level.path, "edges", index];
-    const label = `Edge #${index} ("${edge.from}" → "${edge.to}")${level.parent ? ` in the body of loop "${level.parent.loopId}"` : ""}`;
+    const at = edgePath(level, index);
+    const label = () => edgeLabel(level, index, edge.from as string, edge.to as string);
     const source = byId.get(edge.from);
     const target = byId.get(edge.to);
-    if (!source) checker.issues.push(makeIssue("UNKNOWN_EDGE_SOURCE", `${label}: source step "${edge.from}" ${missingStepHint(checker, level, edge.from)}`, [...path, "from"], { edgeIndex: index }));
-    if (!target) checker.issues.push(makeIssue("UNKNOWN_EDGE_TARGET", `${label}: target step "${edge.to}" ${missingStepHint(checker, level, edge.to)}`, [...path, "to"], { edgeIndex: index }));
+    if (!source) checker.issues.push(makeIssue("UNKNOWN_EDGE_SOURCE", `${label()}: source step "${edge.from}" ${missingStepHint(checker, level, edge.from)}`, [...at, "from"], { edgeIndex: index }));
+    if (!target) checker.issues.push(makeIssue("UNKNOWN_EDGE_TARGET", `${label()}: target step "${edge.to}" ${missingStepHint(checker, level, edge.to)}`, [...at, "to"], { edgeIndex: index }));
     if (source?.type === "return") {
-      checker.issues.push(makeIssue("RETURN_HAS_OUTGOING_EDGES", `Step "${source.id}" (return) ends the run, so ${label.charAt(0).toLowerCase()}${label.slice(1)} can never be taken; remove the edge.`, path, { stepId: source.id, edgeIndex: index }));
+      checker.issues.push(makeIssue("RETURN_HAS_OUTGOING_EDGES", `Step "${source.id}" (return) ends the run, so ${label().charAt(0).toLowerCase()}${label().slice(1)} can never be taken; remove the edge.`, at, { stepId: source.id, edgeIndex: index }));
     } else if (source && isStepType(source.type) && typeof edge.port === "string" && !portsOf(source.type).includes(edge.port)) {
       checker.issues.push(
-        makeIssue("UNKNOWN_PORT", `Step "${edge.to}": edge from "${edge.from}" uses port "${edge.port}", but ${article(source.type)} ${source.type} step only has ports ${portsOf(source.type).join(", ")}.`, [...path, "port"], { stepId: edge.to, edgeIndex: index }),
+        makeIssue("UNKNOWN_PORT", `Step "${edge.to}": edge from "${edge.from}" uses port "${edge.port}", but ${article(source.type)} ${source.type} step only has ports ${portsOf(source.type).join(", ")}.`, [...at, "port"], { stepId: edge.to, edgeIndex: index }),
       );
     }
     if (edge.port === "error" && (edge.onFailure === "continue" || edge.onFailure === "fail_run")) {
-      checker.issues.push(makeIssue("ON_FAILURE_IGNORED", `${label}: onFailure "${edge.onFailure}" has no effect on an edge from the error port (it runs exactly when "${edge.from}" fails); remove it.`, [...path, "onFailure"], { edgeIndex: index }));
+      checker.issues.push(makeIssue("ON_FAILURE_IGNORED", `${label()}: onFailure "${edge.onFailure}" has no effect on an edge from the error port (it runs exactly when "${edge.from}" fails); remove it.`, [...at, "onFailure"], { edgeIndex: index }));
     }
     const port = typeof edge.port === "string" ? edge.port : defaultPortOf(source?.type ?? "");
     const key = `${edge.from}\u0000${port}\u0000${edge.to}`;
     const first = seen.get(key);
     if (first !== undefined) {
-      checker.issues.push(makeIssue("DUPLICATE_EDGE", `${label}: duplicates edge #${first} (same source, port "${port}" and target); remove one.`, path, { edgeIndex: index }));
+      checker.issues.push(makeIssue("DUPLICATE_EDGE", `${label()}: duplicates edge #${first} (same source, port "${port}" and target); remove one.`, at, { edgeIndex: index }));
     } else seen.set(key, index);
   });
+}
+
+// Paths and labels are built only when an issue is reported: for every valid edge it was measurable.
+function edgePath(level: Level, index: number): IssuePath {
+  return [...level.path, "edges", index];
+}
+
+function edgeLabel(level: Level, index: number, from: string, to: string): string {
+  return `Edge #${index} ("${from}" → "${to}")${level.parent ? ` in the body of loop "${level.parent.loopId}"` : ""}`;
 }
 
 function missingStepHint(checker: Checker, level: Level, id: string): string {
@@ -302,6 +280,7 @@ function checkChainReturn(checker: Checker, level: Level): void {
 
 function checkCycles(checker: Checker, level: Level, graph: WorkflowGraph<StepView>): Set<string> {
   const onCycle = new Set<string>();
+  if (graph.isAcyclic) return onCycle;
   for (const cycle of findCycles(graph)) {
     cycle.steps.forEach((id) => onCycle.add(id));
     const loop = [...cycle.steps, cycle.steps[0]!].map((id) => `"${id}"`).join(" → ");
@@ -562,45 +541,6 @@ function declared(names: ReadonlySet<string>): string {
 
 function article(word: string): string {
   return /^([aeiou]|http)/.test(word) ? "an" : "a";
-}
-
-/** Keys accepted by the strict object at `path`, found by walking the schema along the raw input. */
-function allowedKeysAt(schema: z.ZodType, path: IssuePath, raw: unknown): readonly string[] | undefined {
-  let current: z.ZodType | undefined = schema;
-  for (let i = 0; i <= path.length && current; i++) {
-    current = unwrap(current, getAtPath(raw, path.slice(0, i)));
-    if (i === path.length) break;
-    const segment = path[i]!;
-    if (current instanceof z.ZodObject) current = (current.shape as Record<string, z.ZodType>)[String(segment)];
-    else if (current instanceof z.ZodArray) current = current.element as z.ZodType;
-    else if (current instanceof z.ZodRecord) current = current.valueType as z.ZodType;
-    else current = undefined;
-  }
-  return current instanceof z.ZodObject ? Object.keys(current.shape) : undefined;
-}
-
-function unwrap(schema: z.ZodType, value: unknown): z.ZodType {
-  let current: z.ZodType = schema;
-  for (let guard = 0; guard < 20; guard++) {
-    if (current instanceof z.ZodOptional || current instanceof z.ZodDefault || current instanceof z.ZodPrefault || current instanceof z.ZodNullable) {
-      current = current.unwrap() as z.ZodType;
-    } else if (current instanceof z.ZodPipe) {
-      current = current.in as z.ZodType;
-    } else if (current instanceof z.ZodLazy) {
-      current = current.unwrap() as z.ZodType;
-    } else if (current instanceof z.ZodUnion) {
-      const options = current.options as readonly z.ZodType[];
-      const type = isPlainObject(value) ? value.type : undefined;
-      const match = options.find((o) => o instanceof z.ZodObject && literalOf((o.shape as Record<string, z.ZodType>).type) === type);
-      if (!match) return current;
-      current = match;
-    } else return current;
-  }
-  return current;
-}
-
-function literalOf(schema: z.ZodType | undefined): unknown {
-  return schema instanceof z.ZodLiteral ? schema.value : undefined;
 }
 
 export type { StepType };

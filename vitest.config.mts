@@ -10,9 +10,9 @@ const dbTests = [
   "app/**/*.test.ts",
 ];
 const alias = {
-  "@": path.resolve(__dirname, "."),
+  "@": path.resolve(import.meta.dirname, "."),
   // "server-only" throws outside a React Server bundle; under vitest it is a no-op.
-  "server-only": path.resolve(__dirname, "scripts/empty-module.ts"),
+  "server-only": path.resolve(import.meta.dirname, "scripts/empty-module.ts"),
 };
 const shared = {
   alias,

@@ -2,3 +2,5 @@ export * from "./users";
 export * from "./workspaces";
 export * from "./api-tokens";
 export * from "./audit";
+export * from "./workflows";
+export * from "./runs";

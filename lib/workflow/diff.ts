@@ -44,14 +44,25 @@ export interface EdgeChange {
 }
 
 export interface GraphDiff {
-  readonly steps: { readonly added: readonly Step[]; readonly removed: readonly Step[]; readonly changed: readonly StepChange[] };
-  readonly edges: { readonly added: readonly Edge[]; readonly removed: readonly Edge[]; readonly changed: readonly EdgeChange[] };
+  readonly steps: {
+    readonly added: readonly Step[];
+    readonly removed: readonly Step[];
+    readonly changed: readonly StepChange[];
+  };
+  readonly edges: {
+    readonly added: readonly Edge[];
+    readonly removed: readonly Edge[];
+    readonly changed: readonly EdgeChange[];
+  };
 }
 
 export interface KeyedDiff {
   readonly added: readonly string[];
   readonly removed: readonly string[];
-  readonly changed: ReadonlyArray<{ readonly name: string; readonly changes: readonly FieldChange[] }>;
+  readonly changed: ReadonlyArray<{
+    readonly name: string;
+    readonly changes: readonly FieldChange[];
+  }>;
 }
 
 export interface DiffSummary {
@@ -92,10 +103,23 @@ export function diffDefinitions(before: unknown, after: unknown): DefinitionDiff
   const variables = diffKeyed(a.variables, b.variables);
   const constraints = diffValues(a.constraints, b.constraints, []);
   const summary = summarize(graph, metadata, inputs, variables, constraints);
-  return { ...graph, metadata, inputs, variables, constraints, summary, isEmpty: summary.total === 0 };
+  return {
+    ...graph,
+    metadata,
+    inputs,
+    variables,
+    constraints,
+    summary,
+    isEmpty: summary.total === 0,
+  };
 }
 
-export function diffGraph(stepsA: readonly Step[], edgesA: readonly Edge[] | undefined, stepsB: readonly Step[], edgesB: readonly Edge[] | undefined): GraphDiff {
+export function diffGraph(
+  stepsA: readonly Step[],
+  edgesA: readonly Edge[] | undefined,
+  stepsB: readonly Step[],
+  edgesB: readonly Edge[] | undefined,
+): GraphDiff {
   const byIdA = new Map(stepsA.map((s) => [s.id, s]));
   const byIdB = new Map(stepsB.map((s) => [s.id, s]));
   const changed: StepChange[] = [];
@@ -107,7 +131,11 @@ export function diffGraph(stepsA: readonly Step[], edgesA: readonly Edge[] | und
     }
   }
   return {
-    steps: { added: stepsB.filter((s) => !byIdA.has(s.id)), removed: stepsA.filter((s) => !byIdB.has(s.id)), changed },
+    steps: {
+      added: stepsB.filter((s) => !byIdA.has(s.id)),
+      removed: stepsA.filter((s) => !byIdB.has(s.id)),
+      changed,
+    },
     edges: diffEdges(effectiveEdges(stepsA, edgesA), effectiveEdges(stepsB, edgesB)),
   };
 }
@@ -118,7 +146,14 @@ function diffStep(before: Step, after: Step): StepChange | null {
   if (bodyA && bodyB) {
     const body = diffGraph(bodyA.steps, bodyA.edges, bodyB.steps, bodyB.edges);
     const changes = diffValues(withoutBody(before), withoutBody(after), []);
-    const bodyChanged = body.steps.added.length + body.steps.removed.length + body.steps.changed.length + body.edges.added.length + body.edges.removed.length + body.edges.changed.length > 0;
+    const bodyChanged =
+      body.steps.added.length +
+        body.steps.removed.length +
+        body.steps.changed.length +
+        body.edges.added.length +
+        body.edges.removed.length +
+        body.edges.changed.length >
+      0;
     if (changes.length === 0 && !bodyChanged) return null;
     return { id: after.id, before, after, changes, ...(bodyChanged ? { body } : {}) };
   }
@@ -153,9 +188,14 @@ function diffEdges(edgesA: readonly Edge[], edgesB: readonly Edge[]): GraphDiff[
     const previous = a.get(key);
     if (!previous) continue;
     const changes = diffValues(previous, edge, []);
-    if (changes.length > 0) changed.push({ key: edgeKey(edge), before: previous, after: edge, changes });
+    if (changes.length > 0)
+      changed.push({ key: edgeKey(edge), before: previous, after: edge, changes });
   }
-  return { added: [...b].filter(([k]) => !a.has(k)).map(([, e]) => e), removed: [...a].filter(([k]) => !b.has(k)).map(([, e]) => e), changed };
+  return {
+    added: [...b].filter(([k]) => !a.has(k)).map(([, e]) => e),
+    removed: [...a].filter(([k]) => !b.has(k)).map(([, e]) => e),
+    changed,
+  };
 }
 
 function diffKeyed(a: Record<string, unknown>, b: Record<string, unknown>): KeyedDiff {
@@ -163,7 +203,11 @@ function diffKeyed(a: Record<string, unknown>, b: Record<string, unknown>): Keye
     .filter((name) => Object.prototype.hasOwnProperty.call(a, name))
     .map((name) => ({ name, changes: diffValues(a[name], b[name], []) }))
     .filter((entry) => entry.changes.length > 0);
-  return { added: Object.keys(b).filter((n) => !Object.prototype.hasOwnProperty.call(a, n)), removed: Object.keys(a).filter((n) => !Object.prototype.hasOwnProperty.call(b, n)), changed };
+  return {
+    added: Object.keys(b).filter((n) => !Object.prototype.hasOwnProperty.call(a, n)),
+    removed: Object.keys(a).filter((n) => !Object.prototype.hasOwnProperty.call(b, n)),
+    changed,
+  };
 }
 
 /**
@@ -182,7 +226,13 @@ export function diffValues(before: unknown, after: unknown, path: DiffPath = [])
   return [{ path, before, after }];
 }
 
-function summarize(graph: GraphDiff, metadata: readonly FieldChange[], inputs: KeyedDiff, variables: KeyedDiff, constraints: readonly FieldChange[]): DiffSummary {
+function summarize(
+  graph: GraphDiff,
+  metadata: readonly FieldChange[],
+  inputs: KeyedDiff,
+  variables: KeyedDiff,
+  constraints: readonly FieldChange[],
+): DiffSummary {
   const counts = {
     stepsAdded: graph.steps.added.length,
     stepsRemoved: graph.steps.removed.length,

@@ -23,14 +23,21 @@ export function canonicalDefinition(input: unknown): Omit<WorkflowDefinition, "l
 
 function canonicalOfNormalized(definition: WorkflowDefinition): Omit<WorkflowDefinition, "layout"> {
   const { layout: _layout, ...rest } = definition;
-  return { ...rest, steps: rest.steps.map(canonicalStep), edges: effectiveEdges(rest.steps, rest.edges) };
+  return {
+    ...rest,
+    steps: rest.steps.map(canonicalStep),
+    edges: effectiveEdges(rest.steps, rest.edges),
+  };
 }
 
 function canonicalStep(step: Step): Step {
   if (step.type !== "loop" || !step.config.body) return step;
   const body = step.config.body;
   const steps = body.steps.map(canonicalStep);
-  return { ...step, config: { ...step.config, body: { steps, edges: effectiveEdges(steps, body.edges) } } };
+  return {
+    ...step,
+    config: { ...step.config, body: { steps, edges: effectiveEdges(steps, body.edges) } },
+  };
 }
 
 /** Canonical JSON text of a definition; throws DefinitionValidationError if it does not parse. */

@@ -12,34 +12,67 @@ export interface RunInputIssue {
   readonly message: string;
 }
 
-export type RunInputResult = { readonly ok: true; readonly value: Record<string, JsonValue> } | { readonly ok: false; readonly issues: readonly RunInputIssue[] };
+export type RunInputResult =
+  | { readonly ok: true; readonly value: Record<string, JsonValue> }
+  | { readonly ok: false; readonly issues: readonly RunInputIssue[] };
 
-export function resolveRunInput(inputs: Readonly<Record<string, InputSpec>>, raw: unknown): RunInputResult {
-  if (raw !== undefined && raw !== null && !isPlainObject(raw)) return { ok: false, issues: [{ message: `Run input must be an object of named values, got ${preview(raw)}.` }] };
+export function resolveRunInput(
+  inputs: Readonly<Record<string, InputSpec>>,
+  raw: unknown,
+): RunInputResult {
+  if (raw !== undefined && raw !== null && !isPlainObject(raw))
+    return {
+      ok: false,
+      issues: [{ message: `Run input must be an object of named values, got ${preview(raw)}.` }],
+    };
   const given = (raw ?? {}) as Record<string, unknown>;
   const issues: RunInputIssue[] = [];
   const value: Record<string, JsonValue> = {};
   const names = Object.keys(inputs);
   for (const key of Object.keys(given)) {
-    if (!Object.prototype.hasOwnProperty.call(inputs, key)) issues.push({ name: key, message: `Unknown input "${key}"; this workflow takes ${names.length ? names.join(", ") : "no inputs"}.${didYouMean(key, names)}` });
+    if (!Object.prototype.hasOwnProperty.call(inputs, key))
+      issues.push({
+        name: key,
+        message: `Unknown input "${key}"; this workflow takes ${names.length ? names.join(", ") : "no inputs"}.${didYouMean(key, names)}`,
+      });
   }
   for (const [name, spec] of Object.entries(inputs)) {
-    const provided = Object.prototype.hasOwnProperty.call(given, name) && given[name] !== null && given[name] !== undefined ? given[name] : undefined;
+    const provided =
+      Object.prototype.hasOwnProperty.call(given, name) &&
+      given[name] !== null &&
+      given[name] !== undefined
+        ? given[name]
+        : undefined;
     const candidate = provided ?? spec.default;
     if (candidate === undefined) {
-      if (spec.required) issues.push({ name, message: `Input "${name}" is required${spec.description ? ` (${spec.description})` : ""}.` });
+      if (spec.required)
+        issues.push({
+          name,
+          message: `Input "${name}" is required${spec.description ? ` (${spec.description})` : ""}.`,
+        });
       continue;
     }
     if (!matchesInputType(spec.type, candidate) || !isJsonValue(candidate)) {
-      issues.push({ name, message: `Input "${name}" must be ${spec.type === "array" || spec.type === "object" ? "an" : "a"} ${spec.type}, got ${preview(candidate)}.` });
+      issues.push({
+        name,
+        message: `Input "${name}" must be ${spec.type === "array" || spec.type === "object" ? "an" : "a"} ${spec.type}, got ${preview(candidate)}.`,
+      });
       continue;
     }
     if (spec.enum && !spec.enum.some((allowed) => deepEqual(allowed, candidate))) {
-      issues.push({ name, message: `Input "${name}" must be one of ${spec.enum.map((v) => preview(v)).join(", ")}, got ${preview(candidate)}.` });
+      issues.push({
+        name,
+        message: `Input "${name}" must be one of ${spec.enum.map((v) => preview(v)).join(", ")}, got ${preview(candidate)}.`,
+      });
       continue;
     }
     // fromEntries-style definition keeps even odd names ordinary own properties.
-    Object.defineProperty(value, name, { value: candidate, enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(value, name, {
+      value: candidate,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return issues.length > 0 ? { ok: false, issues } : { ok: true, value };
 }

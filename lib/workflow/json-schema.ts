@@ -35,9 +35,11 @@ function buildSchema(): JsonSchema {
     unrepresentable: "any",
     override: ({ zodSchema, jsonSchema }) => {
       const schema = zodSchema as unknown as z.ZodType;
-      const replacement = schema === Condition ? conditionSchema() : jsonSchemaOverrides.get(schema);
+      const replacement =
+        schema === Condition ? conditionSchema() : jsonSchemaOverrides.get(schema);
       if (replacement) {
-        for (const key of Object.keys(jsonSchema)) delete (jsonSchema as Record<string, unknown>)[key];
+        for (const key of Object.keys(jsonSchema))
+          delete (jsonSchema as Record<string, unknown>)[key];
         Object.assign(jsonSchema, replacement);
       }
       // `.describe()` texts live in the global registry, which a custom `metadata` registry hides.
@@ -47,26 +49,49 @@ function buildSchema(): JsonSchema {
   }) as JsonSchema;
   const defs = isPlainObject(generated.$defs) ? generated.$defs : {};
   defs.step = stepSchema(defs.step);
-  return { $id: WORKFLOW_SCHEMA_ID, title: "Sluice workflow definition", ...generated, $defs: defs };
+  return {
+    $id: WORKFLOW_SCHEMA_ID,
+    title: "Sluice workflow definition",
+    ...generated,
+    $defs: defs,
+  };
 }
 
 /** Rewrites `oneOf: [{ type: const X, config: CX, …common }]` into `if/then` per type. */
 function stepSchema(generated: unknown): JsonSchema {
-  const options = isPlainObject(generated) && Array.isArray(generated.oneOf) ? generated.oneOf.filter(isPlainObject) : [];
+  const options =
+    isPlainObject(generated) && Array.isArray(generated.oneOf)
+      ? generated.oneOf.filter(isPlainObject)
+      : [];
   const first = options[0];
-  if (!first || !isPlainObject(first.properties)) throw new Error("workflowJsonSchema: unexpected step schema shape from zod");
+  if (!first || !isPlainObject(first.properties))
+    throw new Error("workflowJsonSchema: unexpected step schema shape from zod");
   const common = { ...first.properties };
   const clauses = options.map((option) => {
     const props = option.properties as Record<string, JsonSchema>;
     const type = (props.type as { const?: string }).const!;
-    return { if: { properties: { type: { const: type } }, required: ["type"] }, then: { properties: { config: { ...props.config, description: `${STEP_CATALOG[type as keyof typeof STEP_CATALOG].label}: ${STEP_CATALOG[type as keyof typeof STEP_CATALOG].description}` } } } };
+    return {
+      if: { properties: { type: { const: type } }, required: ["type"] },
+      then: {
+        properties: {
+          config: {
+            ...props.config,
+            description: `${STEP_CATALOG[type as keyof typeof STEP_CATALOG].label}: ${STEP_CATALOG[type as keyof typeof STEP_CATALOG].description}`,
+          },
+        },
+      },
+    };
   });
   return {
     type: "object",
     description: "A step. Its config depends on its type.",
     properties: {
       ...common,
-      type: { type: "string", enum: [...STEP_TYPES], description: STEP_TYPES.map((t) => `${t}: ${STEP_CATALOG[t].description}`).join("\n") },
+      type: {
+        type: "string",
+        enum: [...STEP_TYPES],
+        description: STEP_TYPES.map((t) => `${t}: ${STEP_CATALOG[t].description}`).join("\n"),
+      },
       config: { type: "object", description: "Configuration for the step's type." },
     },
     required: ["id", "type"],
@@ -81,10 +106,35 @@ function conditionSchema(): JsonSchema {
   const any = { description: "Any JSON value; templates allowed." };
   const operators = Object.fromEntries(
     CONDITION_OPERATORS.map((op) => {
-      if (op === "exists") return [op, { type: "boolean", description: "true: the value is present and not null." }];
-      if (op === "in") return [op, { type: ["array", "string"], description: "The value equals one of these (or a template yielding an array)." }];
+      if (op === "exists")
+        return [op, { type: "boolean", description: "true: the value is present and not null." }];
+      if (op === "in")
+        return [
+          op,
+          {
+            type: ["array", "string"],
+            description: "The value equals one of these (or a template yielding an array).",
+          },
+        ];
       if (op === "matches") {
-        return [op, { description: "Regex (max 256 chars; no back-references or nested quantifiers).", anyOf: [{ type: "string" }, { type: "object", properties: { pattern: { type: "string" }, flags: { type: "string", pattern: "^[imsu]*$" } }, required: ["pattern"], additionalProperties: false }] }];
+        return [
+          op,
+          {
+            description: "Regex (max 256 chars; no back-references or nested quantifiers).",
+            anyOf: [
+              { type: "string" },
+              {
+                type: "object",
+                properties: {
+                  pattern: { type: "string" },
+                  flags: { type: "string", pattern: "^[imsu]*$" },
+                },
+                required: ["pattern"],
+                additionalProperties: false,
+              },
+            ],
+          },
+        ];
       }
       return [op, any];
     }),
@@ -92,9 +142,28 @@ function conditionSchema(): JsonSchema {
   return {
     description: Condition.description,
     anyOf: [
-      { type: "object", properties: { ref: { type: "string", description: "Path such as steps.check.output.data (no braces)." }, ...operators }, required: ["ref"], additionalProperties: false, maxProperties: 2 },
-      { type: "object", properties: { all: { type: "array", items: self, minItems: 1 } }, required: ["all"], additionalProperties: false },
-      { type: "object", properties: { any: { type: "array", items: self, minItems: 1 } }, required: ["any"], additionalProperties: false },
+      {
+        type: "object",
+        properties: {
+          ref: { type: "string", description: "Path such as steps.check.output.data (no braces)." },
+          ...operators,
+        },
+        required: ["ref"],
+        additionalProperties: false,
+        maxProperties: 2,
+      },
+      {
+        type: "object",
+        properties: { all: { type: "array", items: self, minItems: 1 } },
+        required: ["all"],
+        additionalProperties: false,
+      },
+      {
+        type: "object",
+        properties: { any: { type: "array", items: self, minItems: 1 } },
+        required: ["any"],
+        additionalProperties: false,
+      },
       { type: "object", properties: { not: self }, required: ["not"], additionalProperties: false },
     ],
   };

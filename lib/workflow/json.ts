@@ -9,7 +9,11 @@ export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue
 export type JsonObject = { [key: string]: JsonValue };
 
 /** Keys that must never be followed or written: following them reaches Object.prototype. */
-export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(["__proto__", "prototype", "constructor"]);
+export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set([
+  "__proto__",
+  "prototype",
+  "constructor",
+]);
 
 /** Nesting limit for definitions: generous for real configs, far below any engine's stack limit. */
 export const MAX_JSON_DEPTH = 64;
@@ -41,7 +45,8 @@ export function jsonProblem(value: unknown, maxDepth = MAX_JSON_DEPTH): string |
 
 function problemAt(value: unknown, depth: number, maxDepth: number): string | null {
   if (value === null || typeof value === "string" || typeof value === "boolean") return null;
-  if (typeof value === "number") return Number.isFinite(value) ? null : `${value} is not a JSON number`;
+  if (typeof value === "number")
+    return Number.isFinite(value) ? null : `${value} is not a JSON number`;
   if (depth >= maxDepth) return `nesting deeper than ${maxDepth} levels`;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
@@ -96,12 +101,15 @@ export function canonicalStringify(value: unknown): string {
 function sortedCopy(value: unknown, depth: number): unknown {
   if (value === null || typeof value === "boolean" || typeof value === "string") return value;
   if (typeof value === "number") {
-    if (!Number.isFinite(value)) throw new TypeError(`canonicalStringify: ${value} is not a JSON number`);
+    if (!Number.isFinite(value))
+      throw new TypeError(`canonicalStringify: ${value} is not a JSON number`);
     return value;
   }
   if (depth > 256) throw new TypeError("canonicalStringify: value is nested too deeply");
-  if (Array.isArray(value)) return value.map((item) => (item === undefined ? null : sortedCopy(item, depth + 1)));
-  if (!isPlainObject(value)) throw new TypeError(`canonicalStringify: ${describeType(value)} is not a JSON value`);
+  if (Array.isArray(value))
+    return value.map((item) => (item === undefined ? null : sortedCopy(item, depth + 1)));
+  if (!isPlainObject(value))
+    throw new TypeError(`canonicalStringify: ${describeType(value)} is not a JSON value`);
   // The default sort compares UTF-16 code units, which is the order RFC 8785 asks for.
   const keys = Object.keys(value).sort();
   const out: Record<string, unknown> = {};
@@ -109,7 +117,13 @@ function sortedCopy(value: unknown, depth: number): unknown {
     const member = value[key];
     if (member === undefined) continue;
     // defineProperty keeps a "__proto__" key an ordinary member instead of a prototype write.
-    if (key === "__proto__") Object.defineProperty(out, key, { value: sortedCopy(member, depth + 1), enumerable: true, writable: true, configurable: true });
+    if (key === "__proto__")
+      Object.defineProperty(out, key, {
+        value: sortedCopy(member, depth + 1),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     else out[key] = sortedCopy(member, depth + 1);
   }
   return out;
@@ -120,7 +134,10 @@ export function describeType(value: unknown): string {
   if (value === null) return "null";
   if (value === undefined) return "nothing";
   if (Array.isArray(value)) return "an array";
-  if (typeof value === "object") return isPlainObject(value) ? "an object" : `a ${value.constructor?.name ?? "non-plain"} object`;
+  if (typeof value === "object")
+    return isPlainObject(value)
+      ? "an object"
+      : `a ${value.constructor?.name ?? "non-plain"} object`;
   if (typeof value === "number" && !Number.isFinite(value)) return String(value);
   return `a ${typeof value}`;
 }
@@ -129,7 +146,8 @@ export function describeType(value: unknown): string {
 export function preview(value: unknown, max = 60): string {
   let text: string;
   try {
-    text = typeof value === "string" ? JSON.stringify(value) : JSON.stringify(value) ?? String(value);
+    text =
+      typeof value === "string" ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
   } catch {
     text = describeType(value);
   }
@@ -141,7 +159,10 @@ export function getAtPath(root: unknown, path: ReadonlyArray<string | number>): 
   let current = root;
   for (const segment of path) {
     if (current === null || typeof current !== "object") return undefined;
-    current = Array.isArray(current) && typeof segment === "number" ? current[segment] : getOwn(current, String(segment));
+    current =
+      Array.isArray(current) && typeof segment === "number"
+        ? current[segment]
+        : getOwn(current, String(segment));
   }
   return current;
 }
@@ -159,7 +180,12 @@ export interface InputShape {
  * copied only for `__proto__` hits, which keeps the walk allocation-free on normal input.
  */
 export function inspectInput(root: unknown, maxDepth: number, maxNodes: number): InputShape {
-  const state = { nodes: 0, depthExceeded: false, nodesExceeded: false, protoKeyPaths: [] as Array<Array<string | number>> };
+  const state = {
+    nodes: 0,
+    depthExceeded: false,
+    nodesExceeded: false,
+    protoKeyPaths: [] as Array<Array<string | number>>,
+  };
   const path: Array<string | number> = [];
   const visit = (value: unknown, depth: number): boolean => {
     state.nodes += 1;
@@ -177,14 +203,21 @@ export function inspectInput(root: unknown, maxDepth: number, maxNodes: number):
     }
     for (const key of Object.keys(value)) {
       path.push(key);
-      const ok = key === "__proto__" ? (state.protoKeyPaths.push([...path]), true) : visit((value as Record<string, unknown>)[key], depth + 1);
+      const ok =
+        key === "__proto__"
+          ? (state.protoKeyPaths.push([...path]), true)
+          : visit((value as Record<string, unknown>)[key], depth + 1);
       path.pop();
       if (!ok) return false;
     }
     return true;
   };
   visit(root, 0);
-  return { depthExceeded: state.depthExceeded, nodesExceeded: state.nodesExceeded, protoKeyPaths: state.protoKeyPaths };
+  return {
+    depthExceeded: state.depthExceeded,
+    nodesExceeded: state.nodesExceeded,
+    protoKeyPaths: state.protoKeyPaths,
+  };
 }
 
 /** Levenshtein distance, used for "did you mean" hints on short identifiers. */

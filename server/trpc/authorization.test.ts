@@ -10,6 +10,10 @@ import { ROLES, hasRole, type Role } from "@/lib/schemas/roles";
 import { createWorkspaceFixture, makeCtx, type WorkspaceFixture } from "../testing/harness";
 import { createApiToken } from "../services/api-tokens/create-api-token";
 import { createInvitation } from "../services/invitations/create-invitation";
+import { createWorkflow } from "../services/workflows/create-workflow";
+import { listVersions } from "../services/workflows/list-versions";
+import { publishWorkflow } from "../services/workflows/publish-workflow";
+import { saveDraft } from "../services/workflows/save-draft";
 import { appRouter, createCaller } from "./root";
 
 type Access = "public" | "authed" | Role;
@@ -20,6 +24,29 @@ interface Case {
   /** Builds an input naming a resource of ANOTHER workspace; must never succeed. */
   foreign?: (other: WorkspaceFixture) => Promise<unknown> | unknown;
 }
+
+/** A workflow in the fixture's workspace, with two versions (the second differs). */
+async function wf(fx: WorkspaceFixture) {
+  const w = await createWorkflow({ ctx: fx.ctx("owner"), input: { name: `W ${Math.random()}` } });
+  return w.id;
+}
+async function wfWithVersions(fx: WorkspaceFixture) {
+  const workflowId = await wf(fx);
+  const def = {
+    schemaVersion: 1,
+    name: "V",
+    steps: [{ id: "s", type: "transform", config: { value: 1 } }],
+  };
+  await saveDraft({ ctx: fx.ctx("owner"), input: { workflowId, definition: def } });
+  await publishWorkflow({ ctx: fx.ctx("owner"), input: { workflowId } });
+  const versions = await listVersions({ ctx: fx.ctx("owner"), input: { workflowId } });
+  return { workflowId, newest: versions[0]!.id, oldest: versions[versions.length - 1]!.id };
+}
+const WF_DEF = {
+  schemaVersion: 1,
+  name: "Imported",
+  steps: [{ id: "s", type: "transform", config: { value: 2 } }],
+};
 
 const CASES: Record<string, Case> = {
   "auth.signUp": {
@@ -90,6 +117,98 @@ const CASES: Record<string, Case> = {
     }),
   },
   "invitation.accept": { access: "authed", input: () => ({ token: "inv_does-not-exist-000000" }) },
+  "workflow.starters": { access: "viewer" },
+  "workflow.list": { access: "viewer" },
+  "workflow.get": {
+    access: "viewer",
+    input: async (fx) => ({ workflowId: await wf(fx) }),
+    foreign: async (o) => ({ workflowId: await wf(o) }),
+  },
+  "workflow.create": { access: "editor", input: () => ({ name: "New" }) },
+  "workflow.update": {
+    access: "editor",
+    input: async (fx) => ({ workflowId: await wf(fx), name: "Renamed" }),
+    foreign: async (o) => ({ workflowId: await wf(o), name: "Hijack" }),
+  },
+  "workflow.duplicate": {
+    access: "editor",
+    input: async (fx) => ({ workflowId: await wf(fx) }),
+    foreign: async (o) => ({ workflowId: await wf(o) }),
+  },
+  "workflow.delete": {
+    access: "editor",
+    input: async (fx) => {
+      const w = await createWorkflow({ ctx: fx.ctx("owner"), input: { name: "Doomed" } });
+      return { workflowId: w.id, confirmName: "Doomed" };
+    },
+    foreign: async (o) => {
+      const w = await createWorkflow({ ctx: o.ctx("owner"), input: { name: "Theirs" } });
+      return { workflowId: w.id, confirmName: "Theirs" };
+    },
+  },
+  "workflow.saveDraft": {
+    access: "editor",
+    input: async (fx) => ({ workflowId: await wf(fx), definition: WF_DEF }),
+    foreign: async (o) => ({ workflowId: await wf(o), definition: WF_DEF }),
+  },
+  "workflow.saveLayout": {
+    access: "editor",
+    input: async (fx) => ({ workflowId: await wf(fx), layout: { positions: {} } }),
+    foreign: async (o) => ({ workflowId: await wf(o), layout: {} }),
+  },
+  "workflow.publish": {
+    access: "editor",
+    input: async (fx) => ({ workflowId: await wf(fx) }),
+    foreign: async (o) => ({ workflowId: await wf(o) }),
+  },
+  "workflow.versions": {
+    access: "viewer",
+    input: async (fx) => ({ workflowId: await wf(fx) }),
+    foreign: async (o) => ({ workflowId: await wf(o) }),
+  },
+  "workflow.version": {
+    access: "viewer",
+    input: async (fx) => {
+      const v = await wfWithVersions(fx);
+      return { workflowId: v.workflowId, versionId: v.newest };
+    },
+    foreign: async (o) => {
+      const v = await wfWithVersions(o);
+      return { workflowId: v.workflowId, versionId: v.newest };
+    },
+  },
+  "workflow.compare": {
+    access: "viewer",
+    input: async (fx) => {
+      const v = await wfWithVersions(fx);
+      return { workflowId: v.workflowId, from: v.oldest, to: v.newest };
+    },
+    foreign: async (o) => {
+      const v = await wfWithVersions(o);
+      return { workflowId: v.workflowId, from: v.oldest, to: v.newest };
+    },
+  },
+  "workflow.rollback": {
+    access: "editor",
+    input: async (fx) => {
+      const v = await wfWithVersions(fx);
+      return { workflowId: v.workflowId, versionId: v.oldest };
+    },
+    foreign: async (o) => {
+      const v = await wfWithVersions(o);
+      return { workflowId: v.workflowId, versionId: v.oldest };
+    },
+  },
+  "workflow.import": {
+    access: "editor",
+    input: () => ({ content: JSON.stringify(WF_DEF) }),
+    foreign: async (o) => ({ workflowId: await wf(o), content: JSON.stringify(WF_DEF) }),
+  },
+  "workflow.export": {
+    access: "viewer",
+    input: async (fx) => ({ workflowId: await wf(fx) }),
+    foreign: async (o) => ({ workflowId: await wf(o) }),
+  },
   "apiToken.list": { access: "admin" },
   "apiToken.create": { access: "admin", input: () => ({ name: "t", role: "viewer" }) },
   "apiToken.revoke": {

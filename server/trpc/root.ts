@@ -3,6 +3,7 @@ import { authRouter } from "./routers/auth";
 import { invitationRouter } from "./routers/invitation";
 import { meRouter } from "./routers/me";
 import { memberRouter } from "./routers/member";
+import { workflowRouter } from "./routers/workflow";
 import { workspaceRouter } from "./routers/workspace";
 import { createCallerFactory, router } from "./init";
 
@@ -13,6 +14,7 @@ export const appRouter = router({
   member: memberRouter,
   invitation: invitationRouter,
   apiToken: apiTokenRouter,
+  workflow: workflowRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,19 +1,29 @@
 import type { Metadata } from "next";
+import Link from "next/link";
 import { PageHead } from "@/components/shell/page-head";
-import { EmptyState } from "@/components/ui/states";
+import { WorkflowList } from "@/components/workflows/workflow-list";
+import { requirePageContext } from "@/server/page-context";
+import { hasRole } from "@/lib/schemas/roles";
 
 export const metadata: Metadata = { title: "Workflows" };
 
-export default function WorkflowsPage() {
+export default async function WorkflowsPage() {
+  const ctx = await requirePageContext("/workflows");
+  const canEdit = ctx.workspace ? hasRole(ctx.workspace.role, "editor") : false;
   return (
     <div className="page">
       <PageHead
         title="Workflows"
         description="Multi-step automations with approvals, retries and version history."
+        actions={
+          canEdit ? (
+            <Link className="btn btn-primary" href="/workflows/new">
+              New workflow
+            </Link>
+          ) : null
+        }
       />
-      <div className="card">
-        <EmptyState title="No workflows yet">Workflows you create will be listed here.</EmptyState>
-      </div>
+      <WorkflowList />
     </div>
   );
 }

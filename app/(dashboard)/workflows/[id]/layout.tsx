@@ -1,0 +1,22 @@
+import type { ReactNode } from "react";
+import { WorkflowHeader } from "@/components/workflows/workflow-header";
+import { HydrateClient, prefetch, trpc } from "@/server/trpc/rsc";
+
+export default async function WorkflowLayout({
+  children,
+  params,
+}: {
+  children: ReactNode;
+  params: Promise<{ id: string }>;
+}) {
+  const { id } = await params;
+  prefetch(trpc.workflow.get.queryOptions({ workflowId: id }));
+  return (
+    <HydrateClient>
+      <div className="page">
+        <WorkflowHeader workflowId={id} />
+        {children}
+      </div>
+    </HydrateClient>
+  );
+}

@@ -1,0 +1,204 @@
+"use client";
+import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useDeferredValue, useState } from "react";
+import { useRole } from "@/components/shell/role-context";
+import { EmptyState, ErrorState, LoadingRows } from "@/components/ui/states";
+import { RelativeTime } from "@/components/ui/time";
+import { useToast } from "@/components/ui/toast";
+import { useTRPC } from "@/lib/trpc/client";
+import { WorkflowStatusBadges } from "./workflow-status-badge";
+
+type StatusFilter = "all" | "published" | "draft_only" | "unpublished_changes";
+
+export function WorkflowList() {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const toast = useToast();
+  const router = useRouter();
+  const { can } = useRole();
+  const [search, setSearch] = useState("");
+  const [status, setStatus] = useState<StatusFilter>("all");
+  const [enabled, setEnabled] = useState<"" | "true" | "false">("");
+  const deferredSearch = useDeferredValue(search);
+  const input = {
+    search: deferredSearch || undefined,
+    status,
+    enabled: enabled === "" ? undefined : enabled === "true",
+    limit: 50,
+  };
+  const list = useInfiniteQuery(
+    trpc.workflow.list.infiniteQueryOptions(input, {
+      getNextPageParam: (last) => last.nextCursor ?? undefined,
+      initialCursor: undefined,
+    }),
+  );
+  const toggle = useMutation(
+    trpc.workflow.update.mutationOptions({
+      onSuccess: (wf) => {
+        toast(`${wf.name} ${wf.isEnabled ? "enabled" : "disabled"}`);
+        void qc.invalidateQueries({ queryKey: trpc.workflow.list.infiniteQueryKey() });
+      },
+      onError: (e) => toast(e.message, "error"),
+    }),
+  );
+  const items = list.data?.pages.flatMap((p) => p.items) ?? [];
+  const filtered = Boolean(deferredSearch) || status !== "all" || enabled !== "";
+
+  return (
+    <section className="card" aria-label="Workflows">
+      <div className="card-head" role="search">
+        <div className="row grow">
+          <label htmlFor="wf-search" className="sr-only">
+            Search workflows
+          </label>
+          <input
+            id="wf-search"
+            type="search"
+            placeholder="Search by name, slug or description"
+            value={search}
+            onChange={(e) => setSearch(e.target.value)}
+            style={{ maxWidth: 340 }}
+          />
+          <label htmlFor="wf-status" className="sr-only">
+            Status
+          </label>
+          <select
+            id="wf-status"
+            value={status}
+            onChange={(e) => setStatus(e.target.value as StatusFilter)}
+            style={{ width: 200 }}
+          >
+            <option value="all">All statuses</option>
+            <option value="published">Published</option>
+            <option value="draft_only">Draft only</option>
+            <option value="unpublished_changes">Unpublished changes</option>
+          </select>
+          <label htmlFor="wf-enabled" className="sr-only">
+            Enabled
+          </label>
+          <select
+            id="wf-enabled"
+            value={enabled}
+            onChange={(e) => setEnabled(e.target.value as "" | "true" | "false")}
+            style={{ width: 150 }}
+          >
+            <option value="">Enabled or not</option>
+            <option value="true">Enabled</option>
+            <option value="false">Disabled</option>
+          </select>
+        </div>
+        {list.isFetching && !list.isPending ? (
+          <span className="spinner" aria-label="Refreshing" />
+        ) : null}
+      </div>
+      {list.isPending ? (
+        <LoadingRows rows={4} label="Loading workflows" />
+      ) : list.error ? (
+        <ErrorState message={list.error.message} onRetry={() => list.refetch()} />
+      ) : items.length === 0 ? (
+        filtered ? (
+          <EmptyState title="No matching workflows">Try another search or filter.</EmptyState>
+        ) : (
+          <EmptyState
+            title="No workflows yet"
+            action={
+              can("editor") ? (
+                <Link className="btn btn-primary" href="/workflows/new">
+                  Create your first workflow
+                </Link>
+              ) : undefined
+            }
+          >
+            Workflows are multi-step automations with approvals, retries and version history.
+          </EmptyState>
+        )
+      ) : (
+        <>
+          <table className="table">
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Status</th>
+                <th>Steps</th>
+                <th>Last published</th>
+                <th>Updated</th>
+                <th>Enabled</th>
+              </tr>
+            </thead>
+            <tbody>
+              {items.map((wf) => (
+                <tr
+                  key={wf.id}
+                  className="clickable"
+                  onClick={(e) => {
+                    if (!(e.target as HTMLElement).closest("a,button,input,label"))
+                      router.push(`/workflows/${wf.id}`);
+                  }}
+                >
+                  <td>
+                    <Link href={`/workflows/${wf.id}`} style={{ fontWeight: 600 }}>
+                      {wf.name}
+                    </Link>
+                    <div className="faint small mono">{wf.slug}</div>
+                    {wf.tags.length ? (
+                      <div className="row" style={{ gap: 4, marginTop: 2 }}>
+                        {wf.tags.map((t) => (
+                          <span key={t} className="badge">
+                            {t}
+                          </span>
+                        ))}
+                      </div>
+                    ) : null}
+                  </td>
+                  <td>
+                    <WorkflowStatusBadges
+                      currentVersion={wf.currentVersion}
+                      hasDraftChanges={wf.hasDraftChanges}
+                      isEnabled={wf.isEnabled}
+                    />
+                  </td>
+                  <td>{wf.stepCount}</td>
+                  <td>
+                    <RelativeTime date={wf.publishedAt} />
+                  </td>
+                  <td>
+                    <RelativeTime date={wf.updatedAt} />
+                  </td>
+                  <td>
+                    <label className="switch">
+                      <input
+                        type="checkbox"
+                        role="switch"
+                        aria-label={`${wf.name} enabled`}
+                        checked={wf.isEnabled}
+                        disabled={!can("editor") || toggle.isPending}
+                        onChange={(e) =>
+                          toggle.mutate({ workflowId: wf.id, isEnabled: e.target.checked })
+                        }
+                      />
+                      <span aria-hidden />
+                    </label>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {list.hasNextPage ? (
+            <div className="card-body" style={{ textAlign: "center" }}>
+              <button
+                type="button"
+                className="btn"
+                onClick={() => list.fetchNextPage()}
+                disabled={list.isFetchingNextPage}
+              >
+                {list.isFetchingNextPage ? "Loading…" : "Load more"}
+              </button>
+            </div>
+          ) : null}
+        </>
+      )}
+    </section>
+  );
+}

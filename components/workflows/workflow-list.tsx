@@ -34,11 +34,20 @@ export function WorkflowList() {
       initialCursor: undefined,
     }),
   );
+  // Optimistic switch state while the change is saved.
+  const [optimistic, setOptimistic] = useState<Record<string, boolean>>({});
   const toggle = useMutation(
     trpc.workflow.update.mutationOptions({
-      onSuccess: (wf) => {
+      onMutate: (v) => setOptimistic((o) => ({ ...o, [v.workflowId]: Boolean(v.isEnabled) })),
+      onSettled: (_d, _e, v) =>
+        setOptimistic((o) => {
+          const { [v.workflowId]: _, ...rest } = o;
+          return rest;
+        }),
+      // Awaited, so the optimistic state is dropped only once the list shows the new value.
+      onSuccess: async (wf) => {
         toast(`${wf.name} ${wf.isEnabled ? "enabled" : "disabled"}`);
-        void qc.invalidateQueries({ queryKey: trpc.workflow.list.infiniteQueryKey() });
+        await qc.invalidateQueries({ queryKey: trpc.workflow.list.infiniteQueryKey() });
       },
       onError: (e) => toast(e.message, "error"),
     }),
@@ -172,7 +181,7 @@ export function WorkflowList() {
                         type="checkbox"
                         role="switch"
                         aria-label={`${wf.name} enabled`}
-                        checked={wf.isEnabled}
+                        checked={optimistic[wf.id] ?? wf.isEnabled}
                         disabled={!can("editor") || toggle.isPending}
                         onChange={(e) =>
                           toggle.mutate({ workflowId: wf.id, isEnabled: e.target.checked })

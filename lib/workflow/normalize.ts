@@ -71,12 +71,10 @@ export function effectiveEdges(
     const types = new Map(steps.map((s) => [s.id, s.type]));
     return edges.map((e) => ({ ...e, port: e.port ?? defaultPortOf(types.get(e.from) ?? "") }));
   }
-  return steps
-    .slice(1)
-    .map((step, i) => ({
-      from: steps[i]!.id,
-      to: step.id,
-      port: defaultPortOf(steps[i]!.type),
-      onFailure: "skip" as const,
-    }));
+  return steps.slice(1).map((step, i) => ({
+    from: steps[i]!.id,
+    to: step.id,
+    port: defaultPortOf(steps[i]!.type),
+    onFailure: "skip" as const,
+  }));
 }

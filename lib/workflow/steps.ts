@@ -556,11 +556,9 @@ export const PatchOperation = z
     }),
   );
 
-const RawTemplate = z
-  .string()
-  .regex(/^\{\{[^{}]*\}\}$/, {
-    message: 'Write a single template such as "{{ steps.plan.output.data }}", or a literal value.',
-  });
+const RawTemplate = z.string().regex(/^\{\{[^{}]*\}\}$/, {
+  message: 'Write a single template such as "{{ steps.plan.output.data }}", or a literal value.',
+});
 
 export const ProposeChangeConfig = z
   .strictObject({
@@ -591,11 +589,9 @@ export const EDGE_FAILURE_POLICIES = ["skip", "continue", "fail_run"] as const;
 export const EdgeFailurePolicy = z.enum(EDGE_FAILURE_POLICIES);
 export type EdgeFailurePolicy = z.infer<typeof EdgeFailurePolicy>;
 
-export const PortName = z
-  .string()
-  .regex(/^[a-z][a-z_]*$/, {
-    message: "Ports are lower-case names such as success, error, true, approved.",
-  });
+export const PortName = z.string().regex(/^[a-z][a-z_]*$/, {
+  message: "Ports are lower-case names such as success, error, true, approved.",
+});
 
 export const Edge = z.strictObject({
   from: StepId.describe("Source step id."),

@@ -1,0 +1,68 @@
+import { expect, type Page } from "@playwright/test";
+
+export class WorkflowsPage {
+  constructor(private readonly page: Page) {}
+
+  async goto() {
+    await this.page.goto("/workflows");
+    await expect(this.page.getByRole("heading", { name: "Workflows", exact: true })).toBeVisible();
+  }
+
+  async create(name: string, template: string) {
+    await this.page.goto("/workflows/new");
+    await this.page.getByLabel("Name").fill(name);
+    await this.page.getByRole("radio", { name: new RegExp(template) }).check();
+    await this.page.getByRole("button", { name: "Create workflow" }).click();
+    await expect(this.page).toHaveURL(/\/workflows\/wf_[a-z0-9]+\/edit/);
+    return this.page.url().match(/\/workflows\/(wf_[a-z0-9]+)/)![1]!;
+  }
+
+  row(name: string) {
+    return this.page.getByRole("row").filter({ hasText: name });
+  }
+}
+
+export class DefinitionEditor {
+  constructor(private readonly page: Page) {}
+
+  editor() {
+    return this.page.getByTestId("json-editor");
+  }
+
+  async waitLoaded() {
+    await expect(this.editor().locator(".monaco-editor")).toBeVisible();
+  }
+
+  /**
+   * Replaces the whole document the way a user pastes it: select all, paste from the clipboard
+   * (typed text would be changed by Monaco's auto-closing brackets and auto-indent).
+   */
+  async replaceText(text: string) {
+    await this.page.context().grantPermissions(["clipboard-read", "clipboard-write"]);
+    await this.page.evaluate((t) => navigator.clipboard.writeText(t), text);
+    await this.editor().locator(".monaco-editor .view-lines").click();
+    await this.page.keyboard.press("ControlOrMeta+A");
+    await this.page.keyboard.press("ControlOrMeta+V");
+  }
+
+  problems() {
+    return this.page.getByRole("region", { name: "Problems" });
+  }
+
+  async expectSaved() {
+    await expect(
+      this.page.getByRole("status").filter({ hasText: "All changes saved" }),
+    ).toBeVisible();
+  }
+
+  async publish(bump: "patch" | "minor" | "major" = "patch") {
+    await this.page.getByRole("button", { name: "Publish…" }).click();
+    const dialog = this.page.getByRole("dialog", { name: "Publish a new version" });
+    await dialog
+      .getByRole("radio", { name: new RegExp(`^${bump}`) })
+      .check()
+      .catch(() => undefined);
+    await dialog.getByRole("button", { name: /^Publish v/ }).click();
+    await expect(dialog).toBeHidden();
+  }
+}

@@ -15,7 +15,10 @@
  *   grandchildren are skipped, never run. Roots (no incoming edge) always count as taken.
  * - An edge is taken when its source completed on the edge's port; when the source failed, an
  *   `error`-port edge or an `onFailure: "continue"` edge is taken (the target sees the source
- *   output as null) and the failure counts as handled; `skip` edges are not taken.
+ *   output as null) and the failure counts as handled. A failed source on a `skip` edge (the
+ *   default) skips the target outright, even if another incoming edge was taken: nothing
+ *   consumes a failed input unless an edge says so. Its further descendants are then skipped
+ *   like any untaken branch (a join still runs if another of its edges was taken).
  * - A step also waits for the steps its `when` references (they need not be edges).
  * - At most `maxParallel` steps run at once; ready steps start in topological, then array, order.
  * - The run stops at once (first event wins, by completion order) when: a `return` step
@@ -151,7 +154,7 @@ export function applyOutcome(state: RunState, stepId: string, outcome: StepOutco
       if (!active) throw new RunStateError(`Step "${stepId}" cannot complete: it is ${current.status}.`);
       const port = outcome.port ?? defaultPort(current.type);
       assertPort(stepId, current.type, port);
-      return withStep(state, stepId, { ...current, ...end, status: "completed", port, output: outcome.output ?? null });
+      return withStep(state, stepId, { ...current, ...end, status: "completed", ...(port !== undefined ? { port } : {}), output: outcome.output ?? null });
     }
     case "failed":
       if (!active) throw new RunStateError(`Step "${stepId}" cannot fail: it is ${current.status}.`);
@@ -171,14 +174,16 @@ export function abortRun(state: RunState, status: "cancelled" | "timed_out", rea
   return { ...state, abort: { status, reason, seq: state.seq }, seq: state.seq + 1 };
 }
 
-function defaultPort(type: string): string {
-  return isStepType(type) ? (STEP_CATALOG[type].defaultPort ?? "success") : "success";
+/** The port a completion uses when none is given; `return` steps have none (they end the run). */
+function defaultPort(type: string): string | undefined {
+  if (!isStepType(type)) return "success";
+  return STEP_CATALOG[type].defaultPort ?? undefined;
 }
 
-function assertPort(stepId: string, type: string, port: string): void {
+function assertPort(stepId: string, type: string, port: string | undefined): void {
   if (!isStepType(type)) return;
   const ports = STEP_CATALOG[type].ports;
-  if (!ports.includes(port)) {
+  if (port === undefined ? ports.length > 0 : !ports.includes(port)) {
     throw new RunStateError(`Step "${stepId}" (${type}) completed on port "${port}", but its ports are ${ports.length ? ports.join(", ") : "none"}.`);
   }
 }
@@ -203,6 +208,15 @@ export function isEdgeTaken(edge: GraphEdge, source: StepRunState): boolean {
     default:
       return false;
   }
+}
+
+/**
+ * `onFailure: "skip"` (the default) means "the target is skipped if this source failed" — even when
+ * another incoming edge was taken, so nothing consumes a failed input unless an edge says
+ * `continue`. (An untaken branch, by contrast, only makes its edge not taken.)
+ */
+export function isFailureVeto(edge: GraphEdge, source: StepRunState): boolean {
+  return source.status === "failed" && edge.port !== ERROR_PORT && edge.onFailure === "skip";
 }
 
 /** A failed step's failure is handled when it has an error edge or a continue edge. */
@@ -285,11 +299,10 @@ type Decision = { kind: "wait" } | { kind: "ready" } | { kind: "skip"; reason: S
 function decide(graph: WorkflowGraph, id: string, effective: ReadonlyMap<string, StepRunState>): Decision {
   const incoming = graph.incoming.get(id) ?? [];
   if (incoming.some((e) => !isTerminalStep(effective.get(e.from)!))) return { kind: "wait" };
+  const vetoes = incoming.filter((e) => isFailureVeto(e, effective.get(e.from)!)).map((e) => e.from);
+  if (vetoes.length > 0) return { kind: "skip", reason: "upstream_failed", detail: `${quoteList([...new Set(vetoes)])} failed (onFailure "skip")` };
   if (incoming.length > 0 && !incoming.some((e) => isEdgeTaken(e, effective.get(e.from)!))) {
-    const failed = incoming.filter((e) => effective.get(e.from)!.status === "failed").map((e) => e.from);
-    return failed.length > 0
-      ? { kind: "skip", reason: "upstream_failed", detail: `${quoteList(failed)} failed and no incoming edge handles it` }
-      : { kind: "skip", reason: "branch_not_taken", detail: `no incoming edge was taken (${incoming.map((e) => describeEdge(e, effective.get(e.from)!)).join("; ")})` };
+    return { kind: "skip", reason: "branch_not_taken", detail: `no incoming edge was taken (${incoming.map((e) => describeEdge(e, effective.get(e.from)!)).join("; ")})` };
   }
   const deps = graph.whenDeps.get(id) ?? [];
   if (deps.some((dep) => !isTerminalStep(effective.get(dep)!))) return { kind: "wait" };

@@ -139,7 +139,7 @@ function outcomeFor(
   const step = graph.nodes.get(id)!.step;
   const scripted = Object.prototype.hasOwnProperty.call(script, id) ? script[id] : undefined;
   const ctx = contextForStep(graph, state, id, base);
-  if (step.type === "loop" && !isFlatOutcome(scripted)) return runLoop(step, scripted, ctx, prefix + id, log);
+  if (step.type === "loop" && !isFlatOutcome(scripted)) return runLoop(step, scripted, ctx, prefix + id, log, graph.maxParallel);
   if (scripted !== undefined) return fromScript(step.type, scripted as FlatOutcome);
   return defaultOutcome(step, ctx);
 }
@@ -180,6 +180,7 @@ function runLoop(
   ctx: TemplateContext,
   label: string,
   log: { executed: string[]; skipped: string[]; cancelled: string[]; failed: string[] },
+  maxParallel: number,
 ): StepOutcome {
   const config = isPlainObject(step.config) ? step.config : {};
   const body = isPlainObject(config.body) ? (config.body as unknown as GraphSource<SimStep>) : null;
@@ -187,7 +188,8 @@ function runLoop(
   const resolved = resolveTemplate(config.items, ctx);
   const items: unknown[] = Array.isArray(resolved) ? resolved : Array.from({ length: iterations?.length ?? 0 }, (_, i) => i);
   if (!body) return { kind: "completed", port: "done", output: envelope("loop", items.map(() => null)) };
-  const graph = buildRunnableGraph<SimStep>({ steps: body.steps, edges: body.edges, constraints: { maxParallel: 1 } });
+  // Body steps count against the run's maxParallel like any other step; iterations run one by one here.
+  const graph = buildRunnableGraph<SimStep>({ steps: body.steps, edges: body.edges, constraints: { maxParallel } });
   const results: IterationResult[] = [];
   for (let index = 0; index < items.length; index++) {
     const run = runGraph(graph, iterations?.[index] ?? {}, { ...ctx, loop: { item: items[index], index } }, `${label}[${index}].`);

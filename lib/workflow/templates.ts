@@ -185,7 +185,8 @@ function parseSegments(text: string, start: number, offset: number): PathSegment
       segment = parsed.segment;
       i = parsed.next;
     } else {
-      throw pathError(text, i, offset, ch === " " ? "paths cannot contain spaces (use [\"key with spaces\"])" : `unexpected "${ch}" (paths only: no operators, calls or filters)`);
+      const hint = ch === " " ? '; write ["key with spaces"] for keys with spaces' : "";
+      throw pathError(text, i, offset, `unexpected "${ch}" (templates hold paths only: no operators, calls or filters${hint})`);
     }
     if (typeof segment === "string" && FORBIDDEN_KEYS.has(segment)) {
       throw pathError(text, i, offset, `the segment "${segment}" is not allowed`);

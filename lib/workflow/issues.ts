@@ -4,6 +4,7 @@
  */
 import type { z } from "zod";
 import { didYouMean, describeType, getAtPath, isPlainObject, preview } from "./json";
+import { VALUE_REQUIRED_MESSAGE } from "./primitives";
 import { isStepType, STEP_TYPES } from "./steps";
 
 export const ISSUE_CODES = [
@@ -202,7 +203,7 @@ export function fromZodIssue(issue: ZodIssue, raw: unknown, allowedKeys: Allowed
     return [makeIssue("INVALID_STEP_ID", `${located.subject}: invalid id ${preview(value)}: ${issue.message}`, path, extra)];
   }
 
-  const missing = value === undefined && (issue.code === "invalid_type" || issue.code === "invalid_union" || custom === "MISSING_FIELD");
+  const missing = value === undefined && (issue.code === "invalid_type" || issue.code === "invalid_union" || issue.message === VALUE_REQUIRED_MESSAGE);
   const code = inConfig ? "INVALID_STEP_CONFIG" : missing ? "MISSING_FIELD" : issue.code === "invalid_type" || custom === "INVALID_TYPE" ? "INVALID_TYPE" : "INVALID_VALUE";
   const text = missing ? `${located.subject}: ${located.field || "a value"} is required` : `${where(located)}: ${describeProblem(issue, value)}`;
   return [makeIssue(code, text.endsWith(".") ? text : `${text}.`, path, extra)];

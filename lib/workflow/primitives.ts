@@ -25,11 +25,14 @@ export const StepId = z
   .regex(STEP_ID_PATTERN, { message: "Step ids start with a lower-case letter and contain only a-z, 0-9 and _ (e.g. fetch_orders)." })
   .describe("Unique step id: lower-case letter, then a-z, 0-9, _ (max 64). Referenced as steps.<id>.output.");
 
+export const VALUE_REQUIRED_MESSAGE = "A value is required here.";
+
 /** Any JSON value; strings inside may hold `{{ }}` templates. One check per field keeps parsing cheap. */
 export function jsonValue(description: string) {
   const schema = z
     .custom<JsonValue>((value) => value !== undefined && jsonProblem(value) === null, {
-      error: (issue) => (issue.input === undefined ? "A value is required here." : `Not a JSON value: ${jsonProblem(issue.input) ?? "invalid"}.`),
+      params: { code: "INVALID_TYPE" },
+      error: (issue) => (issue.input === undefined ? VALUE_REQUIRED_MESSAGE : `Not a JSON value: ${jsonProblem(issue.input) ?? "invalid"}.`),
     })
     .describe(description);
   return withJsonSchema(schema, { description });

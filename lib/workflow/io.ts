@@ -4,7 +4,7 @@
  * keys are errors, and aliases are capped so a "billion laughs" document cannot expand.
  */
 import { parseDocument, stringify } from "yaml";
-import { isPlainObject, isJsonValue } from "./json";
+import { isJsonValue, isPlainObject, jsonProblem } from "./json";
 import { validateDefinition, type ValidateOptions, type ValidationResult } from "./validate";
 
 export const DEFINITION_FORMATS = ["json", "yaml"] as const;
@@ -51,7 +51,7 @@ function parseJsonText(text: string): ParseTextResult {
 }
 
 function parseYamlText(text: string): ParseTextResult {
-  const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false, version: "1.2", schema: "core", strict: true });
+  const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: true, version: "1.2", schema: "core", strict: true });
   const error = doc.errors[0] ?? doc.warnings.find((w) => w.code === "TAG_RESOLVE_FAILED");
   if (error) {
     const pos = error.linePos?.[0];
@@ -61,9 +61,9 @@ function parseYamlText(text: string): ParseTextResult {
   }
   try {
     const value = doc.toJS({ maxAliasCount: 100 }) as unknown;
-    if (value !== null && value !== undefined && !isJsonValue(value)) {
-      return { ok: false, format: "yaml", error: { code: "INVALID_YAML", message: "Invalid YAML: the document contains values JSON cannot hold (e.g. binary data or non-string keys)." } };
-    }
+    // `__proto__` keys pass here (as own data members) so the validator reports them like JSON's.
+    const problem = value === null || value === undefined ? null : jsonProblem(value, 512, true);
+    if (problem) return { ok: false, format: "yaml", error: { code: "INVALID_YAML", message: `Invalid YAML: the document is not plain JSON data (${problem}).` } };
     return { ok: true, format: "yaml", value };
   } catch (caught) {
     return { ok: false, format: "yaml", error: { code: "INVALID_YAML", message: `Invalid YAML: ${(caught as Error).message}` } };

@@ -327,3 +327,20 @@ export function defaultPortOf(type: string): string {
 
 export const SIDE_EFFECT_STEP_TYPES: readonly StepType[] = STEP_TYPES.filter((t) => STEP_CATALOG[t].sideEffect);
 export const WAITING_STEP_TYPES: readonly StepType[] = STEP_TYPES.filter((t) => STEP_CATALOG[t].waits);
+
+/** A config field's `.describe()` text, looking through optional/default wrappers (for hover docs). */
+export function fieldDescription(schema: z.ZodType): string | undefined {
+  let current: z.ZodType | undefined = schema;
+  for (let depth = 0; current && depth < 10; depth++) {
+    if (current.description) return current.description;
+    const inner: unknown = (current as { _zod: { def: { innerType?: unknown } } })._zod.def.innerType;
+    current = inner as z.ZodType | undefined;
+  }
+  return undefined;
+}
+
+/** Field name → description for a step type's config (the inspector's hover docs). */
+export function configFieldDocs(type: StepType): Record<string, string> {
+  const shape = (STEP_CATALOG[type].config as z.ZodObject).shape as Record<string, z.ZodType>;
+  return Object.fromEntries(Object.entries(shape).map(([key, field]) => [key, fieldDescription(field) ?? ""]));
+}

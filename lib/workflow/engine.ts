@@ -333,7 +333,8 @@ function haltActions(graph: WorkflowGraph, state: RunState, halt: Halt): NextAct
       const pendingAfterReturn = returned && getStepState(state, id).status === "pending";
       return { stepId: id, status: pendingAfterReturn ? ("skipped" as const) : ("cancelled" as const), reason: "run_ended" };
     });
-  const unhandled = unhandledFailures(graph, state);
+  // Only failures before the halt count: steps failing while being stopped do not change the verdict.
+  const unhandled = unhandledFailures(graph, state).filter((id) => (getStepState(state, id).endSeq ?? 0) < halt.seq);
   const status = returned && unhandled.length > 0 ? "failed" : halt.status;
   const verdict: RunVerdict = {
     status,

@@ -169,7 +169,7 @@ export function applyOutcome(state: RunState, stepId: string, outcome: StepOutco
 }
 
 /** External stop (cancel request honoured, run deadline): nextActions then cancels everything left. */
-export function abortRun(state: RunState, status: "cancelled" | "timed_out", reason = status): RunState {
+export function abortRun(state: RunState, status: "cancelled" | "timed_out", reason: string = status): RunState {
   if (state.abort) return state;
   return { ...state, abort: { status, reason, seq: state.seq }, seq: state.seq + 1 };
 }

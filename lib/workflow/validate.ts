@@ -5,7 +5,6 @@
  * elsewhere. See docs/workflow-language.md for the rules and the issue codes.
  */
 import { portsOf, STEP_CATALOG } from "./catalog";
-import { conditionRefs } from "./conditions";
 import { MAX_STEPS_HARD_CAP, DEFAULT_MAX_STEPS, WorkflowDefinition } from "./definition";
 import { computeAncestry, findCycles, buildGraph, unreachableSteps, type Ancestry, type WorkflowGraph, type GraphEdgeLike } from "./graph";
 import {
@@ -23,7 +22,8 @@ import { StepId } from "./primitives";
 import { fillEdgePorts, schemaIssues } from "./normalize";
 import { isStepType, type StepType } from "./steps";
 import { defaultPortOf } from "./catalog";
-import { scanString, scanValue, type LocatedReference, type LocatedTemplateError, type TemplateReference } from "./templates";
+import { stepReferences } from "./refs";
+import { scanValue, type LocatedReference, type LocatedTemplateError, type TemplateReference } from "./templates";
 
 export { DefinitionValidationError, ISSUE_CODES, WARNING_CODES, type IssueCode, type ValidationIssue } from "./issues";
 
@@ -377,48 +377,8 @@ function checkProposedDefinition(checker: Checker, view: StepView, definition: R
 
 // --- references ------------------------------------------------------------------------------
 
-interface StepRefs {
-  readonly refs: LocatedReference[];
-  readonly errors: LocatedTemplateError[];
-  readonly whenRefs: ReadonlySet<LocatedReference>;
-}
-
-/** References a step makes, honouring the catalog's template modes (code source and loop bodies are not scanned). */
-function referencesOf(view: StepView): StepRefs {
-  const refs: LocatedReference[] = [];
-  const errors: LocatedTemplateError[] = [];
-  const config = view.raw.config;
-  if (isPlainObject(config)) {
-    const modes = isStepType(view.type) ? STEP_CATALOG[view.type].templateModes : {};
-    for (const [key, value] of Object.entries(config)) {
-      const location = ["config", key];
-      const mode = Object.prototype.hasOwnProperty.call(modes, key) ? modes[key] : undefined;
-      if (mode === "literal") continue;
-      if (mode === "rawOnly") {
-        if (typeof value === "string") scanString(value, location, refs, errors);
-        continue;
-      }
-      if (view.type === "condition" && key === "condition") {
-        const found = conditionRefs(value, location);
-        refs.push(...found.references);
-        errors.push(...found.errors);
-        continue;
-      }
-      scanValue(value, location, refs, errors);
-    }
-  }
-  const whenRefs = new Set<LocatedReference>();
-  if (view.when !== undefined) {
-    const found = conditionRefs(view.when, ["when"]);
-    found.references.forEach((r) => whenRefs.add(r));
-    refs.push(...found.references);
-    errors.push(...found.errors);
-  }
-  return { refs, errors, whenRefs };
-}
-
 function checkStepReferences(checker: Checker, level: Level, view: StepView): void {
-  const { refs, errors, whenRefs } = referencesOf(view);
+  const { refs, errors, whenRefs } = stepReferences(view.raw);
   const subject = `Step "${view.id}" (${view.type})`;
   for (const { error, location } of errors) {
     checker.issues.push(makeIssue(error.code, `${subject}: ${fieldText([...location])}: ${error.message}`, [...view.path, ...location], { stepId: view.id }));

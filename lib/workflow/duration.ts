@@ -48,7 +48,8 @@ function parseParts(text: string): DurationResult {
     const start = PART.lastIndex;
     const match = PART.exec(text);
     if (!match || match.index !== start) {
-      return { ok: false, error: `Invalid duration "${text}" at "${text.slice(start)}"; use integers with units w, d, h, m, s, ms in that order, e.g. "1h30m".` };
+      const at = start > 0 ? ` at "${text.slice(start)}"` : "";
+      return { ok: false, error: `Invalid duration "${text}"${at}; use integers with units w, d, h, m, s, ms in that order, e.g. "1h30m".` };
     }
     const unit = match[2] as DurationUnit;
     const unitIndex = DURATION_UNITS.indexOf(unit);

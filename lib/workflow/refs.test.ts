@@ -16,13 +16,15 @@ const definition = {
       config: { items: "{{ steps.fetch.output.data.items }}", body: { steps: [{ id: "save", type: "http", config: { method: "POST", url: "https://db.example/{{ steps[\"fetch\"].output.data.id }}", headers: { k: "{{ secrets.DB_KEY }}" } } }] } },
     },
     { id: "code", type: "code", config: { source: "export default () => '{{ steps.fetch.output }}'", input: "{{steps.fetch.output.data}}" } },
+    { id: "sh", type: "script", config: { command: "deploy", secrets: { TOKEN: "DEPLOY_TOKEN" } } },
     { id: "after", type: "transform", config: { value: "count={{ steps.fetch.output.data.count }} loop={{ steps.each.output.data }}" }, when: { ref: "steps.fetch.status", eq: "completed" } },
   ],
   edges: [
     { from: "fetch", to: "check" },
     { from: "check", to: "each", port: "true" },
     { from: "each", to: "code" },
-    { from: "code", to: "after" },
+    { from: "code", to: "sh" },
+    { from: "sh", to: "after" },
   ],
   output: { result: "{{ steps.fetch.output.data }}" },
   layout: { positions: { fetch: { x: 1, y: 2 }, after: { x: 3, y: 4 } } },
@@ -31,7 +33,7 @@ const definition = {
 describe("definitionReferences", () => {
   it("summarizes per step, loop bodies included, plus output, secrets, inputs and vars", () => {
     const refs = definitionReferences(definition);
-    expect(refs.secrets).toEqual(["API_TOKEN", "DB_KEY"]);
+    expect(refs.secrets).toEqual(["API_TOKEN", "DB_KEY", "DEPLOY_TOKEN"]);
     expect(refs.inputs).toEqual(["q"]);
     expect(refs.vars).toEqual(["base"]);
     expect(refs.steps.get("save")?.steps).toEqual(["fetch"]);
@@ -57,7 +59,7 @@ describe("renameStep", () => {
     expect(text).not.toMatch(/steps\.fetch|"fetch"|steps\[\\"fetch/);
     expect(renamed.steps[0]).toMatchObject({ id: "search" });
     expect(renamed.steps[1]).toMatchObject({ config: { condition: { ref: "steps.search.output.data.count", gt: 0 } } });
-    expect(renamed.steps[4]).toMatchObject({ when: { ref: "steps.search.status" }, config: { value: "count={{ steps.search.output.data.count }} loop={{ steps.each.output.data }}" } });
+    expect(renamed.steps[5]).toMatchObject({ when: { ref: "steps.search.status" }, config: { value: "count={{ steps.search.output.data.count }} loop={{ steps.each.output.data }}" } });
     expect(renamed.edges[0]).toEqual({ from: "search", to: "check" });
     expect(renamed.output).toEqual({ result: "{{ steps.search.output.data }}" });
     expect(Object.keys(renamed.layout.positions)).toEqual(["search", "after"]);

@@ -75,7 +75,14 @@ export function definitionReferences(definition: unknown): DefinitionReferences 
   const output = summarize(outputRefs, outputErrors);
   const all = [...steps.values(), output];
   const distinct = (pick: (s: ReferenceSummary) => readonly string[]) => [...new Set(all.flatMap(pick))];
-  return { steps, output, secrets: distinct((s) => s.secrets), inputs: distinct((s) => s.inputs), vars: distinct((s) => s.vars) };
+  // Script steps also name secrets outside templates, in their env-var → secret mapping.
+  const mapped: string[] = [];
+  forEachStep(definition, (step) => {
+    if (step.type === "script" && isPlainObject(step.config) && isPlainObject(step.config.secrets)) {
+      mapped.push(...Object.values(step.config.secrets).filter((name): name is string => typeof name === "string"));
+    }
+  });
+  return { steps, output, secrets: [...new Set([...distinct((s) => s.secrets), ...mapped])], inputs: distinct((s) => s.inputs), vars: distinct((s) => s.vars) };
 }
 
 /** Ids of the steps whose config or `when` reference `stepId` ("output" for the workflow output). */

@@ -306,7 +306,7 @@ export const NotifyConfig = z
     ...crossRule((config, ctx) => {
       const { channel, target } = config;
       if (config.subject !== undefined && channel !== "email") configIssue(ctx, ["subject"], `"subject" is only used by the email channel, not ${String(channel)}.`);
-      if (typeof target !== "string" || target === "" || hasTemplate(target) || typeof channel !== "string") return;
+      if (typeof target !== "string" || target === "" || hasTemplate(target) || !(NOTIFY_CHANNELS as readonly unknown[]).includes(channel)) return;
       if (channel === "email" && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(target)) configIssue(ctx, ["target"], `"${target}" is not an email address.`);
       const problem = channel !== "email" ? literalHttpUrlProblem(target) : null;
       if (problem) configIssue(ctx, ["target"], problem);

@@ -328,7 +328,7 @@ function checkStepPolicy(checker: Checker, view: StepView): void {
   for (const [field, url] of outboundUrls(view.type, config)) {
     const host = privateHost(url);
     if (host) {
-      issues.push(makeIssue("PRIVATE_ADDRESS", `${subject}: ${fieldText(field)} points at "${host}", a private, loopback, link-local or metadata address; it is refused at run time unless the workspace allows private addresses.`, [...view.path, "config", ...field], { stepId: view.id }));
+      issues.push(makeIssue("PRIVATE_ADDRESS", `${subject}: ${fieldText(["config", ...field])} points at "${host}", a private, loopback, link-local or metadata address; it is refused at run time unless the workspace allows private addresses.`, [...view.path, "config", ...field], { stepId: view.id }));
     }
   }
   if (view.type === "propose_change" && isPlainObject(config.definition)) checkProposedDefinition(checker, view, config.definition);

@@ -4,7 +4,7 @@
  * whatever parts of the input are usable, so a bad config in one step does not hide a cycle
  * elsewhere. See docs/workflow-language.md for the rules and the issue codes.
  */
-import { portsOf, STEP_CATALOG } from "./catalog";
+import { defaultPortOf, portsOf, STEP_CATALOG } from "./catalog";
 import { MAX_STEPS_HARD_CAP, DEFAULT_MAX_STEPS, WorkflowDefinition } from "./definition";
 import { computeAncestry, findCycles, buildGraph, unreachableSteps, type Ancestry, type WorkflowGraph, type GraphEdgeLike } from "./graph";
 import {
@@ -21,7 +21,6 @@ import { didYouMean, inspectInput, isPlainObject, MAX_JSON_DEPTH } from "./json"
 import { StepId } from "./primitives";
 import { fillEdgePorts, schemaIssues } from "./normalize";
 import { isStepType, type StepType } from "./steps";
-import { defaultPortOf } from "./catalog";
 import { stepReferences } from "./refs";
 import { scanValue, type LocatedReference, type LocatedTemplateError, type TemplateReference } from "./templates";
 
@@ -57,18 +56,13 @@ export function parseDefinition(input: unknown, options: ValidateOptions = {}): 
 }
 
 function validateNested(input: unknown, options: ValidateOptions, nesting: number): ValidationResult {
-  const T0 = performance.now();
   const guard = guardInput(input);
   if ("issue" in guard) return { ok: false, issues: [guard.issue] };
   const issues: ValidationIssue[] = forbiddenKeyIssues(input, guard.protoKeyPaths);
-  const T1 = performance.now();
   const parsed = WorkflowDefinition.safeParse(input);
   if (!parsed.success) issues.push(...schemaIssues(input, parsed.error.issues));
-  const T2 = performance.now();
   const definition = parsed.success ? fillEdgePorts(parsed.data) : undefined;
   issues.push(...semanticIssues(definition ?? (input as Record<string, unknown>), options, nesting));
-  const T3 = performance.now();
-  (globalThis as Record<string, unknown>).__T = [T1 - T0, T2 - T1, T3 - T2];
   const unique = dedupe(issues);
   return { ok: !unique.some((i) => i.severity === "error"), ...(definition ? { definition } : {}), issues: unique };
 }
@@ -222,27 +216,27 @@ function checkEdges(checker: Checker, level: Level, edges: readonly unknown[]): 
   const seen = new Map<string, number>();
   edges.forEach((edge, index) => {
     if (!isPlainObject(edge) || typeof edge.from !== "string" || typeof edge.to !== "string") return; // schema issue already
-    const at = edgePath(level, index);
+    const at = () => edgePath(level, index);
     const label = () => edgeLabel(level, index, edge.from as string, edge.to as string);
     const source = byId.get(edge.from);
     const target = byId.get(edge.to);
-    if (!source) checker.issues.push(makeIssue("UNKNOWN_EDGE_SOURCE", `${label()}: source step "${edge.from}" ${missingStepHint(checker, level, edge.from)}`, [...at, "from"], { edgeIndex: index }));
-    if (!target) checker.issues.push(makeIssue("UNKNOWN_EDGE_TARGET", `${label()}: target step "${edge.to}" ${missingStepHint(checker, level, edge.to)}`, [...at, "to"], { edgeIndex: index }));
+    if (!source) checker.issues.push(makeIssue("UNKNOWN_EDGE_SOURCE", `${label()}: source step "${edge.from}" ${missingStepHint(checker, level, edge.from)}`, [...at(), "from"], { edgeIndex: index }));
+    if (!target) checker.issues.push(makeIssue("UNKNOWN_EDGE_TARGET", `${label()}: target step "${edge.to}" ${missingStepHint(checker, level, edge.to)}`, [...at(), "to"], { edgeIndex: index }));
     if (source?.type === "return") {
-      checker.issues.push(makeIssue("RETURN_HAS_OUTGOING_EDGES", `Step "${source.id}" (return) ends the run, so ${label().charAt(0).toLowerCase()}${label().slice(1)} can never be taken; remove the edge.`, at, { stepId: source.id, edgeIndex: index }));
+      checker.issues.push(makeIssue("RETURN_HAS_OUTGOING_EDGES", `Step "${source.id}" (return) ends the run, so ${label().charAt(0).toLowerCase()}${label().slice(1)} can never be taken; remove the edge.`, at(), { stepId: source.id, edgeIndex: index }));
     } else if (source && isStepType(source.type) && typeof edge.port === "string" && !portsOf(source.type).includes(edge.port)) {
       checker.issues.push(
-        makeIssue("UNKNOWN_PORT", `Step "${edge.to}": edge from "${edge.from}" uses port "${edge.port}", but ${article(source.type)} ${source.type} step only has ports ${portsOf(source.type).join(", ")}.`, [...at, "port"], { stepId: edge.to, edgeIndex: index }),
+        makeIssue("UNKNOWN_PORT", `Step "${edge.to}": edge from "${edge.from}" uses port "${edge.port}", but ${article(source.type)} ${source.type} step only has ports ${portsOf(source.type).join(", ")}.`, [...at(), "port"], { stepId: edge.to, edgeIndex: index }),
       );
     }
     if (edge.port === "error" && (edge.onFailure === "continue" || edge.onFailure === "fail_run")) {
-      checker.issues.push(makeIssue("ON_FAILURE_IGNORED", `${label()}: onFailure "${edge.onFailure}" has no effect on an edge from the error port (it runs exactly when "${edge.from}" fails); remove it.`, [...at, "onFailure"], { edgeIndex: index }));
+      checker.issues.push(makeIssue("ON_FAILURE_IGNORED", `${label()}: onFailure "${edge.onFailure}" has no effect on an edge from the error port (it runs exactly when "${edge.from}" fails); remove it.`, [...at(), "onFailure"], { edgeIndex: index }));
     }
     const port = typeof edge.port === "string" ? edge.port : defaultPortOf(source?.type ?? "");
     const key = `${edge.from}\u0000${port}\u0000${edge.to}`;
     const first = seen.get(key);
     if (first !== undefined) {
-      checker.issues.push(makeIssue("DUPLICATE_EDGE", `${label()}: duplicates edge #${first} (same source, port "${port}" and target); remove one.`, at, { edgeIndex: index }));
+      checker.issues.push(makeIssue("DUPLICATE_EDGE", `${label()}: duplicates edge #${first} (same source, port "${port}" and target); remove one.`, at(), { edgeIndex: index }));
     } else seen.set(key, index);
   });
 }

@@ -5,14 +5,7 @@
  */
 export * from "./status";
 export * from "./duration";
-export {
-  type JsonValue,
-  type JsonObject,
-  type JsonPrimitive,
-  isJsonValue,
-  deepEqual,
-  canonicalStringify,
-} from "./json";
+export { type JsonValue, type JsonObject, type JsonPrimitive, isJsonValue, deepEqual, canonicalStringify } from "./json";
 export * from "./templates";
 export * from "./conditions";
 export {
@@ -50,63 +43,17 @@ export {
   type StepOfType,
   type StepConfig,
 } from "./steps";
-export {
-  STEP_CATALOG,
-  STEP_CATEGORIES,
-  ERROR_PORT,
-  SIDE_EFFECT_STEP_TYPES,
-  WAITING_STEP_TYPES,
-  stepTypeInfo,
-  portsOf,
-  defaultPortOf,
-  type StepTypeInfo,
-  type StepCategory,
-  type TemplateMode,
-} from "./catalog";
+export { STEP_CATALOG, STEP_CATEGORIES, ERROR_PORT, SIDE_EFFECT_STEP_TYPES, WAITING_STEP_TYPES, stepTypeInfo, portsOf, defaultPortOf, fieldDescription, configFieldDocs, type StepTypeInfo, type StepCategory, type TemplateMode } from "./catalog";
 export * from "./definition";
 export { normalizeDefinition, effectiveEdges } from "./normalize";
-export {
-  validateDefinition,
-  parseDefinition,
-  privateHost,
-  MAX_DEFINITION_NODES,
-  type ValidateOptions,
-  type ValidationResult,
-} from "./validate";
-export {
-  ISSUE_CODES,
-  WARNING_CODES,
-  DefinitionValidationError,
-  type IssueCode,
-  type ValidationIssue,
-  type IssuePath,
-} from "./issues";
+export { validateDefinition, parseDefinition, privateHost, MAX_DEFINITION_NODES, type ValidateOptions, type ValidationResult } from "./validate";
+export { ISSUE_CODES, WARNING_CODES, DefinitionValidationError, type IssueCode, type ValidationIssue, type IssuePath } from "./issues";
+export { stepReferences, definitionReferences, stepsReferencing, forEachStep, renameStep, RenameError, type StepReferences, type DefinitionReferences } from "./refs";
 export * from "./hash";
 export * from "./diff";
-export {
-  buildGraph,
-  buildRunnableGraph,
-  findCycles,
-  computeAncestry,
-  unreachableSteps,
-  rootSteps,
-  waitsFor,
-  GraphError,
-  type WorkflowGraph,
-  type GraphNode,
-  type GraphEdge,
-  type GraphSource,
-  type Cycle,
-  type Ancestry,
-} from "./graph";
+export { buildGraph, buildRunnableGraph, findCycles, computeAncestry, unreachableSteps, rootSteps, waitsFor, GraphError, type WorkflowGraph, type GraphNode, type GraphEdge, type GraphSource, type Cycle, type Ancestry } from "./graph";
 export * from "./engine";
-export {
-  simulate,
-  type ScriptedOutcome,
-  type Script,
-  type SimulateOptions,
-  type SimulationResult,
-} from "./simulate";
+export { simulate, type ScriptedOutcome, type Script, type SimulateOptions, type SimulationResult } from "./simulate";
 export * from "./inputs";
 export * from "./io";
 export { workflowJsonSchema, WORKFLOW_SCHEMA_ID, type JsonSchema } from "./json-schema";

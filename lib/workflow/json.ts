@@ -39,18 +39,18 @@ export function getOwn(obj: unknown, key: string): unknown {
  * no `__proto__` keys, depth ≤ maxDepth. Recursion is bounded by maxDepth, so hostile nesting
  * cannot blow the stack; it allocates nothing on the happy path (it runs for every JSON field).
  */
-export function jsonProblem(value: unknown, maxDepth = MAX_JSON_DEPTH): string | null {
-  return problemAt(value, 0, maxDepth);
+export function jsonProblem(value: unknown, maxDepth = MAX_JSON_DEPTH, allowProtoKeys = false): string | null {
+  return problemAt(value, 0, maxDepth, allowProtoKeys);
 }
 
-function problemAt(value: unknown, depth: number, maxDepth: number): string | null {
+function problemAt(value: unknown, depth: number, maxDepth: number, allowProtoKeys: boolean): string | null {
   if (value === null || typeof value === "string" || typeof value === "boolean") return null;
   if (typeof value === "number")
     return Number.isFinite(value) ? null : `${value} is not a JSON number`;
   if (depth >= maxDepth) return `nesting deeper than ${maxDepth} levels`;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const problem = problemAt(value[i], depth + 1, maxDepth);
+      const problem = problemAt(value[i], depth + 1, maxDepth, allowProtoKeys);
       if (problem) return problem;
     }
     return null;
@@ -58,8 +58,8 @@ function problemAt(value: unknown, depth: number, maxDepth: number): string | nu
   if (!isPlainObject(value)) return `${describeType(value)} is not a JSON value`;
   for (const key in value) {
     if (!hasOwn(value, key)) continue;
-    if (key === "__proto__") return 'the key "__proto__" is not allowed';
-    const problem = problemAt(value[key], depth + 1, maxDepth);
+    if (key === "__proto__" && !allowProtoKeys) return 'the key "__proto__" is not allowed';
+    const problem = problemAt(value[key], depth + 1, maxDepth, allowProtoKeys);
     if (problem) return problem;
   }
   return null;

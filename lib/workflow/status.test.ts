@@ -1,0 +1,97 @@
+import { describe, expect, it } from "vitest";
+import {
+  canTransition,
+  canTransitionStep,
+  FailureClass,
+  isActive,
+  isActiveRunStatus,
+  isActiveStepStatus,
+  isRetryableFailure,
+  isTerminal,
+  isTerminalRunStatus,
+  isTerminalStepStatus,
+  RUN_STATUSES,
+  RUN_TRANSITIONS,
+  RunStatus,
+  runStatusLabel,
+  STEP_STATUSES,
+  STEP_TRANSITIONS,
+  StepStatus,
+  stepStatusLabel,
+} from "./status";
+
+describe("run statuses", () => {
+  it("zod enums accept exactly the listed statuses", () => {
+    for (const s of RUN_STATUSES) expect(RunStatus.parse(s)).toBe(s);
+    expect(RunStatus.safeParse("done").success).toBe(false);
+    expect(StepStatus.safeParse("queued").success).toBe(false);
+  });
+
+  it("terminal and active predicates", () => {
+    expect(RUN_STATUSES.filter(isTerminalRunStatus)).toEqual(["completed", "failed", "cancelled", "timed_out"]);
+    expect(RUN_STATUSES.filter(isActiveRunStatus)).toEqual(["running", "waiting", "cancel_requested"]);
+    expect(RUN_STATUSES.filter((s) => isActive(s))).toEqual(["running", "waiting"]);
+    expect(isTerminal("timed_out")).toBe(true);
+    expect(isTerminal("skipped")).toBe(true);
+    expect(isTerminal("cancel_requested")).toBe(false);
+  });
+
+  it("follows the SPEC lifecycle queued → running → (waiting) → terminal", () => {
+    expect(canTransition("queued", "running")).toBe(true);
+    expect(canTransition("running", "waiting")).toBe(true);
+    expect(canTransition("waiting", "running")).toBe(true);
+    expect(canTransition("running", "completed")).toBe(true);
+    expect(canTransition("running", "cancel_requested")).toBe(true);
+    expect(canTransition("cancel_requested", "cancelled")).toBe(true);
+    expect(canTransition("running", "timed_out")).toBe(true);
+  });
+
+  it("refuses leaving a terminal status, going back to queued, and same-status moves", () => {
+    for (const from of RUN_STATUSES.filter(isTerminalRunStatus)) for (const to of RUN_STATUSES) expect(canTransition(from, to)).toBe(false);
+    for (const from of RUN_STATUSES) expect(canTransition(from, "queued")).toBe(false);
+    for (const s of RUN_STATUSES) expect(canTransition(s, s)).toBe(false);
+    expect(canTransition("queued", "waiting")).toBe(false);
+    expect(canTransition("cancel_requested", "running")).toBe(false);
+  });
+
+  it("every non-terminal run status can reach a terminal one", () => {
+    for (const s of RUN_STATUSES.filter((x) => !isTerminalRunStatus(x))) expect(RUN_TRANSITIONS[s].some(isTerminalRunStatus)).toBe(true);
+  });
+
+  it("labels every status", () => {
+    for (const s of RUN_STATUSES) expect(runStatusLabel(s)).toMatch(/^[A-Z]/);
+    for (const s of STEP_STATUSES) expect(stepStatusLabel(s)).toMatch(/^[A-Z]/);
+    expect(runStatusLabel("cancel_requested")).toBe("Cancelling");
+  });
+
+  it("exhaustive switches throw on values outside the enum", () => {
+    expect(() => runStatusLabel("nope" as RunStatus)).toThrow(/Unexpected value/);
+    expect(() => isTerminalRunStatus("nope" as RunStatus)).toThrow();
+  });
+});
+
+describe("step statuses", () => {
+  it("predicates", () => {
+    expect(STEP_STATUSES.filter(isTerminalStepStatus)).toEqual(["completed", "failed", "skipped", "cancelled"]);
+    expect(STEP_STATUSES.filter(isActiveStepStatus)).toEqual(["running", "waiting"]);
+  });
+
+  it("transitions: pending → running → (waiting) → terminal; pending → skipped/cancelled; no way out of terminal", () => {
+    expect(canTransitionStep("pending", "running")).toBe(true);
+    expect(canTransitionStep("pending", "skipped")).toBe(true);
+    expect(canTransitionStep("running", "waiting")).toBe(true);
+    expect(canTransitionStep("waiting", "completed")).toBe(true);
+    expect(canTransitionStep("running", "skipped")).toBe(false);
+    expect(canTransitionStep("pending", "completed")).toBe(false);
+    for (const from of STEP_STATUSES.filter(isTerminalStepStatus)) expect(STEP_TRANSITIONS[from]).toEqual([]);
+  });
+});
+
+describe("failure classes", () => {
+  it("only operational failures are retried", () => {
+    expect(FailureClass.options).toEqual(["user", "operational", "internal"]);
+    expect(isRetryableFailure("operational")).toBe(true);
+    expect(isRetryableFailure("user")).toBe(false);
+    expect(isRetryableFailure("internal")).toBe(false);
+  });
+});

@@ -4,7 +4,7 @@ import type { Queryable } from "@/db/client";
 import { workspaces } from "@/db/schema";
 import {
   canonicalJson,
-  hashDefinition,
+  hashNormalizedDefinition,
   validateDefinition,
   type ValidationIssue,
   type WorkflowDefinition,
@@ -54,7 +54,7 @@ export async function compileDefinition(
   return {
     definition: result.definition,
     normalized,
-    hash: hashDefinition(result.definition),
+    hash: hashNormalizedDefinition(result.definition),
     warnings: result.issues.filter((i) => i.severity === "warning"),
   };
 }

@@ -1,0 +1,191 @@
+/**
+ * Drives the SDK in classic async mode: one HTTP request per discovery or targeted step. The
+ * request never carries `ctx.fn_id` (that would switch the SDK to checkpointing, protocol §5); it
+ * carries `max_attempts` so the SDK knows the final attempt, and `disable_immediate_execution`
+ * while parallel siblings are pending (run-state.ts). No transaction is held during the call.
+ */
+import { asc, eq } from "drizzle-orm";
+import { executorRuns, executorSteps } from "../../db/schema/executor";
+import { inTx, type ExecutorContext } from "./context";
+import { parseRetryAfter } from "./durations";
+import { canonicalize } from "./jcs";
+import { finishRun } from "./lifecycle";
+import { applyOutcome, failRun, type CallOutcome, type ErrorObject, type SdkOp } from "./ops";
+import { completeJob, type Job } from "./queue";
+import { isActive, loadRun, memoize, saveRun } from "./run-state";
+import { signatureHeader, verifySignature } from "./signing";
+
+export async function runCallJob(ex: ExecutorContext, job: Job): Promise<void> {
+  const [run] = await ex.db
+    .select({
+      id: executorRuns.id,
+      functionId: executorRuns.functionId,
+      status: executorRuns.status,
+      event: executorRuns.event,
+      events: executorRuns.events,
+      pending: executorRuns.pending,
+    })
+    .from(executorRuns)
+    .where(eq(executorRuns.id, job.runId));
+  const fn = run ? ex.registry.get(run.functionId) : undefined;
+
+  if (!run || !isActive(run.status) || !fn || fn.status !== "active" || job.attempt >= fn.maxAttempts) {
+    await inTx(ex, async (c) => {
+      await completeJob(c, job);
+      const s = await loadRun(c, job.runId);
+      if (!s) return;
+      if (!fn || fn.status !== "active") {
+        const why = !fn ? "is not registered with the executor (was the app synced?)" : `is ${fn.status}${fn.errors.length ? `: ${fn.errors.join("; ")}` : ""}`;
+        await failRun(c, s, `function "${s.row.functionId}" ${why}`);
+      } else {
+        // Only reachable when leases were lost repeatedly (a crash or hang on every attempt).
+        await failRun(c, s, `gave up after ${job.attempt} attempts: the call never completed (executor crash or request hang)`);
+      }
+      await saveRun(c, s);
+    });
+    return;
+  }
+
+  const steps = await ex.db
+    .select({ stepId: executorSteps.stepId, output: executorSteps.output })
+    .from(executorSteps)
+    .where(eq(executorSteps.runId, job.runId))
+    .orderBy(asc(executorSteps.seq));
+  const memo: Record<string, unknown> = {};
+  for (const s of steps) memo[s.stepId] = s.output;
+  const stack = steps.map((s) => s.stepId);
+
+  const body = canonicalize({
+    event: run.event,
+    events: run.events,
+    steps: memo,
+    ctx: {
+      run_id: run.id,
+      attempt: job.attempt,
+      max_attempts: fn.maxAttempts,
+      disable_immediate_execution: Object.keys(run.pending).length > 0,
+      use_api: false,
+      stack: { stack, current: stack.length },
+    },
+    version: 2,
+    defers: {},
+  });
+  const url = new URL(fn.url);
+  url.searchParams.set("fnId", fn.id);
+  url.searchParams.set("stepId", job.stepId ?? "step");
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    "x-inngest-server-kind": ex.opts.signingKeys.length ? "cloud" : "dev",
+    "x-inngest-req-version": "2",
+    "x-run-id": run.id,
+  };
+  const key = ex.opts.signingKeys[0];
+  if (key) headers["x-inngest-signature"] = signatureHeader(key, body);
+
+  const startedAt = new Date();
+  const t0 = performance.now();
+  let outcome: CallOutcome;
+  try {
+    const res = await ex.opts.transport({ method: "POST", url: url.toString(), headers, body, timeoutMs: ex.opts.requestTimeoutMs });
+    outcome = classify(ex, res.status, res.headers, res.body);
+  } catch (e) {
+    outcome = { kind: "error", error: { name: "Error", message: (e as Error).message }, retriable: true };
+  }
+  const durationMs = Math.round(performance.now() - t0);
+  if (outcome.kind === "error") {
+    ex.log.warn("SDK call failed", { runId: run.id, functionId: fn.id, stepId: job.stepId, attempt: job.attempt, error: outcome.error.message });
+  }
+
+  await inTx(ex, async (c) => {
+    await completeJob(c, job);
+    const s = await loadRun(c, job.runId);
+    if (!s) return; // finished or cancelled while the call was in flight: its result is dropped
+    await applyOutcome(c, s, { job, fn, startedAt, durationMs }, outcome);
+    await saveRun(c, s);
+  });
+}
+
+/** Turns an SDK response into an outcome (protocol §2.4). */
+export function classify(ex: ExecutorContext, status: number, headers: Headers, text: string): CallOutcome {
+  if (ex.opts.signingKeys.length && status !== 401) {
+    const check = verifySignature(headers.get("x-inngest-signature"), text, ex.opts.signingKeys, Date.now());
+    if (!check.ok) {
+      return {
+        kind: "error",
+        error: { name: "Error", message: `the app's response signature is invalid (${check.reason}); is INNGEST_SIGNING_KEY the same in the app?` },
+        retriable: true,
+        status,
+      };
+    }
+  }
+  const retryAfterMs = parseRetryAfter(headers.get("retry-after"), ex.clock.now());
+  const noRetry = headers.get("x-inngest-no-retry") === "true";
+  let json: unknown;
+  try {
+    json = text.trim() === "" ? null : JSON.parse(text);
+  } catch {
+    return {
+      kind: "error",
+      error: { name: "Error", message: `the app answered HTTP ${status} with a body that is not JSON: ${text.slice(0, 200)}` },
+      retriable: !noRetry,
+      status,
+    };
+  }
+  if (status === 200) return { kind: "complete", data: json };
+  if (status === 206) {
+    if (!Array.isArray(json)) {
+      return { kind: "error", error: { name: "Error", message: "the app answered 206 without an op list" }, retriable: true, status };
+    }
+    return { kind: "ops", ops: json as SdkOp[], retryAfterMs };
+  }
+  if (status === 401) {
+    return {
+      kind: "error",
+      error: { name: "Error", message: "the app refused the executor's signature (401); the app and the executor must share INNGEST_SIGNING_KEY" },
+      retriable: true,
+      status,
+    };
+  }
+  if (status === 201) {
+    return { kind: "error", error: { name: "Error", message: "streaming responses (INNGEST_STREAMING) are not supported by the embedded executor" }, retriable: false, status };
+  }
+  const error: ErrorObject =
+    json && typeof json === "object" && !Array.isArray(json)
+      ? normaliseError(json as Record<string, unknown>, status)
+      : { name: "Error", message: `the app answered HTTP ${status}` };
+  // Anything that is not an SDK answer (a 404 from a proxy, a crashed route) is retried too.
+  return { kind: "error", error, retriable: !noRetry, retryAfterMs, status };
+}
+
+function normaliseError(obj: Record<string, unknown>, status: number): ErrorObject {
+  if (typeof obj.message === "string") return obj as ErrorObject;
+  // v4's "Could not find step" answer: { error, requestedStep, foundSteps, … }
+  if (typeof obj.error === "string") return { name: "Error", message: obj.error, ...obj };
+  return { name: "Error", message: `the app answered HTTP ${status}: ${JSON.stringify(obj).slice(0, 300)}` };
+}
+
+/** `wake` job: a sleep ended; its memo is null. */
+export async function runWakeJob(ex: ExecutorContext, job: Job): Promise<void> {
+  await inTx(ex, async (c) => {
+    await completeJob(c, job);
+    const s = await loadRun(c, job.runId);
+    if (!s || !job.stepId || s.pending[job.stepId]?.op !== "Sleep") return;
+    const name = s.pending[job.stepId]?.name ?? null;
+    await memoize(c, s, { id: job.stepId, name, op: "Sleep" }, null);
+    s.history.push({ type: "sleep.finished", stepId: job.stepId, stepName: name });
+    await saveRun(c, s);
+  });
+}
+
+/** `run_timeout` job: `timeouts.start` / `timeouts.finish` elapsed → the run is cancelled. */
+export async function runTimeoutJob(ex: ExecutorContext, job: Job): Promise<void> {
+  await inTx(ex, async (c) => {
+    await completeJob(c, job);
+    const s = await loadRun(c, job.runId);
+    if (!s) return;
+    const type = job.payload.type === "start" ? "start" : "finish";
+    if (type === "start" && s.row.startedAt) return;
+    await finishRun(c, s, { status: "cancelled", reason: `timeouts.${type} elapsed` });
+    await saveRun(c, s);
+  });
+}

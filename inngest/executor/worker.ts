@@ -46,7 +46,14 @@ export function startWorker(ex: ExecutorContext): Worker {
     timer.unref?.();
   }
 
-  const unsubscribe = ex.clock.onChange(poke);
+  // A clock jump (tests) invalidates the timer's arithmetic: drop it and look for the next due
+  // job again at once.
+  const unsubscribe = ex.clock.onChange(() => {
+    clearTimeout(timer);
+    timerAt = Infinity;
+    lastDueScan = 0;
+    poke();
+  });
   const heartbeat = setInterval(() => {
     const jobs = [...inflight.values()].map((f) => f.job);
     renewLeases(ex, jobs).catch((e) => ex.log.warn("lease renewal failed", { err: e }));

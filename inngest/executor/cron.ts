@@ -87,10 +87,10 @@ export function startCron(ex: ExecutorContext, opts: { autoStart?: boolean } = {
       .finally(schedule);
   }
 
-  const off = ex.clock.onChange(() => {
-    if (!stopped) loop();
-  });
-  if (opts.autoStart !== false) loop();
+  // A manual clock jump re-scans at once (the loop's timer was computed for the old time).
+  const auto = opts.autoStart !== false;
+  const off = auto ? ex.clock.onChange(() => !stopped && loop()) : () => {};
+  if (auto) loop();
 
   return {
     scan,

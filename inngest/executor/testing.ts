@@ -86,12 +86,14 @@ export interface HarnessOptions {
   executor?: Partial<ExecutorOptions>;
   /** Sync at start (default true). */
   sync?: boolean;
+  /** Share a clock between harnesses (two executors on one database). */
+  clock?: ManualClock;
 }
 
 export async function startHarness(o: HarnessOptions): Promise<Harness> {
   setLogLevel("silent");
   const db = o.db ?? (await createTestDb(o.label ?? "exec"));
-  const clock = manualClock();
+  const clock = o.clock ?? manualClock();
   const handler = serve({ client: o.client, functions: o.functions }) as unknown as ServeHandler;
   const executor = createExecutor({
     db,

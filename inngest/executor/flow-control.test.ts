@@ -73,7 +73,7 @@ const refused = [
 
 const signalWaiter = inngest.createFunction({ id: "signal", triggers: [{ event: "flow/signal" }] }, async ({ step }) => {
   await step.run("before", () => 1);
-  await step.waitForSignal("sig", { signal: "go", timeout: "1h" });
+  await step.waitForSignal("sig", { signal: "go", timeout: "1h", onConflict: "fail" });
   return "unreachable";
 });
 

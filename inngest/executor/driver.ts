@@ -4,35 +4,23 @@
  * carries `max_attempts` so the SDK knows the final attempt, and `disable_immediate_execution`
  * while parallel siblings are pending (run-state.ts). No transaction is held during the call.
  */
-import { asc, eq } from "drizzle-orm";
-import { executorRuns, executorSteps } from "../../db/schema/executor";
+import type { ExecutorRunStatus } from "../../db/schema/executor";
 import { inTx, type ExecutorContext } from "./context";
 import { parseRetryAfter } from "./durations";
 import { canonicalize } from "./jcs";
 import { finishRun } from "./lifecycle";
 import { applyOutcome, failRun, type CallOutcome, type ErrorObject, type SdkOp } from "./ops";
-import { completeJob, type Job } from "./queue";
-import { isActive, loadRun, memoize, saveRun } from "./run-state";
+import type { Job } from "./queue";
+import { completeJobAndLoadRun, isActive, memoize, saveRun } from "./run-state";
 import { signatureHeader, verifySignature } from "./signing";
 
 export async function runCallJob(ex: ExecutorContext, job: Job): Promise<void> {
-  const [run] = await ex.db
-    .select({
-      id: executorRuns.id,
-      functionId: executorRuns.functionId,
-      status: executorRuns.status,
-      event: executorRuns.event,
-      events: executorRuns.events,
-      pending: executorRuns.pending,
-    })
-    .from(executorRuns)
-    .where(eq(executorRuns.id, job.runId));
+  const run = job.call?.run;
   const fn = run ? ex.registry.get(run.functionId) : undefined;
 
-  if (!run || !isActive(run.status) || !fn || fn.status !== "active" || job.attempt >= fn.maxAttempts) {
+  if (!run || !isActive(run.status as ExecutorRunStatus) || !fn || fn.status !== "active" || job.attempt >= fn.maxAttempts) {
     await inTx(ex, async (c) => {
-      await completeJob(c, job);
-      const s = await loadRun(c, job.runId);
+      const s = await completeJobAndLoadRun(c, job);
       if (!s) return;
       if (!fn || fn.status !== "active") {
         const why = !fn ? "is not registered with the executor (was the app synced?)" : `is ${fn.status}${fn.errors.length ? `: ${fn.errors.join("; ")}` : ""}`;
@@ -46,21 +34,18 @@ export async function runCallJob(ex: ExecutorContext, job: Job): Promise<void> {
     return;
   }
 
-  const steps = await ex.db
-    .select({ stepId: executorSteps.stepId, output: executorSteps.output })
-    .from(executorSteps)
-    .where(eq(executorSteps.runId, job.runId))
-    .orderBy(asc(executorSteps.seq));
   const memo: Record<string, unknown> = {};
-  for (const s of steps) memo[s.stepId] = s.output;
-  const stack = steps.map((s) => s.stepId);
-
+  const stack: string[] = [];
+  for (const [stepId, output] of job.call!.memo) {
+    memo[stepId] = output;
+    stack.push(stepId);
+  }
   const body = canonicalize({
     event: run.event,
     events: run.events,
     steps: memo,
     ctx: {
-      run_id: run.id,
+      run_id: job.runId,
       attempt: job.attempt,
       max_attempts: fn.maxAttempts,
       disable_immediate_execution: Object.keys(run.pending).length > 0,
@@ -77,7 +62,7 @@ export async function runCallJob(ex: ExecutorContext, job: Job): Promise<void> {
     "content-type": "application/json",
     "x-inngest-server-kind": ex.opts.signingKeys.length ? "cloud" : "dev",
     "x-inngest-req-version": "2",
-    "x-run-id": run.id,
+    "x-run-id": job.runId,
   };
   const key = ex.opts.signingKeys[0];
   if (key) headers["x-inngest-signature"] = signatureHeader(key, body);
@@ -93,12 +78,11 @@ export async function runCallJob(ex: ExecutorContext, job: Job): Promise<void> {
   }
   const durationMs = Math.round(performance.now() - t0);
   if (outcome.kind === "error") {
-    ex.log.warn("SDK call failed", { runId: run.id, functionId: fn.id, stepId: job.stepId, attempt: job.attempt, error: outcome.error.message });
+    ex.log.warn("SDK call failed", { runId: job.runId, functionId: fn.id, stepId: job.stepId, attempt: job.attempt, error: outcome.error.message });
   }
 
   await inTx(ex, async (c) => {
-    await completeJob(c, job);
-    const s = await loadRun(c, job.runId);
+    const s = await completeJobAndLoadRun(c, job);
     if (!s) return; // finished or cancelled while the call was in flight: its result is dropped
     await applyOutcome(c, s, { job, fn, startedAt, durationMs }, outcome);
     await saveRun(c, s);
@@ -167,11 +151,10 @@ function normaliseError(obj: Record<string, unknown>, status: number): ErrorObje
 /** `wake` job: a sleep ended; its memo is null. */
 export async function runWakeJob(ex: ExecutorContext, job: Job): Promise<void> {
   await inTx(ex, async (c) => {
-    await completeJob(c, job);
-    const s = await loadRun(c, job.runId);
+    const s = await completeJobAndLoadRun(c, job);
     if (!s || !job.stepId || s.pending[job.stepId]?.op !== "Sleep") return;
     const name = s.pending[job.stepId]?.name ?? null;
-    await memoize(c, s, { id: job.stepId, name, op: "Sleep" }, null);
+    memoize(s, { id: job.stepId, name, op: "Sleep" }, null);
     s.history.push({ type: "sleep.finished", stepId: job.stepId, stepName: name });
     await saveRun(c, s);
   });
@@ -180,8 +163,7 @@ export async function runWakeJob(ex: ExecutorContext, job: Job): Promise<void> {
 /** `run_timeout` job: `timeouts.start` / `timeouts.finish` elapsed → the run is cancelled. */
 export async function runTimeoutJob(ex: ExecutorContext, job: Job): Promise<void> {
   await inTx(ex, async (c) => {
-    await completeJob(c, job);
-    const s = await loadRun(c, job.runId);
+    const s = await completeJobAndLoadRun(c, job);
     if (!s) return;
     const type = job.payload.type === "start" ? "start" : "finish";
     if (type === "start" && s.row.startedAt) return;

@@ -80,7 +80,6 @@ export async function finishRun(c: TxCtx, s: RunState, outcome: RunOutcome): Pro
       output,
       error,
       pending: {},
-      stepCount: s.stepCount,
       endedAt: new Date(),
       ...(s.startedAt ? { startedAt: s.startedAt } : {}),
     })

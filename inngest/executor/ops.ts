@@ -15,9 +15,9 @@ import { resolveUntil } from "./durations";
 import { INVOKED_EVENT, type EventPayload } from "./events";
 import { createRun, finishRun } from "./lifecycle";
 import { createPause } from "./pauses";
-import { enqueue, type Job } from "./queue";
+import type { Job } from "./queue";
 import type { RegisteredFunction } from "./registry";
-import { callConcurrency, enqueueDiscovery, memoize, memoizedAmong, type RunState } from "./run-state";
+import { callConcurrency, discoverLater, later, memoize, memoizedAmong, stepCount, type RunState } from "./run-state";
 import { ulid } from "./ulid";
 
 export interface SdkOp {
@@ -61,7 +61,7 @@ export async function applyOutcome(c: TxCtx, s: RunState, call: CallInfo, outcom
   if (!s.row.startedAt) {
     s.startedAt = call.startedAt;
     if (fn.timeouts.finishMs) {
-      await enqueue(c, { runId: s.row.id, kind: "run_timeout", runAt: c.now + fn.timeouts.finishMs, payload: { type: "finish" } });
+      later(s, { kind: "run_timeout", runAt: c.now + fn.timeouts.finishMs, payload: { type: "finish" } });
     }
   }
   const timing = { startedAt: call.startedAt, durationMs: call.durationMs, attempt: job.attempt };
@@ -87,7 +87,7 @@ export async function applyOutcome(c: TxCtx, s: RunState, call: CallInfo, outcom
 
     switch (op.op) {
       case "StepRun": {
-        await memoize(c, s, { id: op.id, name, op: op.op }, { data: op.data ?? null });
+        memoize(s, { id: op.id, name, op: op.op }, { data: op.data ?? null });
         s.history.push({ type: "step.completed", stepId: op.id, stepName: name, ...timing });
         progressed = true;
         break;
@@ -98,18 +98,10 @@ export async function applyOutcome(c: TxCtx, s: RunState, call: CallInfo, outcom
         if (attempt + 1 < fn.maxAttempts) {
           const delay = outcome.retryAfterMs ?? c.ex.opts.backoff(attempt + 1);
           s.pending[op.id] = { op: "StepPlanned", name, ...(race ? { race } : {}) };
-          await enqueue(c, {
-            runId: s.row.id,
-            kind: "call",
-            stepId: op.id,
-            attempt: attempt + 1,
-            runAt: c.now + delay,
-            concurrency: callConcurrency(s),
-          });
-          s.progressScheduled = true;
+          later(s, { kind: "call", stepId: op.id, attempt: attempt + 1, runAt: c.now + delay, concurrency: callConcurrency(s) });
           s.history.push({ type: "step.errored", stepId: op.id, stepName: name, error, data: { retryInMs: delay }, ...timing });
         } else {
-          await memoize(c, s, { id: op.id, name, op: "StepFailed" }, { error });
+          memoize(s, { id: op.id, name, op: "StepFailed" }, { error });
           s.history.push({ type: "step.failed", stepId: op.id, stepName: name, error, ...timing });
         }
         progressed = true;
@@ -117,14 +109,14 @@ export async function applyOutcome(c: TxCtx, s: RunState, call: CallInfo, outcom
       }
       case "StepFailed": {
         const error = op.error ?? (op.data as ErrorObject) ?? { name: "Error", message: "step failed" };
-        await memoize(c, s, { id: op.id, name, op: op.op }, { error });
+        memoize(s, { id: op.id, name, op: op.op }, { error });
         s.history.push({ type: "step.failed", stepId: op.id, stepName: name, error, ...timing });
         progressed = true;
         break;
       }
       case "StepPlanned": {
         s.pending[op.id] = { op: op.op, name, ...(race ? { race } : {}) };
-        await enqueue(c, { runId: s.row.id, kind: "call", stepId: op.id, concurrency: callConcurrency(s) });
+        later(s, { kind: "call", stepId: op.id, concurrency: callConcurrency(s) });
         s.history.push({ type: "step.planned", stepId: op.id, stepName: name });
         progressed = true;
         break;
@@ -136,7 +128,7 @@ export async function applyOutcome(c: TxCtx, s: RunState, call: CallInfo, outcom
           break;
         }
         s.pending[op.id] = { op: op.op, name, ...(race ? { race } : {}) };
-        await enqueue(c, { runId: s.row.id, kind: "wake", stepId: op.id, runAt: until, payload: { name } });
+        later(s, { kind: "wake", stepId: op.id, runAt: until, payload: { name } });
         s.history.push({ type: "sleep.scheduled", stepId: op.id, stepName: name, data: { until: new Date(until).toISOString() } });
         progressed = true;
         break;
@@ -171,7 +163,7 @@ export async function applyOutcome(c: TxCtx, s: RunState, call: CallInfo, outcom
         break;
       }
       case "DiscoveryRequest": {
-        await enqueueDiscovery(c, s);
+        discoverLater(s);
         progressed = true;
         break;
       }
@@ -182,7 +174,7 @@ export async function applyOutcome(c: TxCtx, s: RunState, call: CallInfo, outcom
     }
   }
 
-  if (!s.finished && s.stepCount > c.ex.opts.maxStepsPerRun) {
+  if (!s.finished && stepCount(s) > c.ex.opts.maxStepsPerRun) {
     await failRun(c, s, `the run exceeded the limit of ${c.ex.opts.maxStepsPerRun} steps`);
   }
   if (!s.finished && !progressed && Object.keys(s.pending).length === 0) {
@@ -198,7 +190,7 @@ async function invoke(c: TxCtx, s: RunState, op: SdkOp, name: string, race: bool
   if (!target || target.status !== "active") {
     const why = target ? `is ${target.status}${target.errors.length ? `: ${target.errors.join("; ")}` : ""}` : "is not registered with the executor";
     const error = { name: "Error", message: `could not invoke function "${targetId}": it ${why}` };
-    await memoize(c, s, { id: op.id, name, op: op.op }, { error });
+    memoize(s, { id: op.id, name, op: op.op }, { error });
     s.history.push({ type: "invoke.failed", stepId: op.id, stepName: name, error });
     return;
   }
@@ -215,7 +207,7 @@ async function invoke(c: TxCtx, s: RunState, op: SdkOp, name: string, race: bool
   const created = await createRun(c, { fn: target, event, parent: { runId: s.row.id, stepId: op.id } });
   if (!("runId" in created)) {
     const error = { name: "Error", message: `invoked function "${targetId}" did not start (${created.skipped})` };
-    await memoize(c, s, { id: op.id, name, op: op.op }, { error });
+    memoize(s, { id: op.id, name, op: op.op }, { error });
     s.history.push({ type: "invoke.failed", stepId: op.id, stepName: name, error });
     return;
   }
@@ -242,15 +234,7 @@ async function callFailed(
   const timing = { startedAt: call.startedAt, durationMs: call.durationMs, attempt: job.attempt };
   if (retriable && job.attempt + 1 < fn.maxAttempts) {
     const delay = retryAfterMs ?? c.ex.opts.backoff(job.attempt + 1);
-    await enqueue(c, {
-      runId: s.row.id,
-      kind: "call",
-      stepId: job.stepId,
-      attempt: job.attempt + 1,
-      runAt: c.now + delay,
-      concurrency: callConcurrency(s),
-    });
-    s.progressScheduled = true;
+    later(s, { kind: "call", stepId: job.stepId, attempt: job.attempt + 1, runAt: c.now + delay, concurrency: callConcurrency(s) });
     s.history.push({ type: "function.errored", stepId: job.stepId, error, data: { retryInMs: delay }, ...timing });
     return;
   }

@@ -11,8 +11,8 @@ import { executorPauses, type ExecutorPauseKind } from "../../db/schema/executor
 import type { TxCtx } from "./context";
 import type { EventPayload } from "./events";
 import { matches } from "./expressions";
-import { enqueue, type Job } from "./queue";
-import { loadRun, memoize, saveRun, type RunState } from "./run-state";
+import type { Job } from "./queue";
+import { later, loadRun, memoize, saveRun, type RunState } from "./run-state";
 import { ulid } from "./ulid";
 
 export const INVOKE_TIMEOUT_ERROR = {
@@ -48,7 +48,7 @@ export async function createPause(
     createdAt: new Date(c.now),
   });
   if (p.expiresAt !== undefined) {
-    await enqueue(c, { runId: s.row.id, kind: "pause_timeout", runAt: p.expiresAt, payload: { pauseId: id } });
+    later(s, { kind: "pause_timeout", runAt: p.expiresAt, payload: { pauseId: id } });
   }
   s.pending[p.stepId] = { op: p.kind === "wait" ? "WaitForEvent" : "InvokeFunction", name: p.stepName };
 }
@@ -88,7 +88,7 @@ export async function resumeWaits(c: TxCtx, event: EventPayload, eventId: string
     const s = await loadRun(c, p.run_id);
     if (!s) continue;
     if (!(await settlePause(c, p.id, "resolved", eventId))) continue;
-    await memoize(c, s, { id: p.step_id, name: p.step_name, op: "WaitForEvent" }, event);
+    memoize(s, { id: p.step_id, name: p.step_name, op: "WaitForEvent" }, event);
     s.history.push({ type: "wait.resumed", stepId: p.step_id, stepName: p.step_name, data: { eventId, eventName: event.name } });
     await saveRun(c, s);
   }
@@ -105,7 +105,7 @@ export async function resolveInvoke(c: TxCtx, childRunId: string, memo: { data: 
   const s = await loadRun(c, p.run_id);
   if (!s) return;
   if (!(await settlePause(c, p.id, "resolved"))) return;
-  await memoize(c, s, { id: p.step_id, name: p.step_name, op: "InvokeFunction" }, memo);
+  memoize(s, { id: p.step_id, name: p.step_name, op: "InvokeFunction" }, memo);
   s.history.push({
     type: "invoke.finished",
     stepId: p.step_id,
@@ -117,18 +117,14 @@ export async function resolveInvoke(c: TxCtx, childRunId: string, memo: { data: 
 }
 
 /** A `pause_timeout` job: the wait or invoke ran out of time (memo null / a timeout error). */
-export async function expirePause(c: TxCtx, job: Job): Promise<void> {
+export async function expirePause(c: TxCtx, s: RunState, job: Job): Promise<void> {
   const pauseId = String(job.payload.pauseId ?? "");
-  const [p] = await execRows<{ id: string; kind: ExecutorPauseKind; step_id: string; step_name: string | null; status: string }>(
+  const [p] = await execRows<{ id: string; kind: ExecutorPauseKind; step_id: string; step_name: string | null }>(
     c.tx,
-    sql`select id, kind, step_id, step_name, status from executor_pauses where id = ${pauseId}`,
+    sql`select id, kind, step_id, step_name from executor_pauses where id = ${pauseId} and run_id = ${s.row.id}`,
   );
-  if (!p || p.status !== "pending") return;
-  const s = await loadRun(c, job.runId);
-  if (!s) return;
-  if (!(await settlePause(c, p.id, "expired"))) return;
+  if (!p || !(await settlePause(c, p.id, "expired"))) return;
   const memo = p.kind === "wait" ? null : { error: INVOKE_TIMEOUT_ERROR };
-  await memoize(c, s, { id: p.step_id, name: p.step_name, op: p.kind === "wait" ? "WaitForEvent" : "InvokeFunction" }, memo);
+  memoize(s, { id: p.step_id, name: p.step_name, op: p.kind === "wait" ? "WaitForEvent" : "InvokeFunction" }, memo);
   s.history.push({ type: p.kind === "wait" ? "wait.timed_out" : "invoke.timed_out", stepId: p.step_id, stepName: p.step_name });
-  await saveRun(c, s);
 }

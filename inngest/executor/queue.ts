@@ -26,6 +26,16 @@ export interface Job {
   runAt: number;
   payload: Record<string, unknown>;
   leaseToken: string;
+  /** For calls: the run and its memo (completion order), read at claim time. */
+  call?: { run: ClaimedRun | null; memo: Array<[string, unknown]> };
+}
+
+export interface ClaimedRun {
+  status: string;
+  functionId: string;
+  event: Record<string, unknown>;
+  events: Record<string, unknown>[];
+  pending: Record<string, unknown>;
 }
 
 export interface EnqueueInput {
@@ -66,21 +76,20 @@ export async function enqueue(c: TxCtx, job: EnqueueInput): Promise<boolean> {
   return inserted.length > 0;
 }
 
-/** Deletes the job if this worker still holds its lease; otherwise throws LostLeaseError. */
-export async function completeJob(c: TxCtx, job: Job): Promise<void> {
-  const deleted = await execRows(
-    c.tx,
-    sql`delete from executor_jobs where id = ${job.id} and lease_token = ${job.leaseToken} returning id`,
-  );
-  if (!deleted.length) throw new LostLeaseError(`lease on job ${job.id} (${job.kind}) was lost`);
-}
-
 export async function deleteRunJobs(c: TxCtx, runId: string): Promise<void> {
   await execRows(c.tx, sql`delete from executor_jobs where run_id = ${runId}`);
 }
 
+// Calls also bring their run and memo, so a step costs no extra read before the SDK request.
 const RETURNING = sql.raw(`returning j.id, j.run_id, j.kind, j.step_id, j.attempt, j.claims, j.payload,
-  (extract(epoch from j.run_at) * 1000)::float8 as run_at, j.lease_token`);
+  (extract(epoch from j.run_at) * 1000)::float8 as run_at, j.lease_token,
+  case when j.kind = 'call' then (
+    select jsonb_build_object('status', r.status, 'functionId', r.function_id, 'event', r.event,
+                              'events', r.events, 'pending', r.pending)
+    from executor_runs r where r.id = j.run_id) end as run,
+  case when j.kind = 'call' then (
+    select coalesce(jsonb_agg(jsonb_build_array(s.step_id, s.output) order by s.seq), '[]'::jsonb)
+    from executor_steps s where s.run_id = j.run_id) end as memo`);
 
 type JobRow = {
   id: number | string;
@@ -92,6 +101,8 @@ type JobRow = {
   payload: Record<string, unknown>;
   run_at: number;
   lease_token: string;
+  run: ClaimedRun | null;
+  memo: Array<[string, unknown]> | null;
 };
 
 const toJob = (r: JobRow): Job => ({
@@ -104,6 +115,7 @@ const toJob = (r: JobRow): Job => ({
   runAt: Number(r.run_at),
   payload: r.payload ?? {},
   leaseToken: r.lease_token,
+  ...(r.kind === "call" ? { call: { run: r.run, memo: r.memo ?? [] } } : {}),
 });
 
 /**

@@ -9,7 +9,8 @@ import { execRows } from "../../db/client";
 import { inTx } from "./context";
 import { createExecutor } from "./executor";
 import { ingestEvents } from "./events";
-import { claimJobs, completeJob, LostLeaseError } from "./queue";
+import { claimJobs, LostLeaseError } from "./queue";
+import { completeJobAndLoadRun } from "./run-state";
 import { executorBridge, startHarness, testClient, type Harness } from "./testing";
 
 const bridge = executorBridge();
@@ -224,7 +225,7 @@ describe("leases", () => {
     expect(run.output).toEqual({ seen: 1 });
     expect(run.history.find((e) => e.type === "step.completed")?.attempt).toBe(1);
     // The dead worker's late result is refused: its lease token no longer matches.
-    await expect(inTx(dead.ctx, (c) => completeJob(c, stolen[0]!))).rejects.toBeInstanceOf(LostLeaseError);
+    await expect(inTx(dead.ctx, (c) => completeJobAndLoadRun(c, stolen[0]!))).rejects.toBeInstanceOf(LostLeaseError);
     const left = await execRows(h.db.db, sql`select count(*)::int as n from executor_jobs where run_id = ${runId!}`);
     expect(left[0]).toEqual({ n: 0 });
   });

@@ -1,6 +1,7 @@
 /**
- * One run's mutable state inside a transaction: load it locked, record step results, then
- * `saveRun` decides what happens next and writes everything back.
+ * One run's mutable state inside a transaction: `loadRun` locks it, handlers record step results
+ * and follow-up jobs on it, and `saveRun` decides what happens next and writes everything back in
+ * one statement (memos, jobs, history, run row) — the hot path costs two statements per step.
  *
  * The rule that keeps parallel steps from running twice (protocol §2.8): while any planned step,
  * sleep, wait or invoke of the run is pending, discovery is held back; one discovery runs after
@@ -8,17 +9,11 @@
  * Discovery requests are sent with `disable_immediate_execution` while anything is pending, so the
  * SDK reports pending siblings again instead of running them inline (those reports are dropped).
  */
-import { eq, sql } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import { execRows } from "../../db/client";
-import {
-  executorHistory,
-  executorRuns,
-  executorSteps,
-  type ExecutorPendingSteps,
-  type ExecutorRunStatus,
-} from "../../db/schema/executor";
+import type { ExecutorPendingSteps, ExecutorRunStatus } from "../../db/schema/executor";
 import type { TxCtx } from "./context";
-import { enqueue } from "./queue";
+import { LostLeaseError, type EnqueueInput, type Job } from "./queue";
 
 export interface RunRow {
   id: string;
@@ -32,8 +27,7 @@ export interface RunRow {
   concurrencyLimits: number[];
   parentRunId: string | null;
   parentStepId: string | null;
-  startedAt: Date | null;
-  createdAt: Date;
+  startedAt: number | null;
 }
 
 export interface HistoryEntry {
@@ -47,21 +41,28 @@ export interface HistoryEntry {
   durationMs?: number | null;
 }
 
+interface Memo {
+  stepId: string;
+  name: string | null;
+  op: string;
+  output: unknown;
+}
+
 export interface RunState {
   row: RunRow;
   pending: ExecutorPendingSteps;
-  stepCount: number;
   /** A step settled in this transaction (so a discovery may be due). */
   settled: boolean;
   /** A race-mode step settled: discover even though siblings are still pending. */
   raceSettled: boolean;
-  /** Set when something else will move the run forward (a retry was scheduled). */
-  progressScheduled: boolean;
   /** The run reached a terminal state in this transaction. */
   finished: boolean;
   /** Set when this transaction is the run's first SDK call. */
   startedAt?: Date;
   history: HistoryEntry[];
+  /** Writes deferred to `saveRun`. */
+  memos: Memo[];
+  jobs: EnqueueInput[];
 }
 
 export const ACTIVE_STATUSES: readonly ExecutorRunStatus[] = ["queued", "running"];
@@ -70,44 +71,80 @@ export function isActive(status: ExecutorRunStatus): boolean {
   return ACTIVE_STATUSES.includes(status);
 }
 
+const RUN_COLUMNS = sql.raw(`r.id, r.function_id, r.status, r.event, r.events, r.pending, r.step_count,
+  r.concurrency_keys, r.concurrency_limits, r.parent_run_id, r.parent_step_id,
+  (extract(epoch from r.started_at) * 1000)::float8 as started_at`);
+
+type RunRowRaw = {
+  id: string;
+  function_id: string;
+  status: ExecutorRunStatus;
+  event: Record<string, unknown>;
+  events: Record<string, unknown>[];
+  pending: ExecutorPendingSteps;
+  step_count: number;
+  concurrency_keys: string[];
+  concurrency_limits: number[];
+  parent_run_id: string | null;
+  parent_step_id: string | null;
+  started_at: number | null;
+  job_done?: number;
+};
+
+function toState(r: RunRowRaw): RunState {
+  const row: RunRow = {
+    id: r.id,
+    functionId: r.function_id,
+    status: r.status,
+    event: r.event,
+    events: r.events,
+    pending: r.pending ?? {},
+    stepCount: Number(r.step_count),
+    concurrencyKeys: r.concurrency_keys ?? [],
+    concurrencyLimits: (r.concurrency_limits ?? []).map(Number),
+    parentRunId: r.parent_run_id,
+    parentStepId: r.parent_step_id,
+    startedAt: r.started_at === null ? null : Number(r.started_at),
+  };
+  return { row, pending: { ...row.pending }, settled: false, raceSettled: false, finished: false, history: [], memos: [], jobs: [] };
+}
+
 /** Locks the run row (`FOR UPDATE`) and returns its state, or undefined if it is gone or over. */
 export async function loadRun(c: TxCtx, runId: string): Promise<RunState | undefined> {
-  const [row] = await c.tx.select().from(executorRuns).where(eq(executorRuns.id, runId)).for("update");
-  if (!row || !isActive(row.status)) return undefined;
-  return {
-    row: row as RunRow,
-    pending: { ...row.pending },
-    stepCount: row.stepCount,
-    settled: false,
-    raceSettled: false,
-    progressScheduled: false,
-    finished: false,
-    history: [],
-  };
+  const [r] = await execRows<RunRowRaw>(c.tx, sql`select ${RUN_COLUMNS} from executor_runs r where r.id = ${runId} for update`);
+  return r && isActive(r.status) ? toState(r) : undefined;
 }
 
 /**
- * Writes a step's memo (exactly once per run and step: a repeat is ignored) and marks the step
- * settled. Returns false when the memo already existed.
+ * The first statement of a job's result transaction: deletes the job if this worker still holds
+ * its lease, and locks the job's run. Throws LostLeaseError when the lease was lost (the job was
+ * re-claimed or deleted — the run was cancelled): the transaction then rolls back.
  */
-export async function memoize(
-  c: TxCtx,
-  s: RunState,
-  step: { id: string; name?: string | null; op: string },
-  output: unknown,
-): Promise<boolean> {
-  const race = s.pending[step.id]?.race === true;
+export async function completeJobAndLoadRun(c: TxCtx, job: Job): Promise<RunState | undefined> {
+  const [r] = await execRows<RunRowRaw>(
+    c.tx,
+    sql`with done as (delete from executor_jobs where id = ${job.id} and lease_token = ${job.leaseToken} returning id)
+        select ${RUN_COLUMNS}, (select count(*) from done)::int as job_done
+        from executor_runs r where r.id = ${job.runId} for update`,
+  );
+  // No run row: nothing left to protect, whether or not the delete happened.
+  if (!r) return undefined;
+  if (Number(r.job_done) !== 1) throw new LostLeaseError(`lease on job ${job.id} (${job.kind}) was lost`);
+  return isActive(r.status) ? toState(r) : undefined;
+}
+
+/** Records a step's memo (written at save, exactly once per run and step) and settles the step. */
+export function memoize(s: RunState, step: { id: string; name?: string | null; op: string }, output: unknown): void {
+  if (s.memos.some((m) => m.stepId === step.id)) return;
+  if (s.pending[step.id]?.race) s.raceSettled = true;
   delete s.pending[step.id];
-  const inserted = await c.tx
-    .insert(executorSteps)
-    .values({ runId: s.row.id, stepId: step.id, name: step.name ?? null, op: step.op, output: output ?? null })
-    .onConflictDoNothing()
-    .returning({ seq: executorSteps.seq });
-  if (!inserted.length) return false;
-  s.stepCount++;
+  s.memos.push({ stepId: step.id, name: step.name ?? null, op: step.op, output: output ?? null });
   s.settled = true;
-  if (race) s.raceSettled = true;
-  return true;
+}
+
+/** Queues a job for this run (inserted at save; a duplicate queued discovery/step is a no-op). */
+export function later(s: RunState, job: Omit<EnqueueInput, "runId">): void {
+  s.jobs.push({ ...job, runId: s.row.id });
 }
 
 /** Memoised step ids among `ids` (used to drop re-reported steps that already finished). */
@@ -124,44 +161,69 @@ export function callConcurrency(s: RunState) {
   return { keys: s.row.concurrencyKeys, limits: s.row.concurrencyLimits };
 }
 
-/** Queues the run's next discovery call (a no-op if one is already queued). */
-export function enqueueDiscovery(c: TxCtx, s: RunState, runAt?: number, attempt = 0): Promise<boolean> {
-  return enqueue(c, { runId: s.row.id, kind: "call", stepId: null, attempt, runAt, concurrency: callConcurrency(s) });
+/** Queues the run's next discovery call. */
+export function discoverLater(s: RunState, runAt?: number, attempt = 0): void {
+  later(s, { kind: "call", stepId: null, attempt, runAt, concurrency: callConcurrency(s) });
 }
+
+/** Steps memoised so far, including this transaction's. */
+export function stepCount(s: RunState): number {
+  return s.row.stepCount + s.memos.length;
+}
+
+const json = (v: unknown) => sql`${JSON.stringify(v ?? null)}::jsonb`;
+const ts = (ms: number | Date | null | undefined) =>
+  ms === null || ms === undefined ? sql`null::timestamptz` : sql`${new Date(ms).toISOString()}::timestamptz`;
+const list = (items: SQL[]) => sql.join(items, sql`, `);
 
 /**
- * Persists the state: discovery if due, pending set, counters, history. A run with nothing pending,
- * nothing queued and no result is stuck by definition; callers report that as an error before.
+ * Writes the state back in one statement: queued memos, jobs and history, and the run row (pending
+ * set, step count, start). Queues the discovery first if one is due. A finished run's row was
+ * already written by `finishRun`; only its memos, history and step count remain.
  */
 export async function saveRun(c: TxCtx, s: RunState): Promise<void> {
-  if (!s.finished) {
-    const nothingPending = Object.keys(s.pending).length === 0;
-    if (s.settled && (nothingPending || s.raceSettled)) await enqueueDiscovery(c, s);
-    await c.tx
-      .update(executorRuns)
-      .set({
-        pending: s.pending,
-        stepCount: s.stepCount,
-        ...(s.startedAt ? { status: "running" as const, startedAt: s.startedAt } : {}),
-      })
-      .where(eq(executorRuns.id, s.row.id));
-  }
-  await writeHistory(c, s.row.id, s.history);
-}
+  const nothingPending = Object.keys(s.pending).length === 0;
+  if (!s.finished && s.settled && (nothingPending || s.raceSettled)) discoverLater(s);
+  if (s.finished) s.jobs = [];
 
-export async function writeHistory(c: TxCtx, runId: string, entries: HistoryEntry[]): Promise<void> {
-  if (!entries.length) return;
-  await c.tx.insert(executorHistory).values(
-    entries.map((h) => ({
-      runId,
-      type: h.type,
-      stepId: h.stepId ?? null,
-      stepName: h.stepName ?? null,
-      attempt: h.attempt ?? 0,
-      error: h.error ?? null,
-      data: h.data ?? null,
-      startedAt: h.startedAt ?? null,
-      durationMs: h.durationMs ?? null,
-    })),
-  );
+  const ctes: SQL[] = [];
+  if (s.memos.length) {
+    ctes.push(sql`m as (insert into executor_steps (run_id, step_id, name, op, output) values ${list(
+      s.memos.map((m) => sql`(${s.row.id}, ${m.stepId}, ${m.name}, ${m.op}, ${json(m.output)})`),
+    )} on conflict do nothing returning 1)`);
+  }
+  if (s.jobs.length) {
+    ctes.push(sql`j as (insert into executor_jobs (run_id, kind, step_id, attempt, run_at, payload, concurrency_keys, concurrency_limits) values ${list(
+      s.jobs.map(
+        (j) =>
+          sql`(${j.runId}, ${j.kind}, ${j.stepId ?? null}, ${j.attempt ?? 0}, ${ts(j.runAt ?? c.now)}, ${json(j.payload ?? {})},
+               ${sql.param(j.concurrency?.keys ?? [])}::text[], ${sql.param(j.concurrency?.limits ?? [])}::int[])`,
+      ),
+    )} on conflict do nothing returning 1)`);
+  }
+  if (s.history.length) {
+    ctes.push(sql`h as (insert into executor_history (run_id, type, step_id, step_name, attempt, error, data, started_at, duration_ms) values ${list(
+      s.history.map(
+        (h) =>
+          sql`(${s.row.id}, ${h.type}, ${h.stepId ?? null}, ${h.stepName ?? null}, ${h.attempt ?? 0}, ${json(h.error)}, ${json(h.data)},
+               ${ts(h.startedAt)}, ${h.durationMs ?? null})`,
+      ),
+    )})`);
+  }
+  const added = s.memos.length ? sql`(select count(*) from m)` : sql`0`;
+  const set = s.finished
+    ? sql`step_count = step_count + ${added}`
+    : sql`step_count = step_count + ${added}, pending = ${json(s.pending)}${
+        s.startedAt ? sql`, status = 'running', started_at = ${ts(s.startedAt)}` : sql``
+      }`;
+  const update = sql`update executor_runs set ${set} where id = ${s.row.id}`;
+  await execRows(c.tx, ctes.length ? sql`with ${list(ctes)} ${update}` : update);
+
+  if (s.jobs.length) {
+    const wakeAt = Math.min(...s.jobs.map((j) => j.runAt ?? c.now));
+    c.afterCommit(() => c.ex.wake(wakeAt));
+  }
+  s.memos = [];
+  s.jobs = [];
+  s.history = [];
 }

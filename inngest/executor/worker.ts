@@ -8,7 +8,8 @@ import type { ExecutorContext } from "./context";
 import { runCallJob, runTimeoutJob, runWakeJob } from "./driver";
 import { expirePause } from "./pauses";
 import { inTx } from "./context";
-import { claimJobs, claimLimitedJobs, completeJob, LostLeaseError, nextDueAt, releaseJob, renewLeases, type Job } from "./queue";
+import { claimJobs, claimLimitedJobs, LostLeaseError, nextDueAt, releaseJob, renewLeases, type Job } from "./queue";
+import { completeJobAndLoadRun, saveRun } from "./run-state";
 
 export interface Worker {
   wake(at?: number): void;
@@ -70,8 +71,10 @@ export function startWorker(ex: ExecutorContext): Worker {
           return await runWakeJob(ex, job);
         case "pause_timeout":
           return await inTx(ex, async (c) => {
-            await completeJob(c, job);
-            await expirePause(c, job);
+            const s = await completeJobAndLoadRun(c, job);
+            if (!s) return;
+            await expirePause(c, s, job);
+            await saveRun(c, s);
           });
         case "run_timeout":
           return await runTimeoutJob(ex, job);

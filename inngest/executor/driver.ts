@@ -4,17 +4,22 @@
  * carries `max_attempts` so the SDK knows the final attempt, and `disable_immediate_execution`
  * while parallel siblings are pending (run-state.ts). No transaction is held during the call.
  */
-import type { ExecutorRunStatus } from "../../db/schema/executor";
-import { inTx, type ExecutorContext } from "./context";
+import type { Tx } from "../../db/client";
+import type { ExecutorPendingSteps, ExecutorRunStatus } from "../../db/schema/executor";
+import { inTx, type ExecutorContext, type TxCtx } from "./context";
 import { parseRetryAfter } from "./durations";
 import { canonicalize } from "./jcs";
 import { finishRun } from "./lifecycle";
-import { applyOutcome, failRun, type CallOutcome, type ErrorObject, type SdkOp } from "./ops";
-import type { Job } from "./queue";
-import { completeJobAndLoadRun, isActive, memoize, saveRun } from "./run-state";
+import { applyOutcome, failRun, type CallInfo, type CallOutcome, type ErrorObject, type SdkOp } from "./ops";
+import { newLeaseToken, type ClaimedRun, type Job } from "./queue";
+import { completeJobAndLoadRun, isActive, memoize, saveRun, stateFromSnapshot, type Memo } from "./run-state";
 import { signatureHeader, verifySignature } from "./signing";
 
-export async function runCallJob(ex: ExecutorContext, job: Job): Promise<void> {
+/**
+ * Runs one call job. Returns the run's next discovery when it was handed off to this worker
+ * (see run-state.ts `handoffToken`): the caller runs it right away in the same slot.
+ */
+export async function runCallJob(ex: ExecutorContext, job: Job, allowHandoff = true): Promise<Job | undefined> {
   const run = job.call?.run;
   const fn = run ? ex.registry.get(run.functionId) : undefined;
 
@@ -31,7 +36,7 @@ export async function runCallJob(ex: ExecutorContext, job: Job): Promise<void> {
       }
       await saveRun(c, s);
     });
-    return;
+    return undefined;
   }
 
   const memo: Record<string, unknown> = {};
@@ -81,12 +86,92 @@ export async function runCallJob(ex: ExecutorContext, job: Job): Promise<void> {
     ex.log.warn("SDK call failed", { runId: job.runId, functionId: fn.id, stepId: job.stepId, attempt: job.attempt, error: outcome.error.message });
   }
 
-  await inTx(ex, async (c) => {
-    const s = await completeJobAndLoadRun(c, job);
-    if (!s) return; // finished or cancelled while the call was in flight: its result is dropped
-    await applyOutcome(c, s, { job, fn, startedAt, durationMs }, outcome);
-    await saveRun(c, s);
+  const token = newLeaseToken();
+  const handoffOk = allowHandoff && !run.concurrencyKeys.length;
+  const info = { job, fn, startedAt, durationMs };
+  // Optimistic path for the common answer (steps that ran): no transaction, one guarded statement.
+  // (Only when it cannot hit the step limit: failing the run is not a single-statement change.)
+  const plain = isPlainStepResult(outcome) && run.stepCount + outcome.ops.length <= ex.opts.maxStepsPerRun;
+  let saved = plain ? await saveOptimistically(ex, job, run, info, outcome, handoffOk ? token : undefined) : undefined;
+  if (saved === undefined) {
+    saved = await inTx(ex, async (c) => {
+      const s = await completeJobAndLoadRun(c, job);
+      if (!s) return null; // finished or cancelled while the call was in flight: its result is dropped
+      // Hand off only if nobody else changed the run's memo since the claim: the next request is
+      // then built from the claim-time memo plus this transaction's writes.
+      if (handoffOk && s.row.stepCount === job.call!.memo.length) s.handoffToken = token;
+      await applyOutcome(c, s, info, outcome);
+      const res = await saveRun(c, s);
+      return res.handedOff ? { ...res.handedOff, pending: s.pending } : null;
+    });
+  }
+  if (!saved) return undefined;
+  const known = new Set(job.call!.memo.map(([id]) => id));
+  const memoNext: Array<[string, unknown]> = [
+    ...job.call!.memo,
+    ...saved.memos.filter((m) => !known.has(m.stepId)).map((m): [string, unknown] => [m.stepId, m.output]),
+  ];
+  return {
+    id: saved.jobId,
+    runId: job.runId,
+    kind: "call",
+    stepId: null,
+    attempt: 0,
+    claims: 1,
+    runAt: ex.clock.now(),
+    payload: {},
+    leaseToken: token,
+    call: {
+      run: { ...run, status: "running", pending: saved.pending, stepCount: memoNext.length, startedAt: run.startedAt ?? startedAt.getTime() },
+      memo: memoNext,
+    },
+  };
+}
+
+function isPlainStepResult(outcome: CallOutcome): outcome is Extract<CallOutcome, { kind: "ops" }> {
+  return outcome.kind === "ops" && outcome.ops.length > 0 && outcome.ops.every((o) => o.op === "StepRun");
+}
+
+/**
+ * Applies a plain step result without a transaction: the run state comes from the claim-time
+ * snapshot, and one statement writes everything only if the lease and that snapshot still hold.
+ * Returns undefined when they did not (or the statement failed): the caller redoes it under the lock.
+ */
+async function saveOptimistically(
+  ex: ExecutorContext,
+  job: Job,
+  run: ClaimedRun,
+  info: CallInfo,
+  outcome: CallOutcome,
+  handoffToken: string | undefined,
+): Promise<{ jobId: number; memos: Memo[]; pending: ExecutorPendingSteps } | null | undefined> {
+  const hooks: Array<() => void> = [];
+  const c: TxCtx = { tx: ex.db as unknown as Tx, ex, now: ex.clock.now(), afterCommit: (h) => hooks.push(h) };
+  const s = stateFromSnapshot({
+    id: job.runId,
+    functionId: run.functionId,
+    status: run.status as ExecutorRunStatus,
+    event: run.event,
+    events: run.events,
+    pending: run.pending,
+    stepCount: run.stepCount,
+    concurrencyKeys: run.concurrencyKeys,
+    concurrencyLimits: run.concurrencyLimits,
+    parentRunId: null,
+    parentStepId: null,
+    startedAt: run.startedAt,
   });
+  if (handoffToken && run.stepCount === job.call!.memo.length) s.handoffToken = handoffToken;
+  try {
+    await applyOutcome(c, s, info, outcome);
+    const res = await saveRun(c, s, { job, stepCount: run.stepCount, pending: run.pending });
+    if (!res.saved) return undefined;
+    for (const h of hooks) h();
+    return res.handedOff ? { ...res.handedOff, pending: s.pending } : null;
+  } catch (e) {
+    ex.log.debug("optimistic save failed; retrying under the lock", { runId: job.runId, err: e });
+    return undefined;
+  }
 }
 
 /** Turns an SDK response into an outcome (protocol §2.4). */

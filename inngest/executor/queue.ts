@@ -13,7 +13,7 @@
 import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { execRows } from "../../db/client";
-import { executorJobs, type ExecutorJobKind } from "../../db/schema/executor";
+import { executorJobs, type ExecutorJobKind, type ExecutorPendingSteps } from "../../db/schema/executor";
 import type { ExecutorContext, TxCtx } from "./context";
 
 export interface Job {
@@ -35,7 +35,11 @@ export interface ClaimedRun {
   functionId: string;
   event: Record<string, unknown>;
   events: Record<string, unknown>[];
-  pending: Record<string, unknown>;
+  pending: ExecutorPendingSteps;
+  stepCount: number;
+  startedAt: number | null;
+  concurrencyKeys: string[];
+  concurrencyLimits: number[];
 }
 
 export interface EnqueueInput {
@@ -48,6 +52,8 @@ export interface EnqueueInput {
   payload?: Record<string, unknown>;
   /** Only calls count against concurrency limits. */
   concurrency?: { keys: string[]; limits: number[] };
+  /** Insert the job already leased with this token (hand-off to the worker that queued it). */
+  leaseToken?: string;
 }
 
 /** The lease was lost: the job was re-claimed elsewhere or deleted (run cancelled/finished). */
@@ -76,6 +82,10 @@ export async function enqueue(c: TxCtx, job: EnqueueInput): Promise<boolean> {
   return inserted.length > 0;
 }
 
+export function newLeaseToken(): string {
+  return randomBytes(12).toString("base64url");
+}
+
 export async function deleteRunJobs(c: TxCtx, runId: string): Promise<void> {
   await execRows(c.tx, sql`delete from executor_jobs where run_id = ${runId}`);
 }
@@ -85,7 +95,9 @@ const RETURNING = sql.raw(`returning j.id, j.run_id, j.kind, j.step_id, j.attemp
   (extract(epoch from j.run_at) * 1000)::float8 as run_at, j.lease_token,
   case when j.kind = 'call' then (
     select jsonb_build_object('status', r.status, 'functionId', r.function_id, 'event', r.event,
-                              'events', r.events, 'pending', r.pending)
+                              'events', r.events, 'pending', r.pending, 'stepCount', r.step_count,
+                              'startedAt', (extract(epoch from r.started_at) * 1000)::float8,
+                              'concurrencyKeys', to_jsonb(r.concurrency_keys), 'concurrencyLimits', to_jsonb(r.concurrency_limits))
     from executor_runs r where r.id = j.run_id) end as run,
   case when j.kind = 'call' then (
     select coalesce(jsonb_agg(jsonb_build_array(s.step_id, s.output) order by s.seq), '[]'::jsonb)
@@ -124,7 +136,7 @@ const toJob = (r: JobRow): Job => ({
  */
 export async function claimJobs(ex: ExecutorContext, limit: number): Promise<Job[]> {
   if (limit <= 0) return [];
-  const token = randomBytes(12).toString("base64url");
+  const token = newLeaseToken();
   const res = await execRows<JobRow>(
     ex.db,
     sql`with picked as (
@@ -155,7 +167,7 @@ export async function claimJobs(ex: ExecutorContext, limit: number): Promise<Job
  */
 export async function claimLimitedJobs(ex: ExecutorContext, limit: number): Promise<Job[]> {
   if (limit <= 0) return [];
-  const token = randomBytes(12).toString("base64url");
+  const token = newLeaseToken();
   const nowIso = new Date(ex.clock.now()).toISOString();
   return ex.db.transaction(async (tx) => {
     const candidates = await execRows<{ id: number | string; keys: string[]; limits: number[] }>(

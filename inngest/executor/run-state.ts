@@ -41,7 +41,7 @@ export interface HistoryEntry {
   durationMs?: number | null;
 }
 
-interface Memo {
+export interface Memo {
   stepId: string;
   name: string | null;
   op: string;
@@ -63,6 +63,11 @@ export interface RunState {
   /** Writes deferred to `saveRun`. */
   memos: Memo[];
   jobs: EnqueueInput[];
+  /**
+   * Set by the call path: a discovery due now may be inserted already leased with this token and
+   * run by the same worker straight away (no wake-up, no claim, no re-read of the memo).
+   */
+  handoffToken?: string;
 }
 
 export const ACTIVE_STATUSES: readonly ExecutorRunStatus[] = ["queued", "running"];
@@ -106,6 +111,11 @@ function toState(r: RunRowRaw): RunState {
     parentStepId: r.parent_step_id,
     startedAt: r.started_at === null ? null : Number(r.started_at),
   };
+  return { row, pending: { ...row.pending }, settled: false, raceSettled: false, finished: false, history: [], memos: [], jobs: [] };
+}
+
+/** A run state built from a claim-time snapshot (the optimistic path; nothing is locked). */
+export function stateFromSnapshot(row: RunRow): RunState {
   return { row, pending: { ...row.pending }, settled: false, raceSettled: false, finished: false, history: [], memos: [], jobs: [] };
 }
 
@@ -176,54 +186,99 @@ const ts = (ms: number | Date | null | undefined) =>
   ms === null || ms === undefined ? sql`null::timestamptz` : sql`${new Date(ms).toISOString()}::timestamptz`;
 const list = (items: SQL[]) => sql.join(items, sql`, `);
 
+/** What the optimistic save checks: the job's lease and the run as it was when the job was claimed. */
+export interface SaveGuard {
+  job: Job;
+  stepCount: number;
+  pending: ExecutorPendingSteps;
+}
+
 /**
  * Writes the state back in one statement: queued memos, jobs and history, and the run row (pending
  * set, step count, start). Queues the discovery first if one is due. A finished run's row was
  * already written by `finishRun`; only its memos, history and step count remain.
+ *
+ * With a `guard` (the optimistic path, no transaction and no lock — see driver.ts) the same
+ * statement also deletes the job, and applies nothing unless the job's lease still holds and the
+ * run still has the claim-time step count and pending set. `saved: false` then means "redo it
+ * under the lock".
  */
-export async function saveRun(c: TxCtx, s: RunState): Promise<void> {
+export async function saveRun(
+  c: TxCtx,
+  s: RunState,
+  guard?: SaveGuard,
+): Promise<{ saved: boolean; handedOff?: { jobId: number; memos: Memo[] } }> {
   const nothingPending = Object.keys(s.pending).length === 0;
   if (!s.finished && s.settled && (nothingPending || s.raceSettled)) discoverLater(s);
   if (s.finished) s.jobs = [];
+  const handoff = s.handoffToken ? s.jobs.find((j) => j.kind === "call" && !j.stepId && (j.runAt ?? c.now) <= c.now) : undefined;
+  if (handoff && !s.row.concurrencyKeys.length) handoff.leaseToken = s.handoffToken;
 
+  // Inserts read their rows from VALUES (explicit casts) so the optimistic form can filter them. They
+  // read `done` (which implies `upd`): that runs the job's delete first, so a new discovery does not
+  // collide with the one being completed on the one-discovery-per-run index.
+  const onlyIf = guard ? sql` where exists (select 1 from done)` : sql``;
   const ctes: SQL[] = [];
   if (s.memos.length) {
-    ctes.push(sql`m as (insert into executor_steps (run_id, step_id, name, op, output) values ${list(
-      s.memos.map((m) => sql`(${s.row.id}, ${m.stepId}, ${m.name}, ${m.op}, ${json(m.output)})`),
-    )} on conflict do nothing returning 1)`);
+    ctes.push(sql`m as (insert into executor_steps (run_id, step_id, name, op, output) select * from (values ${list(
+      s.memos.map((m) => sql`(${s.row.id}::text, ${m.stepId}::text, ${m.name}::text, ${m.op}::text, ${json(m.output)})`),
+    )}) v${onlyIf} on conflict do nothing returning 1)`);
   }
   if (s.jobs.length) {
-    ctes.push(sql`j as (insert into executor_jobs (run_id, kind, step_id, attempt, run_at, payload, concurrency_keys, concurrency_limits) values ${list(
+    const lease = sql`now() + make_interval(secs => ${c.ex.opts.leaseMs / 1000})`;
+    ctes.push(sql`j as (insert into executor_jobs (run_id, kind, step_id, attempt, run_at, payload, concurrency_keys,
+                        concurrency_limits, lease_token, lease_until, claims) select * from (values ${list(
       s.jobs.map(
         (j) =>
-          sql`(${j.runId}, ${j.kind}, ${j.stepId ?? null}, ${j.attempt ?? 0}, ${ts(j.runAt ?? c.now)}, ${json(j.payload ?? {})},
-               ${sql.param(j.concurrency?.keys ?? [])}::text[], ${sql.param(j.concurrency?.limits ?? [])}::int[])`,
+          sql`(${j.runId}::text, ${j.kind}::text, ${j.stepId ?? null}::text, ${j.attempt ?? 0}::int, ${ts(j.runAt ?? c.now)},
+               ${json(j.payload ?? {})}, ${sql.param(j.concurrency?.keys ?? [])}::text[], ${sql.param(j.concurrency?.limits ?? [])}::int[],
+               ${j.leaseToken ?? null}::text, ${j.leaseToken ? lease : sql`null::timestamptz`}, ${j.leaseToken ? 1 : 0}::int)`,
       ),
-    )} on conflict do nothing returning 1)`);
+    )}) v${onlyIf} on conflict do nothing returning id, lease_token)`);
   }
   if (s.history.length) {
-    ctes.push(sql`h as (insert into executor_history (run_id, type, step_id, step_name, attempt, error, data, started_at, duration_ms) values ${list(
+    ctes.push(sql`h as (insert into executor_history (run_id, type, step_id, step_name, attempt, error, data, started_at, duration_ms)
+                        select * from (values ${list(
       s.history.map(
         (h) =>
-          sql`(${s.row.id}, ${h.type}, ${h.stepId ?? null}, ${h.stepName ?? null}, ${h.attempt ?? 0}, ${json(h.error)}, ${json(h.data)},
-               ${ts(h.startedAt)}, ${h.durationMs ?? null})`,
+          sql`(${s.row.id}::text, ${h.type}::text, ${h.stepId ?? null}::text, ${h.stepName ?? null}::text, ${h.attempt ?? 0}::int,
+               ${json(h.error)}, ${json(h.data)}, ${ts(h.startedAt)}, ${h.durationMs ?? null}::int)`,
       ),
-    )})`);
+    )}) v${onlyIf})`);
   }
-  const added = s.memos.length ? sql`(select count(*) from m)` : sql`0`;
-  const set = s.finished
-    ? sql`step_count = step_count + ${added}`
-    : sql`step_count = step_count + ${added}, pending = ${json(s.pending)}${
-        s.startedAt ? sql`, status = 'running', started_at = ${ts(s.startedAt)}` : sql``
-      }`;
-  const update = sql`update executor_runs set ${set} where id = ${s.row.id}`;
-  await execRows(c.tx, ctes.length ? sql`with ${list(ctes)} ${update}` : update);
+  const started = s.startedAt ? sql`, status = 'running', started_at = ${ts(s.startedAt)}` : sql``;
+  const handed = handoff?.leaseToken ? sql`(select id from j where lease_token is not null limit 1)::float8` : sql`null::float8`;
 
-  if (s.jobs.length) {
-    const wakeAt = Math.min(...s.jobs.map((j) => j.runAt ?? c.now));
+  let statement: SQL;
+  if (guard) {
+    // Under the guard no other transaction touched the run, so every memo is new.
+    const upd = sql`upd as (update executor_runs set step_count = step_count + ${s.memos.length}::int,
+                              pending = ${json(s.pending)}${started}
+                            where id = ${s.row.id} and status in ('queued', 'running')
+                              and step_count = ${guard.stepCount}::int and pending = ${json(guard.pending)}
+                              and exists (select 1 from executor_jobs
+                                          where id = ${guard.job.id} and lease_token = ${guard.job.leaseToken} for update)
+                            returning id)`;
+    const done = sql`done as (delete from executor_jobs where id = ${guard.job.id} and lease_token = ${guard.job.leaseToken}
+                              and exists (select 1 from upd) returning id)`;
+    statement = sql`with ${list([upd, done, ...ctes])} select (select count(*) from upd)::int as saved, ${handed} as handed`;
+  } else {
+    const added = s.memos.length ? sql`(select count(*) from m)` : sql`0`;
+    const set = s.finished ? sql`step_count = step_count + ${added}` : sql`step_count = step_count + ${added}, pending = ${json(s.pending)}${started}`;
+    const update = sql`update executor_runs set ${set} where id = ${s.row.id} returning 1 as saved, ${handed} as handed`;
+    statement = ctes.length ? sql`with ${list(ctes)} ${update}` : update;
+  }
+  const [res] = await execRows<{ saved: number; handed: number | null }>(c.tx, statement);
+  if (guard && Number(res?.saved) !== 1) return { saved: false };
+
+  const others = s.jobs.filter((j) => !j.leaseToken);
+  if (others.length) {
+    const wakeAt = Math.min(...others.map((j) => j.runAt ?? c.now));
     c.afterCommit(() => c.ex.wake(wakeAt));
   }
+  const memos = s.memos;
   s.memos = [];
   s.jobs = [];
   s.history = [];
+  return res?.handed ? { saved: true, handedOff: { jobId: Number(res.handed), memos } } : { saved: true };
 }

@@ -19,7 +19,7 @@ export interface Worker {
 }
 
 export function startWorker(ex: ExecutorContext): Worker {
-  const inflight = new Map<number, { job: Job; done: Promise<void> }>();
+  const inflight = new Map<number, { slot: { job: Job }; done: Promise<void> }>();
   let stopped = false;
   let signal: (() => void) | undefined;
   let signalled = false;
@@ -56,17 +56,31 @@ export function startWorker(ex: ExecutorContext): Worker {
     poke();
   });
   const heartbeat = setInterval(() => {
-    const jobs = [...inflight.values()].map((f) => f.job);
+    const jobs = [...inflight.values()].map((f) => f.slot.job);
     renewLeases(ex, jobs).catch((e) => ex.log.warn("lease renewal failed", { err: e }));
   }, Math.max(50, Math.floor(ex.opts.leaseMs / 3)));
   heartbeat.unref?.();
 
-  async function handle(job: Job) {
+  /** Max discoveries one slot runs back to back before the run goes through the queue again. */
+  const HANDOFF_CHAIN = 100;
+
+  async function handle(first: Job, slot: { job: Job }) {
+    let job = first;
     try {
       if (job.claims > 1) ex.log.warn("job re-run after its lease expired", { jobId: job.id, runId: job.runId, kind: job.kind, attempt: job.attempt });
       switch (job.kind) {
-        case "call":
-          return await runCallJob(ex, job);
+        case "call": {
+          for (let chain = 1; ; chain++) {
+            const next = await runCallJob(ex, job, chain < HANDOFF_CHAIN && !stopped);
+            if (!next) return;
+            job = next;
+            slot.job = next; // the heartbeat renews the lease of the job now in flight
+            if (stopped) {
+              await releaseJob(ex, next, ex.clock.now());
+              return;
+            }
+          }
+        }
         case "wake":
           return await runWakeJob(ex, job);
         case "pause_timeout":
@@ -93,11 +107,12 @@ export function startWorker(ex: ExecutorContext): Worker {
   }
 
   function dispatch(job: Job) {
-    const done = handle(job).finally(() => {
+    const slot = { job };
+    const done = handle(job, slot).finally(() => {
       inflight.delete(job.id);
       poke();
     });
-    inflight.set(job.id, { job, done });
+    inflight.set(job.id, { slot, done });
   }
 
   const loop = (async () => {

@@ -19,7 +19,7 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 20);
 const STEPS = Number(process.env.BENCH_STEPS ?? 10);
 
 async function main() {
-  setLogLevel("silent");
+  setLogLevel((process.env.BENCH_LOG as "debug") ?? "silent");
   const url = process.env.BENCH_DATABASE_URL;
   let dbName: string | undefined;
   let handle;
@@ -82,7 +82,8 @@ async function main() {
       wallPerStepMs: Number((wall / (RUNS * (STEPS + 1))).toFixed(2)),
     }),
   );
-  const P = (globalThis as any).__prof; for (const k of Object.keys(P)) if (P[k].length) console.log(k, pct(P[k], 0.5).toFixed(2), pct(P[k], 0.9).toFixed(2));
+  const P2 = (globalThis as any).__prof2; if (P2) for (const k of Object.keys(P2)) console.log(k, pct(P2[k], 0.5).toFixed(2), pct(P2[k], 0.9).toFixed(2));
+  const P = (globalThis as any).__prof; if (P) for (const k of Object.keys(P)) console.log(k, pct(P[k], 0.5).toFixed(2), pct(P[k], 0.9).toFixed(2));
   await executor.stop();
   await handle.close();
   if (url && dbName) {

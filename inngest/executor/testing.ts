@@ -20,7 +20,7 @@ import { manualClock, type ManualClock } from "./clock";
 import { createExecutor, type Executor } from "./executor";
 import type { ExecutorOptions } from "./options";
 import type { FetchHandler } from "./server";
-import { inProcessTransport, type ServeHandler } from "./transport";
+import { inProcessTransport, type ServeHandler, type TransportRequest, type TransportResponse } from "./transport";
 import type { ExecutorRunStatus } from "../../db/schema/executor";
 
 export const TEST_APP_URL = "http://app.test/api/inngest";
@@ -88,6 +88,8 @@ export interface HarnessOptions {
   sync?: boolean;
   /** Share a clock between harnesses (two executors on one database). */
   clock?: ManualClock;
+  /** Sees every request the executor sends to the app and the app's answer (protocol tests). */
+  onCall?: (req: TransportRequest, res: TransportResponse) => void;
 }
 
 export async function startHarness(o: HarnessOptions): Promise<Harness> {
@@ -98,7 +100,13 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
   const executor = createExecutor({
     db,
     appUrls: [TEST_APP_URL],
-    transport: inProcessTransport(handler),
+    transport: o.onCall
+      ? async (req) => {
+          const res = await inProcessTransport(handler)(req);
+          o.onCall!(req, res);
+          return res;
+        }
+      : inProcessTransport(handler),
     clock,
     log: createLogger({ component: "executor-test" }),
     backoff: (attempt) => 20 * attempt,

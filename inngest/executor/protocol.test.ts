@@ -9,7 +9,8 @@ import type { TransportRequest } from "./transport";
 
 const bridge = executorBridge();
 const inngest = testClient("proto", bridge);
-const calls: Array<{ req: TransportRequest; body: Record<string, any>; status: number }> = [];
+type Body = { url?: string; version?: number; steps?: Record<string, unknown>; ctx?: Record<string, unknown> & { run_id: string; stack: { stack: string[] } } };
+const calls: Array<{ req: TransportRequest; body: Body; status: number }> = [];
 
 const ordered = inngest.createFunction({ id: "ordered", retries: 2, triggers: [{ event: "p/ordered" }] }, async ({ step }) => {
   const [slow, fast] = await Promise.all([
@@ -42,7 +43,7 @@ beforeAll(async () => {
     functions: [ordered, race],
     bridge,
     label: "protocol",
-    onCall: (req, res) => calls.push({ req, body: req.body ? JSON.parse(req.body) : {}, status: res.status }),
+    onCall: (req, res) => calls.push({ req, body: (req.body ? JSON.parse(req.body) : {}) as Body, status: res.status }),
   });
 });
 afterAll(async () => h?.close());
@@ -64,15 +65,15 @@ describe("wire protocol", () => {
     expect(mine.length).toBeGreaterThanOrEqual(4);
     for (const c of mine) {
       expect(c.body.ctx).not.toHaveProperty("fn_id");
-      expect(c.body.ctx.max_attempts).toBe(3);
+      expect(c.body.ctx!.max_attempts).toBe(3);
       expect(c.body.version).toBe(2);
       expect(c.req.url).toContain("fnId=proto-ordered");
       expect(c.req.headers).not.toHaveProperty("x-inngest-signature"); // dev mode
     }
     // The discovery after both siblings lists them in the order they finished: fast, then slow.
     const last = mine.at(-1)!;
-    expect(last.body.ctx.stack.stack.slice(0, 2)).toEqual([await sha1("fast"), await sha1("slow")]);
-    expect(Object.keys(last.body.steps)).toEqual(expect.arrayContaining([await sha1("fast"), await sha1("slow")]));
+    expect(last.body.ctx!.stack.stack.slice(0, 2)).toEqual([await sha1("fast"), await sha1("slow")]);
+    expect(Object.keys(last.body.steps!)).toEqual(expect.arrayContaining([await sha1("fast"), await sha1("slow")]));
     // Each planned sibling got its own targeted call.
     const targeted = mine.filter((c) => !c.req.url.endsWith("stepId=step")).map((c) => new URL(c.req.url).searchParams.get("stepId"));
     expect(targeted.sort()).toEqual([await sha1("fast"), await sha1("slow")].sort());
@@ -82,10 +83,10 @@ describe("wire protocol", () => {
     const run = await h.trigger("p/race");
     expect(run.output).toBe("quick");
     const discoveries = calls.filter((c) => c.body.ctx?.run_id === run.id && c.req.url.endsWith("stepId=step"));
-    const withPending = discoveries.filter((c) => c.body.ctx.stack.stack.length === 1);
+    const withPending = discoveries.filter((c) => c.body.ctx!.stack.stack.length === 1);
     expect(withPending.length).toBeGreaterThan(0);
-    for (const d of withPending) expect(d.body.ctx.disable_immediate_execution).toBe(true);
-    expect(discoveries[0]!.body.ctx.disable_immediate_execution).toBe(false);
+    for (const d of withPending) expect(d.body.ctx!.disable_immediate_execution).toBe(true);
+    expect(discoveries[0]!.body.ctx!.disable_immediate_execution).toBe(false);
     expect(run.steps.filter((s) => s.status === "completed").map((s) => s.name)).toEqual(["quick", "slowpoke"]);
   });
 });

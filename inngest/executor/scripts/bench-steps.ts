@@ -34,12 +34,12 @@ async function main() {
   } else handle = await openDb({});
   await migrateDb(handle);
 
-  let target: ((r: Request) => Promise<Response>) | undefined;
+  const bridge: { target?: (r: Request) => Promise<Response> } = {};
   const inngest = new Inngest({
     id: "bench",
     isDev: true,
     baseUrl: "http://executor.bench",
-    fetch: ((i: RequestInfo | URL, init?: RequestInit) => target!(new Request(i, init))) as typeof fetch,
+    fetch: ((i: RequestInfo | URL, init?: RequestInit) => bridge.target!(new Request(i, init))) as typeof fetch,
     logger: { info() {}, warn() {}, error() {}, debug() {} },
   });
   const fn = inngest.createFunction({ id: "noop", triggers: [{ event: "bench/go" }] }, async ({ step }) => {
@@ -52,7 +52,7 @@ async function main() {
     transport: inProcessTransport(serve({ client: inngest, functions: [fn] }) as unknown as ServeHandler),
     log: createLogger(),
   });
-  target = executor.fetch;
+  bridge.target = executor.fetch;
   await executor.start({ syncInBackground: false, cron: false });
   await executor.sync();
 
@@ -82,8 +82,6 @@ async function main() {
       wallPerStepMs: Number((wall / (RUNS * (STEPS + 1))).toFixed(2)),
     }),
   );
-  const P2 = (globalThis as any).__prof2; if (P2) for (const k of Object.keys(P2)) console.log(k, pct(P2[k], 0.5).toFixed(2), pct(P2[k], 0.9).toFixed(2));
-  const P = (globalThis as any).__prof; if (P) for (const k of Object.keys(P)) console.log(k, pct(P[k], 0.5).toFixed(2), pct(P[k], 0.9).toFixed(2));
   await executor.stop();
   await handle.close();
   if (url && dbName) {

@@ -135,13 +135,15 @@ ALTER TABLE "executor_jobs" ADD CONSTRAINT "executor_jobs_run_id_executor_runs_i
 ALTER TABLE "executor_pauses" ADD CONSTRAINT "executor_pauses_run_id_executor_runs_id_fk" FOREIGN KEY ("run_id") REFERENCES "public"."executor_runs"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "executor_runs" ADD CONSTRAINT "executor_runs_function_id_executor_functions_id_fk" FOREIGN KEY ("function_id") REFERENCES "public"."executor_functions"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "executor_steps" ADD CONSTRAINT "executor_steps_run_id_executor_runs_id_fk" FOREIGN KEY ("run_id") REFERENCES "public"."executor_runs"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-CREATE INDEX "executor_cron_claims_created_idx" ON "executor_cron_claims" USING btree ("created_at");--> statement-breakpoint
+CREATE INDEX "executor_cron_claims_tick_idx" ON "executor_cron_claims" USING btree ("tick_at");--> statement-breakpoint
+CREATE INDEX "executor_event_ids_expires_idx" ON "executor_event_ids" USING btree ("expires_at");--> statement-breakpoint
 CREATE INDEX "executor_events_name_idx" ON "executor_events" USING btree ("name","received_at");--> statement-breakpoint
 CREATE INDEX "executor_events_received_idx" ON "executor_events" USING btree ("received_at");--> statement-breakpoint
 CREATE INDEX "executor_events_external_idx" ON "executor_events" USING btree ("external_id");--> statement-breakpoint
 CREATE INDEX "executor_functions_app_idx" ON "executor_functions" USING btree ("app_id");--> statement-breakpoint
 CREATE INDEX "executor_functions_status_idx" ON "executor_functions" USING btree ("status");--> statement-breakpoint
 CREATE INDEX "executor_history_run_idx" ON "executor_history" USING btree ("run_id","id");--> statement-breakpoint
+CREATE INDEX "executor_idempotency_expires_idx" ON "executor_idempotency" USING btree ("expires_at");--> statement-breakpoint
 CREATE INDEX "executor_jobs_due_idx" ON "executor_jobs" USING btree ("run_at","id");--> statement-breakpoint
 CREATE INDEX "executor_jobs_run_idx" ON "executor_jobs" USING btree ("run_id");--> statement-breakpoint
 CREATE INDEX "executor_jobs_lease_idx" ON "executor_jobs" USING btree ("lease_until");--> statement-breakpoint

@@ -88,11 +88,15 @@ export const executorEvents = pgTable(
 );
 
 /** Claim of a user-supplied event id; a later event with the same id inside 24 h is not delivered. */
-export const executorEventIds = pgTable("executor_event_ids", {
-  externalId: text("external_id").primaryKey(),
-  eventId: text("event_id").notNull(),
-  expiresAt: tstz("expires_at").notNull(),
-});
+export const executorEventIds = pgTable(
+  "executor_event_ids",
+  {
+    externalId: text("external_id").primaryKey(),
+    eventId: text("event_id").notNull(),
+    expiresAt: tstz("expires_at").notNull(),
+  },
+  (t) => [index("executor_event_ids_expires_idx").on(t.expiresAt)],
+);
 
 export const executorRuns = pgTable(
   "executor_runs",
@@ -255,7 +259,7 @@ export const executorCronClaims = pgTable(
     runId: text("run_id"),
     createdAt: createdAt(),
   },
-  (t) => [primaryKey({ columns: [t.functionId, t.cron, t.tickAt] }), index("executor_cron_claims_created_idx").on(t.createdAt)],
+  (t) => [primaryKey({ columns: [t.functionId, t.cron, t.tickAt] }), index("executor_cron_claims_tick_idx").on(t.tickAt)],
 );
 
 /** `idempotency` keys: one run per (function, key) within 24 h. */
@@ -267,5 +271,5 @@ export const executorIdempotency = pgTable(
     runId: text("run_id").notNull(),
     expiresAt: tstz("expires_at").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.functionId, t.key] })],
+  (t) => [primaryKey({ columns: [t.functionId, t.key] }), index("executor_idempotency_expires_idx").on(t.expiresAt)],
 );

@@ -2,7 +2,8 @@
  * Steps, memo shapes, triggers and the event API, through the real SDK and a real database.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { executorBridge, startHarness, testClient, TEST_EXECUTOR_URL, type Harness } from "./testing";
+import { syncApp } from "./registry";
+import { executorBridge, startHarness, testClient, TEST_APP_URL, TEST_EXECUTOR_URL, type Harness } from "./testing";
 
 const bridge = executorBridge();
 const inngest = testClient("basic", bridge);
@@ -203,5 +204,20 @@ describe("event API", () => {
     expect((await h.waitForRun(run!)).status).toBe("completed");
     // The function receives the sender's id as event.id.
     expect((await h.executor.admin.getRun(run!))!.event.id).toBe("order-42");
+  });
+});
+
+describe("sync", () => {
+  it("re-syncs on demand; a periodic re-sync of an unchanged app writes nothing", async () => {
+    const before = await h.executor.admin.listFunctions();
+    await syncApp(h.executor.ctx, TEST_APP_URL, { onlyIfChanged: true });
+    await syncApp(h.executor.ctx, TEST_APP_URL, { onlyIfChanged: true });
+    const unchanged = await h.executor.admin.listFunctions();
+    expect(unchanged.map((f) => f.updatedAt)).toEqual(before.map((f) => f.updatedAt));
+    const res = await bridge.fetch(`${TEST_EXECUTOR_URL}/admin/sync`, { method: "POST" });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { apps: Array<{ appId: string }> }).apps[0]!.appId).toBe("basic");
+    const after = await h.executor.admin.listFunctions();
+    expect(after.every((f, i) => f.updatedAt > before[i]!.updatedAt)).toBe(true);
   });
 });

@@ -89,6 +89,8 @@ export function startEmbeddedExecutor(): EmbeddedState | undefined {
       eventKey: env.INNGEST_EVENT_KEY,
       concurrency: env.SLUICE_EXECUTOR_CONCURRENCY,
       requestTimeoutMs: env.SLUICE_EXECUTOR_REQUEST_TIMEOUT_MS,
+      // In development a hot reload can add or change functions: pick them up without a restart.
+      resyncIntervalMs: env.NODE_ENV === "development" ? 3_000 : undefined,
       log,
     });
     await executor.start({ syncInBackground: true });
@@ -96,11 +98,12 @@ export function startEmbeddedExecutor(): EmbeddedState | undefined {
     log.info("embedded executor listening", { url: server.url, app: appServeUrl() });
     return executor;
   })();
-  state.ready.catch((e) => {
-    log.error("embedded executor failed to start", { err: e });
-    void server?.close();
-    // Never cache a failed start: a later call (or the next request) tries again.
+  state.ready.catch(async (e) => {
+    log.error("embedded executor failed to start; retrying in 5 s", { err: e });
+    await server?.close();
+    // Never cache a failed start (a port in use, a database that is not reachable yet): retry.
     if (g.__sluiceExecutor === state) g.__sluiceExecutor = undefined;
+    if (!stopping && !g.__sluiceShutdown?.stopping) setTimeout(() => startEmbeddedExecutor(), 5_000).unref();
   });
   return state;
 }

@@ -8,7 +8,7 @@ import { inTx, type ExecutorContext } from "./context";
 import { startCron, type CronScheduler } from "./cron";
 import { ingestEvents } from "./events";
 import { resolveOptions, type ExecutorOptions } from "./options";
-import { releaseAllLeases } from "./queue";
+import { pruneExpired, releaseAllLeases } from "./queue";
 import { createRegistry, syncApp, type SyncResult } from "./registry";
 import { createHttpHandler, listen, type FetchHandler } from "./server";
 import { startWorker, type Worker } from "./worker";
@@ -51,6 +51,8 @@ export function createExecutor(options: ExecutorOptions): Executor {
   let started: Promise<void> | undefined;
   let stopping: Promise<void> | undefined;
   let backgroundSync: Promise<void> | undefined;
+  let resyncTimer: NodeJS.Timeout | undefined;
+  let maintenanceTimer: NodeJS.Timeout | undefined;
   const instanceId = randomBytes(4).toString("hex");
 
   const ctx: ExecutorContext = {
@@ -112,12 +114,28 @@ export function createExecutor(options: ExecutorOptions): Executor {
         if (startOpts.syncInBackground !== false && opts.appUrls.length) {
           backgroundSync = syncWithRetry(opts.appUrls);
         }
+        if (opts.resyncIntervalMs && opts.appUrls.length) {
+          resyncTimer = setInterval(() => {
+            for (const url of opts.appUrls) {
+              syncApp(ctx, url, { onlyIfChanged: true }).catch((e) =>
+                ctx.log.debug("periodic re-sync failed", { url, error: (e as Error).message }),
+              );
+            }
+          }, opts.resyncIntervalMs);
+          resyncTimer.unref?.();
+        }
+        maintenanceTimer = setInterval(() => {
+          pruneExpired(ctx).catch((e) => ctx.log.warn("executor maintenance failed", { err: e }));
+        }, 10 * 60_000);
+        maintenanceTimer.unref?.();
       })();
       return started;
     },
     stop() {
       stopping ??= (async () => {
         cron?.stop();
+        clearInterval(resyncTimer);
+        clearInterval(maintenanceTimer);
         await worker?.stop();
         await server?.close();
         await backgroundSync?.catch(() => undefined);

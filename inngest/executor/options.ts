@@ -43,6 +43,11 @@ export interface ExecutorOptions {
   releaseLeasesOnStart?: boolean;
   /** Delays between attempts of the background sync at start (the app may not be listening yet). */
   syncRetryDelaysMs?: number[];
+  /**
+   * Re-sync `appUrls` this often (development: functions added or changed by a hot reload become
+   * known without a restart). Unchanged configs are not rewritten. Off by default.
+   */
+  resyncIntervalMs?: number;
 }
 
 export interface ResolvedOptions {
@@ -59,6 +64,7 @@ export interface ResolvedOptions {
   maxStepsPerRun: number;
   releaseLeasesOnStart: boolean;
   syncRetryDelaysMs: number[];
+  resyncIntervalMs?: number;
 }
 
 const BACKOFF_TABLE_MS = [15e3, 30e3, 60e3, 120e3, 300e3, 600e3, 1_200e3, 2_400e3, 3_600e3, 7_200e3];
@@ -85,6 +91,7 @@ export function resolveOptions(o: ExecutorOptions): ResolvedOptions & { clock: C
     maxStepsPerRun: o.maxStepsPerRun ?? 1_000,
     releaseLeasesOnStart: o.releaseLeasesOnStart ?? o.db.driver === "pglite",
     syncRetryDelaysMs: o.syncRetryDelaysMs ?? [250, 500, 1_000, 2_000, 5_000, 10_000, 30_000],
+    resyncIntervalMs: o.resyncIntervalMs,
     clock: o.clock ?? systemClock,
     log: o.log ?? createLogger({ component: "executor" }),
   };

@@ -256,3 +256,14 @@ export async function nextDueAt(ex: ExecutorContext): Promise<number | undefined
   const at = res[0]?.at;
   return at === null || at === undefined ? undefined : Number(at);
 }
+
+/**
+ * Housekeeping: drops expired event-id and idempotency claims and cron claims older than a week.
+ * (Runs, steps, history and events are kept: their retention belongs to the app's policy.)
+ */
+export async function pruneExpired(ex: ExecutorContext): Promise<void> {
+  const now = new Date(ex.clock.now()).toISOString();
+  await execRows(ex.db, sql`delete from executor_event_ids where expires_at < ${now}::timestamptz`);
+  await execRows(ex.db, sql`delete from executor_idempotency where expires_at < ${now}::timestamptz`);
+  await execRows(ex.db, sql`delete from executor_cron_claims where tick_at < ${now}::timestamptz - interval '7 days'`);
+}

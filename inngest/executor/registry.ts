@@ -32,8 +32,6 @@ export interface Registry {
   /** Active functions with cron triggers. */
   crons(): Array<{ fn: RegisteredFunction; cron: string }>;
   refresh(db: Db): Promise<void>;
-  /** Schedule-free version counter, bumped on every refresh (lets the cron loop re-plan). */
-  version(): number;
 }
 
 export function createRegistry(): Registry {
@@ -42,7 +40,6 @@ export function createRegistry(): Registry {
   let wildcards: Array<{ prefix: string; fn: RegisteredFunction; expression?: string }> = [];
   let cancels = new Map<string, RegisteredFunction[]>();
   let crons: Array<{ fn: RegisteredFunction; cron: string }> = [];
-  let version = 0;
 
   function rebuild(list: RegisteredFunction[]) {
     fns = new Map(list.map((f) => [f.id, f]));
@@ -67,7 +64,6 @@ export function createRegistry(): Registry {
         cancels.set(c.event, arr);
       }
     }
-    version++;
   }
 
   return {
@@ -80,7 +76,6 @@ export function createRegistry(): Registry {
     },
     cancelling: (name) => cancels.get(name) ?? [],
     crons: () => crons,
-    version: () => version,
     async refresh(db) {
       const rowsList = await db.select().from(executorFunctions);
       rebuild(
@@ -105,8 +100,14 @@ export interface SyncResult {
   functions: Array<{ id: string; status: ExecutorFunctionStatus; errors: string[] }>;
 }
 
-/** In-band sync: asks the SDK at `url` for its config and stores it. */
-export async function syncApp(ex: ExecutorContext, url: string): Promise<SyncResult> {
+/** Last stored config per serve URL, so a periodic re-sync that finds no change writes nothing. */
+const lastSynced = new WeakMap<ExecutorContext, Map<string, { digest: string; result: SyncResult }>>();
+
+/**
+ * In-band sync: asks the SDK at `url` for its config and stores it. With `onlyIfChanged` (periodic
+ * re-syncs) a config identical to the one this process stored last is not written again.
+ */
+export async function syncApp(ex: ExecutorContext, url: string, opts: { onlyIfChanged?: boolean } = {}): Promise<SyncResult> {
   const body = canonicalize({ url });
   const headers: Record<string, string> = {
     "content-type": "application/json",
@@ -137,13 +138,20 @@ export async function syncApp(ex: ExecutorContext, url: string): Promise<SyncRes
   if (!payload.app_id || !Array.isArray(payload.functions)) {
     throw new Error(`sync of ${url}: the response is not an in-band registration (${res.body.slice(0, 200)})`);
   }
-  return storeApp(ex, {
+  const digest = canonicalize({ appId: payload.app_id, functions: payload.functions });
+  const seen = lastSynced.get(ex) ?? new Map<string, { digest: string; result: SyncResult }>();
+  lastSynced.set(ex, seen);
+  const previous = seen.get(url);
+  if (opts.onlyIfChanged && previous?.digest === digest) return previous.result;
+  const result = await storeApp(ex, {
     appId: payload.app_id,
     url,
     sdk: payload.sdk,
     framework: payload.framework,
     functions: payload.functions,
   });
+  seen.set(url, { digest, result });
+  return result;
 }
 
 /** Stores an app's functions (in-band or `/fn/register`); functions no longer present are marked removed. */

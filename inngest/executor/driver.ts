@@ -4,7 +4,8 @@
  * carries `max_attempts` so the SDK knows the final attempt, and `disable_immediate_execution`
  * while parallel siblings are pending (run-state.ts). No transaction is held during the call.
  */
-import type { Tx } from "../../db/client";
+import { sql } from "drizzle-orm";
+import { execRows, type Tx } from "../../db/client";
 import type { ExecutorPendingSteps, ExecutorRunStatus } from "../../db/schema/executor";
 import { inTx, type ExecutorContext, type TxCtx } from "./context";
 import { parseRetryAfter } from "./durations";
@@ -245,13 +246,22 @@ export async function runWakeJob(ex: ExecutorContext, job: Job): Promise<void> {
   });
 }
 
+async function firstCallInFlight(c: TxCtx, runId: string): Promise<boolean> {
+  const rows = await execRows(
+    c.tx,
+    sql`select 1 from executor_jobs where run_id = ${runId} and kind = 'call' and lease_until > now() limit 1`,
+  );
+  return rows.length > 0;
+}
+
 /** `run_timeout` job: `timeouts.start` / `timeouts.finish` elapsed → the run is cancelled. */
 export async function runTimeoutJob(ex: ExecutorContext, job: Job): Promise<void> {
   await inTx(ex, async (c) => {
     const s = await completeJobAndLoadRun(c, job);
     if (!s) return;
     const type = job.payload.type === "start" ? "start" : "finish";
-    if (type === "start" && s.row.startedAt) return;
+    // Started = its first call is recorded, or is in flight right now (a leased call job).
+    if (type === "start" && (s.row.startedAt || (await firstCallInFlight(c, job.runId)))) return;
     await finishRun(c, s, { status: "cancelled", reason: `timeouts.${type} elapsed` });
     await saveRun(c, s);
   });

@@ -77,6 +77,28 @@ const signalWaiter = inngest.createFunction({ id: "signal", triggers: [{ event: 
   return "unreachable";
 });
 
+const fetcher = inngest.createFunction({ id: "fetcher", triggers: [{ event: "flow/fetch" }] }, async ({ step }) => {
+  const res = await step.fetch("http://127.0.0.1:9/never-called");
+  return res.status;
+});
+
+// timeouts.start: a run that cannot start in time (its only slot is held) is cancelled.
+let releaseGate: () => void = () => {};
+const gate = new Promise<void>((r) => (releaseGate = r));
+let holderStarted = false;
+const startLimited = inngest.createFunction(
+  { id: "start-limited", concurrency: 1, timeouts: { start: "1m" }, triggers: [{ event: "flow/start-limited" }] },
+  async ({ event, step }) => {
+    if ((event.data as { hold?: boolean }).hold) {
+      await step.run("hold", async () => {
+        holderStarted = true;
+        await gate;
+      });
+    }
+    return "ran";
+  },
+);
+
 const invokesRefused = inngest.createFunction({ id: "invokes-refused", triggers: [{ event: "flow/invoke-refused" }] }, async ({ step }) => {
   try {
     await step.invoke("call", { function: refused[0]!, data: {} });
@@ -96,7 +118,7 @@ let h: Harness;
 beforeAll(async () => {
   h = await startHarness({
     client: inngest,
-    functions: [globalLimit, keyedLimit, idempotent, ...refused, signalWaiter, invokesRefused],
+    functions: [globalLimit, keyedLimit, idempotent, ...refused, signalWaiter, fetcher, startLimited, invokesRefused],
     bridge,
     label: "flow",
     executor: { log: captureLogger() },
@@ -125,6 +147,23 @@ describe("concurrency", () => {
     expect(runs.map((r) => [r.status, r.error?.message])).toEqual(Array(4).fill(["completed", undefined]));
     expect(maxActive.get("user:a")).toBe(1);
     expect(maxActive.get("user:b")).toBe(1);
+  });
+});
+
+describe("timeouts.start", () => {
+  it("cancels a run that could not start in time", async () => {
+    const holderEvent = await h.send("flow/start-limited", { hold: true });
+    await h.until(() => holderStarted, "the holder to take the only slot");
+    const waiterEvent = await h.send("flow/start-limited", {});
+    const [waiterRun] = await h.runsFor(waiterEvent);
+    expect((await h.executor.admin.getRun(waiterRun!))!.status).toBe("queued");
+    h.clock.advance(60_000 + 1_000);
+    const cancelled = await h.waitForRun(waiterRun!);
+    expect(cancelled.status).toBe("cancelled");
+    expect(cancelled.error).toMatchObject({ reason: "timeouts.start elapsed" });
+    releaseGate();
+    const [holderRun] = await h.runsFor(holderEvent);
+    expect((await h.waitForRun(holderRun!)).output).toBe("ran");
   });
 });
 
@@ -181,6 +220,12 @@ describe("unsupported features are refused loudly", () => {
     expect(run.status).toBe("failed");
     expect(run.error?.message).toMatch(/step "sig" uses step\.waitForSignal\(\) \(op WaitForSignal\), which the embedded executor does not support/);
     expect(run.steps.find((s) => s.name === "before")?.status).toBe("completed");
+  });
+
+  it("fails a run that uses step.fetch (Gateway), naming it", async () => {
+    const run = await h.trigger("flow/fetch");
+    expect(run.status).toBe("failed");
+    expect(run.error?.message).toMatch(/uses step\.fetch\(\) \(op Gateway\)/);
   });
 
   it("refuses to invoke an invalid function with a clear step error", async () => {

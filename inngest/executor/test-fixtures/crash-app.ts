@@ -33,10 +33,10 @@ async function main() {
       record("one");
       return 1;
     });
-    await step.sleep("nap", "2s");
+    await step.sleep("nap", "1s");
     const two = await step.run("two", async () => {
       record("two:start");
-      await new Promise((r) => setTimeout(r, 1_500));
+      await new Promise((r) => setTimeout(r, 1_000));
       record("two:end");
       return 2;
     });

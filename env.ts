@@ -39,9 +39,14 @@ const EnvSchema = z
     /** `embedded` (default): Sluice's own executor in this process. `inngest`: a real Inngest. */
     SLUICE_EXECUTOR: z.enum(["embedded", "inngest"]).default("embedded"),
     SLUICE_EXECUTOR_PORT: port.default(8288),
+    /** Embedded executor: SDK calls in flight at once, and the timeout of each call. */
+    SLUICE_EXECUTOR_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(16),
+    SLUICE_EXECUTOR_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(300_000),
     INNGEST_BASE_URL: z.url().optional(),
     INNGEST_EVENT_KEY: z.string().min(1).optional(),
     INNGEST_SIGNING_KEY: z.string().min(1).optional(),
+    /** The previous signing key while rotating keys (accepted on verification, never used to sign). */
+    INNGEST_SIGNING_KEY_FALLBACK: z.string().min(1).optional(),
     INNGEST_DEV: z.string().optional(),
     /** Set by Next itself; the database must never be opened during `next build`. */
     NEXT_PHASE: z.string().optional(),

@@ -4,3 +4,4 @@ export * from "./api-tokens";
 export * from "./audit";
 export * from "./workflows";
 export * from "./runs";
+export * from "./executor";

@@ -1,0 +1,249 @@
+/**
+ * Applies one SDK call's outcome to its run, inside the result transaction (protocol §2.4–§2.9):
+ *
+ *   200            → run completed with the returned value
+ *   206 [ops]      → StepRun / StepFailed memoise; StepError retries the step with backoff (or
+ *                    fails it on the last attempt); StepPlanned queues a targeted call; Sleep,
+ *                    WaitForEvent and InvokeFunction create a timer, a pause or a child run
+ *   500 / network  → the call is retried with backoff until attempts run out, then the run fails
+ *   400 no-retry   → the run fails (NonRetriableError, an uncaught step error, the last attempt)
+ *
+ * Ops the executor does not implement fail the run with an error naming the step and the op.
+ */
+import type { TxCtx } from "./context";
+import { resolveUntil } from "./durations";
+import { INVOKED_EVENT, type EventPayload } from "./events";
+import { createRun, finishRun } from "./lifecycle";
+import { createPause } from "./pauses";
+import type { Job } from "./queue";
+import type { RegisteredFunction } from "./registry";
+import { callConcurrency, discoverLater, later, memoize, memoizedAmong, stepCount, type RunState } from "./run-state";
+import { ulid } from "./ulid";
+
+export interface SdkOp {
+  id: string;
+  op: string;
+  name?: string;
+  displayName?: string;
+  opts?: Record<string, unknown> | null;
+  data?: unknown;
+  error?: Record<string, unknown>;
+  timing?: { a?: number; b?: number };
+}
+
+export type ErrorObject = Record<string, unknown> & { name?: string; message?: string };
+
+export type CallOutcome =
+  | { kind: "complete"; data: unknown }
+  | { kind: "ops"; ops: SdkOp[]; retryAfterMs?: number }
+  | { kind: "error"; error: ErrorObject; retriable: boolean; retryAfterMs?: number; status?: number };
+
+const UNSUPPORTED_OPS: Record<string, string> = {
+  WaitForSignal: "step.waitForSignal()",
+  AIGateway: "step.ai.infer()",
+  Gateway: "step.fetch()",
+  DeferAdd: "defer()",
+  DeferAbort: "defer()",
+};
+
+/** Ops that start asynchronous work; a repeated report of one that is pending or done is dropped. */
+const PLANNING_OPS = new Set(["StepPlanned", "Sleep", "WaitForEvent", "InvokeFunction"]);
+
+export interface CallInfo {
+  job: Job;
+  fn: RegisteredFunction;
+  startedAt: Date;
+  durationMs: number;
+}
+
+export async function applyOutcome(c: TxCtx, s: RunState, call: CallInfo, outcome: CallOutcome): Promise<void> {
+  const { job, fn } = call;
+  if (!s.row.startedAt) {
+    s.startedAt = call.startedAt;
+    if (fn.timeouts.finishMs) {
+      later(s, { kind: "run_timeout", runAt: c.now + fn.timeouts.finishMs, payload: { type: "finish" } });
+    }
+  }
+  const timing = { startedAt: call.startedAt, durationMs: call.durationMs, attempt: job.attempt };
+
+  if (outcome.kind === "complete") {
+    await finishRun(c, s, { status: "completed", output: outcome.data });
+    return;
+  }
+  if (outcome.kind === "error") {
+    await callFailed(c, s, call, outcome.error, outcome.retriable, outcome.retryAfterMs);
+    return;
+  }
+
+  const planned = outcome.ops.filter((o) => PLANNING_OPS.has(o.op)).map((o) => o.id);
+  const done = await memoizedAmong(c, s.row.id, planned);
+  let progressed = false;
+
+  for (const op of outcome.ops) {
+    if (s.finished) break;
+    const name = op.displayName ?? op.name ?? op.id;
+    const race = op.opts?.parallelMode === "race";
+    if (PLANNING_OPS.has(op.op) && (s.pending[op.id] || done.has(op.id))) continue;
+
+    switch (op.op) {
+      case "StepRun": {
+        memoize(s, { id: op.id, name, op: op.op }, { data: op.data ?? null });
+        s.history.push({ type: "step.completed", stepId: op.id, stepName: name, ...timing });
+        progressed = true;
+        break;
+      }
+      case "StepError": {
+        const attempt = job.stepId === op.id || job.stepId === null ? job.attempt : 0;
+        const error = op.error ?? { name: "Error", message: "step failed" };
+        if (attempt + 1 < fn.maxAttempts) {
+          const delay = outcome.retryAfterMs ?? c.ex.opts.backoff(attempt + 1);
+          s.pending[op.id] = { op: "StepPlanned", name, ...(race ? { race } : {}) };
+          later(s, { kind: "call", stepId: op.id, attempt: attempt + 1, runAt: c.now + delay, concurrency: callConcurrency(s) });
+          s.history.push({ type: "step.errored", stepId: op.id, stepName: name, error, data: { retryInMs: delay }, ...timing });
+        } else {
+          memoize(s, { id: op.id, name, op: "StepFailed" }, { error });
+          s.history.push({ type: "step.failed", stepId: op.id, stepName: name, error, ...timing });
+        }
+        progressed = true;
+        break;
+      }
+      case "StepFailed": {
+        const error = op.error ?? (op.data as ErrorObject) ?? { name: "Error", message: "step failed" };
+        memoize(s, { id: op.id, name, op: op.op }, { error });
+        s.history.push({ type: "step.failed", stepId: op.id, stepName: name, error, ...timing });
+        progressed = true;
+        break;
+      }
+      case "StepPlanned": {
+        s.pending[op.id] = { op: op.op, name, ...(race ? { race } : {}) };
+        later(s, { kind: "call", stepId: op.id, concurrency: callConcurrency(s) });
+        s.history.push({ type: "step.planned", stepId: op.id, stepName: name });
+        progressed = true;
+        break;
+      }
+      case "Sleep": {
+        const until = resolveUntil(op.name ?? "", c.now);
+        if (until === undefined) {
+          await failRun(c, s, `step "${name}": the sleep duration ${JSON.stringify(op.name)} is not a duration or ISO date`);
+          break;
+        }
+        s.pending[op.id] = { op: op.op, name, ...(race ? { race } : {}) };
+        later(s, { kind: "wake", stepId: op.id, runAt: until, payload: { name } });
+        s.history.push({ type: "sleep.scheduled", stepId: op.id, stepName: name, data: { until: new Date(until).toISOString() } });
+        progressed = true;
+        break;
+      }
+      case "WaitForEvent": {
+        const timeout = String(op.opts?.timeout ?? "");
+        const until = resolveUntil(timeout, c.now);
+        if (!op.name || until === undefined) {
+          await failRun(c, s, `step "${name}": waitForEvent needs an event name and a timeout (got ${JSON.stringify(op.opts)})`);
+          break;
+        }
+        const expression = typeof op.opts?.if === "string" ? op.opts.if : undefined;
+        await createPause(c, s, { kind: "wait", stepId: op.id, stepName: name, eventName: op.name, expression, expiresAt: until });
+        if (race) s.pending[op.id]!.race = true;
+        s.history.push({
+          type: "wait.started",
+          stepId: op.id,
+          stepName: name,
+          data: { event: op.name, if: expression ?? null, until: new Date(until).toISOString() },
+        });
+        progressed = true;
+        break;
+      }
+      case "InvokeFunction": {
+        await invoke(c, s, op, name, race);
+        progressed = true;
+        break;
+      }
+      case "RunComplete": {
+        // Only sent in checkpoint mode (never enabled here); its data is the run's result.
+        await finishRun(c, s, { status: "completed", output: (op.data as { data?: unknown } | undefined)?.data ?? op.data });
+        break;
+      }
+      case "DiscoveryRequest": {
+        discoverLater(s);
+        progressed = true;
+        break;
+      }
+      default: {
+        const what = UNSUPPORTED_OPS[op.op] ? `${UNSUPPORTED_OPS[op.op]} (op ${op.op})` : `the op "${op.op}"`;
+        await failRun(c, s, `step "${name}" uses ${what}, which the embedded executor does not support; run this function on Inngest (SLUICE_EXECUTOR=inngest)`);
+      }
+    }
+  }
+
+  if (!s.finished && stepCount(s) > c.ex.opts.maxStepsPerRun) {
+    await failRun(c, s, `the run exceeded the limit of ${c.ex.opts.maxStepsPerRun} steps`);
+  }
+  if (!s.finished && !progressed && Object.keys(s.pending).length === 0) {
+    // Nothing pending and nothing new: the SDK reported no progress. Treat it as a failed call.
+    await callFailed(c, s, call, { name: "Error", message: "the SDK reported no new steps and nothing is pending" }, true);
+  }
+}
+
+async function invoke(c: TxCtx, s: RunState, op: SdkOp, name: string, race: boolean): Promise<void> {
+  const targetId = String(op.opts?.function_id ?? "");
+  const payload = (op.opts?.payload ?? {}) as { data?: Record<string, unknown>; user?: Record<string, unknown>; v?: string };
+  const target = c.ex.registry.get(targetId);
+  if (!target || target.status !== "active") {
+    const why = target ? `is ${target.status}${target.errors.length ? `: ${target.errors.join("; ")}` : ""}` : "is not registered with the executor";
+    const error = { name: "Error", message: `could not invoke function "${targetId}": it ${why}` };
+    memoize(s, { id: op.id, name, op: op.op }, { error });
+    s.history.push({ type: "invoke.failed", stepId: op.id, stepName: name, error });
+    return;
+  }
+  const correlationId = `${s.row.id}.${op.id}`;
+  const eventId = ulid(c.now);
+  const event: EventPayload = {
+    name: INVOKED_EVENT,
+    data: { ...(payload.data ?? {}), _inngest: { fn_id: targetId, correlation_id: correlationId, source_run_id: s.row.id } },
+    id: eventId,
+    ts: c.now,
+    ...(payload.user ? { user: payload.user } : {}),
+    ...(payload.v ? { v: payload.v } : {}),
+  };
+  const created = await createRun(c, { fn: target, event, parent: { runId: s.row.id, stepId: op.id } });
+  if (!("runId" in created)) {
+    const error = { name: "Error", message: `invoked function "${targetId}" did not start (${created.skipped})` };
+    memoize(s, { id: op.id, name, op: op.op }, { error });
+    s.history.push({ type: "invoke.failed", stepId: op.id, stepName: name, error });
+    return;
+  }
+  const timeout = typeof op.opts?.timeout === "string" ? op.opts.timeout : undefined;
+  const until = timeout ? resolveUntil(timeout, c.now) : undefined;
+  await createPause(c, s, { kind: "invoke", stepId: op.id, stepName: name, childRunId: created.runId, expiresAt: until });
+  if (race) s.pending[op.id]!.race = true;
+  s.history.push({ type: "invoke.started", stepId: op.id, stepName: name, data: { childRunId: created.runId, functionId: targetId } });
+}
+
+/**
+ * A failed call (function-level error, transport error, bad response): retried with backoff while
+ * attempts remain, otherwise the run fails.
+ */
+async function callFailed(
+  c: TxCtx,
+  s: RunState,
+  call: CallInfo,
+  error: ErrorObject,
+  retriable: boolean,
+  retryAfterMs?: number,
+): Promise<void> {
+  const { job, fn } = call;
+  const timing = { startedAt: call.startedAt, durationMs: call.durationMs, attempt: job.attempt };
+  if (retriable && job.attempt + 1 < fn.maxAttempts) {
+    const delay = retryAfterMs ?? c.ex.opts.backoff(job.attempt + 1);
+    later(s, { kind: "call", stepId: job.stepId, attempt: job.attempt + 1, runAt: c.now + delay, concurrency: callConcurrency(s) });
+    s.history.push({ type: "function.errored", stepId: job.stepId, error, data: { retryInMs: delay }, ...timing });
+    return;
+  }
+  s.history.push({ type: "function.failed", stepId: job.stepId, error, ...timing });
+  await finishRun(c, s, { status: "failed", error });
+}
+
+export async function failRun(c: TxCtx, s: RunState, message: string): Promise<void> {
+  const error = { name: "Error", message };
+  c.ex.log.error("run failed by the executor", { runId: s.row.id, functionId: s.row.functionId, error: message });
+  await finishRun(c, s, { status: "failed", error });
+}

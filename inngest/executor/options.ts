@@ -1,0 +1,98 @@
+/**
+ * Executor configuration. Everything has a production default; tests shrink the timings and pass
+ * a manual clock and an in-process transport.
+ */
+import type { DbDriver, Db } from "../../db/client";
+import { createLogger, type Logger } from "../../lib/log";
+import { systemClock, type Clock } from "./clock";
+import { httpTransport, type Transport } from "./transport";
+
+export interface ExecutorOptions {
+  /** The database (the app passes `getDbHandle()`'s handle; tests `createTestDb()`). */
+  db: { db: Db; driver: DbDriver };
+  /** Serve URLs synced at start and on `sync()` (the app: `http://127.0.0.1:${PORT}/api/inngest`). */
+  appUrls?: string[];
+  /** How SDK calls reach the app. Default: HTTP `fetch` to the function's URL. */
+  transport?: Transport;
+  /** Signs requests to the app, verifies its responses, and guards `/fn/register` and `/admin`. */
+  signingKey?: string;
+  signingKeyFallback?: string;
+  /** When set, `POST /e/:key` requires this key. */
+  eventKey?: string;
+  clock?: Clock;
+  log?: Logger;
+  /** Jobs one executor runs at once (SDK calls in flight). */
+  concurrency?: number;
+  /** How often the worker looks for work it was not told about (other processes, timers). */
+  pollIntervalMs?: number;
+  /** Lease on a claimed job; renewed every third of it while the job runs. */
+  leaseMs?: number;
+  /** Per-request timeout of an SDK call. */
+  requestTimeoutMs?: number;
+  /** Delay before retry `attempt` (1-based) of a step or function. Default: 15s, 30s, 1m, … 2h, plus jitter. */
+  backoff?: (attempt: number) => number;
+  /** A cron tick missed by at most this much (downtime) still fires once; older ones are skipped. */
+  cronCatchUpMs?: number;
+  /** A run fails when it memoises more steps than this (Inngest's default limit). */
+  maxStepsPerRun?: number;
+  /**
+   * Clear all leases at start. Safe only when no other executor can share the database — true for
+   * PGlite (one opener per data folder), so it is the default there: a restart after a crash
+   * resumes in-flight jobs at once instead of waiting for their leases to expire.
+   */
+  releaseLeasesOnStart?: boolean;
+  /** Delays between attempts of the background sync at start (the app may not be listening yet). */
+  syncRetryDelaysMs?: number[];
+  /**
+   * Re-sync `appUrls` this often (development: functions added or changed by a hot reload become
+   * known without a restart). Unchanged configs are not rewritten. Off by default.
+   */
+  resyncIntervalMs?: number;
+}
+
+export interface ResolvedOptions {
+  appUrls: string[];
+  transport: Transport;
+  signingKeys: string[];
+  eventKey?: string;
+  concurrency: number;
+  pollIntervalMs: number;
+  leaseMs: number;
+  requestTimeoutMs: number;
+  backoff: (attempt: number) => number;
+  cronCatchUpMs: number;
+  maxStepsPerRun: number;
+  releaseLeasesOnStart: boolean;
+  syncRetryDelaysMs: number[];
+  resyncIntervalMs?: number;
+}
+
+const BACKOFF_TABLE_MS = [15e3, 30e3, 60e3, 120e3, 300e3, 600e3, 1_200e3, 2_400e3, 3_600e3, 7_200e3];
+
+/** Inngest's retry schedule: 15 s doubling up to 2 h, plus up to 30 s of jitter. */
+export function defaultBackoff(attempt: number): number {
+  const base = BACKOFF_TABLE_MS[Math.min(Math.max(attempt, 1), BACKOFF_TABLE_MS.length) - 1]!;
+  return base + Math.floor(Math.random() * 30_000);
+}
+
+export function resolveOptions(o: ExecutorOptions): ResolvedOptions & { clock: Clock; log: Logger } {
+  const leaseMs = o.leaseMs ?? 30_000;
+  return {
+    appUrls: o.appUrls ?? [],
+    transport: o.transport ?? httpTransport(),
+    signingKeys: [o.signingKey, o.signingKeyFallback].filter((k): k is string => Boolean(k)),
+    eventKey: o.eventKey,
+    concurrency: o.concurrency ?? 16,
+    pollIntervalMs: o.pollIntervalMs ?? 500,
+    leaseMs,
+    requestTimeoutMs: o.requestTimeoutMs ?? 300_000,
+    backoff: o.backoff ?? defaultBackoff,
+    cronCatchUpMs: o.cronCatchUpMs ?? 60_000,
+    maxStepsPerRun: o.maxStepsPerRun ?? 1_000,
+    releaseLeasesOnStart: o.releaseLeasesOnStart ?? o.db.driver === "pglite",
+    syncRetryDelaysMs: o.syncRetryDelaysMs ?? [250, 500, 1_000, 2_000, 5_000, 10_000, 30_000],
+    resyncIntervalMs: o.resyncIntervalMs,
+    clock: o.clock ?? systemClock,
+    log: o.log ?? createLogger({ component: "executor" }),
+  };
+}

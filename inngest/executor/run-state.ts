@@ -1,0 +1,284 @@
+/**
+ * One run's mutable state inside a transaction: `loadRun` locks it, handlers record step results
+ * and follow-up jobs on it, and `saveRun` decides what happens next and writes everything back in
+ * one statement (memos, jobs, history, run row) — the hot path costs two statements per step.
+ *
+ * The rule that keeps parallel steps from running twice (protocol §2.8): while any planned step,
+ * sleep, wait or invoke of the run is pending, discovery is held back; one discovery runs after
+ * the last sibling settles. Steps planned in `parallelMode: "race"` discover after each result.
+ * Discovery requests are sent with `disable_immediate_execution` while anything is pending, so the
+ * SDK reports pending siblings again instead of running them inline (those reports are dropped).
+ */
+import { sql, type SQL } from "drizzle-orm";
+import { execRows } from "../../db/client";
+import type { ExecutorPendingSteps, ExecutorRunStatus } from "../../db/schema/executor";
+import type { TxCtx } from "./context";
+import { LostLeaseError, type EnqueueInput, type Job } from "./queue";
+
+export interface RunRow {
+  id: string;
+  functionId: string;
+  status: ExecutorRunStatus;
+  event: Record<string, unknown>;
+  events: Record<string, unknown>[];
+  pending: ExecutorPendingSteps;
+  stepCount: number;
+  concurrencyKeys: string[];
+  concurrencyLimits: number[];
+  parentRunId: string | null;
+  parentStepId: string | null;
+  startedAt: number | null;
+}
+
+export interface HistoryEntry {
+  type: string;
+  stepId?: string | null;
+  stepName?: string | null;
+  attempt?: number;
+  error?: Record<string, unknown> | null;
+  data?: Record<string, unknown> | null;
+  startedAt?: Date | null;
+  durationMs?: number | null;
+}
+
+export interface Memo {
+  stepId: string;
+  name: string | null;
+  op: string;
+  output: unknown;
+}
+
+export interface RunState {
+  row: RunRow;
+  pending: ExecutorPendingSteps;
+  /** A step settled in this transaction (so a discovery may be due). */
+  settled: boolean;
+  /** A race-mode step settled: discover even though siblings are still pending. */
+  raceSettled: boolean;
+  /** The run reached a terminal state in this transaction. */
+  finished: boolean;
+  /** Set when this transaction is the run's first SDK call. */
+  startedAt?: Date;
+  history: HistoryEntry[];
+  /** Writes deferred to `saveRun`. */
+  memos: Memo[];
+  jobs: EnqueueInput[];
+  /**
+   * Set by the call path: a discovery due now may be inserted already leased with this token and
+   * run by the same worker straight away (no wake-up, no claim, no re-read of the memo).
+   */
+  handoffToken?: string;
+}
+
+export const ACTIVE_STATUSES: readonly ExecutorRunStatus[] = ["queued", "running"];
+
+export function isActive(status: ExecutorRunStatus): boolean {
+  return ACTIVE_STATUSES.includes(status);
+}
+
+const RUN_COLUMNS = sql.raw(`r.id, r.function_id, r.status, r.event, r.events, r.pending, r.step_count,
+  r.concurrency_keys, r.concurrency_limits, r.parent_run_id, r.parent_step_id,
+  (extract(epoch from r.started_at) * 1000)::float8 as started_at`);
+
+type RunRowRaw = {
+  id: string;
+  function_id: string;
+  status: ExecutorRunStatus;
+  event: Record<string, unknown>;
+  events: Record<string, unknown>[];
+  pending: ExecutorPendingSteps;
+  step_count: number;
+  concurrency_keys: string[];
+  concurrency_limits: number[];
+  parent_run_id: string | null;
+  parent_step_id: string | null;
+  started_at: number | null;
+  job_done?: number;
+};
+
+function toState(r: RunRowRaw): RunState {
+  const row: RunRow = {
+    id: r.id,
+    functionId: r.function_id,
+    status: r.status,
+    event: r.event,
+    events: r.events,
+    pending: r.pending ?? {},
+    stepCount: Number(r.step_count),
+    concurrencyKeys: r.concurrency_keys ?? [],
+    concurrencyLimits: (r.concurrency_limits ?? []).map(Number),
+    parentRunId: r.parent_run_id,
+    parentStepId: r.parent_step_id,
+    startedAt: r.started_at === null ? null : Number(r.started_at),
+  };
+  return { row, pending: { ...row.pending }, settled: false, raceSettled: false, finished: false, history: [], memos: [], jobs: [] };
+}
+
+/** A run state built from a claim-time snapshot (the optimistic path; nothing is locked). */
+export function stateFromSnapshot(row: RunRow): RunState {
+  return { row, pending: { ...row.pending }, settled: false, raceSettled: false, finished: false, history: [], memos: [], jobs: [] };
+}
+
+/** Locks the run row (`FOR UPDATE`) and returns its state, or undefined if it is gone or over. */
+export async function loadRun(c: TxCtx, runId: string): Promise<RunState | undefined> {
+  const [r] = await execRows<RunRowRaw>(c.tx, sql`select ${RUN_COLUMNS} from executor_runs r where r.id = ${runId} for update`);
+  return r && isActive(r.status) ? toState(r) : undefined;
+}
+
+/**
+ * The first statement of a job's result transaction: deletes the job if this worker still holds
+ * its lease, and locks the job's run. Throws LostLeaseError when the lease was lost (the job was
+ * re-claimed or deleted — the run was cancelled): the transaction then rolls back.
+ */
+export async function completeJobAndLoadRun(c: TxCtx, job: Job): Promise<RunState | undefined> {
+  const [r] = await execRows<RunRowRaw>(
+    c.tx,
+    sql`with done as (delete from executor_jobs where id = ${job.id} and lease_token = ${job.leaseToken} returning id)
+        select ${RUN_COLUMNS}, (select count(*) from done)::int as job_done
+        from executor_runs r where r.id = ${job.runId} for update`,
+  );
+  // No run row: nothing left to protect, whether or not the delete happened.
+  if (!r) return undefined;
+  if (Number(r.job_done) !== 1) throw new LostLeaseError(`lease on job ${job.id} (${job.kind}) was lost`);
+  return isActive(r.status) ? toState(r) : undefined;
+}
+
+/** Records a step's memo (written at save, exactly once per run and step) and settles the step. */
+export function memoize(s: RunState, step: { id: string; name?: string | null; op: string }, output: unknown): void {
+  if (s.memos.some((m) => m.stepId === step.id)) return;
+  if (s.pending[step.id]?.race) s.raceSettled = true;
+  delete s.pending[step.id];
+  s.memos.push({ stepId: step.id, name: step.name ?? null, op: step.op, output: output ?? null });
+  s.settled = true;
+}
+
+/** Queues a job for this run (inserted at save; a duplicate queued discovery/step is a no-op). */
+export function later(s: RunState, job: Omit<EnqueueInput, "runId">): void {
+  s.jobs.push({ ...job, runId: s.row.id });
+}
+
+/** Memoised step ids among `ids` (used to drop re-reported steps that already finished). */
+export async function memoizedAmong(c: TxCtx, runId: string, ids: string[]): Promise<Set<string>> {
+  if (!ids.length) return new Set();
+  const res = await execRows<{ step_id: string }>(
+    c.tx,
+    sql`select step_id from executor_steps where run_id = ${runId} and step_id = any(${sql.param(ids)}::text[])`,
+  );
+  return new Set(res.map((r) => r.step_id));
+}
+
+export function callConcurrency(s: RunState) {
+  return { keys: s.row.concurrencyKeys, limits: s.row.concurrencyLimits };
+}
+
+/** Queues the run's next discovery call. */
+export function discoverLater(s: RunState, runAt?: number, attempt = 0): void {
+  later(s, { kind: "call", stepId: null, attempt, runAt, concurrency: callConcurrency(s) });
+}
+
+/** Steps memoised so far, including this transaction's. */
+export function stepCount(s: RunState): number {
+  return s.row.stepCount + s.memos.length;
+}
+
+const json = (v: unknown) => sql`${JSON.stringify(v ?? null)}::jsonb`;
+const ts = (ms: number | Date | null | undefined) =>
+  ms === null || ms === undefined ? sql`null::timestamptz` : sql`${new Date(ms).toISOString()}::timestamptz`;
+const list = (items: SQL[]) => sql.join(items, sql`, `);
+
+/** What the optimistic save checks: the job's lease and the run as it was when the job was claimed. */
+export interface SaveGuard {
+  job: Job;
+  stepCount: number;
+  pending: ExecutorPendingSteps;
+}
+
+/**
+ * Writes the state back in one statement: queued memos, jobs and history, and the run row (pending
+ * set, step count, start). Queues the discovery first if one is due. A finished run's row was
+ * already written by `finishRun`; only its memos, history and step count remain.
+ *
+ * With a `guard` (the optimistic path, no transaction and no lock — see driver.ts) the same
+ * statement also deletes the job, and applies nothing unless the job's lease still holds and the
+ * run still has the claim-time step count and pending set. `saved: false` then means "redo it
+ * under the lock".
+ */
+export async function saveRun(
+  c: TxCtx,
+  s: RunState,
+  guard?: SaveGuard,
+): Promise<{ saved: boolean; handedOff?: { jobId: number; memos: Memo[] } }> {
+  const nothingPending = Object.keys(s.pending).length === 0;
+  if (!s.finished && s.settled && (nothingPending || s.raceSettled)) discoverLater(s);
+  if (s.finished) s.jobs = [];
+  const handoff = s.handoffToken ? s.jobs.find((j) => j.kind === "call" && !j.stepId && (j.runAt ?? c.now) <= c.now) : undefined;
+  if (handoff && !s.row.concurrencyKeys.length) handoff.leaseToken = s.handoffToken;
+
+  // Inserts read their rows from VALUES (explicit casts) so the optimistic form can filter them. They
+  // read `done` (which implies `upd`): that runs the job's delete first, so a new discovery does not
+  // collide with the one being completed on the one-discovery-per-run index.
+  const onlyIf = guard ? sql` where exists (select 1 from done)` : sql``;
+  const ctes: SQL[] = [];
+  if (s.memos.length) {
+    ctes.push(sql`m as (insert into executor_steps (run_id, step_id, name, op, output) select * from (values ${list(
+      s.memos.map((m) => sql`(${s.row.id}::text, ${m.stepId}::text, ${m.name}::text, ${m.op}::text, ${json(m.output)})`),
+    )}) v${onlyIf} on conflict do nothing returning 1)`);
+  }
+  if (s.jobs.length) {
+    const lease = sql`now() + make_interval(secs => ${c.ex.opts.leaseMs / 1000})`;
+    ctes.push(sql`j as (insert into executor_jobs (run_id, kind, step_id, attempt, run_at, payload, concurrency_keys,
+                        concurrency_limits, lease_token, lease_until, claims) select * from (values ${list(
+      s.jobs.map(
+        (j) =>
+          sql`(${j.runId}::text, ${j.kind}::text, ${j.stepId ?? null}::text, ${j.attempt ?? 0}::int, ${ts(j.runAt ?? c.now)},
+               ${json(j.payload ?? {})}, ${sql.param(j.concurrency?.keys ?? [])}::text[], ${sql.param(j.concurrency?.limits ?? [])}::int[],
+               ${j.leaseToken ?? null}::text, ${j.leaseToken ? lease : sql`null::timestamptz`}, ${j.leaseToken ? 1 : 0}::int)`,
+      ),
+    )}) v${onlyIf} on conflict do nothing returning id, lease_token)`);
+  }
+  if (s.history.length) {
+    ctes.push(sql`h as (insert into executor_history (run_id, type, step_id, step_name, attempt, error, data, started_at, duration_ms)
+                        select * from (values ${list(
+      s.history.map(
+        (h) =>
+          sql`(${s.row.id}::text, ${h.type}::text, ${h.stepId ?? null}::text, ${h.stepName ?? null}::text, ${h.attempt ?? 0}::int,
+               ${json(h.error)}, ${json(h.data)}, ${ts(h.startedAt)}, ${h.durationMs ?? null}::int)`,
+      ),
+    )}) v${onlyIf})`);
+  }
+  const started = s.startedAt ? sql`, status = 'running', started_at = ${ts(s.startedAt)}` : sql``;
+  const handed = handoff?.leaseToken ? sql`(select id from j where lease_token is not null limit 1)::float8` : sql`null::float8`;
+
+  let statement: SQL;
+  if (guard) {
+    // Under the guard no other transaction touched the run, so every memo is new.
+    const upd = sql`upd as (update executor_runs set step_count = step_count + ${s.memos.length}::int,
+                              pending = ${json(s.pending)}${started}
+                            where id = ${s.row.id} and status in ('queued', 'running')
+                              and step_count = ${guard.stepCount}::int and pending = ${json(guard.pending)}
+                              and exists (select 1 from executor_jobs
+                                          where id = ${guard.job.id} and lease_token = ${guard.job.leaseToken} for update)
+                            returning id)`;
+    const done = sql`done as (delete from executor_jobs where id = ${guard.job.id} and lease_token = ${guard.job.leaseToken}
+                              and exists (select 1 from upd) returning id)`;
+    statement = sql`with ${list([upd, done, ...ctes])} select (select count(*) from upd)::int as saved, ${handed} as handed`;
+  } else {
+    const added = s.memos.length ? sql`(select count(*) from m)` : sql`0`;
+    const set = s.finished ? sql`step_count = step_count + ${added}` : sql`step_count = step_count + ${added}, pending = ${json(s.pending)}${started}`;
+    const update = sql`update executor_runs set ${set} where id = ${s.row.id} returning 1 as saved, ${handed} as handed`;
+    statement = ctes.length ? sql`with ${list(ctes)} ${update}` : update;
+  }
+  const [res] = await execRows<{ saved: number; handed: number | null }>(c.tx, statement);
+  if (guard && Number(res?.saved) !== 1) return { saved: false };
+
+  const others = s.jobs.filter((j) => !j.leaseToken);
+  if (others.length) {
+    const wakeAt = Math.min(...others.map((j) => j.runAt ?? c.now));
+    c.afterCommit(() => c.ex.wake(wakeAt));
+  }
+  const memos = s.memos;
+  s.memos = [];
+  s.jobs = [];
+  s.history = [];
+  return res?.handed ? { saved: true, handedOff: { jobId: Number(res.handed), memos } } : { saved: true };
+}

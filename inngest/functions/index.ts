@@ -1,0 +1,4 @@
+import { systemPing } from "./system-ping";
+
+/** Every function the app serves at /api/inngest. */
+export const functions = [systemPing];

@@ -1,0 +1,13 @@
+/**
+ * Next.js start-up hook. On the Node.js runtime it starts the embedded Inngest-compatible executor
+ * (unless SLUICE_EXECUTOR=inngest) and installs the shutdown handlers. It does not wait for the
+ * database or the app: Next holds every request until `register()` resolves.
+ */
+export async function register() {
+  // NEXT_RUNTIME is inlined by Next at build time; reading it here rather than through env.ts lets
+  // the edge bundle drop the Node-only import below.
+  if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  const { installShutdownHandlers, startEmbeddedExecutor } = await import("./inngest/executor/embedded");
+  installShutdownHandlers();
+  startEmbeddedExecutor();
+}

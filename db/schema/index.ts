@@ -5,3 +5,4 @@ export * from "./audit";
 export * from "./workflows";
 export * from "./runs";
 export * from "./executor";
+export * from "./outbox";

@@ -61,6 +61,8 @@ export const runs = pgTable(
     rootRunId: text("root_run_id").notNull(),
     rerunOfRunId: text("rerun_of_run_id"),
     rerunFromStepId: text("rerun_from_step_id"),
+    /** Reruns from a step: the reused outcomes of the steps before it, keyed by step id. */
+    rerunSeed: jsonb("rerun_seed").$type<Record<string, unknown>>(),
     /** Executed step attempts so far (constraints.maxSteps). */
     stepAttempts: integer("step_attempts").notNull().default(0),
     createdAt: createdAt(),

@@ -33,3 +33,65 @@ export const APPROVAL_STATUSES = [
 ] as const;
 export const ApprovalStatus = z.enum(APPROVAL_STATUSES);
 export type ApprovalStatus = z.infer<typeof ApprovalStatus>;
+
+const id = z.string().min(1).max(64);
+
+export const StartRunInput = z.object({
+  workflowId: id,
+  input: z.record(z.string(), z.unknown()).default({}),
+  /** A client-generated request id: repeating it returns the same run (double clicks, retries). */
+  idempotencyKey: z.string().min(1).max(200).optional(),
+  /** A version id; default the current published version. */
+  versionId: id.optional(),
+});
+export type StartRunInput = z.input<typeof StartRunInput>;
+
+export const RunRef = z.object({ runId: id });
+export type RunRef = z.infer<typeof RunRef>;
+
+export const CancelRunInput = z.object({ runId: id, reason: z.string().max(500).optional() });
+export type CancelRunInput = z.infer<typeof CancelRunInput>;
+
+export const RerunInput = z.object({
+  runId: id,
+  /** Rerun from this step: earlier steps' outputs are reused. Omitted = the whole run. */
+  fromStepId: z.string().max(64).optional(),
+  /** `pinned` (default): the run's own version; `current`: the workflow's current version. */
+  version: z.enum(["pinned", "current"]).default("pinned"),
+  /** Replaces the input (default: the original run's input). */
+  input: z.record(z.string(), z.unknown()).optional(),
+  idempotencyKey: z.string().min(1).max(200).optional(),
+});
+export type RerunInput = z.input<typeof RerunInput>;
+
+export const RUN_LIST_STATUSES = ["queued", "running", "waiting", "cancel_requested", "completed", "failed", "cancelled", "timed_out"] as const;
+export const ListRunsInput = z.object({
+  workflowId: id.optional(),
+  status: z.array(z.enum(RUN_LIST_STATUSES)).max(8).optional(),
+  trigger: TriggerType.optional(),
+  from: z.coerce.date().optional(),
+  to: z.coerce.date().optional(),
+  /** Only runs with a step attempt that failed and is being retried. */
+  retrying: z.boolean().optional(),
+  /** Only runs waiting for longer than this many minutes. */
+  waitingLongerThanMinutes: z.number().int().min(1).max(525_600).optional(),
+  limit: z.number().int().min(1).max(200).default(50),
+  cursor: z.string().max(200).optional(),
+});
+export type ListRunsInput = z.input<typeof ListRunsInput>;
+
+export const DecideApprovalInput = z.object({
+  approvalId: id,
+  approve: z.boolean(),
+  reason: z.string().trim().max(2_000).default(""),
+  /** Required through the HTTP API and CLI; the UI passes the one it was shown. */
+  resumeToken: z.string().max(500).optional(),
+});
+export type DecideApprovalInput = z.input<typeof DecideApprovalInput>;
+
+export const ListApprovalsInput = z.object({
+  scope: z.enum(["mine", "all"]).default("mine"),
+  status: z.enum(["pending", "decided"]).default("pending"),
+  limit: z.number().int().min(1).max(200).default(50),
+});
+export type ListApprovalsInput = z.input<typeof ListApprovalsInput>;

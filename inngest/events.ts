@@ -1,0 +1,35 @@
+/**
+ * Event names and payloads Sluice's Inngest functions use. Internal names live under `sluice/`;
+ * workflow events (emit_event steps, the events API, system events) travel as
+ * `sluice/workflow.event` with the workspace and the event's own name in `data`.
+ */
+import { z } from "zod";
+
+export const EVENTS = {
+  runStart: "sluice/run.start",
+  runCancel: "sluice/run.cancel",
+  approvalDecided: "sluice/approval.decided",
+  workflowEvent: "sluice/workflow.event",
+} as const;
+
+export const RunStartData = z.object({ runId: z.string(), workspaceId: z.string() });
+export type RunStartData = z.infer<typeof RunStartData>;
+
+export const RunCancelData = z.object({ runId: z.string(), workspaceId: z.string(), reason: z.string().optional() });
+export type RunCancelData = z.infer<typeof RunCancelData>;
+
+export const ApprovalDecidedData = z.object({
+  approvalId: z.string(),
+  runId: z.string(),
+  decision: z.enum(["approved", "rejected"]),
+});
+export type ApprovalDecidedData = z.infer<typeof ApprovalDecidedData>;
+
+export const WorkflowEventData = z.object({
+  workspaceId: z.string(),
+  /** The workflow-level event name, e.g. `order.paid` or `run.completed`. */
+  name: z.string(),
+  eventId: z.string(),
+  data: z.unknown(),
+});
+export type WorkflowEventData = z.infer<typeof WorkflowEventData>;

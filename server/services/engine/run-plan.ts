@@ -1,0 +1,89 @@
+import "server-only";
+import { and, eq, isNull, sql } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { runs } from "@/db/schema";
+import { WorkflowDefinition } from "@/lib/workflow";
+import { appendRunEvents } from "../runs/run-events";
+import { contentOf } from "../workflows/version-content";
+
+/** Everything the orchestrator needs, loaded once per run (memoized by the durable step). */
+export interface RunPlan {
+  runId: string;
+  workspaceId: string;
+  workflowId: string;
+  rootRunId: string;
+  parentRunId: string | null;
+  version: string;
+  hash: string;
+  /** Normalized definition (JSON). */
+  definition: Record<string, unknown>;
+  input: Record<string, unknown>;
+  trigger: unknown;
+  triggerType: string;
+  /** The user who started the run, if any (approvals refuse them unless allowInitiator). */
+  initiatorUserId: string | null;
+  startedAt: string;
+  deadlineAt: string;
+  /** Rerun from a step: reused outcomes by step id. */
+  seed: Record<string, { status: "completed" | "failed" | "skipped"; port?: string; output?: unknown; error?: unknown }> | null;
+}
+
+export type LoadPlanResult = { ok: true; plan: RunPlan } | { ok: false; reason: string };
+
+/**
+ * Marks the run started (first time only: start time and deadline are set once, so a replayed
+ * or restarted orchestrator sees the same values) and returns its plan. A run that already ended
+ * (cancelled while queued, say) is not started.
+ */
+export async function loadRunPlan(db: Db, runId: string, now: Date): Promise<LoadPlanResult> {
+  return db.transaction(async (tx) => {
+    const [run] = await tx.select().from(runs).where(eq(runs.id, runId)).for("update");
+    if (!run) return { ok: false, reason: "run not found" };
+    if (!["running", "waiting"].includes(run.status)) return { ok: false, reason: `run is ${run.status}` };
+    const definition = await contentOf(tx, run.workspaceId, run.hash);
+    const parsed = WorkflowDefinition.parse(definition);
+    let { startedAt, deadlineAt } = run;
+    if (!startedAt) {
+      startedAt = now;
+      deadlineAt = new Date(now.getTime() + parsed.constraints.timeoutMs);
+      await tx.update(runs).set({ startedAt, deadlineAt, updatedAt: now }).where(and(eq(runs.id, runId), isNull(runs.startedAt)));
+      await appendRunEvents(tx, [{ runId, workspaceId: run.workspaceId, type: "run.started", data: { version: run.version } }], now);
+    }
+    const initiatorUserId = run.initiatorType === "user" ? run.initiatorId : run.accountableUserId;
+    return {
+      ok: true,
+      plan: {
+        runId,
+        workspaceId: run.workspaceId,
+        workflowId: run.workflowId,
+        rootRunId: run.rootRunId,
+        parentRunId: run.parentRunId,
+        version: run.version,
+        hash: run.hash,
+        definition,
+        input: run.input,
+        trigger: run.triggerPayload ?? null,
+        triggerType: run.triggerType,
+        initiatorUserId: initiatorUserId ?? null,
+        startedAt: startedAt.toISOString(),
+        deadlineAt: (deadlineAt ?? new Date(startedAt.getTime() + parsed.constraints.timeoutMs)).toISOString(),
+        seed: (run.rerunSeed as RunPlan["seed"]) ?? null,
+      },
+    };
+  });
+}
+
+/**
+ * A run is `waiting` while every active step waits (approval, delay, event), `running` otherwise.
+ * Derived from the step rows, so concurrent steps cannot leave it wrong.
+ */
+export async function refreshRunStatus(db: Db, runId: string, now: Date): Promise<void> {
+  await db.execute(sql`
+    update runs set
+      status = case when exists (select 1 from run_steps s where s.run_id = ${runId} and s.status = 'running') then 'running'::run_status else 'waiting'::run_status end,
+      updated_at = ${now}
+    where id = ${runId}
+      and status in ('running', 'waiting')
+      and exists (select 1 from run_steps s where s.run_id = ${runId} and s.status in ('running', 'waiting'))`);
+}
+

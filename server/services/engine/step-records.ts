@@ -1,0 +1,156 @@
+import "server-only";
+import { and, eq, inArray, sql } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { runSteps } from "@/db/schema";
+import type { FailureClass, StepStatus } from "@/lib/workflow";
+import { appendRunEvents } from "../runs/run-events";
+import { refreshRunStatus } from "./run-plan";
+
+export interface AttemptKey {
+  runId: string;
+  workspaceId: string;
+  stepId: string;
+  path: string;
+  stepType: string;
+  attempt: number;
+}
+
+/**
+ * Records that an attempt started (or started waiting). Idempotent: a durable step re-executed
+ * after a crash finds its row and keeps it — attempts are at-least-once, rows exactly once.
+ */
+export async function beginAttempt(db: Db, key: AttemptKey, args: { input?: unknown; status?: "running" | "waiting"; now: Date }): Promise<void> {
+  await db.transaction(async (tx) => {
+    const inserted = await tx
+      .insert(runSteps)
+      .values({
+        id: `${key.runId}:${key.path}:${key.attempt}`,
+        runId: key.runId,
+        workspaceId: key.workspaceId,
+        stepId: key.stepId,
+        path: key.path,
+        stepType: key.stepType,
+        attempt: key.attempt,
+        status: args.status ?? "running",
+        input: args.input ?? null,
+        createdAt: args.now,
+        startedAt: args.now,
+      })
+      .onConflictDoNothing()
+      .returning({ id: runSteps.id });
+    if (inserted.length) {
+      await tx.execute(sql`update runs set step_attempts = step_attempts + 1 where id = ${key.runId}`);
+      await appendRunEvents(tx, [{ runId: key.runId, workspaceId: key.workspaceId, type: args.status === "waiting" ? "step.waiting" : "step.started", stepPath: key.path, data: { stepId: key.stepId, type: key.stepType, attempt: key.attempt } }], args.now);
+    }
+  });
+  await refreshRunStatus(db, key.runId, args.now);
+}
+
+/** Moves a started attempt to waiting (e.g. an approval was opened). */
+export async function markAttemptWaiting(db: Db, key: AttemptKey, now: Date, data: Record<string, unknown> = {}): Promise<void> {
+  await db.transaction(async (tx) => {
+    const moved = await tx
+      .update(runSteps)
+      .set({ status: "waiting" })
+      .where(and(eq(runSteps.runId, key.runId), eq(runSteps.path, key.path), eq(runSteps.attempt, key.attempt), eq(runSteps.status, "running")))
+      .returning({ id: runSteps.id });
+    if (moved.length) await appendRunEvents(tx, [{ runId: key.runId, workspaceId: key.workspaceId, type: "step.waiting", stepPath: key.path, data: { stepId: key.stepId, attempt: key.attempt, ...data } }], now);
+  });
+  await refreshRunStatus(db, key.runId, now);
+}
+
+export interface AttemptResult {
+  status: "completed" | "failed" | "cancelled";
+  output?: unknown;
+  error?: Record<string, unknown>;
+  failureClass?: FailureClass;
+  port?: string;
+  /** A retry of this step follows (event detail only). */
+  willRetry?: boolean;
+}
+
+/**
+ * Records an attempt's outcome: compare-and-set from running/waiting, so a late result after the
+ * run was cancelled (or a duplicate execution) changes nothing. Returns whether it was recorded.
+ */
+export async function endAttempt(db: Db, key: AttemptKey, result: AttemptResult, now: Date): Promise<boolean> {
+  const recorded = await db.transaction(async (tx) => {
+    const done = await tx
+      .update(runSteps)
+      .set({
+        status: result.status,
+        output: result.output ?? null,
+        error: result.error ?? null,
+        failureClass: result.failureClass ?? null,
+        port: result.port ?? null,
+        finishedAt: now,
+      })
+      .where(and(eq(runSteps.runId, key.runId), eq(runSteps.path, key.path), eq(runSteps.attempt, key.attempt), inArray(runSteps.status, ["running", "waiting"])))
+      .returning({ id: runSteps.id, startedAt: runSteps.startedAt });
+    if (!done.length) return false;
+    const durationMs = done[0]!.startedAt ? now.getTime() - done[0]!.startedAt.getTime() : null;
+    await appendRunEvents(
+      tx,
+      [
+        {
+          runId: key.runId,
+          workspaceId: key.workspaceId,
+          type: result.status === "completed" ? "step.completed" : result.status === "failed" ? "step.failed" : "step.cancelled",
+          stepPath: key.path,
+          data: {
+            stepId: key.stepId,
+            attempt: key.attempt,
+            durationMs,
+            ...(result.port ? { port: result.port } : {}),
+            ...(result.error ? { error: { message: result.error.message, class: result.failureClass } } : {}),
+            ...(result.willRetry ? { willRetry: true } : {}),
+          },
+        },
+      ],
+      now,
+    );
+    return true;
+  });
+  await refreshRunStatus(db, key.runId, now);
+  return recorded;
+}
+
+export interface SkipRecord {
+  stepId: string;
+  path: string;
+  stepType: string;
+  status: Extract<StepStatus, "skipped" | "cancelled">;
+  reason: string;
+  detail?: string;
+}
+
+/** Records skipped (and never-started cancelled) steps in one go. Idempotent. */
+export async function recordSkips(db: Db, run: { runId: string; workspaceId: string }, items: SkipRecord[], now: Date): Promise<void> {
+  if (!items.length) return;
+  await db.transaction(async (tx) => {
+    const inserted = await tx
+      .insert(runSteps)
+      .values(
+        items.map((i) => ({
+          id: `${run.runId}:${i.path}:0`,
+          runId: run.runId,
+          workspaceId: run.workspaceId,
+          stepId: i.stepId,
+          path: i.path,
+          stepType: i.stepType,
+          attempt: 0,
+          status: i.status,
+          skipReason: i.detail ? `${i.reason}: ${i.detail}` : i.reason,
+          createdAt: now,
+          finishedAt: now,
+        })),
+      )
+      .onConflictDoNothing()
+      .returning({ path: runSteps.path, status: runSteps.status, reason: runSteps.skipReason, stepId: runSteps.stepId });
+    await appendRunEvents(
+      tx,
+      inserted.map((r) => ({ runId: run.runId, workspaceId: run.workspaceId, type: r.status === "skipped" ? "step.skipped" : "step.cancelled", stepPath: r.path, data: { stepId: r.stepId, reason: r.reason } })),
+      now,
+    );
+  });
+}

@@ -1,0 +1,106 @@
+import "server-only";
+import { and, asc, count, eq, inArray, sql } from "drizzle-orm";
+import type { Queryable } from "@/db/client";
+import { runs, workspaces } from "@/db/schema";
+import { WorkspaceSettings } from "@/lib/schemas/workspace";
+import { EVENTS } from "@/inngest/events";
+import { enqueueOutbox } from "../outbox/enqueue-outbox";
+import { appendRunEvents } from "./run-events";
+
+/** Active = holds a slot: running, waiting (approvals, delays, event waits) or being cancelled. */
+export const ACTIVE_STATUSES = ["running", "waiting", "cancel_requested"] as const;
+
+export interface AdmissionLimits {
+  perUser: number;
+  perWorkspace: number;
+}
+
+/** Workspace overrides (Settings) over the configured defaults. */
+export async function admissionLimits(tx: Queryable, workspaceId: string, defaults: AdmissionLimits): Promise<AdmissionLimits> {
+  const [ws] = await tx.select({ settings: workspaces.settings }).from(workspaces).where(eq(workspaces.id, workspaceId));
+  const s = WorkspaceSettings.safeParse(ws?.settings ?? {});
+  return {
+    perUser: (s.success && s.data.maxActiveRunsPerUser) || defaults.perUser,
+    perWorkspace: (s.success && s.data.maxActiveRunsPerWorkspace) || defaults.perWorkspace,
+  };
+}
+
+/** Serialises admission per workspace (several app instances, concurrent finishes). */
+export async function lockWorkspaceAdmission(tx: Queryable, workspaceId: string): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${"admission:" + workspaceId}))`);
+}
+
+/**
+ * Starts queued runs of a workspace in FIFO order while slots are free (SPEC §5): at most
+ * `perUser` active runs per accountable user, `perWorkspace` per workspace, and each workflow's
+ * `maxConcurrentRuns`. A queued run whose limit is full waits and does not block runs behind it
+ * that have room. Child runs (subworkflows) never queue: they run inside their parent's slot.
+ * Call inside a transaction; returns the admitted run ids.
+ */
+export async function admitQueuedRuns(tx: Queryable, workspaceId: string, limits: AdmissionLimits, now: Date): Promise<string[]> {
+  await lockWorkspaceAdmission(tx, workspaceId);
+  const queued = await tx
+    .select({ id: runs.id, workflowId: runs.workflowId, user: runs.accountableUserId })
+    .from(runs)
+    .where(and(eq(runs.workspaceId, workspaceId), eq(runs.status, "queued")))
+    .orderBy(asc(runs.queuedAt), asc(runs.id))
+    .limit(500);
+  if (queued.length === 0) return [];
+
+  const activeRows = await tx
+    .select({ workflowId: runs.workflowId, user: runs.accountableUserId, n: count() })
+    .from(runs)
+    .where(and(eq(runs.workspaceId, workspaceId), inArray(runs.status, [...ACTIVE_STATUSES]), sql`${runs.parentRunId} is null`))
+    .groupBy(runs.workflowId, runs.accountableUserId);
+  let total = 0;
+  const perUser = new Map<string, number>();
+  const perWorkflow = new Map<string, number>();
+  for (const r of activeRows) {
+    total += r.n;
+    if (r.user) perUser.set(r.user, (perUser.get(r.user) ?? 0) + r.n);
+    perWorkflow.set(r.workflowId, (perWorkflow.get(r.workflowId) ?? 0) + r.n);
+  }
+  const maxByWorkflow = await workflowLimits(tx, queued.map((q) => q.workflowId));
+
+  const admitted: string[] = [];
+  for (const q of queued) {
+    if (total >= limits.perWorkspace) break;
+    if (q.user && (perUser.get(q.user) ?? 0) >= limits.perUser) continue;
+    const wfMax = maxByWorkflow.get(q.workflowId) ?? Number.POSITIVE_INFINITY;
+    if ((perWorkflow.get(q.workflowId) ?? 0) >= wfMax) continue;
+    const done = await tx
+      .update(runs)
+      .set({ status: "running", updatedAt: now })
+      .where(and(eq(runs.id, q.id), eq(runs.status, "queued")))
+      .returning({ id: runs.id });
+    if (done.length !== 1) continue;
+    total++;
+    if (q.user) perUser.set(q.user, (perUser.get(q.user) ?? 0) + 1);
+    perWorkflow.set(q.workflowId, (perWorkflow.get(q.workflowId) ?? 0) + 1);
+    admitted.push(q.id);
+  }
+  if (admitted.length) {
+    await enqueueOutbox(
+      tx,
+      admitted.map((runId) => ({ workspaceId, topic: "inngest" as const, name: EVENTS.runStart, payload: { runId, workspaceId }, id: `start_${runId}` })),
+      now,
+    );
+    await appendRunEvents(tx, admitted.map((runId) => ({ runId, workspaceId, type: "run.admitted", data: {} })), now);
+  }
+  return admitted;
+}
+
+/** maxConcurrentRuns of each workflow's pinned definition (from the run's snapshot). */
+async function workflowLimits(tx: Queryable, workflowIds: string[]): Promise<Map<string, number>> {
+  const ids = [...new Set(workflowIds)];
+  if (ids.length === 0) return new Map();
+  // The limit of the workflow's CURRENT version applies to every queued run of it.
+  const rows = await tx.execute(sql`
+    select w.id as workflow_id, coalesce((c.definition->'constraints'->>'maxConcurrentRuns')::int, 10) as max
+    from workflows w
+    left join workflow_versions v on v.id = w.current_version_id
+    left join definition_contents c on c.workspace_id = w.workspace_id and c.hash = v.hash
+    where w.id in (${sql.join(ids.map((i) => sql`${i}`), sql`, `)})`);
+  const list = (Array.isArray(rows) ? rows : ((rows as { rows?: unknown[] }).rows ?? [])) as { workflow_id: string; max: number }[];
+  return new Map(list.map((r) => [r.workflow_id, Number(r.max)]));
+}

@@ -1,0 +1,141 @@
+import "server-only";
+import { and, desc, eq } from "drizzle-orm";
+import type { Queryable } from "@/db/client";
+import { isUniqueViolation } from "@/db/errors";
+import { runs } from "@/db/schema";
+import { newId } from "@/lib/ids";
+import type { InitiatorType, TriggerType } from "@/lib/schemas/runs";
+import { resolveRunInput, WorkflowDefinition } from "@/lib/workflow";
+import { PreconditionFailedError, ValidationError } from "../../errors";
+import type { ServiceContext } from "../context";
+import { loadVersion, loadWorkflow, type VersionRow } from "../workflows/load-workflow";
+import { contentOf } from "../workflows/version-content";
+import { admissionLimits, admitQueuedRuns } from "./admission";
+import { appendRunEvents } from "./run-events";
+import { loadRun, type RunRow } from "./load-run";
+
+export interface CreateRunArgs {
+  workspaceId: string;
+  workflowId: string;
+  /** A version id; default: the workflow's current published version. */
+  versionId?: string;
+  input: unknown;
+  trigger: { type: TriggerType; id?: string | null; payload?: unknown };
+  initiator: { type: InitiatorType; id?: string | null };
+  /** The user the per-user limit counts the run against (null for system triggers). */
+  accountableUserId?: string | null;
+  idempotencyKey?: string | null;
+  /** Subworkflow child: runs in its parent's slot, never queued. */
+  parent?: { runId: string; stepId: string; rootRunId: string };
+  rerun?: { ofRunId: string; fromStepId?: string | null; seed?: Record<string, unknown> };
+  /** Disabled workflows do not start (manual, triggers); reruns and children may opt in. */
+  allowDisabled?: boolean;
+}
+
+export interface CreateRunResult {
+  run: RunRow;
+  /** True when an existing run was returned (same idempotency key, or coalesced). */
+  deduplicated: boolean;
+  reason?: "idempotency_key" | "coalesced";
+}
+
+/**
+ * The one way a run comes into existence (manual, API, triggers, reruns, children): pins the
+ * version, checks the input against the definition's `inputs`, applies idempotency and the
+ * overflow policy, and queues it — admission starts it at once if a slot is free. Must run in a
+ * transaction (`tx`), so the run, its events and its start message commit together.
+ */
+export async function createRun(tx: Queryable, ctx: ServiceContext, args: CreateRunArgs): Promise<CreateRunResult> {
+  const now = ctx.now();
+  if (args.idempotencyKey) {
+    const existing = await findByKey(tx, args.workspaceId, args.workflowId, args.idempotencyKey);
+    if (existing) return { run: existing, deduplicated: true, reason: "idempotency_key" };
+  }
+  const wf = await loadWorkflow(tx, args.workspaceId, args.workflowId);
+  if (!wf.isEnabled && !args.allowDisabled) throw new PreconditionFailedError(`Workflow "${wf.name}" is disabled; enable it to start runs`);
+  const versionId = args.versionId ?? wf.currentVersionId;
+  if (!versionId) throw new PreconditionFailedError(`Workflow "${wf.name}" has no published version yet; publish it first`);
+  const version: VersionRow = await loadVersion(tx, args.workspaceId, wf.id, versionId);
+  const definition = WorkflowDefinition.parse(await contentOf(tx, args.workspaceId, version.hash));
+  const input = resolveRunInput(definition.inputs, args.input);
+  if (!input.ok) {
+    throw new ValidationError(`The run input is invalid: ${input.issues[0]?.message ?? "unknown problem"}`, input.issues.map((i) => ({ path: i.name ? ["input", i.name] : ["input"], message: i.message })));
+  }
+
+  const overflow = definition.constraints.overflow;
+  if (!args.parent && overflow === "coalesce") {
+    const [queued] = await tx
+      .select()
+      .from(runs)
+      .where(and(eq(runs.workspaceId, args.workspaceId), eq(runs.workflowId, wf.id), eq(runs.status, "queued")))
+      .orderBy(desc(runs.queuedAt))
+      .limit(1);
+    if (queued) return { run: queued, deduplicated: true, reason: "coalesced" };
+  }
+
+  const id = newId("run");
+  const row = {
+    id,
+    workspaceId: args.workspaceId,
+    workflowId: wf.id,
+    versionId: version.id,
+    version: version.version,
+    hash: version.hash,
+    status: args.parent ? ("running" as const) : ("queued" as const),
+    triggerType: args.trigger.type,
+    triggerId: args.trigger.id ?? null,
+    triggerPayload: args.trigger.payload ?? null,
+    input: input.value,
+    initiatorType: args.initiator.type,
+    initiatorId: args.initiator.id ?? null,
+    accountableUserId: args.accountableUserId ?? null,
+    idempotencyKey: args.idempotencyKey ?? null,
+    parentRunId: args.parent?.runId ?? null,
+    parentStepId: args.parent?.stepId ?? null,
+    rootRunId: args.parent?.rootRunId ?? id,
+    rerunOfRunId: args.rerun?.ofRunId ?? null,
+    rerunFromStepId: args.rerun?.fromStepId ?? null,
+    rerunSeed: args.rerun?.seed ?? null,
+    createdAt: now,
+    queuedAt: now,
+    updatedAt: now,
+  };
+  try {
+    // A savepoint, so a concurrent duplicate key can be answered with the winner's run.
+    await tx.transaction(async (sp) => {
+      await sp.insert(runs).values(row);
+    });
+  } catch (e) {
+    if (args.idempotencyKey && isUniqueViolation(e, "runs_idempotency_key")) {
+      const existing = await findByKey(tx, args.workspaceId, args.workflowId, args.idempotencyKey);
+      if (existing) return { run: existing, deduplicated: true, reason: "idempotency_key" };
+    }
+    throw e;
+  }
+  await appendRunEvents(tx, [{ runId: id, workspaceId: args.workspaceId, type: "run.queued", data: { trigger: args.trigger.type, version: version.version } }], now);
+  if (!args.parent) {
+    const limits = await admissionLimits(tx, args.workspaceId, { perUser: ctx.config.maxActiveRunsPerUser, perWorkspace: ctx.config.maxActiveRunsPerWorkspace });
+    const admitted = await admitQueuedRuns(tx, args.workspaceId, limits, now);
+    if (!admitted.includes(id) && overflow === "skip") {
+      const [skipped] = await tx
+        .update(runs)
+        .set({ status: "cancelled", finishedAt: now, updatedAt: now, error: { code: "overflow_skipped", message: `Skipped: the workflow's concurrency limit (${definition.constraints.maxConcurrentRuns}) or the workspace's run limit was reached and its overflow policy is "skip"` } })
+        .where(and(eq(runs.id, id), eq(runs.status, "queued")))
+        .returning();
+      if (skipped) {
+        await appendRunEvents(tx, [{ runId: id, workspaceId: args.workspaceId, type: "run.finished", data: { status: "cancelled", reason: "overflow_skipped" } }], now);
+        return { run: skipped, deduplicated: false };
+      }
+    }
+  }
+  return { run: await loadRun(tx, args.workspaceId, id), deduplicated: false };
+}
+
+async function findByKey(tx: Queryable, workspaceId: string, workflowId: string, key: string): Promise<RunRow | undefined> {
+  const [row] = await tx
+    .select()
+    .from(runs)
+    .where(and(eq(runs.workspaceId, workspaceId), eq(runs.workflowId, workflowId), eq(runs.idempotencyKey, key)))
+    .limit(1);
+  return row;
+}

@@ -1,0 +1,19 @@
+import "server-only";
+import { and, eq } from "drizzle-orm";
+import type { Queryable } from "@/db/client";
+import { runs } from "@/db/schema";
+import { NotFoundError } from "../../errors";
+
+export type RunRow = typeof runs.$inferSelect;
+
+/** A run of the workspace, or NotFound (another workspace's run ids look exactly the same). */
+export async function loadRun(db: Queryable, workspaceId: string, runId: string, opts: { forUpdate?: boolean } = {}): Promise<RunRow> {
+  const q = db
+    .select()
+    .from(runs)
+    .where(and(eq(runs.id, runId), eq(runs.workspaceId, workspaceId)))
+    .limit(1);
+  const [row] = opts.forUpdate ? await q.for("update") : await q;
+  if (!row) throw new NotFoundError("Run", runId);
+  return row;
+}

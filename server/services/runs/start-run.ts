@@ -1,0 +1,35 @@
+import "server-only";
+import { StartRunInput } from "@/lib/schemas/runs";
+import { fromZodError } from "../../errors";
+import { requireRole, requireUserId, type ServiceContext } from "../context";
+import { recordAudit } from "../audit/record-audit";
+import { createRun } from "./create-run";
+
+/**
+ * Starts a run by hand (UI form) or through the API. Repeating the same `idempotencyKey`
+ * returns the existing run, also under concurrent requests.
+ */
+export async function startRun({ ctx, input }: { ctx: ServiceContext; input: unknown }) {
+  const ws = requireRole(ctx, "editor");
+  const parsed = StartRunInput.safeParse(input);
+  if (!parsed.success) throw fromZodError(parsed.error, "Run");
+  const userId = requireUserId(ctx);
+  const viaToken = ctx.actor.type === "token";
+  const result = await ctx.db.transaction(async (tx) => {
+    const r = await createRun(tx, ctx, {
+      workspaceId: ws.id,
+      workflowId: parsed.data.workflowId,
+      versionId: parsed.data.versionId,
+      input: parsed.data.input,
+      trigger: { type: viaToken ? "api" : "manual", payload: { input: parsed.data.input } },
+      initiator: viaToken && ctx.actor.type === "token" ? { type: "token", id: ctx.actor.tokenId } : { type: "user", id: userId },
+      accountableUserId: userId,
+      idempotencyKey: parsed.data.idempotencyKey ?? null,
+    });
+    if (!r.deduplicated) {
+      await recordAudit(tx, ctx, { action: "run.started", targetType: "run", targetId: r.run.id, data: { workflowId: r.run.workflowId, version: r.run.version } });
+    }
+    return r;
+  });
+  return { runId: result.run.id, status: result.run.status, deduplicated: result.deduplicated, reason: result.reason };
+}

@@ -1,0 +1,367 @@
+/**
+ * The static graph of a definition (or of one loop body): nodes in array order, edges with their
+ * ports resolved, `when` dependencies, a deterministic topological order, cycles and ancestry.
+ * Works on parsed definitions and, leniently, on raw input (the validator builds a graph even
+ * when some steps fail the schema, so all problems are reported at once).
+ *
+ * Without `edges`, steps form a chain in array order, each implicit edge leaving the previous
+ * step's primary port (success; true for condition; approved for approval; done for loop).
+ * With `edges: []`, every step is a root and they all start at once.
+ */
+import { defaultPortOf } from "./catalog";
+import { conditionRefs } from "./conditions";
+import type { EdgeFailurePolicy } from "./steps";
+
+export interface GraphStepLike {
+  readonly id: string;
+  readonly type: string;
+  readonly when?: unknown;
+}
+
+export interface GraphEdgeLike {
+  readonly from: string;
+  readonly to: string;
+  readonly port?: string | undefined;
+  readonly onFailure?: EdgeFailurePolicy | undefined;
+}
+
+export interface GraphSource<S extends GraphStepLike = GraphStepLike> {
+  readonly steps: readonly S[];
+  readonly edges?: readonly GraphEdgeLike[] | undefined;
+  readonly constraints?: { readonly maxParallel?: number } | undefined;
+}
+
+export interface GraphNode<S extends GraphStepLike = GraphStepLike> {
+  readonly id: string;
+  readonly type: string;
+  /** Position in the steps array. */
+  readonly index: number;
+  readonly step: S;
+}
+
+export interface GraphEdge {
+  readonly from: string;
+  readonly to: string;
+  readonly port: string;
+  readonly onFailure: EdgeFailurePolicy;
+  /** Index in the definition's `edges` array; -1 for implicit array-order edges. */
+  readonly index: number;
+}
+
+export interface WorkflowGraph<S extends GraphStepLike = GraphStepLike> {
+  readonly kind: "workflow-graph";
+  /** Step ids in array order (first occurrence of each id). */
+  readonly ids: readonly string[];
+  readonly nodes: ReadonlyMap<string, GraphNode<S>>;
+  readonly edges: readonly GraphEdge[];
+  readonly incoming: ReadonlyMap<string, readonly GraphEdge[]>;
+  readonly outgoing: ReadonlyMap<string, readonly GraphEdge[]>;
+  /** Steps each step's `when` references inside this graph: it waits for them. */
+  readonly whenDeps: ReadonlyMap<string, readonly string[]>;
+  /** Topological order over edges and when-dependencies; ties broken by array order. Steps on a cycle are missing. */
+  readonly order: readonly string[];
+  readonly isAcyclic: boolean;
+  readonly maxParallel: number;
+  readonly implicitEdges: boolean;
+}
+
+export class GraphError extends Error {
+  override readonly name = "GraphError";
+}
+
+const DEFAULT_MAX_PARALLEL = 4;
+
+export function buildGraph<S extends GraphStepLike>(source: GraphSource<S>): WorkflowGraph<S> {
+  const nodes = new Map<string, GraphNode<S>>();
+  source.steps.forEach((step, index) => {
+    if (!nodes.has(step.id)) nodes.set(step.id, { id: step.id, type: step.type, index, step });
+  });
+  const ids = [...nodes.keys()];
+  const edges = source.edges === undefined ? chainEdges(source.steps) : explicitEdges(source.edges, nodes);
+  const incoming = groupBy(ids, edges, (e) => e.to);
+  const outgoing = groupBy(ids, edges, (e) => e.from);
+  const whenDeps = new Map(ids.map((id) => [id, whenDependencies(nodes.get(id)!.step, nodes)]));
+  const order = topologicalOrder(ids, nodes, incoming, whenDeps);
+  return {
+    kind: "workflow-graph",
+    ids,
+    nodes,
+    edges,
+    incoming,
+    outgoing,
+    whenDeps,
+    order,
+    isAcyclic: order.length === ids.length,
+    maxParallel: source.constraints?.maxParallel ?? DEFAULT_MAX_PARALLEL,
+    implicitEdges: source.edges === undefined,
+  };
+}
+
+/** Like buildGraph, but refuses a graph the engine cannot run (cycles). */
+export function buildRunnableGraph<S extends GraphStepLike>(source: GraphSource<S>): WorkflowGraph<S> {
+  const graph = buildGraph(source);
+  if (!graph.isAcyclic) {
+    const cycle = findCycles(graph)[0];
+    throw new GraphError(`The workflow graph has a cycle${cycle ? `: ${cycle.steps.join(" → ")} → ${cycle.steps[0]}` : ""}.`);
+  }
+  return graph;
+}
+
+function chainEdges(steps: readonly GraphStepLike[]): GraphEdge[] {
+  const edges: GraphEdge[] = [];
+  for (let i = 1; i < steps.length; i++) {
+    const from = steps[i - 1]!;
+    edges.push({ from: from.id, to: steps[i]!.id, port: defaultPortOf(from.type), onFailure: "skip", index: -1 });
+  }
+  return edges;
+}
+
+function explicitEdges(edges: readonly GraphEdgeLike[], nodes: ReadonlyMap<string, GraphNode<GraphStepLike>>): GraphEdge[] {
+  const out: GraphEdge[] = [];
+  edges.forEach((edge, index) => {
+    const source = nodes.get(edge.from);
+    if (!source || !nodes.has(edge.to)) return; // reported by the validator
+    out.push({ from: edge.from, to: edge.to, port: edge.port ?? defaultPortOf(source.type), onFailure: edge.onFailure ?? "skip", index });
+  });
+  return out;
+}
+
+function groupBy(ids: readonly string[], edges: readonly GraphEdge[], key: (e: GraphEdge) => string): Map<string, GraphEdge[]> {
+  const map = new Map<string, GraphEdge[]>(ids.map((id) => [id, []]));
+  for (const edge of edges) map.get(key(edge))?.push(edge);
+  return map;
+}
+
+function whenDependencies(step: GraphStepLike, nodes: ReadonlyMap<string, GraphNode<GraphStepLike>>): string[] {
+  if (step.when === undefined) return [];
+  return conditionRefs(step.when).steps.filter((id) => id !== step.id && nodes.has(id));
+}
+
+/** Kahn's algorithm; among ready steps the earliest in array order goes first (stable output). */
+function topologicalOrder(
+  ids: readonly string[],
+  nodes: ReadonlyMap<string, GraphNode<GraphStepLike>>,
+  incoming: ReadonlyMap<string, readonly GraphEdge[]>,
+  whenDeps: ReadonlyMap<string, readonly string[]>,
+): string[] {
+  const dependents = new Map<string, string[]>(ids.map((id) => [id, []]));
+  const remaining = new Map<string, number>();
+  for (const id of ids) {
+    const deps = dependenciesOf(id, incoming, whenDeps);
+    remaining.set(id, deps.length);
+    for (const dep of deps) dependents.get(dep)!.push(id);
+  }
+  const ready = new MinHeap<string>((a, b) => nodes.get(a)!.index - nodes.get(b)!.index);
+  for (const id of ids) if (remaining.get(id) === 0) ready.push(id);
+  const order: string[] = [];
+  for (let id = ready.pop(); id !== undefined; id = ready.pop()) {
+    order.push(id);
+    for (const next of dependents.get(id)!) {
+      const left = remaining.get(next)! - 1;
+      remaining.set(next, left);
+      if (left === 0) ready.push(next);
+    }
+  }
+  return order;
+}
+
+/** Sources a step waits for: incoming edge sources (one entry per edge) and when-dependencies. */
+function dependenciesOf(id: string, incoming: ReadonlyMap<string, readonly GraphEdge[]>, whenDeps: ReadonlyMap<string, readonly string[]>): string[] {
+  return [...(incoming.get(id) ?? []).map((e) => e.from), ...(whenDeps.get(id) ?? [])];
+}
+
+/** Distinct steps a step waits for before it may start. */
+export function waitsFor(graph: WorkflowGraph, id: string): string[] {
+  return [...new Set(dependenciesOf(id, graph.incoming, graph.whenDeps))];
+}
+
+export interface CycleLink {
+  readonly from: string;
+  readonly to: string;
+  /** The edge's index, -1 for an implicit edge, or "when" for a when-dependency. */
+  readonly via: number | "when";
+}
+
+export interface Cycle {
+  /** Steps in cycle order; the last links back to the first. */
+  readonly steps: readonly string[];
+  readonly links: readonly CycleLink[];
+}
+
+/**
+ * One concrete cycle per strongly connected component (Tarjan, iterative so 1,000-step chains
+ * cannot overflow the stack). Self-loops count.
+ */
+export function findCycles(graph: WorkflowGraph): Cycle[] {
+  const links = new Map<string, CycleLink[]>(graph.ids.map((id) => [id, []]));
+  for (const edge of graph.edges) links.get(edge.from)!.push({ from: edge.from, to: edge.to, via: edge.index });
+  for (const [id, deps] of graph.whenDeps) for (const dep of deps) links.get(dep)!.push({ from: dep, to: id, via: "when" });
+  return stronglyConnected(graph.ids, links)
+    .filter((component) => component.length > 1 || links.get(component[0]!)!.some((l) => l.to === component[0]))
+    .map((component) => cycleWithin(component, links, graph));
+}
+
+function stronglyConnected(ids: readonly string[], links: ReadonlyMap<string, readonly CycleLink[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const onStack = new Set<string>();
+  const stack: string[] = [];
+  const components: string[][] = [];
+  let counter = 0;
+  for (const start of ids) {
+    if (index.has(start)) continue;
+    const work: Array<{ id: string; next: number }> = [{ id: start, next: 0 }];
+    index.set(start, counter);
+    low.set(start, counter++);
+    stack.push(start);
+    onStack.add(start);
+    while (work.length > 0) {
+      const frame = work[work.length - 1]!;
+      const out = links.get(frame.id)!;
+      if (frame.next < out.length) {
+        const to = out[frame.next++]!.to;
+        if (!index.has(to)) {
+          index.set(to, counter);
+          low.set(to, counter++);
+          stack.push(to);
+          onStack.add(to);
+          work.push({ id: to, next: 0 });
+        } else if (onStack.has(to)) {
+          low.set(frame.id, Math.min(low.get(frame.id)!, index.get(to)!));
+        }
+        continue;
+      }
+      work.pop();
+      const parent = work[work.length - 1];
+      if (parent) low.set(parent.id, Math.min(low.get(parent.id)!, low.get(frame.id)!));
+      if (low.get(frame.id) === index.get(frame.id)) {
+        const component: string[] = [];
+        let member: string;
+        do {
+          member = stack.pop()!;
+          onStack.delete(member);
+          component.push(member);
+        } while (member !== frame.id);
+        components.push(component);
+      }
+    }
+  }
+  return components;
+}
+
+/** Walks inside one component from its earliest step until a step repeats: a real cycle. */
+function cycleWithin(component: readonly string[], links: ReadonlyMap<string, readonly CycleLink[]>, graph: WorkflowGraph): Cycle {
+  const members = new Set(component);
+  const start = [...component].sort((a, b) => graph.nodes.get(a)!.index - graph.nodes.get(b)!.index)[0]!;
+  const path: string[] = [];
+  const pathLinks: CycleLink[] = [];
+  const seenAt = new Map<string, number>();
+  let current = start;
+  while (!seenAt.has(current)) {
+    seenAt.set(current, path.length);
+    path.push(current);
+    const link = links.get(current)!.find((l) => members.has(l.to))!;
+    pathLinks.push(link);
+    current = link.to;
+  }
+  const from = seenAt.get(current)!;
+  return { steps: path.slice(from), links: pathLinks.slice(from) };
+}
+
+/**
+ * Ancestry over edges and when-dependencies, as bitsets filled in topological order: "is `a`
+ * guaranteed to be terminal before `b` starts?" in O(1). Steps on cycles have no ancestry.
+ */
+export interface Ancestry {
+  isUpstream(candidate: string, of: string): boolean;
+}
+
+export function computeAncestry(graph: WorkflowGraph): Ancestry {
+  const position = new Map(graph.ids.map((id, i) => [id, i]));
+  const words = Math.ceil(graph.ids.length / 32) || 1;
+  const bits = new Map<string, Uint32Array>();
+  for (const id of graph.order) {
+    const set = new Uint32Array(words);
+    for (const dep of waitsFor(graph, id)) {
+      const depBits = bits.get(dep);
+      if (!depBits) continue;
+      for (let w = 0; w < words; w++) set[w]! |= depBits[w]!;
+      const p = position.get(dep)!;
+      set[p >>> 5]! |= 1 << (p & 31);
+    }
+    bits.set(id, set);
+  }
+  return {
+    isUpstream(candidate, of) {
+      const set = bits.get(of);
+      const p = position.get(candidate);
+      if (!set || p === undefined) return false;
+      return (set[p >>> 5]! & (1 << (p & 31))) !== 0;
+    },
+  };
+}
+
+/**
+ * Steps no run can reach: not reachable over edges from a root (a step with no incoming edge).
+ * Edges out of a `return` step never fire, so they do not make their targets reachable.
+ */
+export function unreachableSteps(graph: WorkflowGraph): string[] {
+  const reached = new Set<string>();
+  const queue = graph.ids.filter((id) => graph.incoming.get(id)!.length === 0);
+  for (const id of queue) reached.add(id);
+  for (let i = 0; i < queue.length; i++) {
+    const id = queue[i]!;
+    if (graph.nodes.get(id)!.type === "return") continue;
+    for (const edge of graph.outgoing.get(id)!) {
+      if (!reached.has(edge.to)) {
+        reached.add(edge.to);
+        queue.push(edge.to);
+      }
+    }
+  }
+  return graph.ids.filter((id) => !reached.has(id));
+}
+
+/** Roots: steps with no incoming edge (they start when the run starts, after their when-dependencies). */
+export function rootSteps(graph: WorkflowGraph): string[] {
+  return graph.ids.filter((id) => graph.incoming.get(id)!.length === 0);
+}
+
+/** Small binary heap; the topological sort needs "earliest ready step first" in O(log n). */
+class MinHeap<T> {
+  private readonly items: T[] = [];
+  constructor(private readonly compare: (a: T, b: T) => number) {}
+
+  push(item: T): void {
+    const items = this.items;
+    items.push(item);
+    let i = items.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (this.compare(items[i]!, items[parent]!) >= 0) break;
+      [items[i], items[parent]] = [items[parent]!, items[i]!];
+      i = parent;
+    }
+  }
+
+  pop(): T | undefined {
+    const items = this.items;
+    const top = items[0];
+    const last = items.pop();
+    if (items.length > 0 && last !== undefined) {
+      items[0] = last;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < items.length && this.compare(items[l]!, items[m]!) < 0) m = l;
+        if (r < items.length && this.compare(items[r]!, items[m]!) < 0) m = r;
+        if (m === i) break;
+        [items[i], items[m]] = [items[m]!, items[i]!];
+        i = m;
+      }
+    }
+    return top;
+  }
+}

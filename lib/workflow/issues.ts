@@ -1,0 +1,267 @@
+/**
+ * Validation issues: stable codes, the issue shape, and the translation of zod issues into
+ * issues that name the step or edge, say what is wrong and what is allowed.
+ */
+import type { z } from "zod";
+import { didYouMean, describeType, getAtPath, isPlainObject, preview } from "./json";
+import { isStepType, STEP_TYPES } from "./steps";
+
+export const ISSUE_CODES = [
+  // shape
+  "NOT_AN_OBJECT",
+  "DEFINITION_TOO_LARGE",
+  "UNSUPPORTED_SCHEMA_VERSION",
+  "UNKNOWN_KEY",
+  "FORBIDDEN_KEY",
+  "MISSING_FIELD",
+  "INVALID_TYPE",
+  "INVALID_VALUE",
+  "INVALID_STEP_ID",
+  "UNKNOWN_STEP_TYPE",
+  "INVALID_STEP_CONFIG",
+  "INVALID_CONDITION",
+  "INVALID_REGEX",
+  "INVALID_DURATION",
+  // graph
+  "NO_STEPS",
+  "DUPLICATE_STEP_ID",
+  "UNKNOWN_EDGE_SOURCE",
+  "UNKNOWN_EDGE_TARGET",
+  "UNKNOWN_PORT",
+  "DUPLICATE_EDGE",
+  "CYCLE",
+  "UNREACHABLE_STEP",
+  "ISOLATED_STEP",
+  "RETURN_HAS_OUTGOING_EDGES",
+  "ON_FAILURE_IGNORED",
+  // references
+  "INVALID_TEMPLATE",
+  "UNKNOWN_TEMPLATE_ROOT",
+  "UNKNOWN_STEP_REFERENCE",
+  "UNKNOWN_INPUT_REFERENCE",
+  "UNKNOWN_VARIABLE_REFERENCE",
+  "REFERENCE_NOT_UPSTREAM",
+  "REFERENCE_INTO_LOOP_BODY",
+  "LOOP_REFERENCE_OUTSIDE_LOOP",
+  "INVALID_SECRET_REFERENCE",
+  "SECRET_NOT_ALLOWED",
+  // policy and advice
+  "FORBIDDEN_STEP_TYPE",
+  "TOO_MANY_STEPS",
+  "SELF_MODIFICATION_DISABLED",
+  "INVALID_PROPOSED_DEFINITION",
+  "PRIVATE_ADDRESS",
+  "IGNORED_FIELD",
+  "TEMPLATE_IN_COMMAND",
+] as const;
+export type IssueCode = (typeof ISSUE_CODES)[number];
+
+/** Codes reported as warnings: they never make `ok` false. */
+export const WARNING_CODES: ReadonlySet<IssueCode> = new Set(["ISOLATED_STEP", "ON_FAILURE_IGNORED", "PRIVATE_ADDRESS", "IGNORED_FIELD", "TEMPLATE_IN_COMMAND"]);
+
+export type IssuePath = Array<string | number>;
+
+export interface ValidationIssue {
+  readonly code: IssueCode;
+  readonly message: string;
+  /** JSON path into the definition, e.g. ["steps", 2, "config", "url"]. */
+  readonly path: IssuePath;
+  readonly stepId?: string;
+  readonly edgeIndex?: number;
+  readonly severity: "error" | "warning";
+}
+
+export function makeIssue(code: IssueCode, message: string, path: IssuePath, extra: { stepId?: string | undefined; edgeIndex?: number | undefined } = {}): ValidationIssue {
+  return {
+    code,
+    message,
+    path,
+    ...(extra.stepId !== undefined ? { stepId: extra.stepId } : {}),
+    ...(extra.edgeIndex !== undefined ? { edgeIndex: extra.edgeIndex } : {}),
+    severity: WARNING_CODES.has(code) ? "warning" : "error",
+  };
+}
+
+export class DefinitionValidationError extends Error {
+  override readonly name = "DefinitionValidationError";
+  constructor(readonly issues: readonly ValidationIssue[]) {
+    const errors = issues.filter((i) => i.severity === "error");
+    super(errors.length === 1 ? errors[0]!.message : `The workflow definition has ${errors.length} errors; first: ${errors[0]?.message ?? "unknown"}`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Where an issue is: "Step "deploy" (http): config.url" / "Edge #2 (lint → deploy)" / "constraints"
+// ---------------------------------------------------------------------------------------------
+
+export interface Located {
+  /** Message prefix naming the culprit, e.g. `Step "deploy" (http)`. */
+  readonly subject: string;
+  /** The field inside it, e.g. `config.url` (empty for the subject itself). */
+  readonly field: string;
+  readonly stepId?: string;
+  readonly edgeIndex?: number;
+}
+
+/** Finds the innermost step or edge a path points into and names it from the raw input. */
+export function locate(raw: unknown, path: IssuePath): Located {
+  let stepAt = -1;
+  let edgeAt = -1;
+  for (let i = 0; i + 1 < path.length; i++) {
+    if (typeof path[i + 1] !== "number") continue;
+    if (path[i] === "steps") stepAt = i;
+    if (path[i] === "edges") edgeAt = i;
+  }
+  if (edgeAt > stepAt) {
+    const edge = getAtPath(raw, path.slice(0, edgeAt + 2));
+    const index = path[edgeAt + 1] as number;
+    const ends = isPlainObject(edge) ? ` (${showId(edge.from)} → ${showId(edge.to)})` : "";
+    const inside = edgeAt > 0 ? ` in the body of ${loopName(raw, path.slice(0, edgeAt))}` : "";
+    return { subject: `Edge #${index}${ends}${inside}`, field: fieldText(path.slice(edgeAt + 2)), edgeIndex: index };
+  }
+  if (stepAt >= 0) {
+    const step = getAtPath(raw, path.slice(0, stepAt + 2));
+    const id = isPlainObject(step) && typeof step.id === "string" ? step.id : undefined;
+    const type = isPlainObject(step) && isStepType(step.type) ? ` (${step.type})` : "";
+    const name = id !== undefined ? `Step "${id}"${type}` : `Step #${path[stepAt + 1] as number}${type}`;
+    return { subject: name, field: fieldText(path.slice(stepAt + 2)), ...(id !== undefined ? { stepId: id } : {}) };
+  }
+  return { subject: "Workflow", field: fieldText(path) };
+}
+
+function loopName(raw: unknown, bodyPath: IssuePath): string {
+  // bodyPath ends with [..., "steps", i, "config", "body"]
+  const step = getAtPath(raw, bodyPath.slice(0, -2));
+  return isPlainObject(step) && typeof step.id === "string" ? `loop "${step.id}"` : "a loop";
+}
+
+function showId(value: unknown): string {
+  return typeof value === "string" ? `"${value}"` : "?";
+}
+
+/** `["config", "tools", 0, "url"]` → `config.tools[0].url`. */
+export function fieldText(path: IssuePath): string {
+  let out = "";
+  for (const segment of path) {
+    if (typeof segment === "number") out += `[${segment}]`;
+    else out += out === "" ? segment : `.${segment}`;
+  }
+  return out;
+}
+
+/** `Step "x" (http): config.url` or just the subject. */
+export function where(located: Located): string {
+  return located.field ? `${located.subject}: ${located.field}` : located.subject;
+}
+
+// ---------------------------------------------------------------------------------------------
+// zod → issues
+// ---------------------------------------------------------------------------------------------
+
+type ZodIssue = z.core.$ZodIssue;
+
+/** Keys a strict object at `path` accepts, found by walking the zod schema along the raw input. */
+export type AllowedKeys = (path: IssuePath) => readonly string[] | undefined;
+
+export function fromZodIssue(issue: ZodIssue, raw: unknown, allowedKeys: AllowedKeys): ValidationIssue[] {
+  const path = issue.path.map((p) => (typeof p === "symbol" ? String(p) : p));
+  const located = locate(raw, path);
+  const extra = { stepId: located.stepId, edgeIndex: located.edgeIndex };
+  const value = getAtPath(raw, path);
+  const inConfig = isConfigPath(path);
+
+  if (issue.code === "unrecognized_keys") {
+    return issue.keys
+      .filter((key) => key !== "__proto__") // reported once as FORBIDDEN_KEY
+      .map((key) => {
+        const allowed = allowedKeys(path);
+        const hint = allowed ? ` Allowed keys: ${allowed.join(", ")}.${didYouMean(key, allowed)}` : "";
+        const container = located.subject === "Workflow" ? located.field || "the workflow definition" : located.field ? `${located.subject} ${located.field}` : located.subject;
+        return makeIssue("UNKNOWN_KEY", `Unknown key "${key}" in ${container}.${hint}`, [...path, key], extra);
+      });
+  }
+
+  const custom = issue.code === "custom" ? (issue.params as { code?: string } | undefined)?.code : undefined;
+  if (custom === "INVALID_CONDITION" || custom === "INVALID_REGEX" || custom === "INVALID_DURATION") {
+    return [makeIssue(custom, `${where(located)}: ${issue.message}`, path, extra)];
+  }
+
+  if (isStepTypePath(path) && issue.code === "invalid_union") {
+    if (value === undefined) return [makeIssue("MISSING_FIELD", `${located.subject}: "type" is required; use one of ${STEP_TYPES.join(", ")}.`, path, extra)];
+    const hint = typeof value === "string" ? didYouMean(value, STEP_TYPES) : "";
+    return [makeIssue("UNKNOWN_STEP_TYPE", `${located.subject}: unknown step type ${preview(value)}; use one of ${STEP_TYPES.join(", ")}.${hint}`, path, extra)];
+  }
+
+  if (path.length === 1 && path[0] === "schemaVersion" && value !== undefined) {
+    return [makeIssue("UNSUPPORTED_SCHEMA_VERSION", `Unsupported schemaVersion ${preview(value)}; this version of Sluice reads schemaVersion 1.`, path)];
+  }
+  if (path.length === 1 && path[0] === "steps" && issue.code === "too_big") {
+    return [makeIssue("TOO_MANY_STEPS", `The workflow has ${Array.isArray(value) ? value.length : "too many"} steps; the hard limit is ${String(issue.maximum)}.`, path)];
+  }
+  if (isStepIdPath(path) && value !== undefined) {
+    return [makeIssue("INVALID_STEP_ID", `${located.subject}: invalid id ${preview(value)}: ${issue.message}`, path, extra)];
+  }
+
+  const missing = value === undefined && (issue.code === "invalid_type" || issue.code === "invalid_union" || custom === "MISSING_FIELD");
+  const code = inConfig ? "INVALID_STEP_CONFIG" : missing ? "MISSING_FIELD" : issue.code === "invalid_type" || custom === "INVALID_TYPE" ? "INVALID_TYPE" : "INVALID_VALUE";
+  const text = missing ? `${located.subject}: ${located.field || "a value"} is required` : `${where(located)}: ${describeProblem(issue, value)}`;
+  return [makeIssue(code, text.endsWith(".") ? text : `${text}.`, path, extra)];
+}
+
+function describeProblem(issue: ZodIssue, value: unknown): string {
+  switch (issue.code) {
+    case "invalid_type":
+      return `expected ${issue.expected === "int" ? "an integer" : issue.expected}, got ${typeof value === "number" && issue.expected === "int" ? String(value) : describeType(value)}`;
+    case "too_small":
+      return sizeMessage(issue.origin, "at least", issue.minimum, value);
+    case "too_big":
+      return sizeMessage(issue.origin, "at most", issue.maximum, value);
+    case "invalid_value":
+      return `must be ${issue.values.length === 1 ? preview(issue.values[0]) : `one of ${issue.values.map((v) => preview(v)).join(", ")}`}, got ${preview(value)}`;
+    case "invalid_format":
+      return issue.message.startsWith("Invalid") ? `${preview(value)} has an invalid format` : `${preview(value)} — ${issue.message}`;
+    case "invalid_key": {
+      const inner = issue.issues.map((i) => i.message).join("; ");
+      const key = issue.path[issue.path.length - 1];
+      return `invalid key ${preview(key)}: ${inner}`;
+    }
+    case "invalid_union": {
+      // A branch whose only problems are deeper than a root type mismatch is the one the author meant.
+      const meant = issue.errors.filter((errs) => !errs.some((e) => e.code === "invalid_type" && e.path.length === 0));
+      if (meant.length === 1) return meant[0]!.map((e) => e.message.replace(/\.$/, "")).join("; ");
+      const expected = issue.errors.flatMap((errs) => errs.filter((e) => e.code === "invalid_type" && e.path.length === 0).map((e) => (e as { expected: string }).expected));
+      return expected.length === issue.errors.length && expected.length > 0 ? `expected ${expected.join(" or ")}, got ${describeType(value)}` : `${preview(value)} does not match any allowed form (${issue.message})`;
+    }
+    default:
+      return issue.message.replace(/\.$/, "");
+  }
+}
+
+function sizeMessage(origin: string, bound: string, limit: number | bigint, value: unknown): string {
+  switch (origin) {
+    case "string":
+      return `must be ${bound} ${limit} character${limit === 1 ? "" : "s"}${typeof value === "string" ? ` (got ${value.length})` : ""}`;
+    case "array":
+      return `must have ${bound} ${limit} item${limit === 1 ? "" : "s"}${Array.isArray(value) ? ` (got ${value.length})` : ""}`;
+    default:
+      return `must be ${bound} ${limit}, got ${preview(value)}`;
+  }
+}
+
+/** Path points at `steps[i].config…` (possibly inside loop bodies). */
+function isConfigPath(path: IssuePath): boolean {
+  for (let i = path.length - 3; i >= 0; i--) {
+    if (path[i] === "steps" && typeof path[i + 1] === "number") return path[i + 2] === "config";
+  }
+  return false;
+}
+
+function isStepTypePath(path: IssuePath): boolean {
+  const n = path.length;
+  return n >= 3 && path[n - 1] === "type" && typeof path[n - 2] === "number" && path[n - 3] === "steps";
+}
+
+function isStepIdPath(path: IssuePath): boolean {
+  const n = path.length;
+  return n >= 3 && path[n - 1] === "id" && typeof path[n - 2] === "number" && path[n - 3] === "steps";
+}

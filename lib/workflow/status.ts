@@ -1,0 +1,219 @@
+import { z } from "zod";
+
+/**
+ * Run and step statuses, their predicates and the allowed transitions (SPEC §5). This is the one
+ * module that knows the status rules: services turn every transition into a compare-and-set
+ * (`UPDATE … WHERE status = <from>`), and call `canTransition*` first so an illegal move is a bug
+ * report, not a silent overwrite.
+ */
+
+export const RUN_STATUSES = [
+  "queued",
+  "running",
+  "waiting",
+  "cancel_requested",
+  "completed",
+  "failed",
+  "cancelled",
+  "timed_out",
+] as const;
+export const RunStatus = z.enum(RUN_STATUSES);
+export type RunStatus = z.infer<typeof RunStatus>;
+
+export const STEP_STATUSES = [
+  "pending",
+  "running",
+  "waiting",
+  "completed",
+  "failed",
+  "skipped",
+  "cancelled",
+] as const;
+export const StepStatus = z.enum(STEP_STATUSES);
+export type StepStatus = z.infer<typeof StepStatus>;
+
+export const TERMINAL_RUN_STATUSES = ["completed", "failed", "cancelled", "timed_out"] as const satisfies readonly RunStatus[];
+export type TerminalRunStatus = (typeof TERMINAL_RUN_STATUSES)[number];
+export const TERMINAL_STEP_STATUSES = ["completed", "failed", "skipped", "cancelled"] as const satisfies readonly StepStatus[];
+export type TerminalStepStatus = (typeof TERMINAL_STEP_STATUSES)[number];
+
+/**
+ * Failure classes (CONVENTIONS habit 8): `user` — bad config or input, never retried, shown to the
+ * author; `operational` — transient (network, 429, 5xx, timeouts), retried per `retry`;
+ * `internal` — a bug in Sluice, logged in full, not retried.
+ */
+export const FAILURE_CLASSES = ["user", "operational", "internal"] as const;
+export const FailureClass = z.enum(FAILURE_CLASSES);
+export type FailureClass = z.infer<typeof FailureClass>;
+
+export function isRetryableFailure(failureClass: FailureClass): boolean {
+  switch (failureClass) {
+    case "operational":
+      return true;
+    case "user":
+    case "internal":
+      return false;
+    default:
+      return assertNever(failureClass);
+  }
+}
+
+export function isTerminalRunStatus(status: RunStatus): status is TerminalRunStatus {
+  switch (status) {
+    case "completed":
+    case "failed":
+    case "cancelled":
+    case "timed_out":
+      return true;
+    case "queued":
+    case "running":
+    case "waiting":
+    case "cancel_requested":
+      return false;
+    default:
+      return assertNever(status);
+  }
+}
+
+export function isTerminalStepStatus(status: StepStatus): status is TerminalStepStatus {
+  switch (status) {
+    case "completed":
+    case "failed":
+    case "skipped":
+    case "cancelled":
+      return true;
+    case "pending":
+    case "running":
+    case "waiting":
+      return false;
+    default:
+      return assertNever(status);
+  }
+}
+
+/**
+ * Active = counts against admission limits (SPEC §5). `cancel_requested` still holds its slot:
+ * a script may be running until the SIGKILL deadline.
+ */
+export function isActiveRunStatus(status: RunStatus): boolean {
+  switch (status) {
+    case "running":
+    case "waiting":
+    case "cancel_requested":
+      return true;
+    case "queued":
+    case "completed":
+    case "failed":
+    case "cancelled":
+    case "timed_out":
+      return false;
+    default:
+      return assertNever(status);
+  }
+}
+
+export function isActiveStepStatus(status: StepStatus): boolean {
+  return status === "running" || status === "waiting";
+}
+
+/** Works for both run and step statuses: their terminal sets agree on every shared name. */
+export function isTerminal(status: RunStatus | StepStatus): boolean {
+  return (TERMINAL_RUN_STATUSES as readonly string[]).includes(status) || (TERMINAL_STEP_STATUSES as readonly string[]).includes(status);
+}
+
+/** `running | waiting` for runs and steps alike (`cancel_requested` is transitional, see isActiveRunStatus). */
+export function isActive(status: RunStatus | StepStatus): boolean {
+  return status === "running" || status === "waiting";
+}
+
+/**
+ * Allowed run transitions. Notes on the less obvious ones:
+ * - queued → cancelled: cancelling a queued run has nothing to stop, so it skips cancel_requested.
+ * - queued → failed: admission can refuse a run (e.g. its pinned version became invalid).
+ * - running/waiting → cancelled: an approval rejected with no `rejected` edge ends the run cancelled.
+ * - waiting → completed/failed: the waiting step may be the last one.
+ * - cancel_requested → completed/failed/timed_out: the run may finish before the cancel lands; the
+ *   compare-and-set decides which write wins.
+ */
+export const RUN_TRANSITIONS: Readonly<Record<RunStatus, readonly RunStatus[]>> = {
+  queued: ["running", "cancelled", "failed"],
+  running: ["waiting", "completed", "failed", "cancel_requested", "cancelled", "timed_out"],
+  waiting: ["running", "completed", "failed", "cancel_requested", "cancelled", "timed_out"],
+  cancel_requested: ["cancelled", "completed", "failed", "timed_out"],
+  completed: [],
+  failed: [],
+  cancelled: [],
+  timed_out: [],
+};
+
+/**
+ * Allowed step-attempt transitions. Each attempt is its own row (SPEC §5), so a retry inserts a new
+ * `pending` row instead of moving a failed row back: terminal statuses have no way out.
+ */
+export const STEP_TRANSITIONS: Readonly<Record<StepStatus, readonly StepStatus[]>> = {
+  pending: ["running", "skipped", "cancelled"],
+  running: ["waiting", "completed", "failed", "cancelled"],
+  waiting: ["running", "completed", "failed", "cancelled"],
+  completed: [],
+  failed: [],
+  skipped: [],
+  cancelled: [],
+};
+
+/** Whether a run may move from `from` to `to`. Same-status "transitions" are refused. */
+export function canTransition(from: RunStatus, to: RunStatus): boolean {
+  return RUN_TRANSITIONS[from].includes(to);
+}
+
+export function canTransitionStep(from: StepStatus, to: StepStatus): boolean {
+  return STEP_TRANSITIONS[from].includes(to);
+}
+
+export function runStatusLabel(status: RunStatus): string {
+  switch (status) {
+    case "queued":
+      return "Queued";
+    case "running":
+      return "Running";
+    case "waiting":
+      return "Waiting";
+    case "cancel_requested":
+      return "Cancelling";
+    case "completed":
+      return "Completed";
+    case "failed":
+      return "Failed";
+    case "cancelled":
+      return "Cancelled";
+    case "timed_out":
+      return "Timed out";
+    default:
+      return assertNever(status);
+  }
+}
+
+export function stepStatusLabel(status: StepStatus): string {
+  switch (status) {
+    case "pending":
+      return "Pending";
+    case "running":
+      return "Running";
+    case "waiting":
+      return "Waiting";
+    case "completed":
+      return "Completed";
+    case "failed":
+      return "Failed";
+    case "skipped":
+      return "Skipped";
+    case "cancelled":
+      return "Cancelled";
+    default:
+      return assertNever(status);
+  }
+}
+
+/** Compile-time exhaustiveness check for switches; throws if reached at run time with bad data. */
+export function assertNever(value: never): never {
+  throw new Error(`Unexpected value: ${JSON.stringify(value)}`);
+}

@@ -1,0 +1,89 @@
+/**
+ * The contract between the run engine and step-type handlers. A step type = one catalog entry
+ * (lib/workflow/catalog.ts, client-safe) + one handler here (server-side). The engine resolves
+ * templates (including `{{ secrets.X }}`) before calling a handler, records the attempt, applies
+ * retries with backoff from the step's `retry`, and redacts every secret value it resolved from
+ * the result, the error and the logs.
+ */
+import type { Logger } from "@/lib/log";
+import type { FailureClass } from "@/lib/workflow/status";
+
+export interface WorkspacePolicy {
+  /** `script` steps run only when a workspace admin turned them on. */
+  scriptStepsEnabled: boolean;
+  /** Hosts (names, IPs or CIDRs) that outbound HTTP may reach although they are private/loopback. */
+  allowedPrivateHosts: string[];
+  forbiddenStepTypes: string[];
+}
+
+export interface LlmEndpoint {
+  baseUrl: string;
+  model: string;
+  /** Resolved API key (from the workspace secret named in the integration settings). */
+  apiKey?: string;
+}
+
+export interface ActionContext<Config = unknown> {
+  workspaceId: string;
+  workflowId: string;
+  runId: string;
+  rootRunId: string;
+  stepId: string;
+  /** The step instance path (`each[2].fetch` inside loops). */
+  stepPath: string;
+  /** 1-based attempt of this step in this run. */
+  attempt: number;
+  /** Stable across reruns of the same root run: (root run, step path, attempt). */
+  idempotencyKey: string;
+  /** The step's config with templates resolved. */
+  config: Config;
+  /** Aborted on cancel or when the step/run deadline passes. */
+  signal: AbortSignal;
+  /** Epoch ms by which the step must finish. */
+  deadline: number;
+  policy: WorkspacePolicy;
+  log: Logger;
+  /** Per-run scratch directory (created on demand, removed when the run ends). */
+  scratchDir(): Promise<string>;
+  /** Secret values known to the run, for handlers that must redact them themselves (e.g. script output). */
+  secretValues: readonly string[];
+  llm?: LlmEndpoint;
+  smtp?: SmtpSettings;
+  /** Starts another workflow of the workspace and waits for its output (agent tools). */
+  invokeWorkflow?(ref: string, input: Record<string, unknown>): Promise<unknown>;
+}
+
+export interface SmtpSettings {
+  host: string;
+  port: number;
+  secure: boolean;
+  user?: string;
+  password?: string;
+  from: string;
+}
+
+export interface ActionResult {
+  /** The primary result: becomes `output.data`. */
+  data: unknown;
+  meta?: Record<string, unknown>;
+  /** The chosen output port, for types with several (default `success`). */
+  port?: string;
+}
+
+export type ActionHandler<Config = unknown> = (ctx: ActionContext<Config>) => Promise<ActionResult>;
+
+/**
+ * A classified step failure. `operational` failures are retried per the step's `retry`
+ * (optionally not before `retryAfterMs`); `user` and `internal` never are.
+ */
+export class StepFailure extends Error {
+  constructor(
+    message: string,
+    readonly failureClass: FailureClass,
+    readonly details: Record<string, unknown> = {},
+    readonly retryAfterMs?: number,
+  ) {
+    super(message);
+    this.name = "StepFailure";
+  }
+}

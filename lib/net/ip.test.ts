@@ -102,11 +102,11 @@ describe("allow-list entries", () => {
 
   it("matches names, wildcards, IPs and ranges", () => {
     const list = compileHostAllowList(["build.internal", "*.corp.example", "10.1.0.0/16", "::1"]);
-    expect(list.allowsName("build.internal")).toBe(true);
-    expect(list.allowsName("BUILD.internal.")).toBe(true);
-    expect(list.allowsName("other.internal")).toBe(false);
-    expect(list.allowsName("a.corp.example")).toBe(true);
-    expect(list.allowsName("corp.example")).toBe(false);
+    expect(list.matchName("build.internal")).toBe("exact");
+    expect(list.matchName("BUILD.internal.")).toBe("exact");
+    expect(list.matchName("other.internal")).toBeNull();
+    expect(list.matchName("a.corp.example")).toBe("wildcard");
+    expect(list.matchName("corp.example")).toBeNull();
     expect(list.allowsAddress(parseIp("10.1.2.3")!, "private")).toBe(true);
     expect(list.allowsAddress(parseIp("::ffff:10.1.2.3")!, "private")).toBe(true);
     expect(list.allowsAddress(parseIp("10.2.0.1")!, "private")).toBe(false);

@@ -352,16 +352,28 @@ export function allowedHostEntryProblem(entry: string): string | null {
 }
 
 export interface HostAllowList {
-  /** Whether requests to this host name skip the address checks (name entries). */
-  allowsName(host: string): boolean;
-  /** Whether this resolved address is allowed although private (IP/CIDR entries). */
+  /** How a host name matches the name entries: exactly, through a `*.` wildcard, or not at all. */
+  matchName(host: string): "exact" | "wildcard" | null;
+  /**
+   * Whether this resolved address is allowed although not public (IP/CIDR entries). Metadata
+   * endpoints are only opened by an exact entry (the address itself): a broad range such as
+   * 169.254.0.0/16 does not open them.
+   */
   allowsAddress(ip: ParsedIp, addressClass: AddressClass): boolean;
 }
 
-/**
- * Compiles allow-list entries. Metadata endpoints are only reachable through an exact entry
- * (the address itself or its name): a broad range such as 169.254.0.0/16 does not open them.
- */
+/** `::ffff:10.0.0.0/104` is the IPv4 range 10.0.0.0/8 written in IPv6: compare it as IPv4. */
+function mappedRangeAsIpv4(range: Cidr): Cidr {
+  if (
+    range.family !== 6 ||
+    range.prefix < 96 ||
+    !cidrContains(V4_MAPPED, { family: 6, bytes: range.bytes })
+  ) {
+    return range;
+  }
+  return { family: 4, bytes: range.bytes.slice(12, 16), prefix: range.prefix - 96 };
+}
+
 export function compileHostAllowList(entries: readonly string[]): HostAllowList {
   const names: string[] = [];
   const ranges: Cidr[] = [];
@@ -369,16 +381,18 @@ export function compileHostAllowList(entries: readonly string[]): HostAllowList 
     const e = entry.trim().toLowerCase();
     if (!e) continue;
     const range = parseCidr(e);
-    if (range) ranges.push(range);
+    if (range) ranges.push(mappedRangeAsIpv4(range));
     else names.push(e.replace(/\.$/, ""));
   }
   return {
-    allowsName(host) {
+    matchName(host) {
       const h = host.toLowerCase().replace(/\.$/, "");
-      return names.some((n) => (n.startsWith("*.") ? h.endsWith(n.slice(1)) : h === n));
+      if (names.includes(h)) return "exact";
+      return names.some((n) => n.startsWith("*.") && h.endsWith(n.slice(1))) ? "wildcard" : null;
     },
     allowsAddress(ip, addressClass) {
-      const candidates = [ip, ...(embeddedIpv4(ip) ? [embeddedIpv4(ip)!] : [])];
+      const inner = embeddedIpv4(ip);
+      const candidates = inner ? [ip, inner] : [ip];
       return ranges.some((r) =>
         candidates.some(
           (c) =>

@@ -16,7 +16,7 @@ export type Handler = (
   req: http.IncomingMessage,
   res: http.ServerResponse,
   body: string,
-) => void | Promise<void>;
+) => unknown;
 
 export interface LocalServer {
   /** `http://127.0.0.1:<port>` */

@@ -31,15 +31,7 @@ export { STEP_TYPES, StepType, isStepType };
 /** Every step also has this port; an edge from it runs only when the step failed. */
 export const ERROR_PORT = "error";
 
-export const STEP_CATEGORIES = [
-  "logic",
-  "data",
-  "integration",
-  "ai",
-  "human",
-  "timing",
-  "flow",
-] as const;
+export const STEP_CATEGORIES = ["logic", "data", "integration", "ai", "human", "timing", "flow"] as const;
 export type StepCategory = (typeof STEP_CATEGORIES)[number];
 
 /**
@@ -110,8 +102,7 @@ export const STEP_CATALOG: { readonly [T in StepType]: StepTypeInfo<T> } = {
   http: entry({
     type: "http",
     label: "HTTP request",
-    description:
-      "Sends an HTTP request. Private, loopback, link-local and metadata addresses are refused unless the workspace allows them.",
+    description: "Sends an HTTP request. Private, loopback, link-local and metadata addresses are refused unless the workspace allows them.",
     category: "integration",
     icon: "globe",
     ports: ["success"],
@@ -126,8 +117,7 @@ export const STEP_CATALOG: { readonly [T in StepType]: StepTypeInfo<T> } = {
   script: entry({
     type: "script",
     label: "Script",
-    description:
-      "Runs a shell command with bash -lc in a per-run scratch directory. Disabled unless the workspace enables scripts.",
+    description: "Runs a shell command with bash -lc in a per-run scratch directory. Disabled unless the workspace enables scripts.",
     category: "integration",
     icon: "terminal",
     ports: ["success"],
@@ -142,8 +132,7 @@ export const STEP_CATALOG: { readonly [T in StepType]: StepTypeInfo<T> } = {
   code: entry({
     type: "code",
     label: "Code",
-    description:
-      "Runs a JavaScript function in a QuickJS sandbox with time and memory limits and no host access.",
+    description: "Runs a JavaScript function in a QuickJS sandbox with time and memory limits and no host access.",
     category: "data",
     icon: "code",
     ports: ["success"],
@@ -188,8 +177,7 @@ export const STEP_CATALOG: { readonly [T in StepType]: StepTypeInfo<T> } = {
   approval: entry({
     type: "approval",
     label: "Approval",
-    description:
-      "Pauses the run until people approve or reject. Rejected with no rejected edge ends the run cancelled.",
+    description: "Pauses the run until people approve or reject. Rejected with no rejected edge ends the run cancelled.",
     category: "human",
     icon: "user-check",
     ports: ["approved", "rejected"],
@@ -294,8 +282,7 @@ export const STEP_CATALOG: { readonly [T in StepType]: StepTypeInfo<T> } = {
   propose_change: entry({
     type: "propose_change",
     label: "Propose change",
-    description:
-      "Opens a change proposal for this workflow. Requires constraints.allowSelfModification.",
+    description: "Opens a change proposal for this workflow. Requires constraints.allowSelfModification.",
     category: "flow",
     icon: "git-pull-request",
     ports: ["success"],
@@ -338,9 +325,5 @@ export function defaultPortOf(type: string): string {
   return (isStepType(type) ? STEP_CATALOG[type].defaultPort : null) ?? "success";
 }
 
-export const SIDE_EFFECT_STEP_TYPES: readonly StepType[] = STEP_TYPES.filter(
-  (t) => STEP_CATALOG[t].sideEffect,
-);
-export const WAITING_STEP_TYPES: readonly StepType[] = STEP_TYPES.filter(
-  (t) => STEP_CATALOG[t].waits,
-);
+export const SIDE_EFFECT_STEP_TYPES: readonly StepType[] = STEP_TYPES.filter((t) => STEP_CATALOG[t].sideEffect);
+export const WAITING_STEP_TYPES: readonly StepType[] = STEP_TYPES.filter((t) => STEP_CATALOG[t].waits);

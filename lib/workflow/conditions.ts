@@ -35,18 +35,7 @@ import {
   type TemplateContext,
 } from "./templates";
 
-export const CONDITION_OPERATORS = [
-  "eq",
-  "neq",
-  "gt",
-  "gte",
-  "lt",
-  "lte",
-  "in",
-  "contains",
-  "exists",
-  "matches",
-] as const;
+export const CONDITION_OPERATORS = ["eq", "neq", "gt", "gte", "lt", "lte", "in", "contains", "exists", "matches"] as const;
 export type ConditionOperator = (typeof CONDITION_OPERATORS)[number];
 
 export const REGEX_MAX_PATTERN_LENGTH = 256;
@@ -68,8 +57,7 @@ export interface ConditionLeaf {
   exists?: boolean;
   matches?: RegexSpec;
 }
-export type Condition =
-  ConditionLeaf | { all: Condition[] } | { any: Condition[] } | { not: Condition };
+export type Condition = ConditionLeaf | { all: Condition[] } | { any: Condition[] } | { not: Condition };
 
 export class ConditionError extends Error {
   override readonly name = "ConditionError";
@@ -82,94 +70,44 @@ export interface ConditionShapeIssue {
 }
 
 /** Lists every structural problem of a condition (empty = valid); the zod schema reports these. */
-export function checkConditionShape(
-  value: unknown,
-  path: Array<string | number> = [],
-  depth = 0,
-): ConditionShapeIssue[] {
-  const issue = (
-    message: string,
-    at = path,
-    code: ConditionShapeIssue["code"] = "INVALID_CONDITION",
-  ): ConditionShapeIssue[] => [{ path: at, message, code }];
-  if (depth > CONDITION_MAX_DEPTH)
-    return issue(`Conditions nest at most ${CONDITION_MAX_DEPTH} levels deep.`);
-  if (!isPlainObject(value))
-    return issue(
-      `A condition must be an object such as { "ref": "input.ok", "eq": true }, got ${describeType(value)}.`,
-    );
+export function checkConditionShape(value: unknown, path: Array<string | number> = [], depth = 0): ConditionShapeIssue[] {
+  const issue = (message: string, at = path, code: ConditionShapeIssue["code"] = "INVALID_CONDITION"): ConditionShapeIssue[] => [{ path: at, message, code }];
+  if (depth > CONDITION_MAX_DEPTH) return issue(`Conditions nest at most ${CONDITION_MAX_DEPTH} levels deep.`);
+  if (!isPlainObject(value)) return issue(`A condition must be an object such as { "ref": "input.ok", "eq": true }, got ${describeType(value)}.`);
   const keys = Object.keys(value);
   if (hasOwn(value, "all") || hasOwn(value, "any")) {
     const key = hasOwn(value, "all") ? "all" : "any";
-    if (keys.length !== 1)
-      return issue(
-        `A "${key}" condition has no other keys; found ${keys
-          .filter((k) => k !== key)
-          .map((k) => `"${k}"`)
-          .join(", ")}.`,
-      );
+    if (keys.length !== 1) return issue(`A "${key}" condition has no other keys; found ${keys.filter((k) => k !== key).map((k) => `"${k}"`).join(", ")}.`);
     const list = value[key];
-    if (!Array.isArray(list) || list.length === 0)
-      return issue(`"${key}" must be a non-empty array of conditions.`, [...path, key]);
+    if (!Array.isArray(list) || list.length === 0) return issue(`"${key}" must be a non-empty array of conditions.`, [...path, key]);
     return list.flatMap((child, i) => checkConditionShape(child, [...path, key, i], depth + 1));
   }
   if (hasOwn(value, "not")) {
-    if (keys.length !== 1)
-      return issue(
-        `A "not" condition has no other keys; found ${keys
-          .filter((k) => k !== "not")
-          .map((k) => `"${k}"`)
-          .join(", ")}.`,
-      );
+    if (keys.length !== 1) return issue(`A "not" condition has no other keys; found ${keys.filter((k) => k !== "not").map((k) => `"${k}"`).join(", ")}.`);
     return checkConditionShape(value.not, [...path, "not"], depth + 1);
   }
   return checkLeaf(value, path);
 }
 
-function checkLeaf(
-  value: Record<string, unknown>,
-  path: Array<string | number>,
-): ConditionShapeIssue[] {
+function checkLeaf(value: Record<string, unknown>, path: Array<string | number>): ConditionShapeIssue[] {
   const issues: ConditionShapeIssue[] = [];
   if (typeof value.ref !== "string" || value.ref.trim() === "") {
-    issues.push({
-      path: [...path, "ref"],
-      code: "INVALID_CONDITION",
-      message: `A condition needs "ref": a path such as "steps.check.output.data" (or use "all", "any", "not"); got ${describeType(value.ref)}.`,
-    });
+    issues.push({ path: [...path, "ref"], code: "INVALID_CONDITION", message: `A condition needs "ref": a path such as "steps.check.output.data" (or use "all", "any", "not"); got ${describeType(value.ref)}.` });
   }
-  const unknown = Object.keys(value).filter(
-    (k) => k !== "ref" && !(CONDITION_OPERATORS as readonly string[]).includes(k),
-  );
+  const unknown = Object.keys(value).filter((k) => k !== "ref" && !(CONDITION_OPERATORS as readonly string[]).includes(k));
   for (const key of unknown) {
-    issues.push({
-      path: [...path, key],
-      code: "INVALID_CONDITION",
-      message: `Unknown condition key "${key}"; operators are ${CONDITION_OPERATORS.join(", ")}, combinators all, any, not.`,
-    });
+    issues.push({ path: [...path, key], code: "INVALID_CONDITION", message: `Unknown condition key "${key}"; operators are ${CONDITION_OPERATORS.join(", ")}, combinators all, any, not.` });
   }
   const ops = CONDITION_OPERATORS.filter((op) => hasOwn(value, op));
   if (ops.length > 1) {
-    issues.push({
-      path,
-      code: "INVALID_CONDITION",
-      message: `A condition has one operator, found ${ops.join(" and ")}; combine several with { "all": [...] }.`,
-    });
+    issues.push({ path, code: "INVALID_CONDITION", message: `A condition has one operator, found ${ops.join(" and ")}; combine several with { "all": [...] }.` });
   }
   const op = ops[0];
   if (op === "exists" && typeof value.exists !== "boolean") {
-    issues.push({
-      path: [...path, "exists"],
-      code: "INVALID_CONDITION",
-      message: `"exists" takes true or false, got ${preview(value.exists)}.`,
-    });
+    issues.push({ path: [...path, "exists"], code: "INVALID_CONDITION", message: `"exists" takes true or false, got ${preview(value.exists)}.` });
   }
   if (op === "in" && !Array.isArray(value.in) && typeof value.in !== "string") {
-    issues.push({
-      path: [...path, "in"],
-      code: "INVALID_CONDITION",
-      message: `"in" takes an array (or a template yielding one), got ${describeType(value.in)}.`,
-    });
+    issues.push({ path: [...path, "in"], code: "INVALID_CONDITION", message: `"in" takes an array (or a template yielding one), got ${describeType(value.in)}.` });
   }
   if (op === "matches") issues.push(...checkMatches(value.matches, [...path, "matches"]));
   return issues;
@@ -178,32 +116,11 @@ function checkLeaf(
 function checkMatches(spec: unknown, path: Array<string | number>): ConditionShapeIssue[] {
   const pattern = typeof spec === "string" ? spec : isPlainObject(spec) ? spec.pattern : undefined;
   const flags = isPlainObject(spec) ? spec.flags : undefined;
-  if (typeof pattern !== "string")
-    return [
-      {
-        path,
-        code: "INVALID_REGEX",
-        message: `"matches" takes a pattern string or { "pattern": …, "flags": "i" }, got ${describeType(spec)}.`,
-      },
-    ];
+  if (typeof pattern !== "string") return [{ path, code: "INVALID_REGEX", message: `"matches" takes a pattern string or { "pattern": …, "flags": "i" }, got ${describeType(spec)}.` }];
   if (isPlainObject(spec)) {
     const extra = Object.keys(spec).filter((k) => k !== "pattern" && k !== "flags");
-    if (extra.length > 0)
-      return [
-        {
-          path,
-          code: "INVALID_REGEX",
-          message: `"matches" objects have only "pattern" and "flags"; found ${extra.join(", ")}.`,
-        },
-      ];
-    if (flags !== undefined && typeof flags !== "string")
-      return [
-        {
-          path: [...path, "flags"],
-          code: "INVALID_REGEX",
-          message: "Regex flags must be a string of i, m, s, u.",
-        },
-      ];
+    if (extra.length > 0) return [{ path, code: "INVALID_REGEX", message: `"matches" objects have only "pattern" and "flags"; found ${extra.join(", ")}.` }];
+    if (flags !== undefined && typeof flags !== "string") return [{ path: [...path, "flags"], code: "INVALID_REGEX", message: "Regex flags must be a string of i, m, s, u." }];
   }
   // A templated pattern is checked when it is resolved at run time.
   if (pattern.includes("{{")) return [];
@@ -213,19 +130,15 @@ function checkMatches(spec: unknown, path: Array<string | number>): ConditionSha
 
 /** Why a pattern is refused (invalid, too long, or potentially catastrophic), or null. */
 export function regexProblem(pattern: string, flags = ""): string | null {
-  if (pattern.length > REGEX_MAX_PATTERN_LENGTH)
-    return `Regex is ${pattern.length} characters; the limit is ${REGEX_MAX_PATTERN_LENGTH}.`;
-  if (!/^[imsu]*$/.test(flags) || new Set(flags).size !== flags.length)
-    return `Regex flags "${flags}" are not allowed; use any of i, m, s, u once each.`;
+  if (pattern.length > REGEX_MAX_PATTERN_LENGTH) return `Regex is ${pattern.length} characters; the limit is ${REGEX_MAX_PATTERN_LENGTH}.`;
+  if (!/^[imsu]*$/.test(flags) || new Set(flags).size !== flags.length) return `Regex flags "${flags}" are not allowed; use any of i, m, s, u once each.`;
   try {
     new RegExp(pattern, flags);
   } catch (error) {
     return `Invalid regex ${preview(pattern)}: ${(error as Error).message}.`;
   }
-  if (/\\[1-9]|\\k</.test(pattern))
-    return `Regex ${preview(pattern)} uses a back-reference, which can take exponential time; rewrite it without \\1 or \\k<…>.`;
-  if (hasNestedQuantifier(pattern))
-    return `Regex ${preview(pattern)} repeats a group that itself repeats (like (a+)+), which can take exponential time; remove the inner or outer repetition.`;
+  if (/\\[1-9]|\\k</.test(pattern)) return `Regex ${preview(pattern)} uses a back-reference, which can take exponential time; rewrite it without \\1 or \\k<…>.`;
+  if (hasNestedQuantifier(pattern)) return `Regex ${preview(pattern)} repeats a group that itself repeats (like (a+)+), which can take exponential time; remove the inner or outer repetition.`;
   return null;
 }
 
@@ -298,17 +211,10 @@ export const Condition = z
   .custom<Condition>(() => true)
   .superRefine((value, ctx) => {
     for (const issue of checkConditionShape(value)) {
-      ctx.addIssue({
-        code: "custom",
-        path: issue.path,
-        message: issue.message,
-        params: { code: issue.code },
-      });
+      ctx.addIssue({ code: "custom", path: issue.path, message: issue.message, params: { code: issue.code } });
     }
   })
-  .describe(
-    'A structured condition: { "ref": "<path>", "eq" | "neq" | "gt" | "gte" | "lt" | "lte" | "in" | "contains" | "exists" | "matches": value }, or { "all": [...] }, { "any": [...] }, { "not": {...} }. No operator means truthy.',
-  );
+  .describe('A structured condition: { "ref": "<path>", "eq" | "neq" | "gt" | "gte" | "lt" | "lte" | "in" | "contains" | "exists" | "matches": value }, or { "all": [...] }, { "any": [...] }, { "not": {...} }. No operator means truthy.');
 
 /** All references a condition makes: its `ref` paths and templates inside operator values. */
 export function conditionRefs(condition: unknown, basePath: Location = []): ReferenceSummary {
@@ -318,46 +224,24 @@ export function conditionRefs(condition: unknown, basePath: Location = []): Refe
   return summarize(references, errors);
 }
 
-function collectConditionRefs(
-  value: unknown,
-  path: Location,
-  refs: LocatedReference[],
-  errors: LocatedTemplateError[],
-  depth: number,
-): void {
+function collectConditionRefs(value: unknown, path: Location, refs: LocatedReference[], errors: LocatedTemplateError[], depth: number): void {
   if (!isPlainObject(value) || depth > CONDITION_MAX_DEPTH) return;
   for (const key of ["all", "any"] as const) {
     const list = value[key];
-    if (Array.isArray(list))
-      list.forEach((child, i) =>
-        collectConditionRefs(child, [...path, key, i], refs, errors, depth + 1),
-      );
+    if (Array.isArray(list)) list.forEach((child, i) => collectConditionRefs(child, [...path, key, i], refs, errors, depth + 1));
   }
-  if (hasOwn(value, "not"))
-    collectConditionRefs(value.not, [...path, "not"], refs, errors, depth + 1);
+  if (hasOwn(value, "not")) collectConditionRefs(value.not, [...path, "not"], refs, errors, depth + 1);
   if (typeof value.ref === "string") collectRef(value.ref, [...path, "ref"], refs, errors);
   for (const op of CONDITION_OPERATORS) {
     if (hasOwn(value, op)) scanValue(value[op], [...path, op], refs, errors);
   }
 }
 
-function collectRef(
-  ref: string,
-  location: Location,
-  refs: LocatedReference[],
-  errors: LocatedTemplateError[],
-): void {
+function collectRef(ref: string, location: Location, refs: LocatedReference[], errors: LocatedTemplateError[]): void {
   const trimmed = ref.trim();
   if (trimmed.startsWith("{{")) {
     const inner = trimmed.replace(/^\{\{\s*|\s*\}\}$/g, "");
-    errors.push({
-      location,
-      error: new TemplateSyntaxError(
-        `"ref" is a bare path: write "${inner}" without {{ }}.`,
-        "INVALID_TEMPLATE",
-        0,
-      ),
-    });
+    errors.push({ location, error: new TemplateSyntaxError(`"ref" is a bare path: write "${inner}" without {{ }}.`, "INVALID_TEMPLATE", 0) });
     return;
   }
   try {
@@ -374,27 +258,19 @@ export function evaluateCondition(condition: Condition, ctx: TemplateContext): b
 }
 
 function evaluate(condition: unknown, ctx: TemplateContext, depth: number): boolean {
-  if (depth > CONDITION_MAX_DEPTH)
-    throw new ConditionError(`Conditions nest at most ${CONDITION_MAX_DEPTH} levels deep.`);
-  if (!isPlainObject(condition))
-    throw new ConditionError(`A condition must be an object, got ${describeType(condition)}.`);
+  if (depth > CONDITION_MAX_DEPTH) throw new ConditionError(`Conditions nest at most ${CONDITION_MAX_DEPTH} levels deep.`);
+  if (!isPlainObject(condition)) throw new ConditionError(`A condition must be an object, got ${describeType(condition)}.`);
   if (Array.isArray(condition.all)) return condition.all.every((c) => evaluate(c, ctx, depth + 1));
   if (Array.isArray(condition.any)) return condition.any.some((c) => evaluate(c, ctx, depth + 1));
   if (hasOwn(condition, "not")) return !evaluate(condition.not, ctx, depth + 1);
-  if (typeof condition.ref !== "string")
-    throw new ConditionError('A condition leaf needs a "ref" path.');
+  if (typeof condition.ref !== "string") throw new ConditionError('A condition leaf needs a "ref" path.');
   const actual = resolvePath(condition.ref, ctx);
   const op = CONDITION_OPERATORS.find((o) => hasOwn(condition, o));
   if (op === undefined) return isTruthy(actual);
   return applyOperator(op, actual, resolveTemplate(condition[op], ctx), condition.ref);
 }
 
-export function applyOperator(
-  op: ConditionOperator,
-  actual: unknown,
-  expected: unknown,
-  ref = "value",
-): boolean {
+export function applyOperator(op: ConditionOperator, actual: unknown, expected: unknown, ref = "value"): boolean {
   switch (op) {
     case "eq":
       return jsonEqual(actual, expected);
@@ -433,8 +309,7 @@ function jsonEqual(a: unknown, b: unknown): boolean {
 }
 
 function compare(a: unknown, b: unknown, test: (c: number) => boolean): boolean {
-  if (typeof a === "number" && typeof b === "number")
-    return !Number.isNaN(a) && !Number.isNaN(b) && test(a - b);
+  if (typeof a === "number" && typeof b === "number") return !Number.isNaN(a) && !Number.isNaN(b) && test(a - b);
   if (typeof a === "string" && typeof b === "string") return test(a < b ? -1 : a > b ? 1 : 0);
   return false;
 }
@@ -448,21 +323,13 @@ function contains(actual: unknown, expected: unknown): boolean {
 
 function matches(actual: unknown, spec: unknown, ref: string): boolean {
   if (typeof actual !== "string") return false;
-  const pattern =
-    typeof spec === "string"
-      ? spec
-      : isPlainObject(spec) && typeof spec.pattern === "string"
-        ? spec.pattern
-        : undefined;
+  const pattern = typeof spec === "string" ? spec : isPlainObject(spec) && typeof spec.pattern === "string" ? spec.pattern : undefined;
   const flags = isPlainObject(spec) && typeof spec.flags === "string" ? spec.flags : "";
-  if (pattern === undefined)
-    throw new ConditionError(`"matches" on ${ref} needs a pattern string.`);
+  if (pattern === undefined) throw new ConditionError(`"matches" on ${ref} needs a pattern string.`);
   const problem = regexProblem(pattern, flags);
   if (problem) throw new ConditionError(problem);
   if (actual.length > REGEX_MAX_SUBJECT_LENGTH) {
-    throw new ConditionError(
-      `"matches" on ${ref}: the value is ${actual.length} characters; regex conditions accept at most ${REGEX_MAX_SUBJECT_LENGTH}.`,
-    );
+    throw new ConditionError(`"matches" on ${ref}: the value is ${actual.length} characters; regex conditions accept at most ${REGEX_MAX_SUBJECT_LENGTH}.`);
   }
   return new RegExp(pattern, flags).test(actual);
 }

@@ -77,8 +77,7 @@ export function buildGraph<S extends GraphStepLike>(source: GraphSource<S>): Wor
     if (!nodes.has(step.id)) nodes.set(step.id, { id: step.id, type: step.type, index, step });
   });
   const ids = [...nodes.keys()];
-  const edges =
-    source.edges === undefined ? chainEdges(source.steps) : explicitEdges(source.edges, nodes);
+  const edges = source.edges === undefined ? chainEdges(source.steps) : explicitEdges(source.edges, nodes);
   const incoming = groupBy(ids, edges, (e) => e.to);
   const outgoing = groupBy(ids, edges, (e) => e.from);
   const whenDeps = new Map(ids.map((id) => [id, whenDependencies(nodes.get(id)!.step, nodes)]));
@@ -99,15 +98,11 @@ export function buildGraph<S extends GraphStepLike>(source: GraphSource<S>): Wor
 }
 
 /** Like buildGraph, but refuses a graph the engine cannot run (cycles). */
-export function buildRunnableGraph<S extends GraphStepLike>(
-  source: GraphSource<S>,
-): WorkflowGraph<S> {
+export function buildRunnableGraph<S extends GraphStepLike>(source: GraphSource<S>): WorkflowGraph<S> {
   const graph = buildGraph(source);
   if (!graph.isAcyclic) {
     const cycle = findCycles(graph)[0];
-    throw new GraphError(
-      `The workflow graph has a cycle${cycle ? `: ${cycle.steps.join(" → ")} → ${cycle.steps[0]}` : ""}.`,
-    );
+    throw new GraphError(`The workflow graph has a cycle${cycle ? `: ${cycle.steps.join(" → ")} → ${cycle.steps[0]}` : ""}.`);
   }
   return graph;
 }
@@ -116,50 +111,28 @@ function chainEdges(steps: readonly GraphStepLike[]): GraphEdge[] {
   const edges: GraphEdge[] = [];
   for (let i = 1; i < steps.length; i++) {
     const from = steps[i - 1]!;
-    edges.push({
-      from: from.id,
-      to: steps[i]!.id,
-      port: defaultPortOf(from.type),
-      onFailure: "skip",
-      index: -1,
-    });
+    edges.push({ from: from.id, to: steps[i]!.id, port: defaultPortOf(from.type), onFailure: "skip", index: -1 });
   }
   return edges;
 }
 
-function explicitEdges(
-  edges: readonly GraphEdgeLike[],
-  nodes: ReadonlyMap<string, GraphNode<GraphStepLike>>,
-): GraphEdge[] {
+function explicitEdges(edges: readonly GraphEdgeLike[], nodes: ReadonlyMap<string, GraphNode<GraphStepLike>>): GraphEdge[] {
   const out: GraphEdge[] = [];
   edges.forEach((edge, index) => {
     const source = nodes.get(edge.from);
     if (!source || !nodes.has(edge.to)) return; // reported by the validator
-    out.push({
-      from: edge.from,
-      to: edge.to,
-      port: edge.port ?? defaultPortOf(source.type),
-      onFailure: edge.onFailure ?? "skip",
-      index,
-    });
+    out.push({ from: edge.from, to: edge.to, port: edge.port ?? defaultPortOf(source.type), onFailure: edge.onFailure ?? "skip", index });
   });
   return out;
 }
 
-function groupBy(
-  ids: readonly string[],
-  edges: readonly GraphEdge[],
-  key: (e: GraphEdge) => string,
-): Map<string, GraphEdge[]> {
+function groupBy(ids: readonly string[], edges: readonly GraphEdge[], key: (e: GraphEdge) => string): Map<string, GraphEdge[]> {
   const map = new Map<string, GraphEdge[]>(ids.map((id) => [id, []]));
   for (const edge of edges) map.get(key(edge))?.push(edge);
   return map;
 }
 
-function whenDependencies(
-  step: GraphStepLike,
-  nodes: ReadonlyMap<string, GraphNode<GraphStepLike>>,
-): string[] {
+function whenDependencies(step: GraphStepLike, nodes: ReadonlyMap<string, GraphNode<GraphStepLike>>): string[] {
   if (step.when === undefined) return [];
   return conditionRefs(step.when).steps.filter((id) => id !== step.id && nodes.has(id));
 }
@@ -193,11 +166,7 @@ function topologicalOrder(
 }
 
 /** Sources a step waits for: incoming edge sources (one entry per edge) and when-dependencies. */
-function dependenciesOf(
-  id: string,
-  incoming: ReadonlyMap<string, readonly GraphEdge[]>,
-  whenDeps: ReadonlyMap<string, readonly string[]>,
-): string[] {
+function dependenciesOf(id: string, incoming: ReadonlyMap<string, readonly GraphEdge[]>, whenDeps: ReadonlyMap<string, readonly string[]>): string[] {
   return [...(incoming.get(id) ?? []).map((e) => e.from), ...(whenDeps.get(id) ?? [])];
 }
 
@@ -225,22 +194,14 @@ export interface Cycle {
  */
 export function findCycles(graph: WorkflowGraph): Cycle[] {
   const links = new Map<string, CycleLink[]>(graph.ids.map((id) => [id, []]));
-  for (const edge of graph.edges)
-    links.get(edge.from)!.push({ from: edge.from, to: edge.to, via: edge.index });
-  for (const [id, deps] of graph.whenDeps)
-    for (const dep of deps) links.get(dep)!.push({ from: dep, to: id, via: "when" });
+  for (const edge of graph.edges) links.get(edge.from)!.push({ from: edge.from, to: edge.to, via: edge.index });
+  for (const [id, deps] of graph.whenDeps) for (const dep of deps) links.get(dep)!.push({ from: dep, to: id, via: "when" });
   return stronglyConnected(graph.ids, links)
-    .filter(
-      (component) =>
-        component.length > 1 || links.get(component[0]!)!.some((l) => l.to === component[0]),
-    )
+    .filter((component) => component.length > 1 || links.get(component[0]!)!.some((l) => l.to === component[0]))
     .map((component) => cycleWithin(component, links, graph));
 }
 
-function stronglyConnected(
-  ids: readonly string[],
-  links: ReadonlyMap<string, readonly CycleLink[]>,
-): string[][] {
+function stronglyConnected(ids: readonly string[], links: ReadonlyMap<string, readonly CycleLink[]>): string[][] {
   const index = new Map<string, number>();
   const low = new Map<string, number>();
   const onStack = new Set<string>();
@@ -289,15 +250,9 @@ function stronglyConnected(
 }
 
 /** Walks inside one component from its earliest step until a step repeats: a real cycle. */
-function cycleWithin(
-  component: readonly string[],
-  links: ReadonlyMap<string, readonly CycleLink[]>,
-  graph: WorkflowGraph,
-): Cycle {
+function cycleWithin(component: readonly string[], links: ReadonlyMap<string, readonly CycleLink[]>, graph: WorkflowGraph): Cycle {
   const members = new Set(component);
-  const start = [...component].sort(
-    (a, b) => graph.nodes.get(a)!.index - graph.nodes.get(b)!.index,
-  )[0]!;
+  const start = [...component].sort((a, b) => graph.nodes.get(a)!.index - graph.nodes.get(b)!.index)[0]!;
   const path: string[] = [];
   const pathLinks: CycleLink[] = [];
   const seenAt = new Map<string, number>();

@@ -9,11 +9,7 @@ export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue
 export type JsonObject = { [key: string]: JsonValue };
 
 /** Keys that must never be followed or written: following them reaches Object.prototype. */
-export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set([
-  "__proto__",
-  "prototype",
-  "constructor",
-]);
+export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(["__proto__", "prototype", "constructor"]);
 
 /** Nesting limit for definitions: generous for real configs, far below any engine's stack limit. */
 export const MAX_JSON_DEPTH = 64;
@@ -101,8 +97,7 @@ function writeCanonical(value: unknown, out: string[], depth: number): void {
     return;
   }
   if (typeof value === "number") {
-    if (!Number.isFinite(value))
-      throw new TypeError(`canonicalStringify: ${value} is not a JSON number`);
+    if (!Number.isFinite(value)) throw new TypeError(`canonicalStringify: ${value} is not a JSON number`);
     out.push(JSON.stringify(value));
     return;
   }
@@ -116,9 +111,7 @@ function writeCanonical(value: unknown, out: string[], depth: number): void {
     return;
   }
   if (isPlainObject(value)) {
-    const keys = Object.keys(value)
-      .filter((k) => value[k] !== undefined)
-      .sort(compareCodeUnits);
+    const keys = Object.keys(value).filter((k) => value[k] !== undefined).sort(compareCodeUnits);
     out.push("{");
     keys.forEach((key, i) => {
       if (i > 0) out.push(",");
@@ -140,10 +133,7 @@ export function describeType(value: unknown): string {
   if (value === null) return "null";
   if (value === undefined) return "nothing";
   if (Array.isArray(value)) return "an array";
-  if (typeof value === "object")
-    return isPlainObject(value)
-      ? "an object"
-      : `a ${value.constructor?.name ?? "non-plain"} object`;
+  if (typeof value === "object") return isPlainObject(value) ? "an object" : `a ${value.constructor?.name ?? "non-plain"} object`;
   if (typeof value === "number" && !Number.isFinite(value)) return String(value);
   return `a ${typeof value}`;
 }
@@ -152,8 +142,7 @@ export function describeType(value: unknown): string {
 export function preview(value: unknown, max = 60): string {
   let text: string;
   try {
-    text =
-      typeof value === "string" ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
+    text = typeof value === "string" ? JSON.stringify(value) : JSON.stringify(value) ?? String(value);
   } catch {
     text = describeType(value);
   }
@@ -165,20 +154,13 @@ export function getAtPath(root: unknown, path: ReadonlyArray<string | number>): 
   let current = root;
   for (const segment of path) {
     if (current === null || typeof current !== "object") return undefined;
-    current =
-      Array.isArray(current) && typeof segment === "number"
-        ? current[segment]
-        : getOwn(current, String(segment));
+    current = Array.isArray(current) && typeof segment === "number" ? current[segment] : getOwn(current, String(segment));
   }
   return current;
 }
 
 /** Shape and size of an arbitrary value, measured without recursion (cycles stop at maxDepth). */
-export function measure(
-  root: unknown,
-  maxDepth: number,
-  maxNodes: number,
-): { depthExceeded: boolean; nodesExceeded: boolean } {
+export function measure(root: unknown, maxDepth: number, maxNodes: number): { depthExceeded: boolean; nodesExceeded: boolean } {
   const stack: Array<{ value: unknown; depth: number }> = [{ value: root, depth: 0 }];
   let nodes = 0;
   while (stack.length > 0) {

@@ -32,19 +32,9 @@ export const STEP_STATUSES = [
 export const StepStatus = z.enum(STEP_STATUSES);
 export type StepStatus = z.infer<typeof StepStatus>;
 
-export const TERMINAL_RUN_STATUSES = [
-  "completed",
-  "failed",
-  "cancelled",
-  "timed_out",
-] as const satisfies readonly RunStatus[];
+export const TERMINAL_RUN_STATUSES = ["completed", "failed", "cancelled", "timed_out"] as const satisfies readonly RunStatus[];
 export type TerminalRunStatus = (typeof TERMINAL_RUN_STATUSES)[number];
-export const TERMINAL_STEP_STATUSES = [
-  "completed",
-  "failed",
-  "skipped",
-  "cancelled",
-] as const satisfies readonly StepStatus[];
+export const TERMINAL_STEP_STATUSES = ["completed", "failed", "skipped", "cancelled"] as const satisfies readonly StepStatus[];
 export type TerminalStepStatus = (typeof TERMINAL_STEP_STATUSES)[number];
 
 /**
@@ -128,10 +118,7 @@ export function isActiveStepStatus(status: StepStatus): boolean {
 
 /** Works for both run and step statuses: their terminal sets agree on every shared name. */
 export function isTerminal(status: RunStatus | StepStatus): boolean {
-  return (
-    (TERMINAL_RUN_STATUSES as readonly string[]).includes(status) ||
-    (TERMINAL_STEP_STATUSES as readonly string[]).includes(status)
-  );
+  return (TERMINAL_RUN_STATUSES as readonly string[]).includes(status) || (TERMINAL_STEP_STATUSES as readonly string[]).includes(status);
 }
 
 /** `running | waiting` for runs and steps alike (`cancel_requested` is transitional, see isActiveRunStatus). */

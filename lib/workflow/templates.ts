@@ -16,16 +16,7 @@
  */
 import { FORBIDDEN_KEYS, getOwn, isPlainObject } from "./json";
 
-export const TEMPLATE_ROOTS = [
-  "input",
-  "vars",
-  "steps",
-  "lastOutput",
-  "loop",
-  "run",
-  "trigger",
-  "secrets",
-] as const;
+export const TEMPLATE_ROOTS = ["input", "vars", "steps", "lastOutput", "loop", "run", "trigger", "secrets"] as const;
 export type TemplateRoot = (typeof TEMPLATE_ROOTS)[number];
 
 export const SECRET_NAME_PATTERN = /^[A-Z][A-Z0-9_]*$/;
@@ -45,12 +36,7 @@ export interface TemplatePath {
 export type TemplateReference =
   | { readonly root: "input"; readonly name?: string; readonly path: TemplatePath }
   | { readonly root: "vars"; readonly name?: string; readonly path: TemplatePath }
-  | {
-      readonly root: "steps";
-      readonly stepId: string;
-      readonly field: "output" | "status";
-      readonly path: TemplatePath;
-    }
+  | { readonly root: "steps"; readonly stepId: string; readonly field: "output" | "status"; readonly path: TemplatePath }
   | { readonly root: "lastOutput"; readonly path: TemplatePath }
   | { readonly root: "loop"; readonly field: "item" | "index"; readonly path: TemplatePath }
   | { readonly root: "run"; readonly field: "id" | "workflowId"; readonly path: TemplatePath }
@@ -59,12 +45,7 @@ export type TemplateReference =
 
 export type TemplatePart =
   | { readonly kind: "literal"; readonly text: string }
-  | {
-      readonly kind: "expression";
-      readonly reference: TemplateReference;
-      readonly start: number;
-      readonly end: number;
-    };
+  | { readonly kind: "expression"; readonly reference: TemplateReference; readonly start: number; readonly end: number };
 
 export interface ParsedTemplate {
   readonly parts: readonly TemplatePart[];
@@ -72,8 +53,7 @@ export interface ParsedTemplate {
   readonly isRaw: boolean;
 }
 
-export type TemplateErrorCode =
-  "INVALID_TEMPLATE" | "UNKNOWN_TEMPLATE_ROOT" | "INVALID_SECRET_REFERENCE";
+export type TemplateErrorCode = "INVALID_TEMPLATE" | "UNKNOWN_TEMPLATE_ROOT" | "INVALID_SECRET_REFERENCE";
 
 export class TemplateSyntaxError extends Error {
   override readonly name = "TemplateSyntaxError";
@@ -119,9 +99,7 @@ export function parseTemplate(text: string): ParsedTemplate {
   return parsed;
 }
 
-export function tryParseTemplate(
-  text: string,
-): { ok: true; template: ParsedTemplate } | { ok: false; error: TemplateSyntaxError } {
+export function tryParseTemplate(text: string): { ok: true; template: ParsedTemplate } | { ok: false; error: TemplateSyntaxError } {
   try {
     return { ok: true, template: parseTemplate(text) };
   } catch (error) {
@@ -146,12 +124,7 @@ function parseUncached(text: string): ParsedTemplate {
       continue;
     }
     const close = findClose(text, i + 2);
-    if (close < 0)
-      throw new TemplateSyntaxError(
-        `Unclosed "{{" at offset ${i} in ${quote(text)}; close it with "}}" or write "\\{{" for a literal "{{".`,
-        "INVALID_TEMPLATE",
-        i,
-      );
+    if (close < 0) throw new TemplateSyntaxError(`Unclosed "{{" at offset ${i} in ${quote(text)}; close it with "}}" or write "\\{{" for a literal "{{".`, "INVALID_TEMPLATE", i);
     if (literal) parts.push({ kind: "literal", text: literal });
     literal = "";
     const reference = parseReference(text.slice(i + 2, close), i + 2);
@@ -184,39 +157,16 @@ function findClose(text: string, from: number): number {
 export function parsePath(source: string, offset = 0): TemplatePath {
   const text = source.trim();
   const at = offset + source.indexOf(text);
-  if (text === "")
-    throw new TemplateSyntaxError(
-      "Empty path: write a reference such as input.name or steps.fetch.output.data.",
-      "INVALID_TEMPLATE",
-      offset,
-    );
-  if (text.length > MAX_PATH_LENGTH)
-    throw new TemplateSyntaxError(
-      `Path is longer than ${MAX_PATH_LENGTH} characters.`,
-      "INVALID_TEMPLATE",
-      at,
-    );
+  if (text === "") throw new TemplateSyntaxError("Empty path: write a reference such as input.name or steps.fetch.output.data.", "INVALID_TEMPLATE", offset);
+  if (text.length > MAX_PATH_LENGTH) throw new TemplateSyntaxError(`Path is longer than ${MAX_PATH_LENGTH} characters.`, "INVALID_TEMPLATE", at);
   const rootMatch = /^[A-Za-z_$][A-Za-z0-9_$]*/.exec(text);
-  if (!rootMatch)
-    throw new TemplateSyntaxError(
-      `Invalid path ${quote(text)}: it must start with one of ${TEMPLATE_ROOTS.join(", ")}. Templates hold paths only, not code.`,
-      "INVALID_TEMPLATE",
-      at,
-    );
+  if (!rootMatch) throw new TemplateSyntaxError(`Invalid path ${quote(text)}: it must start with one of ${TEMPLATE_ROOTS.join(", ")}. Templates hold paths only, not code.`, "INVALID_TEMPLATE", at);
   const root = rootMatch[0];
   if (!(TEMPLATE_ROOTS as readonly string[]).includes(root)) {
-    throw new TemplateSyntaxError(
-      `Unknown reference root "${root}" in ${quote(text)}; allowed roots are ${TEMPLATE_ROOTS.join(", ")}.`,
-      "UNKNOWN_TEMPLATE_ROOT",
-      at,
-    );
+    throw new TemplateSyntaxError(`Unknown reference root "${root}" in ${quote(text)}; allowed roots are ${TEMPLATE_ROOTS.join(", ")}.`, "UNKNOWN_TEMPLATE_ROOT", at);
   }
   const segments = parseSegments(text, root.length, at);
-  return Object.freeze({
-    source: text,
-    root: root as TemplateRoot,
-    segments: Object.freeze(segments),
-  });
+  return Object.freeze({ source: text, root: root as TemplateRoot, segments: Object.freeze(segments) });
 }
 
 function parseSegments(text: string, start: number, offset: number): PathSegment[] {
@@ -235,52 +185,34 @@ function parseSegments(text: string, start: number, offset: number): PathSegment
       segment = parsed.segment;
       i = parsed.next;
     } else {
-      throw pathError(
-        text,
-        i,
-        offset,
-        ch === " "
-          ? 'paths cannot contain spaces (use ["key with spaces"])'
-          : `unexpected "${ch}" (paths only: no operators, calls or filters)`,
-      );
+      throw pathError(text, i, offset, ch === " " ? "paths cannot contain spaces (use [\"key with spaces\"])" : `unexpected "${ch}" (paths only: no operators, calls or filters)`);
     }
     if (typeof segment === "string" && FORBIDDEN_KEYS.has(segment)) {
       throw pathError(text, i, offset, `the segment "${segment}" is not allowed`);
     }
     segments.push(segment);
-    if (segments.length > MAX_PATH_SEGMENTS)
-      throw pathError(text, i, offset, `more than ${MAX_PATH_SEGMENTS} segments`);
+    if (segments.length > MAX_PATH_SEGMENTS) throw pathError(text, i, offset, `more than ${MAX_PATH_SEGMENTS} segments`);
   }
   return segments;
 }
 
-function parseBracket(
-  text: string,
-  i: number,
-  offset: number,
-): { segment: PathSegment; next: number } {
+function parseBracket(text: string, i: number, offset: number): { segment: PathSegment; next: number } {
   const index = /^\[(\d{1,9})\]/.exec(text.slice(i));
   if (index) return { segment: Number(index[1]), next: i + index[0].length };
   const q = text[i + 1];
-  if (q !== '"' && q !== "'")
-    throw pathError(text, i, offset, 'expected [number] or ["key"] after "["');
+  if (q !== '"' && q !== "'") throw pathError(text, i, offset, 'expected [number] or ["key"] after "["');
   let key = "";
   let j = i + 2;
   for (; j < text.length && text[j] !== q; j++) {
     if (text[j] === "\\") j += 1;
     key += text[j] ?? "";
   }
-  if (text[j] !== q || text[j + 1] !== "]")
-    throw pathError(text, i, offset, "unterminated bracket key");
+  if (text[j] !== q || text[j + 1] !== "]") throw pathError(text, i, offset, "unterminated bracket key");
   return { segment: key, next: j + 2 };
 }
 
 function pathError(text: string, at: number, offset: number, why: string): TemplateSyntaxError {
-  return new TemplateSyntaxError(
-    `Invalid path ${quote(text)} at character ${at + 1}: ${why}.`,
-    "INVALID_TEMPLATE",
-    offset + at,
-  );
+  return new TemplateSyntaxError(`Invalid path ${quote(text)} at character ${at + 1}: ${why}.`, "INVALID_TEMPLATE", offset + at);
 }
 
 /** Classifies a path by root and checks the root's shape (e.g. `steps.<id>.output|status`). */
@@ -293,39 +225,27 @@ export function parseReference(source: string, offset = 0): TemplateReference {
   switch (path.root) {
     case "input":
     case "vars":
-      return first === undefined
-        ? { root: path.root, path }
-        : { root: path.root, name: String(first), path };
+      return first === undefined ? { root: path.root, path } : { root: path.root, name: String(first), path };
     case "steps": {
-      if (typeof first !== "string")
-        return fail("write steps.<stepId>.output or steps.<stepId>.status");
-      if (second !== "output" && second !== "status")
-        return fail(`write steps.${first}.output or steps.${first}.status`);
-      if (second === "status" && path.segments.length > 2)
-        return fail("a status is a plain string; nothing can follow .status");
+      if (typeof first !== "string") return fail("write steps.<stepId>.output or steps.<stepId>.status");
+      if (second !== "output" && second !== "status") return fail(`write steps.${first}.output or steps.${first}.status`);
+      if (second === "status" && path.segments.length > 2) return fail("a status is a plain string; nothing can follow .status");
       return { root: "steps", stepId: first, field: second, path };
     }
     case "lastOutput":
       return { root: "lastOutput", path };
     case "loop":
       if (first !== "item" && first !== "index") return fail("write loop.item or loop.index");
-      if (first === "index" && path.segments.length > 1)
-        return fail("loop.index is a number; nothing can follow it");
+      if (first === "index" && path.segments.length > 1) return fail("loop.index is a number; nothing can follow it");
       return { root: "loop", field: first, path };
     case "run":
-      if ((first !== "id" && first !== "workflowId") || path.segments.length > 1)
-        return fail("write run.id or run.workflowId");
+      if ((first !== "id" && first !== "workflowId") || path.segments.length > 1) return fail("write run.id or run.workflowId");
       return { root: "run", field: first, path };
     case "trigger":
       return { root: "trigger", path };
     case "secrets": {
-      if (typeof first !== "string" || path.segments.length !== 1)
-        return fail("write secrets.NAME", "INVALID_SECRET_REFERENCE");
-      if (!SECRET_NAME_PATTERN.test(first))
-        return fail(
-          `secret names are upper case letters, digits and underscores, starting with a letter (e.g. API_TOKEN), got "${first}"`,
-          "INVALID_SECRET_REFERENCE",
-        );
+      if (typeof first !== "string" || path.segments.length !== 1) return fail("write secrets.NAME", "INVALID_SECRET_REFERENCE");
+      if (!SECRET_NAME_PATTERN.test(first)) return fail(`secret names are upper case letters, digits and underscores, starting with a letter (e.g. API_TOKEN), got "${first}"`, "INVALID_SECRET_REFERENCE");
       return { root: "secrets", name: first, path };
     }
   }
@@ -362,28 +282,18 @@ export interface ResolveOptions {
 }
 
 /** Resolves templates deeply inside strings, arrays and plain objects. Other values pass through. */
-export function resolveTemplate(
-  value: unknown,
-  ctx: TemplateContext,
-  options: ResolveOptions = {},
-): unknown {
+export function resolveTemplate(value: unknown, ctx: TemplateContext, options: ResolveOptions = {}): unknown {
   if (typeof value === "string") return resolveString(value, ctx, options);
   if (Array.isArray(value)) return value.map((item) => resolveTemplate(item, ctx, options));
   if (isPlainObject(value)) {
     // fromEntries defines own properties, so even a "__proto__" key could not reach a prototype.
-    return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [k, resolveTemplate(v, ctx, options)]),
-    );
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolveTemplate(v, ctx, options)]));
   }
   return value;
 }
 
 /** Resolves one string: raw value for a lone `{{ path }}`, otherwise an interpolated string. */
-export function resolveString(
-  text: string,
-  ctx: TemplateContext,
-  options: ResolveOptions = {},
-): unknown {
+export function resolveString(text: string, ctx: TemplateContext, options: ResolveOptions = {}): unknown {
   if (!hasTemplate(text)) return text;
   const template = parseTemplate(text);
   if (template.isRaw) {
@@ -406,26 +316,17 @@ export function resolveString(
 export function stringifyValue(value: unknown): string {
   if (value === null || value === undefined) return "";
   if (typeof value === "string") return value;
-  if (typeof value === "number" || typeof value === "boolean" || typeof value === "bigint")
-    return String(value);
+  if (typeof value === "number" || typeof value === "boolean" || typeof value === "bigint") return String(value);
   if (value instanceof Date) return value.toISOString();
   return JSON.stringify(value) ?? "";
 }
 
 /** Resolves a bare path (a condition `ref`) against the context. */
-export function resolvePath(
-  path: string,
-  ctx: TemplateContext,
-  options: Pick<ResolveOptions, "strict"> = {},
-): unknown {
+export function resolvePath(path: string, ctx: TemplateContext, options: Pick<ResolveOptions, "strict"> = {}): unknown {
   return lookupReference(parseReference(path), ctx, options.strict ?? false);
 }
 
-export function lookupReference(
-  reference: TemplateReference,
-  ctx: TemplateContext,
-  strict: boolean,
-): unknown {
+export function lookupReference(reference: TemplateReference, ctx: TemplateContext, strict: boolean): unknown {
   const path = reference.path;
   if (reference.root === "secrets") return lookupSecret(reference.name, path.source, ctx);
   let current: unknown;
@@ -433,12 +334,7 @@ export function lookupReference(
   switch (reference.root) {
     case "steps":
       current = ctx.steps ? getOwn(ctx.steps, reference.stepId) : undefined;
-      if (current === undefined)
-        return missing(
-          strict,
-          path,
-          `step "${reference.stepId}" has no result in this run (it has not run, or it does not exist)`,
-        );
+      if (current === undefined) return missing(strict, path, `step "${reference.stepId}" has no result in this run (it has not run, or it does not exist)`);
       current = getOwn(current, reference.field);
       consumed = 2;
       break;
@@ -477,8 +373,7 @@ function walk(start: unknown, path: TemplatePath, from: number, strict: boolean)
 function step(current: unknown, segment: PathSegment): unknown {
   if (Array.isArray(current)) {
     if (segment === "length") return current.length;
-    const index =
-      typeof segment === "number" ? segment : /^\d+$/.test(segment) ? Number(segment) : NaN;
+    const index = typeof segment === "number" ? segment : /^\d+$/.test(segment) ? Number(segment) : NaN;
     return Number.isInteger(index) && index < current.length ? current[index] : undefined;
   }
   if (current === null || typeof current !== "object") return undefined;
@@ -486,33 +381,21 @@ function step(current: unknown, segment: PathSegment): unknown {
 }
 
 function describeMiss(current: unknown, segment: PathSegment): string {
-  if (current === undefined || current === null)
-    return `is ${current === null ? "null" : "missing"}, so [${JSON.stringify(segment)}] cannot be read`;
-  if (Array.isArray(current))
-    return `has no index ${JSON.stringify(segment)} (length ${current.length})`;
-  if (typeof current !== "object")
-    return `is a ${typeof current}, which has no ${JSON.stringify(segment)}`;
+  if (current === undefined || current === null) return `is ${current === null ? "null" : "missing"}, so [${JSON.stringify(segment)}] cannot be read`;
+  if (Array.isArray(current)) return `has no index ${JSON.stringify(segment)} (length ${current.length})`;
+  if (typeof current !== "object") return `is a ${typeof current}, which has no ${JSON.stringify(segment)}`;
   return `has no key ${JSON.stringify(segment)}`;
 }
 
 function missing(strict: boolean, path: TemplatePath, why: string): undefined {
-  if (strict)
-    throw new TemplateResolutionError(
-      `Cannot resolve {{ ${path.source} }}: ${why}.`,
-      path.source,
-      "MISSING_PATH",
-    );
+  if (strict) throw new TemplateResolutionError(`Cannot resolve {{ ${path.source} }}: ${why}.`, path.source, "MISSING_PATH");
   return undefined;
 }
 
 function lookupSecret(name: string, source: string, ctx: TemplateContext): string {
   const value = ctx.secrets ? ctx.secrets(name) : undefined;
   if (typeof value !== "string") {
-    throw new TemplateResolutionError(
-      `Secret "${name}" is not available to this run; add it in the workspace settings or check its name.`,
-      source,
-      "SECRET_UNAVAILABLE",
-    );
+    throw new TemplateResolutionError(`Secret "${name}" is not available to this run; add it in the workspace settings or check its name.`, source, "SECRET_UNAVAILABLE");
   }
   return value;
 }
@@ -556,34 +439,22 @@ export function collectReferences(value: unknown, basePath: Location = []): Refe
 }
 
 /** Appends the references inside `value` to the given lists; iterative, depth-safe. */
-export function scanValue(
-  value: unknown,
-  basePath: Location,
-  references: LocatedReference[],
-  errors: LocatedTemplateError[],
-): void {
+export function scanValue(value: unknown, basePath: Location, references: LocatedReference[], errors: LocatedTemplateError[]): void {
   const stack: Array<{ value: unknown; location: Location }> = [{ value, location: basePath }];
   while (stack.length > 0) {
     const item = stack.pop()!;
     if (typeof item.value === "string") {
       scanString(item.value, item.location, references, errors);
     } else if (Array.isArray(item.value)) {
-      for (let i = item.value.length - 1; i >= 0; i--)
-        stack.push({ value: item.value[i], location: [...item.location, i] });
+      for (let i = item.value.length - 1; i >= 0; i--) stack.push({ value: item.value[i], location: [...item.location, i] });
     } else if (isPlainObject(item.value)) {
       const entries = Object.entries(item.value);
-      for (let i = entries.length - 1; i >= 0; i--)
-        stack.push({ value: entries[i]![1], location: [...item.location, entries[i]![0]] });
+      for (let i = entries.length - 1; i >= 0; i--) stack.push({ value: entries[i]![1], location: [...item.location, entries[i]![0]] });
     }
   }
 }
 
-export function scanString(
-  text: string,
-  location: Location,
-  references: LocatedReference[],
-  errors: LocatedTemplateError[],
-): void {
+export function scanString(text: string, location: Location, references: LocatedReference[], errors: LocatedTemplateError[]): void {
   if (!hasTemplate(text)) return;
   const parsed = tryParseTemplate(text);
   if (!parsed.ok) {
@@ -595,10 +466,7 @@ export function scanString(
   }
 }
 
-export function summarize(
-  references: readonly LocatedReference[],
-  errors: readonly LocatedTemplateError[],
-): ReferenceSummary {
+export function summarize(references: readonly LocatedReference[], errors: readonly LocatedTemplateError[]): ReferenceSummary {
   const steps = new Set<string>();
   const inputs = new Set<string>();
   const vars = new Set<string>();
@@ -633,17 +501,7 @@ export function summarize(
         break;
     }
   }
-  return {
-    references,
-    errors,
-    steps: [...steps],
-    inputs: [...inputs],
-    vars: [...vars],
-    secrets: [...secrets],
-    usesLoop,
-    usesLastOutput,
-    usesTrigger,
-  };
+  return { references, errors, steps: [...steps], inputs: [...inputs], vars: [...vars], secrets: [...secrets], usesLoop, usesLastOutput, usesTrigger };
 }
 
 /** Renders a reference back to its `{{ … }}` form for messages. */

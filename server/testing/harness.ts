@@ -38,13 +38,15 @@ export function makeCtx(
 
 export async function insertUser(db: Db, name: string, email?: string): Promise<string> {
   const id = newId("usr");
-  await db.insert(users).values({
-    id,
-    name,
-    email: (
-      email ?? `${name.toLowerCase().replace(/\W+/g, ".")}.${id.slice(-6)}@example.com`
-    ).toLowerCase(),
-  });
+  await db
+    .insert(users)
+    .values({
+      id,
+      name,
+      email: (
+        email ?? `${name.toLowerCase().replace(/\W+/g, ".")}.${id.slice(-6)}@example.com`
+      ).toLowerCase(),
+    });
   return id;
 }
 
@@ -60,11 +62,13 @@ export interface WorkspaceFixture {
 /** A workspace with one member of every role. */
 export async function createWorkspaceFixture(db: Db, label = "Acme"): Promise<WorkspaceFixture> {
   const workspaceId = newId("ws");
-  await db.insert(workspaces).values({
-    id: workspaceId,
-    name: label,
-    slug: `${label.toLowerCase()}-${workspaceId.slice(-6)}`,
-  });
+  await db
+    .insert(workspaces)
+    .values({
+      id: workspaceId,
+      name: label,
+      slug: `${label.toLowerCase()}-${workspaceId.slice(-6)}`,
+    });
   const members = {} as Record<Role, string>;
   for (const role of ROLES) {
     const userId = await insertUser(db, `${label} ${role}`);

@@ -78,13 +78,15 @@ export async function signInWithOAuth({
     await tx
       .insert(users)
       .values({ id: userId, email, name, passwordHash: null, createdAt: now, updatedAt: now });
-    await tx.insert(oauthAccounts).values({
-      id: newId("acct"),
-      userId,
-      provider: input.provider,
-      providerAccountId: input.providerAccountId,
-      createdAt: now,
-    });
+    await tx
+      .insert(oauthAccounts)
+      .values({
+        id: newId("acct"),
+        userId,
+        provider: input.provider,
+        providerAccountId: input.providerAccountId,
+        createdAt: now,
+      });
     const actorCtx = { ...ctx, actor: { type: "user" as const, userId } };
     if (!invite) {
       // First user or open sign-up: a workspace of their own. Invited users accept on the link.

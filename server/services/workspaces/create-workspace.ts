@@ -19,12 +19,14 @@ export async function createWorkspace({ ctx, input }: { ctx: ServiceContext; inp
   const id = newId("ws");
   const now = ctx.now();
   await ctx.db.transaction(async (tx) => {
-    await tx.insert(workspaces).values({
-      id,
-      name: parsed.data.name,
-      slug: workspaceSlug(parsed.data.name),
-      createdAt: now,
-    });
+    await tx
+      .insert(workspaces)
+      .values({
+        id,
+        name: parsed.data.name,
+        slug: workspaceSlug(parsed.data.name),
+        createdAt: now,
+      });
     await tx.insert(memberships).values({ workspaceId: id, userId, role: "owner", createdAt: now });
     await recordAudit(tx, ctx, {
       workspaceId: id,

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { z } from "zod";
 import { HttpConfig } from "@/lib/workflow/steps";
 import { sendJson, startHttpServer, type LocalServer } from "@/server/testing/local-http";
 import { httpHandler } from "./http";
@@ -6,7 +7,7 @@ import { failureOf, makeActionContext } from "./testing";
 
 let server: LocalServer;
 const allowLocal = { scriptStepsEnabled: false, allowedPrivateHosts: ["127.0.0.1"], forbiddenStepTypes: [] };
-const ctxFor = (config: Parameters<typeof HttpConfig.parse>[0], overrides = {}) =>
+const ctxFor = (config: z.input<typeof HttpConfig>, overrides = {}) =>
   makeActionContext(HttpConfig, config, { policy: allowLocal, ...overrides });
 
 beforeAll(async () => {

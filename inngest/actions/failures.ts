@@ -30,7 +30,11 @@ export function failureFromFetch(e: SafeFetchError, prefix?: string): StepFailur
   if (e.info.host) details.host = e.info.host;
   if (e.info.address) details.address = e.info.address;
   if (e.info.addressClass) details.addressClass = e.info.addressClass;
-  return new StepFailure(prefix ? `${prefix}: ${e.message}` : e.message, FETCH_FAILURE_CLASS[e.code], details);
+  return new StepFailure(
+    prefix ? `${prefix}: ${e.message}` : e.message,
+    FETCH_FAILURE_CLASS[e.code],
+    details,
+  );
 }
 
 export const userFailure = (message: string, details: Record<string, unknown> = {}) =>
@@ -52,6 +56,9 @@ export function remainingMs(ctx: Pick<ActionContext, "deadline">, limitMs: numbe
 }
 
 /** The outbound policy handlers pass to safe-fetch and the integrations. */
-export function outboundPolicy(ctx: Pick<ActionContext, "policy">, allowedDomains?: readonly string[]) {
+export function outboundPolicy(
+  ctx: Pick<ActionContext, "policy">,
+  allowedDomains?: readonly string[],
+) {
   return { allowedPrivateHosts: ctx.policy.allowedPrivateHosts, allowedDomains };
 }

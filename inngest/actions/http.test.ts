@@ -6,7 +6,11 @@ import { httpHandler } from "./http";
 import { failureOf, makeActionContext } from "./testing";
 
 let server: LocalServer;
-const allowLocal = { scriptStepsEnabled: false, allowedPrivateHosts: ["127.0.0.1"], forbiddenStepTypes: [] };
+const allowLocal = {
+  scriptStepsEnabled: false,
+  allowedPrivateHosts: ["127.0.0.1"],
+  forbiddenStepTypes: [],
+};
 const ctxFor = (config: z.input<typeof HttpConfig>, overrides = {}) =>
   makeActionContext(HttpConfig, config, { policy: allowLocal, ...overrides });
 
@@ -17,7 +21,12 @@ beforeAll(async () => {
       case "/json":
         return sendJson(res, 200, { hello: "world", n: 1 }, { "x-extra": "yes" });
       case "/echo":
-        return sendJson(res, 201, { method: req.method, query: Object.fromEntries(url.searchParams), body, type: req.headers["content-type"] ?? null });
+        return sendJson(res, 201, {
+          method: req.method,
+          query: Object.fromEntries(url.searchParams),
+          body,
+          type: req.headers["content-type"] ?? null,
+        });
       case "/text":
         res.writeHead(200, { "content-type": "text/plain; charset=utf-8" });
         return res.end("plain text ✓");
@@ -30,7 +39,12 @@ beforeAll(async () => {
       case "/rate-limited":
         return sendJson(res, 429, { error: "slow down" }, { "retry-after": "3" });
       case "/rate-limited-date":
-        return sendJson(res, 429, {}, { "retry-after": new Date(Date.now() + 60_000).toUTCString() });
+        return sendJson(
+          res,
+          429,
+          {},
+          { "retry-after": new Date(Date.now() + 60_000).toUTCString() },
+        );
       case "/unavailable":
         return sendJson(res, 503, { error: "maintenance" });
       case "/boom":
@@ -61,9 +75,13 @@ describe("http step", () => {
   });
 
   it("returns text, base64 for binary, and the raw text of invalid JSON with a note", async () => {
-    expect((await httpHandler(ctxFor({ url: `${server.origin}/text` }))).data).toMatchObject({ body: "plain text ✓" });
+    expect((await httpHandler(ctxFor({ url: `${server.origin}/text` }))).data).toMatchObject({
+      body: "plain text ✓",
+    });
     const bin = await httpHandler(ctxFor({ url: `${server.origin}/binary` }));
-    expect(bin.data).toMatchObject({ body: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0xff]).toString("base64") });
+    expect(bin.data).toMatchObject({
+      body: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0xff]).toString("base64"),
+    });
     expect(bin.meta?.bodyEncoding).toBe("base64");
     const bad = await httpHandler(ctxFor({ url: `${server.origin}/bad-json` }));
     expect(bad.data).toMatchObject({ body: "{not json" });
@@ -82,11 +100,20 @@ describe("http step", () => {
     );
     expect(json.data).toMatchObject({
       status: 201,
-      body: { method: "POST", query: { fixed: "1", q: "a b", n: "2", flag: "true" }, body: '{"a":[1,2]}', type: "application/json" },
+      body: {
+        method: "POST",
+        query: { fixed: "1", q: "a b", n: "2", flag: "true" },
+        body: '{"a":[1,2]}',
+        type: "application/json",
+      },
     });
     expect(server.requests.at(-1)?.headers["x-custom"]).toBe("v1");
-    const text = await httpHandler(ctxFor({ method: "PUT", url: `${server.origin}/echo`, body: "raw text" }));
-    expect(text.data).toMatchObject({ body: { body: "raw text", type: "text/plain; charset=utf-8" } });
+    const text = await httpHandler(
+      ctxFor({ method: "PUT", url: `${server.origin}/echo`, body: "raw text" }),
+    );
+    expect(text.data).toMatchObject({
+      body: { body: "raw text", type: "text/plain; charset=utf-8" },
+    });
     const form = await httpHandler(
       ctxFor({
         method: "POST",
@@ -104,7 +131,14 @@ describe("http step", () => {
     const [a, b] = server.requests.slice(-2);
     expect(a?.headers["idempotency-key"]).toBe("idem_run_test_step_1");
     expect(b?.headers["idempotency-key"]).toBe(a?.headers["idempotency-key"]);
-    await httpHandler(ctxFor({ method: "POST", url: `${server.origin}/echo`, headers: { "Idempotency-Key": "mine" }, body: {} }));
+    await httpHandler(
+      ctxFor({
+        method: "POST",
+        url: `${server.origin}/echo`,
+        headers: { "Idempotency-Key": "mine" },
+        body: {},
+      }),
+    );
     expect(server.requests.at(-1)?.headers["idempotency-key"]).toBe("mine");
   });
 
@@ -131,14 +165,18 @@ describe("http step", () => {
   });
 
   it("fails with a user error when the response is larger than maxResponseBytes", async () => {
-    const f = await failureOf(httpHandler(ctxFor({ url: `${server.origin}/big`, maxResponseBytes: 1024 })));
+    const f = await failureOf(
+      httpHandler(ctxFor({ url: `${server.origin}/big`, maxResponseBytes: 1024 })),
+    );
     expect(f.failureClass).toBe("user");
     expect(f.message).toContain("exceeds the 1 KiB limit");
   });
 
   it("times out as an operational failure, and stops when the run is cancelled", async () => {
     const started = Date.now();
-    const f = await failureOf(httpHandler(ctxFor({ url: `${server.origin}/slow`, timeoutMs: 200 })));
+    const f = await failureOf(
+      httpHandler(ctxFor({ url: `${server.origin}/slow`, timeoutMs: 200 })),
+    );
     expect(f.failureClass).toBe("operational");
     expect(f.message).toMatch(/timed out after 200 ms/);
     expect(Date.now() - started).toBeLessThan(2000);
@@ -155,7 +193,11 @@ describe("http step", () => {
     expect(f.failureClass).toBe("user");
     expect(f.message).toMatch(/loopback address/);
     expect(f.details).toMatchObject({ code: "BLOCKED_ADDRESS", addressClass: "loopback" });
-    const meta = await failureOf(httpHandler(makeActionContext(HttpConfig, { url: "http://169.254.169.254/latest/meta-data/" })));
+    const meta = await failureOf(
+      httpHandler(
+        makeActionContext(HttpConfig, { url: "http://169.254.169.254/latest/meta-data/" }),
+      ),
+    );
     expect(meta.message).toMatch(/cloud metadata endpoint/);
   });
 

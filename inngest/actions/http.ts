@@ -12,7 +12,9 @@ const EXCERPT_CHARS = 500;
 const isJsonType = (ct: string) => /^application\/(.+\+)?json\b/i.test(ct) || /\+json\b/i.test(ct);
 const isTextType = (ct: string) =>
   /^text\//i.test(ct) ||
-  /^application\/(.+\+)?(xml|javascript|x-www-form-urlencoded|graphql|yaml|x-yaml|x-ndjson)\b/i.test(ct);
+  /^application\/(.+\+)?(xml|javascript|x-www-form-urlencoded|graphql|yaml|x-yaml|x-ndjson)\b/i.test(
+    ct,
+  );
 
 function utf8OrNull(body: Buffer): string | null {
   try {
@@ -43,17 +45,20 @@ function decodeBody(res: SafeResponse): { body: unknown; meta: Record<string, un
   return { body: res.body.toString("base64"), meta: { bodyEncoding: "base64" } };
 }
 
-function encodeBody(
-  body: unknown,
-  headers: Record<string, string>,
-): string | undefined {
+function encodeBody(body: unknown, headers: Record<string, string>): string | undefined {
   if (body === undefined) return undefined;
   const ct = headers["content-type"];
   if (typeof body === "string") {
     headers["content-type"] ??= "text/plain; charset=utf-8";
     return body;
   }
-  if (ct && /^application\/x-www-form-urlencoded\b/i.test(ct) && body && typeof body === "object" && !Array.isArray(body)) {
+  if (
+    ct &&
+    /^application\/x-www-form-urlencoded\b/i.test(ct) &&
+    body &&
+    typeof body === "object" &&
+    !Array.isArray(body)
+  ) {
     const form = new URLSearchParams();
     for (const [k, v] of Object.entries(body as Record<string, unknown>)) {
       form.append(k, typeof v === "string" ? v : JSON.stringify(v));
@@ -102,7 +107,8 @@ export const httpHandler: ActionHandler<HttpStepConfig> = async (ctx) => {
       maxResponseBytes: config.maxResponseBytes,
     });
   } catch (e) {
-    if (e instanceof SafeFetchError) throw failureFromFetch(e, `${method} ${url.origin}${url.pathname}`);
+    if (e instanceof SafeFetchError)
+      throw failureFromFetch(e, `${method} ${url.origin}${url.pathname}`);
     throw e;
   }
   const durationMs = Date.now() - started;
@@ -118,7 +124,12 @@ export const httpHandler: ActionHandler<HttpStepConfig> = async (ctx) => {
 
   if (res.status >= 400) {
     const excerpt = res.text().slice(0, EXCERPT_CHARS);
-    const details = { status: res.status, url: res.url, bodyExcerpt: excerpt, headers: res.headers };
+    const details = {
+      status: res.status,
+      url: res.url,
+      bodyExcerpt: excerpt,
+      headers: res.headers,
+    };
     const what = `${method} ${res.url} answered ${res.status}${res.statusText ? ` ${res.statusText}` : ""}`;
     if (res.status === 429 || res.status === 408 || res.status >= 500) {
       throw new StepFailure(

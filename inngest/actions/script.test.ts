@@ -3,13 +3,17 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { ScriptConfig } from "@/lib/workflow/steps";
-import { createScriptHandler, scriptHandler } from "./script";
+import { createScriptHandler, scriptHandler, type ScriptStepConfig } from "./script";
+import type { ActionContext } from "./types";
 import { failureOf, makeActionContext } from "./testing";
 
 const enabled = { scriptStepsEnabled: true, allowedPrivateHosts: [], forbiddenStepTypes: [] };
 const handler = createScriptHandler({ killGraceMs: 500 });
 const contexts: Array<{ cleanup(): Promise<void> }> = [];
-function ctxFor(config: z.input<typeof ScriptConfig>, overrides: Parameters<typeof makeActionContext>[2] = {}) {
+function ctxFor(
+  config: z.input<typeof ScriptConfig>,
+  overrides: Partial<ActionContext<ScriptStepConfig>> = {},
+) {
   const ctx = makeActionContext(ScriptConfig, config, { policy: enabled, ...overrides });
   contexts.push(ctx);
   return ctx;
@@ -59,15 +63,26 @@ describe("script step", () => {
   });
 
   it("fails (operational, retryable) on a non-zero exit when failOnNonZero is set", async () => {
-    const f = await failureOf(handler(ctxFor({ command: "echo nope >&2; exit 2", failOnNonZero: true })));
+    const f = await failureOf(
+      handler(ctxFor({ command: "echo nope >&2; exit 2", failOnNonZero: true })),
+    );
     expect(f.failureClass).toBe("operational");
     expect(f.message).toBe("Script exited with code 2: nope\n");
     expect(f.details).toMatchObject({ exitCode: 2 });
   });
 
   it("caps each stream at 64 KiB and says so", async () => {
-    const out = await handler(ctxFor({ command: "head -c 100000 /dev/zero | tr '\\0' a; head -c 70000 /dev/zero | tr '\\0' b >&2" }));
-    const data = out.data as { stdout: string; stderr: string; stdoutTruncated: boolean; stderrTruncated: boolean };
+    const out = await handler(
+      ctxFor({
+        command: "head -c 100000 /dev/zero | tr '\\0' a; head -c 70000 /dev/zero | tr '\\0' b >&2",
+      }),
+    );
+    const data = out.data as {
+      stdout: string;
+      stderr: string;
+      stdoutTruncated: boolean;
+      stderrTruncated: boolean;
+    };
     expect(data.stdout.length).toBe(65536);
     expect(data.stderr.length).toBe(65536);
     expect(data.stdoutTruncated).toBe(true);
@@ -78,12 +93,19 @@ describe("script step", () => {
     process.env.SLUICE_TEST_PARENT_ONLY = "parent-value";
     try {
       const ctx = ctxFor(
-        { command: "env | sort", env: { GREETING: "hello" }, secrets: { API_TOKEN: "DEPLOY_TOKEN" } },
+        {
+          command: "env | sort",
+          env: { GREETING: "hello" },
+          secrets: { API_TOKEN: "DEPLOY_TOKEN" },
+        },
         { secrets: { DEPLOY_TOKEN: "tok-123456789" }, secretValues: ["tok-123456789"] },
       );
       const out = await handler(ctx);
       const stdout = (out.data as { stdout: string }).stdout;
-      const names = stdout.split("\n").filter(Boolean).map((l) => l.split("=")[0]);
+      const names = stdout
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => l.split("=")[0]);
       expect(stdout).not.toContain("SLUICE_TEST_PARENT_ONLY");
       expect(stdout).not.toContain("parent-value");
       expect(stdout).toContain("GREETING=hello");
@@ -108,7 +130,10 @@ describe("script step", () => {
     const secret = "s3cr3t-value-42";
     const out = await handler(
       ctxFor(
-        { command: 'echo "$S"; printf %s "$S" | base64; printf %s "$S" | xxd -p; echo "$S" >&2', env: { S: secret } },
+        {
+          command: 'echo "$S"; printf %s "$S" | base64; printf %s "$S" | xxd -p; echo "$S" >&2',
+          env: { S: secret },
+        },
         { secretValues: [secret] },
       ),
     );
@@ -127,10 +152,18 @@ describe("script step", () => {
     const started = Date.now();
     const f = await failureOf(handler(ctx));
     expect(f.failureClass).toBe("operational");
-    expect(f.message).toBe("Script timed out after 1 s and was stopped (SIGTERM, then SIGKILL after 0.5 s)");
-    expect(f.details).toMatchObject({ stoppedBy: "timeout", sent: "SIGKILL", stdoutTail: "started\n" });
+    expect(f.message).toBe(
+      "Script timed out after 1 s and was stopped (SIGTERM, then SIGKILL after 0.5 s)",
+    );
+    expect(f.details).toMatchObject({
+      stoppedBy: "timeout",
+      sent: "SIGKILL",
+      stdoutTail: "started\n",
+    });
     expect(Date.now() - started).toBeLessThan(5000);
-    const childPid = Number(await fs.readFile(path.join(await ctx.scratchDir(), "child.pid"), "utf8"));
+    const childPid = Number(
+      await fs.readFile(path.join(await ctx.scratchDir(), "child.pid"), "utf8"),
+    );
     expect(await waitDead(childPid)).toBe(true);
   });
 
@@ -160,7 +193,9 @@ describe("script step", () => {
   });
 
   it("applies resource limits with ulimit", async () => {
-    const out = await handler(ctxFor({ command: "ulimit -t; ulimit -f; ulimit -d; ulimit -c", timeoutMs: 60_000 }));
+    const out = await handler(
+      ctxFor({ command: "ulimit -t; ulimit -f; ulimit -d; ulimit -c", timeoutMs: 60_000 }),
+    );
     const [cpu, fsize, data, core] = (out.data as { stdout: string }).stdout.trim().split("\n");
     expect(Number(cpu)).toBe(66); // 60 s + 0.5 s grace (rounded up) + 5
     expect(Number(fsize)).toBe(1024 * 1024);

@@ -51,7 +51,10 @@ function decode(buf: Buffer): string {
 function finalOutput(buf: Buffer, redact: (s: string) => string, truncated: boolean): string {
   const text = redact(decode(buf));
   if (!truncated && Buffer.byteLength(text) <= SCRIPT_OUTPUT_CAP_BYTES) return text;
-  return decode(Buffer.from(text, "utf8").subarray(0, SCRIPT_OUTPUT_CAP_BYTES)).replace(/\uFFFD$/, "");
+  return decode(Buffer.from(text, "utf8").subarray(0, SCRIPT_OUTPUT_CAP_BYTES)).replace(
+    /\uFFFD$/,
+    "",
+  );
 }
 
 function scriptEnv(
@@ -61,7 +64,9 @@ function scriptEnv(
   pathValue: string,
 ): Record<string, string> {
   const config = ctx.config;
-  const missing = Object.values(config.secrets ?? {}).filter((name) => ctx.secrets?.[name] === undefined);
+  const missing = Object.values(config.secrets ?? {}).filter(
+    (name) => ctx.secrets?.[name] === undefined,
+  );
   if (missing.length) {
     throw userFailure(
       `Secret${missing.length > 1 ? "s" : ""} ${missing.join(", ")} mapped in "secrets" ${missing.length > 1 ? "are" : "is"} not available to this run`,
@@ -109,7 +114,9 @@ function scriptEnv(
  * Timeouts are operational failures; cancellation stops the script the same way (SIGTERM to the
  * process group, SIGKILL 10 s later).
  */
-export function createScriptHandler(options: ScriptHandlerOptions = {}): ActionHandler<ScriptStepConfig> {
+export function createScriptHandler(
+  options: ScriptHandlerOptions = {},
+): ActionHandler<ScriptStepConfig> {
   const killGraceMs = options.killGraceMs ?? SCRIPT_KILL_GRACE_MS;
   return async (ctx) => {
     if (!ctx.policy.scriptStepsEnabled) {
@@ -122,7 +129,9 @@ export function createScriptHandler(options: ScriptHandlerOptions = {}): ActionH
     const scratch = await ctx.scratchDir();
     const cwd = path.resolve(scratch, config.cwd ?? ".");
     if (cwd !== scratch && !cwd.startsWith(scratch + path.sep)) {
-      throw userFailure(`cwd "${config.cwd}" must stay inside the scratch directory`, { field: "cwd" });
+      throw userFailure(`cwd "${config.cwd}" must stay inside the scratch directory`, {
+        field: "cwd",
+      });
     }
     const tmp = path.join(scratch, ".tmp");
     await fs.mkdir(cwd, { recursive: true });
@@ -171,7 +180,10 @@ export function createScriptHandler(options: ScriptHandlerOptions = {}): ActionH
     const tail = (s: string) => s.slice(-2000);
 
     if (result.stoppedBy) {
-      const how = result.sent === "SIGKILL" ? `SIGTERM, then SIGKILL after ${killGraceMs / 1000} s` : "SIGTERM";
+      const how =
+        result.sent === "SIGKILL"
+          ? `SIGTERM, then SIGKILL after ${killGraceMs / 1000} s`
+          : "SIGTERM";
       const message =
         result.stoppedBy === "timeout"
           ? `Script timed out after ${Math.round(timeoutMs / 1000)} s and was stopped (${how})`
@@ -188,7 +200,12 @@ export function createScriptHandler(options: ScriptHandlerOptions = {}): ActionH
       throw new StepFailure(
         `Script exited with ${result.exitCode === null ? `signal ${result.signal}` : `code ${result.exitCode}`}${data.stderr ? `: ${tail(data.stderr).slice(-500)}` : ""}`,
         "operational",
-        { ...meta, exitCode: result.exitCode, stdoutTail: tail(data.stdout), stderrTail: tail(data.stderr) },
+        {
+          ...meta,
+          exitCode: result.exitCode,
+          stdoutTail: tail(data.stdout),
+          stderrTail: tail(data.stderr),
+        },
       );
     }
     return { data, meta };

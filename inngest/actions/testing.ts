@@ -30,7 +30,8 @@ export function makeActionContext<Schema extends z.ZodType>(
     deadline: Date.now() + 120_000,
     policy: { scriptStepsEnabled: false, allowedPrivateHosts: [], forbiddenStepTypes: [] },
     log: createLogger({ test: "action" }),
-    scratchDir: async () => (scratch ??= await fs.mkdtemp(path.join(os.tmpdir(), "sluice-scratch-"))),
+    scratchDir: async () =>
+      (scratch ??= await fs.mkdtemp(path.join(os.tmpdir(), "sluice-scratch-"))),
     secretValues: [],
     ...overrides,
     abort,

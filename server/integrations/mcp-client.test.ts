@@ -25,7 +25,12 @@ describe("MCP client (streamable HTTP)", () => {
       await client.close();
       expect(server.methods.slice(0, 2)).toEqual(["initialize", "notifications/initialized"]);
       // Every request after initialize carried the session id (the server refuses otherwise).
-      expect(server.requests.filter((r) => r.method === "POST").slice(1).every((r) => r.headers["mcp-session-id"])).toBe(true);
+      expect(
+        server.requests
+          .filter((r) => r.method === "POST")
+          .slice(1)
+          .every((r) => r.headers["mcp-session-id"]),
+      ).toBe(true);
       expect(server.requests.at(-1)?.method).toBe("DELETE");
     });
   }
@@ -39,7 +44,10 @@ describe("MCP client (streamable HTTP)", () => {
   });
 
   it("parses multi-line SSE data and ignores incomplete events", () => {
-    expect(parseSseData("event: a\ndata: 1\ndata: 2\n\ndata: 3\n\ndata: partial")).toEqual(["1\n2", "3"]);
+    expect(parseSseData("event: a\ndata: 1\ndata: 2\n\ndata: 3\n\ndata: partial")).toEqual([
+      "1\n2",
+      "3",
+    ]);
     expect(parseSseData("data: x\r\n\r\n")).toEqual(["x"]);
   });
 });

@@ -1,6 +1,11 @@
 import "server-only";
 import { parseRetryAfter } from "../net/retry-after";
-import { safeFetch, SafeFetchError, type OutboundPolicy, type SafeResponse } from "../net/safe-fetch";
+import {
+  safeFetch,
+  SafeFetchError,
+  type OutboundPolicy,
+  type SafeResponse,
+} from "../net/safe-fetch";
 
 /**
  * A Model Context Protocol client over the streamable HTTP transport, enough for agent tools:
@@ -35,7 +40,12 @@ export class McpError extends Error {
   constructor(
     message: string,
     readonly retryable: boolean,
-    readonly extra: { status?: number; rpcCode?: number; retryAfterMs?: number; cause?: unknown } = {},
+    readonly extra: {
+      status?: number;
+      rpcCode?: number;
+      retryAfterMs?: number;
+      cause?: unknown;
+    } = {},
   ) {
     super(message, extra.cause === undefined ? undefined : { cause: extra.cause });
     this.name = "McpError";
@@ -73,7 +83,12 @@ export function parseSseData(text: string): string[] {
 
 function findResponse(messages: unknown[], id: number): JsonRpcResponse | undefined {
   for (const m of messages.flat()) {
-    if (m && typeof m === "object" && (m as JsonRpcResponse).id === id && ("result" in m || "error" in m)) {
+    if (
+      m &&
+      typeof m === "object" &&
+      (m as JsonRpcResponse).id === id &&
+      ("result" in m || "error" in m)
+    ) {
       return m as JsonRpcResponse;
     }
   }
@@ -112,7 +127,8 @@ export class McpClient {
       capabilities: {},
       clientInfo: options.clientInfo ?? { name: "sluice", version: "0.1.0" },
     })) as { protocolVersion?: unknown; serverInfo?: { name?: string; version?: string } };
-    if (typeof result?.protocolVersion === "string") client.protocolVersion = result.protocolVersion;
+    if (typeof result?.protocolVersion === "string")
+      client.protocolVersion = result.protocolVersion;
     client.serverInfo = result?.serverInfo ?? {};
     await client.notify("notifications/initialized");
     return client;
@@ -126,7 +142,8 @@ export class McpClient {
         tools?: unknown;
         nextCursor?: unknown;
       };
-      if (!Array.isArray(result?.tools)) throw new McpError(`MCP server ${this.url} returned no tool list`, false);
+      if (!Array.isArray(result?.tools))
+        throw new McpError(`MCP server ${this.url} returned no tool list`, false);
       for (const t of result.tools as Array<Record<string, unknown>>) {
         if (typeof t?.name !== "string") continue;
         tools.push({
@@ -153,7 +170,9 @@ export class McpClient {
     return {
       content: Array.isArray(result?.content) ? (result.content as McpContent[]) : [],
       isError: result?.isError === true,
-      ...(result?.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}),
+      ...(result?.structuredContent !== undefined
+        ? { structuredContent: result.structuredContent }
+        : {}),
     };
   }
 
@@ -208,10 +227,14 @@ export class McpClient {
       const text = res.text().slice(0, 300);
       const retryable = res.status === 429 || res.status >= 500;
       const hint = res.status === 404 && this.sessionId ? " (the MCP session expired)" : "";
-      throw new McpError(`MCP server ${this.url} answered ${res.status}${hint}: ${text}`, retryable, {
-        status: res.status,
-        retryAfterMs: parseRetryAfter(res.headers["retry-after"]),
-      });
+      throw new McpError(
+        `MCP server ${this.url} answered ${res.status}${hint}: ${text}`,
+        retryable,
+        {
+          status: res.status,
+          retryAfterMs: parseRetryAfter(res.headers["retry-after"]),
+        },
+      );
     }
     return res;
   }
@@ -222,7 +245,8 @@ export class McpClient {
 
   private async request(method: string, params: Record<string, unknown>): Promise<unknown> {
     const id = this.nextId++;
-    const isSse = (r: SafeResponse) => (r.headers["content-type"] ?? "").includes("text/event-stream");
+    const isSse = (r: SafeResponse) =>
+      (r.headers["content-type"] ?? "").includes("text/event-stream");
     let scanned = 0;
     // Event streams may stay open after our response: stop reading once it has arrived. The
     // body is only re-parsed when a new event has completed since the last look.
@@ -240,15 +264,22 @@ export class McpClient {
       try {
         messages = [JSON.parse(text)];
       } catch {
-        throw new McpError(`MCP server ${this.url} sent a response that is not JSON: ${text.slice(0, 200)}`, false);
+        throw new McpError(
+          `MCP server ${this.url} sent a response that is not JSON: ${text.slice(0, 200)}`,
+          false,
+        );
       }
     }
     const response = findResponse(messages, id);
     if (!response) throw new McpError(`MCP server ${this.url} sent no response to ${method}`, true);
     if (response.error) {
-      throw new McpError(`MCP ${method} failed: ${response.error.message} (code ${response.error.code})`, false, {
-        rpcCode: response.error.code,
-      });
+      throw new McpError(
+        `MCP ${method} failed: ${response.error.message} (code ${response.error.code})`,
+        false,
+        {
+          rpcCode: response.error.code,
+        },
+      );
     }
     return response.result;
   }

@@ -32,7 +32,10 @@ export interface ToolDefinition {
 
 export type ResponseFormat =
   | { type: "json_object" }
-  | { type: "json_schema"; json_schema: { name: string; schema: Record<string, unknown>; strict?: boolean } };
+  | {
+      type: "json_schema";
+      json_schema: { name: string; schema: Record<string, unknown>; strict?: boolean };
+    };
 
 export interface ChatCompletionRequest {
   model?: string;
@@ -105,7 +108,10 @@ function completionsUrl(baseUrl: string): string {
 /** The server's own error message (`{ error: { message } }` or text), shortened. */
 function serverMessage(text: string): string {
   try {
-    const parsed = JSON.parse(text) as { error?: { message?: unknown } | string; message?: unknown };
+    const parsed = JSON.parse(text) as {
+      error?: { message?: unknown } | string;
+      message?: unknown;
+    };
     const m =
       typeof parsed.error === "string"
         ? parsed.error
@@ -180,7 +186,12 @@ export async function chatCompletion(
     if (status === 401 || status === 403)
       throw new LlmError("auth", `${detail} (check the API key secret)`, false, { status });
     if (status === 404)
-      throw new LlmError("not_found", `${detail} (check the base URL and the model "${model}")`, false, { status });
+      throw new LlmError(
+        "not_found",
+        `${detail} (check the base URL and the model "${model}")`,
+        false,
+        { status },
+      );
     if (status === 429)
       throw new LlmError("rate_limited", detail, true, {
         status,

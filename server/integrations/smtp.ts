@@ -36,7 +36,8 @@ export interface SentMail {
   response: string;
 }
 
-export type SmtpErrorKind = "refused" | "auth" | "tls" | "connection" | "timeout" | "rejected" | "protocol";
+export type SmtpErrorKind =
+  "refused" | "auth" | "tls" | "connection" | "timeout" | "rejected" | "protocol";
 
 export class SmtpError extends Error {
   constructor(
@@ -97,23 +98,39 @@ function mapError(e: unknown, smtp: SmtpConfig): SmtpError {
   const detail = err.response ? `${err.message}` : err.message;
   const code = err.code ?? "";
   if (code === "EAUTH") {
-    return new SmtpError("auth", `${where} refused the login: ${detail}`, false, { responseCode: err.responseCode, cause: e });
+    return new SmtpError("auth", `${where} refused the login: ${detail}`, false, {
+      responseCode: err.responseCode,
+      cause: e,
+    });
   }
-  if (code === "ETLS" || /certificate|TLS|SSL/i.test(code) || /certificate|wrong version number/i.test(err.message)) {
+  if (
+    code === "ETLS" ||
+    /certificate|TLS|SSL/i.test(code) ||
+    /certificate|wrong version number/i.test(err.message)
+  ) {
     return new SmtpError("tls", `${where}: TLS failed: ${detail}`, false, { cause: e });
   }
-  if (code === "ETIMEDOUT") return new SmtpError("timeout", `${where} timed out: ${detail}`, true, { cause: e });
+  if (code === "ETIMEDOUT")
+    return new SmtpError("timeout", `${where} timed out: ${detail}`, true, { cause: e });
   if (code === "ECONNECTION" || code === "ESOCKET" || code === "EDNS" || code === "ECONNREFUSED") {
     return new SmtpError("connection", `Could not reach ${where}: ${detail}`, true, { cause: e });
   }
   if (typeof err.responseCode === "number") {
     const transient = err.responseCode >= 400 && err.responseCode < 500;
-    return new SmtpError(transient ? "protocol" : "rejected", `${where} answered ${err.responseCode}: ${detail}`, transient, {
-      responseCode: err.responseCode,
+    return new SmtpError(
+      transient ? "protocol" : "rejected",
+      `${where} answered ${err.responseCode}: ${detail}`,
+      transient,
+      {
+        responseCode: err.responseCode,
+        cause: e,
+      },
+    );
+  }
+  if (code === "EENVELOPE")
+    return new SmtpError("rejected", `${where} refused the recipients: ${detail}`, false, {
       cause: e,
     });
-  }
-  if (code === "EENVELOPE") return new SmtpError("rejected", `${where} refused the recipients: ${detail}`, false, { cause: e });
   return new SmtpError("protocol", `${where}: ${detail}`, true, { cause: e });
 }
 
@@ -130,7 +147,8 @@ async function withTransport<T>(
     if (signal?.aborted) throw new SmtpError("connection", "Sending was cancelled", false);
     return await work(transport);
   } catch (e) {
-    if (signal?.aborted) throw new SmtpError("connection", "Sending was cancelled", true, { cause: e });
+    if (signal?.aborted)
+      throw new SmtpError("connection", "Sending was cancelled", true, { cause: e });
     throw mapError(e, smtp);
   } finally {
     signal?.removeEventListener("abort", onAbort);
@@ -145,7 +163,11 @@ export async function verifySmtp(smtp: SmtpConfig, options: SmtpCallOptions = {}
   });
 }
 
-export async function sendMail(smtp: SmtpConfig, message: MailMessage, options: SmtpCallOptions = {}): Promise<SentMail> {
+export async function sendMail(
+  smtp: SmtpConfig,
+  message: MailMessage,
+  options: SmtpCallOptions = {},
+): Promise<SentMail> {
   return withTransport(smtp, options, async (t) => {
     const info = await t.sendMail({
       from: smtp.from,

@@ -78,7 +78,9 @@ export async function startSmtpServer(
           case "AUTH": {
             const [mech = "", initial] = arg.split(" ");
             if (mech.toUpperCase() === "PLAIN" && initial) {
-              const [, user = "", pass = ""] = Buffer.from(initial, "base64").toString("utf8").split("\u0000");
+              const [, user = "", pass = ""] = Buffer.from(initial, "base64")
+                .toString("utf8")
+                .split("\u0000");
               checkAuth(user, pass);
             } else if (mech.toUpperCase() === "LOGIN") {
               mode = "auth-user";
@@ -91,11 +93,19 @@ export async function startSmtpServer(
               send("530 5.7.0 Authentication required");
               break;
             }
-            current.from = arg.replace(/^FROM:\s*/i, "").replace(/[<>]/g, "").split(" ")[0] ?? "";
+            current.from =
+              arg
+                .replace(/^FROM:\s*/i, "")
+                .replace(/[<>]/g, "")
+                .split(" ")[0] ?? "";
             send("250 2.1.0 OK");
             break;
           case "RCPT": {
-            const to = arg.replace(/^TO:\s*/i, "").replace(/[<>]/g, "").split(" ")[0] ?? "";
+            const to =
+              arg
+                .replace(/^TO:\s*/i, "")
+                .replace(/[<>]/g, "")
+                .split(" ")[0] ?? "";
             if (opts.rejectRecipients?.includes(to)) send("550 5.1.1 No such user");
             else {
               current.to.push(to);

@@ -1,4 +1,5 @@
 import type { FailureClass } from "@/lib/workflow/status";
+import type { LlmError } from "@/server/integrations/openai-compatible";
 import { SafeFetchError, type SafeFetchErrorCode } from "@/server/net/safe-fetch";
 import { StepFailure, type ActionContext } from "./types";
 
@@ -61,4 +62,21 @@ export function outboundPolicy(
   allowedDomains?: readonly string[],
 ) {
   return { allowedPrivateHosts: ctx.policy.allowedPrivateHosts, allowedDomains };
+}
+
+/** LLM client errors: rate limits and server/network trouble are operational, the rest user errors. */
+export function failureFromLlm(e: LlmError): StepFailure {
+  return new StepFailure(
+    e.message,
+    e.retryable ? "operational" : "user",
+    { kind: e.kind, ...(e.extra.status ? { status: e.extra.status } : {}) },
+    e.extra.retryAfterMs,
+  );
+}
+
+export function noLlmFailure(): StepFailure {
+  return userFailure(
+    "No LLM endpoint is configured for this workspace. A workspace admin can set one under Settings → Integrations.",
+    { integration: "llm" },
+  );
 }

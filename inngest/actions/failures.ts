@@ -1,6 +1,11 @@
 import type { FailureClass } from "@/lib/workflow/status";
 import type { LlmError } from "@/server/integrations/openai-compatible";
-import { SafeFetchError, type SafeFetchErrorCode } from "@/server/net/safe-fetch";
+import { parseRetryAfter } from "@/server/net/retry-after";
+import {
+  SafeFetchError,
+  type SafeFetchErrorCode,
+  type SafeResponse,
+} from "@/server/net/safe-fetch";
 import { StepFailure, type ActionContext } from "./types";
 
 /**
@@ -79,4 +84,26 @@ export function noLlmFailure(): StepFailure {
     "No LLM endpoint is configured for this workspace. A workspace admin can set one under Settings → Integrations.",
     { integration: "llm" },
   );
+}
+
+/** Characters of a failing response body quoted in the error. */
+export const EXCERPT_CHARS = 500;
+
+/**
+ * A failure for an HTTP error status: 429, 408 and 5xx are operational (with Retry-After when
+ * sent), other 4xx are user errors. The message quotes the status and the start of the body.
+ */
+export function failureFromStatus(what: string, res: SafeResponse): StepFailure {
+  const excerpt = res.text().slice(0, EXCERPT_CHARS);
+  const message = `${what} answered ${res.status}${res.statusText ? ` ${res.statusText}` : ""}${excerpt ? `: ${excerpt}` : ""}`;
+  const details = { status: res.status, url: res.url, bodyExcerpt: excerpt, headers: res.headers };
+  if (res.status === 429 || res.status === 408 || res.status >= 500) {
+    return new StepFailure(
+      message,
+      "operational",
+      details,
+      parseRetryAfter(res.headers["retry-after"]),
+    );
+  }
+  return new StepFailure(message, "user", details);
 }

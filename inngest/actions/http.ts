@@ -1,13 +1,15 @@
 import type { StepConfig } from "@/lib/workflow/steps";
-import { parseRetryAfter } from "@/server/net/retry-after";
 import { safeFetch, SafeFetchError, type SafeResponse } from "@/server/net/safe-fetch";
-import { failureFromFetch, outboundPolicy, remainingMs, userFailure } from "./failures";
-import { StepFailure, type ActionHandler } from "./types";
+import {
+  failureFromFetch,
+  failureFromStatus,
+  outboundPolicy,
+  remainingMs,
+  userFailure,
+} from "./failures";
+import type { ActionHandler } from "./types";
 
 export type HttpStepConfig = StepConfig<"http">;
-
-/** Characters of a failing response body quoted in the error. */
-const EXCERPT_CHARS = 500;
 
 const isJsonType = (ct: string) => /^application\/(.+\+)?json\b/i.test(ct) || /\+json\b/i.test(ct);
 const isTextType = (ct: string) =>
@@ -122,24 +124,6 @@ export const httpHandler: ActionHandler<HttpStepConfig> = async (ctx) => {
     ...bodyMeta,
   };
 
-  if (res.status >= 400) {
-    const excerpt = res.text().slice(0, EXCERPT_CHARS);
-    const details = {
-      status: res.status,
-      url: res.url,
-      bodyExcerpt: excerpt,
-      headers: res.headers,
-    };
-    const what = `${method} ${res.url} answered ${res.status}${res.statusText ? ` ${res.statusText}` : ""}`;
-    if (res.status === 429 || res.status === 408 || res.status >= 500) {
-      throw new StepFailure(
-        `${what}${excerpt ? `: ${excerpt}` : ""}`,
-        "operational",
-        details,
-        parseRetryAfter(res.headers["retry-after"]),
-      );
-    }
-    throw new StepFailure(`${what}${excerpt ? `: ${excerpt}` : ""}`, "user", details);
-  }
+  if (res.status >= 400) throw failureFromStatus(`${method} ${res.url}`, res);
   return { data: { status: res.status, headers: res.headers, body: responseBody }, meta };
 };

@@ -3,6 +3,8 @@ import { authRouter } from "./routers/auth";
 import { invitationRouter } from "./routers/invitation";
 import { meRouter } from "./routers/me";
 import { memberRouter } from "./routers/member";
+import { secretRouter } from "./routers/secret";
+import { settingsRouter } from "./routers/settings";
 import { workspaceRouter } from "./routers/workspace";
 import { createCallerFactory, router } from "./init";
 
@@ -13,6 +15,8 @@ export const appRouter = router({
   member: memberRouter,
   invitation: invitationRouter,
   apiToken: apiTokenRouter,
+  secret: secretRouter,
+  settings: settingsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -216,6 +216,7 @@ CREATE TABLE "runs" (
 	"root_run_id" text NOT NULL,
 	"rerun_of_run_id" text,
 	"rerun_from_step_id" text,
+	"rerun_seed" jsonb,
 	"step_attempts" integer DEFAULT 0 NOT NULL,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"queued_at" timestamp with time zone DEFAULT now() NOT NULL,
@@ -357,6 +358,34 @@ CREATE TABLE "executor_steps" (
 	CONSTRAINT "executor_steps_run_id_step_id_pk" PRIMARY KEY("run_id","step_id")
 );
 --> statement-breakpoint
+CREATE TABLE "outbox" (
+	"id" text PRIMARY KEY NOT NULL,
+	"workspace_id" text,
+	"topic" text NOT NULL,
+	"name" text NOT NULL,
+	"payload" jsonb NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"available_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"attempts" integer DEFAULT 0 NOT NULL,
+	"last_error" text,
+	"delivered_at" timestamp with time zone
+);
+--> statement-breakpoint
+CREATE TABLE "secrets" (
+	"id" text PRIMARY KEY NOT NULL,
+	"workspace_id" text NOT NULL,
+	"name" text NOT NULL,
+	"ciphertext" text NOT NULL,
+	"iv" text NOT NULL,
+	"auth_tag" text NOT NULL,
+	"key_version" integer NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"created_by" text,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_by" text,
+	CONSTRAINT "secrets_name_format" CHECK ("secrets"."name" ~ '^[A-Z][A-Z0-9_]*$')
+);
+--> statement-breakpoint
 ALTER TABLE "oauth_accounts" ADD CONSTRAINT "oauth_accounts_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "invitations" ADD CONSTRAINT "invitations_workspace_id_workspaces_id_fk" FOREIGN KEY ("workspace_id") REFERENCES "public"."workspaces"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "invitations" ADD CONSTRAINT "invitations_invited_by_users_id_fk" FOREIGN KEY ("invited_by") REFERENCES "public"."users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
@@ -386,6 +415,9 @@ ALTER TABLE "executor_jobs" ADD CONSTRAINT "executor_jobs_run_id_executor_runs_i
 ALTER TABLE "executor_pauses" ADD CONSTRAINT "executor_pauses_run_id_executor_runs_id_fk" FOREIGN KEY ("run_id") REFERENCES "public"."executor_runs"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "executor_runs" ADD CONSTRAINT "executor_runs_function_id_executor_functions_id_fk" FOREIGN KEY ("function_id") REFERENCES "public"."executor_functions"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "executor_steps" ADD CONSTRAINT "executor_steps_run_id_executor_runs_id_fk" FOREIGN KEY ("run_id") REFERENCES "public"."executor_runs"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "secrets" ADD CONSTRAINT "secrets_workspace_id_workspaces_id_fk" FOREIGN KEY ("workspace_id") REFERENCES "public"."workspaces"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "secrets" ADD CONSTRAINT "secrets_created_by_users_id_fk" FOREIGN KEY ("created_by") REFERENCES "public"."users"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "secrets" ADD CONSTRAINT "secrets_updated_by_users_id_fk" FOREIGN KEY ("updated_by") REFERENCES "public"."users"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
 CREATE UNIQUE INDEX "oauth_accounts_provider_key" ON "oauth_accounts" USING btree ("provider","provider_account_id");--> statement-breakpoint
 CREATE INDEX "oauth_accounts_user_idx" ON "oauth_accounts" USING btree ("user_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "users_email_key" ON "users" USING btree ("email");--> statement-breakpoint
@@ -453,4 +485,9 @@ CREATE INDEX "executor_runs_status_idx" ON "executor_runs" USING btree ("status"
 CREATE INDEX "executor_runs_function_idx" ON "executor_runs" USING btree ("function_id","status","created_at");--> statement-breakpoint
 CREATE INDEX "executor_runs_event_idx" ON "executor_runs" USING btree ("event_id");--> statement-breakpoint
 CREATE INDEX "executor_runs_parent_idx" ON "executor_runs" USING btree ("parent_run_id");--> statement-breakpoint
-CREATE INDEX "executor_steps_run_seq_idx" ON "executor_steps" USING btree ("run_id","seq");
+CREATE INDEX "executor_steps_run_seq_idx" ON "executor_steps" USING btree ("run_id","seq");--> statement-breakpoint
+CREATE INDEX "outbox_pending_idx" ON "outbox" USING btree ("available_at") WHERE "outbox"."delivered_at" is null;--> statement-breakpoint
+CREATE INDEX "outbox_workspace_idx" ON "outbox" USING btree ("workspace_id","created_at");--> statement-breakpoint
+CREATE UNIQUE INDEX "secrets_workspace_name_key" ON "secrets" USING btree ("workspace_id","name");--> statement-breakpoint
+CREATE INDEX "secrets_created_by_idx" ON "secrets" USING btree ("created_by");--> statement-breakpoint
+CREATE INDEX "secrets_updated_by_idx" ON "secrets" USING btree ("updated_by");

@@ -6,3 +6,4 @@ export * from "./workflows";
 export * from "./runs";
 export * from "./executor";
 export * from "./outbox";
+export * from "./secrets";

@@ -47,6 +47,12 @@ export interface ActionContext<Config = unknown> {
   scratchDir(): Promise<string>;
   /** Secret values known to the run, for handlers that must redact them themselves (e.g. script output). */
   secretValues: readonly string[];
+  /**
+   * Secrets a handler needs by name rather than through a template: the values of the `script`
+   * step's `secrets` map (env var → secret name). The engine resolves them with `resolveSecrets`
+   * (server/services/secrets/resolve-secrets.ts) and adds them to `secretValues` too.
+   */
+  secrets?: Readonly<Record<string, string>>;
   llm?: LlmEndpoint;
   smtp?: SmtpSettings;
   /** Starts another workflow of the workspace and waits for its output (agent tools). */

@@ -1,4 +1,7 @@
 import { z } from "zod";
+import { allowedHostEntryProblem, isHostName, parseIp } from "../net/ip";
+import { SecretName } from "../workflow/primitives";
+import { StepType } from "../workflow/steps";
 import { Email } from "./auth";
 import { Role } from "./roles";
 
@@ -32,11 +35,159 @@ export type InvitationIdInput = z.infer<typeof InvitationIdInput>;
 export const InvitationTokenInput = z.object({ token: z.string().min(10).max(200) });
 export type InvitationTokenInput = z.infer<typeof InvitationTokenInput>;
 
-/** Per-workspace limits and policies (stored in workspaces.settings). */
+// --- policies ------------------------------------------------------------------------------
+
+/** A host name (`build.internal`, `*.corp.example`), an IP address or a CIDR range. */
+export const AllowedPrivateHost = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .min(1, "Enter a host name, IP address or CIDR range")
+  .max(253)
+  .superRefine((entry, ctx) => {
+    const problem = allowedHostEntryProblem(entry);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  });
+
+export const WorkspacePolicies = z.object({
+  /** `script` steps run shell commands on the Sluice host: off unless an admin turns them on. */
+  scriptStepsEnabled: z.boolean(),
+  /** Private/loopback hosts that http, llm, agent and notify steps may reach. */
+  allowedPrivateHosts: z
+    .array(AllowedPrivateHost)
+    .max(100, "At most 100 entries")
+    .refine((list) => new Set(list).size === list.length, { message: "Remove duplicate entries" }),
+  /** Step types that publishing and proposal application refuse in this workspace. */
+  forbiddenStepTypes: z
+    .array(StepType)
+    .refine((list) => new Set(list).size === list.length, { message: "Remove duplicate types" }),
+});
+export type WorkspacePolicies = z.infer<typeof WorkspacePolicies>;
+
+export const DEFAULT_WORKSPACE_POLICIES: WorkspacePolicies = {
+  scriptStepsEnabled: false,
+  allowedPrivateHosts: [],
+  forbiddenStepTypes: [],
+};
+
+export const UpdateWorkspacePoliciesInput = WorkspacePolicies;
+export type UpdateWorkspacePoliciesInput = z.infer<typeof UpdateWorkspacePoliciesInput>;
+
+// --- integrations ----------------------------------------------------------------------------
+
+const HttpBaseUrl = z
+  .string()
+  .trim()
+  .min(1, "Enter the endpoint's base URL")
+  .max(2048)
+  .superRefine((value, ctx) => {
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      ctx.addIssue({
+        code: "custom",
+        message: "Enter an absolute URL, e.g. https://api.openai.com/v1",
+      });
+      return;
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:")
+      ctx.addIssue({ code: "custom", message: "Use an http or https URL" });
+    if (url.username || url.password)
+      ctx.addIssue({
+        code: "custom",
+        message: "Put credentials in the API key secret, not the URL",
+      });
+    if (url.search || url.hash)
+      ctx.addIssue({ code: "custom", message: "The base URL has no query string or fragment" });
+  });
+
+/** An OpenAI-compatible chat completions endpoint (OpenAI, Azure-compatible gateways, Ollama, vLLM, …). */
+export const LlmIntegration = z.object({
+  /** Up to the version segment: `https://api.openai.com/v1`; requests go to `<baseUrl>/chat/completions`. */
+  baseUrl: HttpBaseUrl,
+  /** Default model for llm and agent steps that name none. */
+  model: z.string().trim().min(1, "Enter a model name").max(200),
+  /** Name of the workspace secret holding the API key (sent as `Authorization: Bearer …`). */
+  apiKeySecret: SecretName.optional(),
+});
+export type LlmIntegration = z.infer<typeof LlmIntegration>;
+
+const SmtpHost = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .min(1, "Enter the SMTP server's host name")
+  .max(253)
+  .refine((h) => isHostName(h) || parseIp(h) !== null, {
+    message: "Enter a host name or IP address",
+  });
+
+/** `alerts@example.com` or `Sluice <alerts@example.com>`. */
+const FromAddress = z
+  .string()
+  .trim()
+  .min(1, "Enter the sender address")
+  .max(320)
+  .refine(
+    (v) =>
+      /^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/.test(v) ||
+      /^[^<>@]*<[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+>$/.test(v),
+    { message: 'Enter an address such as alerts@example.com or "Sluice <alerts@example.com>"' },
+  );
+
+export const SmtpIntegration = z
+  .object({
+    host: SmtpHost,
+    port: z.number().int().min(1).max(65535),
+    /** true: TLS from the first byte (port 465). false: plain, upgraded with STARTTLS when offered. */
+    secure: z.boolean(),
+    user: z.string().trim().max(320).optional(),
+    /** Name of the workspace secret holding the SMTP password. */
+    passwordSecret: SecretName.optional(),
+    from: FromAddress,
+  })
+  .superRefine((smtp, ctx) => {
+    if (smtp.passwordSecret && !smtp.user)
+      ctx.addIssue({ code: "custom", path: ["user"], message: "A password needs a user name" });
+  });
+export type SmtpIntegration = z.infer<typeof SmtpIntegration>;
+
+export const UpdateLlmIntegrationInput = z.object({ llm: LlmIntegration.nullable() });
+export type UpdateLlmIntegrationInput = z.infer<typeof UpdateLlmIntegrationInput>;
+
+export const UpdateSmtpIntegrationInput = z.object({ smtp: SmtpIntegration.nullable() });
+export type UpdateSmtpIntegrationInput = z.infer<typeof UpdateSmtpIntegrationInput>;
+
+export const TestLlmIntegrationInput = LlmIntegration;
+export type TestLlmIntegrationInput = z.infer<typeof TestLlmIntegrationInput>;
+
+export const TestSmtpIntegrationInput = SmtpIntegration;
+export type TestSmtpIntegrationInput = z.infer<typeof TestSmtpIntegrationInput>;
+
+/** The answer of a "Test connection" button: never throws for a failed connection. */
+export interface IntegrationTestResult {
+  ok: boolean;
+  /** What succeeded ("Model gpt-4o-mini answered in 420 ms") or the exact error. */
+  message: string;
+  durationMs: number;
+}
+
+// --- stored settings -------------------------------------------------------------------------
+
+/**
+ * Per-workspace limits, policies and integrations (stored in workspaces.settings). Fields are
+ * optional in storage; readers apply DEFAULT_WORKSPACE_POLICIES. Secrets are referenced by name.
+ */
 export const WorkspaceSettings = z.object({
   maxActiveRunsPerUser: z.number().int().min(1).max(1000).optional(),
   maxActiveRunsPerWorkspace: z.number().int().min(1).max(10000).optional(),
   /** Lets a proposer approve their own change proposal. */
   allowSelfApproval: z.boolean().optional(),
+  scriptStepsEnabled: WorkspacePolicies.shape.scriptStepsEnabled.optional(),
+  allowedPrivateHosts: WorkspacePolicies.shape.allowedPrivateHosts.optional(),
+  forbiddenStepTypes: WorkspacePolicies.shape.forbiddenStepTypes.optional(),
+  llm: LlmIntegration.optional(),
+  smtp: SmtpIntegration.optional(),
 });
 export type WorkspaceSettings = z.infer<typeof WorkspaceSettings>;

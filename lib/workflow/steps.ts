@@ -150,6 +150,7 @@ export const ScriptConfig = z
     env: z.record(EnvName, z.string().max(65_536)).default({}).describe("Environment variables (the environment is otherwise scrubbed); values may use templates."),
     secrets: z.record(EnvName, SecretName).default({}).describe("Environment variable → workspace secret name; the value is injected at run time and never stored."),
     timeoutMs: z.int().min(1_000).max(SCRIPT_MAX_TIMEOUT_MS).default(SCRIPT_DEFAULT_TIMEOUT_MS).describe("Timeout in ms (default 120000, max 600000); SIGTERM, then SIGKILL after 10 s."),
+    failOnNonZero: z.boolean().optional().describe("Fail the step (retryable) when the command exits non-zero. Off by default: the step completes and output.data.exitCode tells."),
   })
   .superRefine(
     ...crossRule((config, ctx) => {

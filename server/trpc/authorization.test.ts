@@ -14,6 +14,7 @@ import { createWorkflow } from "../services/workflows/create-workflow";
 import { listVersions } from "../services/workflows/list-versions";
 import { publishWorkflow } from "../services/workflows/publish-workflow";
 import { saveDraft } from "../services/workflows/save-draft";
+import { createSecret } from "../services/secrets/create-secret";
 import { appRouter, createCaller } from "./root";
 
 type Access = "public" | "authed" | Role;
@@ -224,7 +225,58 @@ const CASES: Record<string, Case> = {
       ).id,
     }),
   },
+  "secret.list": { access: "editor" },
+  "secret.create": { access: "admin", input: () => ({ name: secretName(), value: "value-1234" }) },
+  "secret.update": {
+    access: "admin",
+    input: async (fx) => ({ name: await seedSecret(fx), value: "new-value-5678" }),
+    foreign: async (other) => ({ name: await seedSecret(other), value: "new-value-5678" }),
+  },
+  "secret.delete": {
+    access: "admin",
+    input: async (fx) => ({ name: await seedSecret(fx) }),
+    foreign: async (other) => ({ name: await seedSecret(other) }),
+  },
+  "settings.get": { access: "viewer" },
+  "settings.updatePolicies": {
+    access: "admin",
+    input: () => ({
+      scriptStepsEnabled: false,
+      allowedPrivateHosts: ["10.0.0.0/8"],
+      forbiddenStepTypes: ["script"],
+    }),
+  },
+  "settings.updateLlm": {
+    access: "admin",
+    input: () => ({ llm: { baseUrl: "https://llm.example.com/v1", model: "m" } }),
+  },
+  "settings.updateSmtp": {
+    access: "admin",
+    input: () => ({
+      smtp: { host: "smtp.example.com", port: 587, secure: false, from: "a@example.com" },
+    }),
+  },
+  // Loopback targets are refused by the SSRF guard before any packet is sent: the procedure
+  // still answers (ok: false), which is what the matrix checks.
+  "settings.testLlm": {
+    access: "admin",
+    input: () => ({ baseUrl: "http://127.0.0.1:9/v1", model: "m" }),
+  },
+  "settings.testSmtp": {
+    access: "admin",
+    input: () => ({ host: "127.0.0.1", port: 9, secure: false, from: "a@example.com" }),
+  },
 };
+
+function secretName(): string {
+  return `S_${Math.random().toString(36).slice(2, 10).toUpperCase()}`;
+}
+
+async function seedSecret(fx: WorkspaceFixture): Promise<string> {
+  const name = secretName();
+  await createSecret({ ctx: fx.ctx("owner"), input: { name, value: "seed-value-1234" } });
+  return name;
+}
 
 /** Outcomes that are not authorization refusals (the procedure ran its own checks). */
 const RAN = new Set(["NOT_FOUND", "CONFLICT", "PRECONDITION_FAILED", "BAD_REQUEST"]);
@@ -304,16 +356,24 @@ describe("tRPC authorization matrix", () => {
       ctx: other.ctx("owner"),
       input: { email: "other-invite@example.com", role: "viewer" },
     });
+    await createSecret({
+      ctx: other.ctx("owner"),
+      input: { name: "OTHER_WS_SECRET", value: "other-secret-value" },
+    });
     const caller = createCaller({ svc: mine.ctx("owner") });
     const all = JSON.stringify([
       await caller.member.list(),
       await caller.apiToken.list(),
       await caller.invitation.list(),
       await caller.workspace.list(),
+      await caller.secret.list(),
+      await caller.settings.get(),
     ]);
     expect(all).not.toContain(other.workspaceId);
     expect(all).not.toContain("secret-other");
     expect(all).not.toContain("other-invite@example.com");
+    expect(all).not.toContain("OTHER_WS_SECRET");
+    expect(all).not.toContain("other-secret-value");
     for (const uid of Object.values(other.members)) expect(all).not.toContain(uid);
   });
 });

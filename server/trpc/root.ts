@@ -4,6 +4,8 @@ import { invitationRouter } from "./routers/invitation";
 import { meRouter } from "./routers/me";
 import { memberRouter } from "./routers/member";
 import { workflowRouter } from "./routers/workflow";
+import { secretRouter } from "./routers/secret";
+import { settingsRouter } from "./routers/settings";
 import { workspaceRouter } from "./routers/workspace";
 import { createCallerFactory, router } from "./init";
 
@@ -15,6 +17,8 @@ export const appRouter = router({
   invitation: invitationRouter,
   apiToken: apiTokenRouter,
   workflow: workflowRouter,
+  secret: secretRouter,
+  settings: settingsRouter,
 });
 
 export type AppRouter = typeof appRouter;

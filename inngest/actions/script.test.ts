@@ -1,0 +1,205 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { z } from "zod";
+import { ScriptConfig } from "@/lib/workflow/steps";
+import { createScriptHandler, scriptHandler, type ScriptStepConfig } from "./script";
+import type { ActionContext } from "./types";
+import { failureOf, makeActionContext } from "./testing";
+
+const enabled = { scriptStepsEnabled: true, allowedPrivateHosts: [], forbiddenStepTypes: [] };
+const handler = createScriptHandler({ killGraceMs: 500 });
+const contexts: Array<{ cleanup(): Promise<void> }> = [];
+function ctxFor(
+  config: z.input<typeof ScriptConfig>,
+  overrides: Partial<ActionContext<ScriptStepConfig>> = {},
+) {
+  const ctx = makeActionContext(ScriptConfig, config, { policy: enabled, ...overrides });
+  contexts.push(ctx);
+  return ctx;
+}
+afterEach(async () => {
+  for (const c of contexts.splice(0)) await c.cleanup();
+});
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+async function waitDead(pid: number, ms = 2000) {
+  const until = Date.now() + ms;
+  while (alive(pid) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+  return !alive(pid);
+}
+
+describe("script step", () => {
+  it("is refused unless the workspace enabled script steps", async () => {
+    const ctx = makeActionContext(ScriptConfig, { command: "echo hi" });
+    contexts.push(ctx);
+    const f = await failureOf(scriptHandler(ctx));
+    expect(f.failureClass).toBe("user");
+    expect(f.message).toMatch(/Script steps are disabled/);
+  });
+
+  it("runs in the scratch directory and reports the exit code, stdout and stderr", async () => {
+    const ctx = ctxFor({ command: 'pwd; echo "to err" >&2; exit 3', cwd: "work/dir" });
+    const out = await handler(ctx);
+    const scratch = await ctx.scratchDir();
+    expect(out.data).toMatchObject({
+      exitCode: 3,
+      stdout: `${path.join(await fs.realpath(scratch), "work/dir")}\n`,
+      stderr: "to err\n",
+      stdoutTruncated: false,
+      stderrTruncated: false,
+    });
+    expect((out.data as { durationMs: number }).durationMs).toBeGreaterThanOrEqual(0);
+    const ok = await handler(ctxFor({ command: "true" }));
+    expect(ok.data).toMatchObject({ exitCode: 0, stdout: "" });
+  });
+
+  it("fails (operational, retryable) on a non-zero exit when failOnNonZero is set", async () => {
+    const f = await failureOf(
+      handler(ctxFor({ command: "echo nope >&2; exit 2", failOnNonZero: true })),
+    );
+    expect(f.failureClass).toBe("operational");
+    expect(f.message).toBe("Script exited with code 2: nope\n");
+    expect(f.details).toMatchObject({ exitCode: 2 });
+  });
+
+  it("caps each stream at 64 KiB and says so", async () => {
+    const out = await handler(
+      ctxFor({
+        command: "head -c 100000 /dev/zero | tr '\\0' a; head -c 70000 /dev/zero | tr '\\0' b >&2",
+      }),
+    );
+    const data = out.data as {
+      stdout: string;
+      stderr: string;
+      stdoutTruncated: boolean;
+      stderrTruncated: boolean;
+    };
+    expect(data.stdout.length).toBe(65536);
+    expect(data.stderr.length).toBe(65536);
+    expect(data.stdoutTruncated).toBe(true);
+    expect(data.stderrTruncated).toBe(true);
+  });
+
+  it("scrubs the environment: only basics, the declared env and mapped secrets", async () => {
+    process.env.SLUICE_TEST_PARENT_ONLY = "parent-value";
+    try {
+      const ctx = ctxFor(
+        {
+          command: "env | sort",
+          env: { GREETING: "hello" },
+          secrets: { API_TOKEN: "DEPLOY_TOKEN" },
+        },
+        { secrets: { DEPLOY_TOKEN: "tok-123456789" }, secretValues: ["tok-123456789"] },
+      );
+      const out = await handler(ctx);
+      const stdout = (out.data as { stdout: string }).stdout;
+      const names = stdout
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => l.split("=")[0]);
+      expect(stdout).not.toContain("SLUICE_TEST_PARENT_ONLY");
+      expect(stdout).not.toContain("parent-value");
+      expect(stdout).toContain("GREETING=hello");
+      // The mapped secret reached the script, and its value was redacted from the output.
+      expect(stdout).toContain("API_TOKEN=[REDACTED]");
+      expect(stdout).toContain(`HOME=${await ctx.scratchDir()}`);
+      expect(names).not.toContain("NODE_OPTIONS");
+      expect(names).not.toContain("DATABASE_URL");
+      expect(names).not.toContain("SLUICE_SECRET");
+    } finally {
+      delete process.env.SLUICE_TEST_PARENT_ONLY;
+    }
+  });
+
+  it("refuses to run when a mapped secret was not provided", async () => {
+    const f = await failureOf(handler(ctxFor({ command: "true", secrets: { X: "MISSING_ONE" } })));
+    expect(f.failureClass).toBe("user");
+    expect(f.message).toMatch(/MISSING_ONE/);
+  });
+
+  it("redacts secrets from stdout and stderr in every encoding", async () => {
+    const secret = "s3cr3t-value-42";
+    const out = await handler(
+      ctxFor(
+        {
+          command: 'echo "$S"; printf %s "$S" | base64; printf %s "$S" | xxd -p; echo "$S" >&2',
+          env: { S: secret },
+        },
+        { secretValues: [secret] },
+      ),
+    );
+    const text = JSON.stringify(out);
+    expect(text).not.toContain(secret);
+    expect(text).not.toContain(Buffer.from(secret).toString("base64"));
+    expect(text).not.toContain(Buffer.from(secret).toString("hex"));
+    expect(text).toContain("[REDACTED]");
+  });
+
+  it("times out: SIGTERM to the process group, then SIGKILL when TERM is ignored", async () => {
+    const ctx = ctxFor({
+      command: `trap "" TERM; (trap "" TERM; exec sleep 30) & echo $! > child.pid; echo started; wait`,
+      timeoutMs: 1000,
+    });
+    const started = Date.now();
+    const f = await failureOf(handler(ctx));
+    expect(f.failureClass).toBe("operational");
+    expect(f.message).toBe(
+      "Script timed out after 1 s and was stopped (SIGTERM, then SIGKILL after 0.5 s)",
+    );
+    expect(f.details).toMatchObject({
+      stoppedBy: "timeout",
+      sent: "SIGKILL",
+      stdoutTail: "started\n",
+    });
+    expect(Date.now() - started).toBeLessThan(5000);
+    const childPid = Number(
+      await fs.readFile(path.join(await ctx.scratchDir(), "child.pid"), "utf8"),
+    );
+    expect(await waitDead(childPid)).toBe(true);
+  });
+
+  it("stops a script that honours SIGTERM without needing SIGKILL", async () => {
+    const f = await failureOf(handler(ctxFor({ command: "sleep 30", timeoutMs: 1000 })));
+    expect(f.details).toMatchObject({ stoppedBy: "timeout", sent: "SIGTERM" });
+  });
+
+  it("is cancelled through the abort signal", async () => {
+    const ctx = ctxFor({ command: "sleep 30" });
+    setTimeout(() => ctx.abort.abort(), 200);
+    const started = Date.now();
+    const f = await failureOf(handler(ctx));
+    expect(f.message).toMatch(/cancelled/);
+    expect(f.details).toMatchObject({ stoppedBy: "cancel" });
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+
+  it("kills background jobs left behind when the script exits", async () => {
+    const ctx = ctxFor({ command: "sleep 30 & echo $! > bg.pid; echo done" });
+    const started = Date.now();
+    const out = await handler(ctx);
+    expect(out.data).toMatchObject({ exitCode: 0, stdout: "done\n" });
+    expect(Date.now() - started).toBeLessThan(5000);
+    const pid = Number(await fs.readFile(path.join(await ctx.scratchDir(), "bg.pid"), "utf8"));
+    expect(await waitDead(pid)).toBe(true);
+  });
+
+  it("applies resource limits with ulimit", async () => {
+    const out = await handler(
+      ctxFor({ command: "ulimit -t; ulimit -f; ulimit -d; ulimit -c", timeoutMs: 60_000 }),
+    );
+    const [cpu, fsize, data, core] = (out.data as { stdout: string }).stdout.trim().split("\n");
+    expect(Number(cpu)).toBe(66); // 60 s + 0.5 s grace (rounded up) + 5
+    expect(Number(fsize)).toBe(1024 * 1024);
+    expect(Number(data)).toBe(4 * 1024 * 1024);
+    expect(core).toBe("0");
+  });
+});

@@ -1,0 +1,215 @@
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { createRedactor } from "@/lib/redact";
+import type { StepConfig } from "@/lib/workflow/steps";
+import {
+  runScript,
+  SCRIPT_KILL_GRACE_MS,
+  SCRIPT_OUTPUT_CAP_BYTES,
+  type ScriptLimits,
+  type ScriptRunResult,
+} from "@/server/sandbox/script-runner";
+import { remainingMs, userFailure } from "./failures";
+import { StepFailure, type ActionContext, type ActionHandler } from "./types";
+
+export type ScriptStepConfig = StepConfig<"script">;
+
+export interface ScriptStepData {
+  /** null when the script was ended by a signal (see meta.signal). */
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+  stdoutTruncated: boolean;
+  stderrTruncated: boolean;
+  durationMs: number;
+}
+
+export interface ScriptHandlerOptions {
+  /** PATH given to scripts (the environment is otherwise scrubbed). */
+  path?: string;
+  /** Between SIGTERM and SIGKILL; 10 s per SPEC §4. Tests shorten it. */
+  killGraceMs?: number;
+  limits?: ScriptLimits;
+}
+
+export const DEFAULT_SCRIPT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+/** Generous defaults: they stop runaways without getting in the way of real builds. */
+export const DEFAULT_SCRIPT_LIMITS: ScriptLimits = {
+  fileSizeBytes: 1024 ** 3,
+  maxProcesses: 2048,
+  memoryBytes: 4 * 1024 ** 3,
+  openFiles: 4096,
+};
+
+function decode(buf: Buffer): string {
+  return new TextDecoder("utf-8", { fatal: false }).decode(buf);
+}
+
+/** Redacts the captured bytes, then cuts to the cap (so a secret straddling the cap is still caught). */
+function finalOutput(buf: Buffer, redact: (s: string) => string, truncated: boolean): string {
+  const text = redact(decode(buf));
+  if (!truncated && Buffer.byteLength(text) <= SCRIPT_OUTPUT_CAP_BYTES) return text;
+  return decode(Buffer.from(text, "utf8").subarray(0, SCRIPT_OUTPUT_CAP_BYTES)).replace(
+    /\uFFFD$/,
+    "",
+  );
+}
+
+function scriptEnv(
+  ctx: ActionContext<ScriptStepConfig>,
+  scratch: string,
+  tmp: string,
+  pathValue: string,
+): Record<string, string> {
+  const config = ctx.config;
+  const missing = Object.values(config.secrets ?? {}).filter(
+    (name) => ctx.secrets?.[name] === undefined,
+  );
+  if (missing.length) {
+    throw userFailure(
+      `Secret${missing.length > 1 ? "s" : ""} ${missing.join(", ")} mapped in "secrets" ${missing.length > 1 ? "are" : "is"} not available to this run`,
+      { secrets: missing },
+    );
+  }
+  let user = "sluice";
+  try {
+    user = os.userInfo().username;
+  } catch {
+    // No passwd entry for this uid (some containers): keep the neutral name.
+    user = "sluice";
+  }
+  const env: Record<string, string> = {
+    PATH: pathValue,
+    HOME: scratch,
+    TMPDIR: tmp,
+    LANG: "C.UTF-8",
+    LC_ALL: "C.UTF-8",
+    TERM: "dumb",
+    SHELL: "/bin/bash",
+    USER: user,
+    LOGNAME: user,
+    SLUICE_RUN_ID: ctx.runId,
+    SLUICE_WORKFLOW_ID: ctx.workflowId,
+    SLUICE_STEP_ID: ctx.stepId,
+    SLUICE_ATTEMPT: String(ctx.attempt),
+    ...config.env,
+  };
+  for (const [envName, secretName] of Object.entries(config.secrets ?? {})) {
+    env[envName] = ctx.secrets![secretName]!;
+  }
+  return env;
+}
+
+/**
+ * The `script` step: `bash -lc <command>` in the run's scratch directory (or `cwd` inside it),
+ * refused unless the workspace enabled script steps. The environment is scrubbed to PATH, HOME
+ * (the scratch directory), TMPDIR, locale and SLUICE_* ids, plus the step's `env` and the
+ * secrets it maps explicitly. Output streams are capped at 64 KiB each and redacted of every
+ * secret value known to the run before they leave the handler.
+ *
+ * A non-zero exit completes the step with `exitCode` (branch on it with `when`), unless
+ * `failOnNonZero` is set: then it is an operational failure, retried per the step's policy.
+ * Timeouts are operational failures; cancellation stops the script the same way (SIGTERM to the
+ * process group, SIGKILL 10 s later).
+ */
+export function createScriptHandler(
+  options: ScriptHandlerOptions = {},
+): ActionHandler<ScriptStepConfig> {
+  const killGraceMs = options.killGraceMs ?? SCRIPT_KILL_GRACE_MS;
+  return async (ctx) => {
+    if (!ctx.policy.scriptStepsEnabled) {
+      throw userFailure(
+        "Script steps are disabled in this workspace. A workspace admin can enable them under Settings → Policies.",
+        { policy: "scriptStepsEnabled" },
+      );
+    }
+    const config = ctx.config;
+    const scratch = await ctx.scratchDir();
+    const cwd = path.resolve(scratch, config.cwd ?? ".");
+    if (cwd !== scratch && !cwd.startsWith(scratch + path.sep)) {
+      throw userFailure(`cwd "${config.cwd}" must stay inside the scratch directory`, {
+        field: "cwd",
+      });
+    }
+    const tmp = path.join(scratch, ".tmp");
+    await fs.mkdir(cwd, { recursive: true });
+    await fs.mkdir(tmp, { recursive: true });
+    const env = scriptEnv(ctx, scratch, tmp, options.path ?? DEFAULT_SCRIPT_PATH);
+
+    const secretValues = [...ctx.secretValues, ...Object.values(ctx.secrets ?? {})];
+    const redactor = createRedactor(secretValues);
+    const longestSecret = secretValues.reduce((m, v) => Math.max(m, Buffer.byteLength(v)), 0);
+    const timeoutMs = remainingMs(ctx, config.timeoutMs);
+
+    let result: ScriptRunResult;
+    try {
+      result = await runScript({
+        command: config.command,
+        cwd,
+        env,
+        timeoutMs,
+        signal: ctx.signal,
+        killGraceMs,
+        // Room for the longest secret in its longest encoding (hex doubles, URL-encoding triples).
+        overflowBytes: longestSecret * 3,
+        limits: {
+          ...DEFAULT_SCRIPT_LIMITS,
+          cpuSeconds: Math.ceil(timeoutMs / 1000) + Math.ceil(killGraceMs / 1000) + 5,
+          ...options.limits,
+        },
+      });
+    } catch (e) {
+      throw new StepFailure(`Could not start bash: ${(e as Error).message}`, "internal");
+    }
+
+    const data: ScriptStepData = {
+      exitCode: result.exitCode,
+      stdout: finalOutput(result.stdout, redactor.string, result.stdoutTruncated),
+      stderr: finalOutput(result.stderr, redactor.string, result.stderrTruncated),
+      stdoutTruncated: result.stdoutTruncated,
+      stderrTruncated: result.stderrTruncated,
+      durationMs: result.durationMs,
+    };
+    const meta = {
+      cwd: path.relative(scratch, cwd) || ".",
+      ...(result.signal ? { signal: result.signal } : {}),
+      ...(result.sent ? { sent: result.sent } : {}),
+    };
+    const tail = (s: string) => s.slice(-2000);
+
+    if (result.stoppedBy) {
+      const how =
+        result.sent === "SIGKILL"
+          ? `SIGTERM, then SIGKILL after ${killGraceMs / 1000} s`
+          : "SIGTERM";
+      const message =
+        result.stoppedBy === "timeout"
+          ? `Script timed out after ${Math.round(timeoutMs / 1000)} s and was stopped (${how})`
+          : `Script was cancelled and stopped (${how})`;
+      throw new StepFailure(message, "operational", {
+        ...meta,
+        stoppedBy: result.stoppedBy,
+        exitCode: result.exitCode,
+        stdoutTail: tail(data.stdout),
+        stderrTail: tail(data.stderr),
+      });
+    }
+    if (config.failOnNonZero && result.exitCode !== 0) {
+      throw new StepFailure(
+        `Script exited with ${result.exitCode === null ? `signal ${result.signal}` : `code ${result.exitCode}`}${data.stderr ? `: ${tail(data.stderr).slice(-500)}` : ""}`,
+        "operational",
+        {
+          ...meta,
+          exitCode: result.exitCode,
+          stdoutTail: tail(data.stdout),
+          stderrTail: tail(data.stderr),
+        },
+      );
+    }
+    return { data, meta };
+  };
+}
+
+export const scriptHandler: ActionHandler<ScriptStepConfig> = createScriptHandler();

@@ -1,0 +1,35 @@
+import {
+  TestLlmIntegrationInput,
+  TestSmtpIntegrationInput,
+  UpdateLlmIntegrationInput,
+  UpdateSmtpIntegrationInput,
+  UpdateWorkspacePoliciesInput,
+} from "@/lib/schemas/workspace";
+import { getWorkspaceSettings } from "../../services/settings/get-workspace-settings";
+import { testLlmIntegration } from "../../services/settings/test-llm-integration";
+import { testSmtpIntegration } from "../../services/settings/test-smtp-integration";
+import { updateLlmIntegration } from "../../services/settings/update-llm-integration";
+import { updateSmtpIntegration } from "../../services/settings/update-smtp-integration";
+import { updateWorkspacePolicies } from "../../services/settings/update-workspace-policies";
+import { roleProcedure, router } from "../init";
+
+/** Workspace policies and integrations: every member reads, admins change and test. */
+export const settingsRouter = router({
+  get: roleProcedure("viewer").query(({ ctx }) => getWorkspaceSettings({ ctx: ctx.svc })),
+  updatePolicies: roleProcedure("admin")
+    .input(UpdateWorkspacePoliciesInput)
+    .mutation(({ ctx, input }) => updateWorkspacePolicies({ ctx: ctx.svc, input })),
+  updateLlm: roleProcedure("admin")
+    .input(UpdateLlmIntegrationInput)
+    .mutation(({ ctx, input }) => updateLlmIntegration({ ctx: ctx.svc, input })),
+  updateSmtp: roleProcedure("admin")
+    .input(UpdateSmtpIntegrationInput)
+    .mutation(({ ctx, input }) => updateSmtpIntegration({ ctx: ctx.svc, input })),
+  /** Real requests through the steps' own clients; failures come back as `{ ok: false, message }`. */
+  testLlm: roleProcedure("admin")
+    .input(TestLlmIntegrationInput)
+    .mutation(({ ctx, input }) => testLlmIntegration({ ctx: ctx.svc, input })),
+  testSmtp: roleProcedure("admin")
+    .input(TestSmtpIntegrationInput)
+    .mutation(({ ctx, input }) => testSmtpIntegration({ ctx: ctx.svc, input })),
+});

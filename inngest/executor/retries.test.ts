@@ -101,7 +101,7 @@ beforeAll(async () => {
     functions: [flaky, exhausted, caught, retryAfter, nonRetriable, fnLevel, fnFatal, attemptEcho],
     bridge,
     label: "retries",
-    // Only local wake-ups drive this executor, so the lease test controls who sees a job.
+    // Only local wake-ups drive this executor (no polling): a missed wake-up fails a test here.
     executor: { pollIntervalMs: 60_000 },
   });
 });
@@ -205,11 +205,18 @@ describe("leases", () => {
     // A second executor on the same database plays the dead worker: it leases the job, never finishes it.
     const dead = createExecutor({ db: h.db, clock: h.clock, leaseMs: 300, log: h.executor.ctx.log });
     await dead.ctx.registry.refresh(h.db.db);
-    // The live worker is not told about this event (no local wake-up; it polls once a minute in
-    // this file), so the dead worker's claim right after the commit is the only one.
+    // Hold the live worker (no free slots) once earlier runs are done, so only the dead one claims.
+    const live = h.executor.ctx.opts;
+    const slots = live.concurrency;
+    await h.until(async () => {
+      const [row] = await execRows<{ n: number }>(h.db.db, sql`select count(*)::int as n from executor_jobs`);
+      return row!.n === 0;
+    }, "an empty queue");
+    live.concurrency = 0;
     const [eventId] = await inTx(dead.ctx, (c) => ingestEvents(c, [{ name: "retry/lease", data: {} }]));
     const stolen = await claimJobs(dead.ctx, 10);
     expect(stolen).toHaveLength(1);
+    live.concurrency = slots;
     const [runId] = await h.runsFor(eventId!);
     await h.until(async () => {
       const [row] = await execRows<{ expired: boolean }>(

@@ -111,10 +111,10 @@ function toState(r: RunRowRaw): RunState {
     parentStepId: r.parent_step_id,
     startedAt: r.started_at === null ? null : Number(r.started_at),
   };
-  return { row, pending: { ...row.pending }, settled: false, raceSettled: false, finished: false, history: [], memos: [], jobs: [] };
+  return stateFromSnapshot(row);
 }
 
-/** A run state built from a claim-time snapshot (the optimistic path; nothing is locked). */
+/** A run state built from a row (read under lock, or a claim-time snapshot on the optimistic path). */
 export function stateFromSnapshot(row: RunRow): RunState {
   return { row, pending: { ...row.pending }, settled: false, raceSettled: false, finished: false, history: [], memos: [], jobs: [] };
 }

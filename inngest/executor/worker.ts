@@ -42,8 +42,11 @@ export function startWorker(ex: ExecutorContext): Worker {
     timerAt = at;
     timer = setTimeout(() => {
       timerAt = Infinity;
+      // Timers and Date.now() can disagree by a millisecond: if the job is not due yet when the
+      // loop looks, it must re-arm from the queue instead of waiting for the next poll.
+      lastDueScan = 0;
       poke();
-    }, Math.min(at - now, 2 ** 31 - 1));
+    }, Math.min(at - now + 1, 2 ** 31 - 1));
     timer.unref?.();
   }
 

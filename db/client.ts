@@ -18,6 +18,8 @@ export interface DbHandle {
   driver: DbDriver;
   /** The postgres:// URL when driver is postgres. */
   url?: string;
+  /** PGlite only: dumps the data directory (test templates). */
+  dumpDataDir?: () => Promise<Blob>;
   close(): Promise<void>;
 }
 
@@ -30,6 +32,8 @@ export interface OpenDbOptions {
   dataDir?: string;
   /** postgres.js pool size. */
   maxConnections?: number;
+  /** PGlite: start from this dumped data directory (tests restore a migrated template). */
+  loadDataDir?: Blob;
 }
 
 export async function openDb(opts: OpenDbOptions): Promise<DbHandle> {
@@ -47,10 +51,10 @@ export async function openDb(opts: OpenDbOptions): Promise<DbHandle> {
   }
   const { PGlite } = await import("@electric-sql/pglite");
   const { drizzle } = await import("drizzle-orm/pglite");
-  const client = opts.dataDir ? new PGlite(opts.dataDir) : new PGlite();
+  const client = opts.dataDir ? new PGlite(opts.dataDir) : new PGlite(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {});
   await client.waitReady;
   const db = drizzle(client, { schema, casing: "snake_case" }) as unknown as Db;
-  return { db, driver: "pglite", close: () => client.close() };
+  return { db, driver: "pglite", close: () => client.close(), dumpDataDir: () => client.dumpDataDir("gzip") };
 }
 
 /** Rows of a raw `db.execute(sql)` — postgres.js returns an array, PGlite `{ rows }`. */

@@ -1,6 +1,6 @@
 /**
  * Next.js start-up hook. On the Node.js runtime it starts the embedded Inngest-compatible executor
- * (unless SLUICE_EXECUTOR=inngest) and installs the shutdown handlers. It does not wait for the
+ * (unless SLUICE_EXECUTOR=inngest), the outbox relay, and the shutdown handlers. It does not wait for the
  * database or the app: Next holds every request until `register()` resolves.
  */
 export async function register() {
@@ -10,4 +10,8 @@ export async function register() {
   const { installShutdownHandlers, startEmbeddedExecutor } = await import("./inngest/executor/embedded");
   installShutdownHandlers();
   startEmbeddedExecutor();
+  // The outbox relay runs in every app process, embedded executor or not. Not awaited: it opens
+  // the database, and Next holds requests until register() resolves.
+  const { startBackground } = await import("./server/boot");
+  void startBackground().catch(() => undefined);
 }

@@ -6,6 +6,7 @@
  * the result, the error and the logs.
  */
 import type { Logger } from "@/lib/log";
+import type { TemplateContext } from "@/lib/workflow/templates";
 import type { FailureClass } from "@/lib/workflow/status";
 
 export interface WorkspacePolicy {
@@ -55,6 +56,8 @@ export interface ActionContext<Config = unknown> {
   secrets?: Readonly<Record<string, string>>;
   llm?: LlmEndpoint;
   smtp?: SmtpSettings;
+  /** The run context the config's templates were resolved against (condition refs read it). */
+  templateContext?: TemplateContext;
   /** Starts another workflow of the workspace and waits for its output (agent tools). */
   invokeWorkflow?(ref: string, input: Record<string, unknown>): Promise<unknown>;
 }
@@ -74,6 +77,11 @@ export interface ActionResult {
   meta?: Record<string, unknown>;
   /** The chosen output port, for types with several (default `success`). */
   port?: string;
+  /**
+   * Workflow events to publish. The engine writes them to the outbox in the same transaction that
+   * records the step as completed, so an event exists exactly when its step succeeded.
+   */
+  emit?: { name: string; data: unknown }[];
 }
 
 export type ActionHandler<Config = unknown> = (ctx: ActionContext<Config>) => Promise<ActionResult>;

@@ -1,4 +1,8 @@
+import { finalizeCancelledRun } from "./finalize-cancelled-run";
+import { reapRuns } from "./reap-runs";
+import { retention } from "./retention";
+import { runWorkflow } from "./run-workflow";
 import { systemPing } from "./system-ping";
 
 /** Every function the app serves at /api/inngest. */
-export const functions = [systemPing];
+export const functions = [runWorkflow, finalizeCancelledRun, reapRuns, retention, systemPing];

@@ -58,3 +58,4 @@ export * from "./inputs";
 export * from "./io";
 export { workflowJsonSchema, WORKFLOW_SCHEMA_ID, type JsonSchema } from "./json-schema";
 export { makeLargeDefinition } from "./fixtures";
+export { resolveStepConfig } from "./resolve-config";

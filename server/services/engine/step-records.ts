@@ -1,6 +1,6 @@
 import "server-only";
 import { and, eq, inArray, sql } from "drizzle-orm";
-import type { Db } from "@/db/client";
+import type { Db, Queryable } from "@/db/client";
 import { runSteps } from "@/db/schema";
 import type { FailureClass, StepStatus } from "@/lib/workflow";
 import { appendRunEvents } from "../runs/run-events";
@@ -73,7 +73,14 @@ export interface AttemptResult {
  * Records an attempt's outcome: compare-and-set from running/waiting, so a late result after the
  * run was cancelled (or a duplicate execution) changes nothing. Returns whether it was recorded.
  */
-export async function endAttempt(db: Db, key: AttemptKey, result: AttemptResult, now: Date): Promise<boolean> {
+export async function endAttempt(
+  db: Db,
+  key: AttemptKey,
+  result: AttemptResult,
+  now: Date,
+  /** Writes that must commit with the outcome (e.g. emitted events into the outbox). */
+  inTx?: (tx: Queryable) => Promise<void>,
+): Promise<boolean> {
   const recorded = await db.transaction(async (tx) => {
     const done = await tx
       .update(runSteps)
@@ -88,6 +95,7 @@ export async function endAttempt(db: Db, key: AttemptKey, result: AttemptResult,
       .where(and(eq(runSteps.runId, key.runId), eq(runSteps.path, key.path), eq(runSteps.attempt, key.attempt), inArray(runSteps.status, ["running", "waiting"])))
       .returning({ id: runSteps.id, startedAt: runSteps.startedAt });
     if (!done.length) return false;
+    if (inTx) await inTx(tx);
     const durationMs = done[0]!.startedAt ? now.getTime() - done[0]!.startedAt.getTime() : null;
     await appendRunEvents(
       tx,

@@ -60,3 +60,14 @@ export async function currentVersion(db: Queryable, wf: WorkflowRow): Promise<Ve
     .limit(1);
   return row ?? null;
 }
+
+/** A published version by its number ("1.4.0"). */
+export async function loadVersionByNumber(db: Queryable, workspaceId: string, workflowId: string, version: string): Promise<VersionRow> {
+  const [row] = await db
+    .select()
+    .from(workflowVersions)
+    .where(and(eq(workflowVersions.workflowId, workflowId), eq(workflowVersions.workspaceId, workspaceId), eq(workflowVersions.version, version)))
+    .limit(1);
+  if (!row) throw new NotFoundError("Version", version);
+  return row;
+}

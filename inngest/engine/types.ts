@@ -1,0 +1,34 @@
+import type { GetStepTools } from "inngest";
+import type { RunPlan } from "@/server/services/engine/run-plan";
+import type { StepContextEntry, TemplateContext, WorkflowDefinition } from "@/lib/workflow";
+import type { inngest } from "../client";
+import type { Semaphore } from "./semaphore";
+
+export type StepTools = GetStepTools<typeof inngest>;
+
+/** Run-wide state of one orchestration (rebuilt identically on every durable replay). */
+export interface EngineEnv {
+  step: StepTools;
+  plan: RunPlan;
+  definition: WorkflowDefinition;
+  /** input, vars, run, trigger — the parts of the template context every step shares. */
+  base: TemplateContext;
+  slots: Semaphore;
+  /** Step attempts started so far (constraints.maxSteps). */
+  attempts: number;
+  maxAttempts: number;
+  deadline: number;
+  /** Set when the run must stop early (max steps, deadline); checked between steps. */
+  abort?: { status: "failed" | "timed_out" | "cancelled"; reason: string; message: string };
+  /** The top-level graph finished: dangling step chains must not create new durable steps. */
+  halted: boolean;
+}
+
+/** Where a graph runs: the top level, or one loop iteration. */
+export interface Scope {
+  /** Prefix of step paths (`each[2].` inside a loop). */
+  prefix: string;
+  loop?: { item: unknown; index: number };
+  /** Outer steps visible inside a loop body. */
+  outer?: Record<string, StepContextEntry>;
+}

@@ -1,0 +1,21 @@
+import { inngest, APP_ID } from "../client";
+import { finalizeCancelledBody } from "../engine/fail-bodies";
+
+/**
+ * When the durable executor cancels a run-workflow execution (a cancel request, or the reaper
+ * stopping an overdue run), the run row is finalized here: leftover steps and approvals are
+ * cancelled and the freed slot admits queued runs. A run that already ended is left alone.
+ */
+export const finalizeCancelledRun = inngest.createFunction(
+  {
+    id: "finalize-cancelled-run",
+    name: "Finalize cancelled run",
+    retries: 5,
+    triggers: [{ event: "inngest/function.cancelled", expression: `event.data.function_id == "${APP_ID}-run-workflow"` }],
+  },
+  async ({ event, step }) => {
+    const runId = (event.data as { event?: { data?: { runId?: string } } }).event?.data?.runId;
+    if (!runId) return { skipped: "no run id" };
+    return step.run("finalize", () => finalizeCancelledBody({ runId }));
+  },
+);

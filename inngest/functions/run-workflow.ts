@@ -1,0 +1,68 @@
+import { NonRetriableError } from "inngest";
+import { buildRunnableGraph, WorkflowDefinition, type StepOutcome } from "@/lib/workflow";
+import { inngest } from "../client";
+import { EVENTS, RunStartData } from "../events";
+import { finishRunBody, loadPlanBody } from "../engine/finish-bodies";
+import { runGraph } from "../engine/run-graph";
+import { Semaphore } from "../engine/semaphore";
+import type { EngineEnv } from "../engine/types";
+import { failRunBody } from "../engine/fail-bodies";
+
+/**
+ * Executes one workflow run from its pinned snapshot. Thin and deterministic: the plan is loaded
+ * in a durable step, the graph is driven by the pure state machine, every side effect happens in
+ * a durable step with a stable id (`<path>@<attempt>`), waits are `waitForEvent`/`sleep`, and
+ * children are `invoke`s. Every step is tagged race-mode so the executor resumes after each
+ * completion and independent branches advance independently.
+ */
+export const runWorkflow = inngest.createFunction(
+  {
+    id: "run-workflow",
+    name: "Run workflow",
+    // Step failures are handled by the engine (retry policy per step); these retries only cover
+    // infrastructure errors (the database unreachable, a crash mid-request).
+    retries: 3,
+    triggers: [{ event: EVENTS.runStart }],
+    cancelOn: [{ event: EVENTS.runCancel, if: "async.data.runId == event.data.runId" }],
+    onFailure: async ({ event, error }) => {
+      const runId = (event.data as { event?: { data?: { runId?: string } } }).event?.data?.runId;
+      if (runId) await failRunBody({ runId, message: error.message });
+    },
+  },
+  async ({ event, step, group }) => {
+    const { runId } = RunStartData.parse(event.data);
+    const loaded = await step.run("plan", () => loadPlanBody(runId));
+    if (!loaded.ok) return { skipped: loaded.reason };
+    const plan = loaded.plan;
+    const definition = WorkflowDefinition.parse(plan.definition);
+    const graph = buildRunnableGraph(definition);
+    const env: EngineEnv = {
+      step,
+      plan,
+      definition,
+      base: { input: plan.input, vars: definition.variables, run: { id: plan.runId, workflowId: plan.workflowId }, trigger: plan.trigger },
+      slots: new Semaphore(definition.constraints.maxParallel),
+      attempts: 0,
+      maxAttempts: definition.constraints.maxSteps,
+      deadline: Date.parse(plan.deadlineAt),
+      halted: false,
+    };
+    const seed = plan.seed ? (Object.fromEntries(Object.entries(plan.seed).map(([id, s]) => [id, seedOutcome(s)])) as Record<string, StepOutcome>) : undefined;
+    const result = await group.parallel({ mode: "race" }, () => runGraph(env, graph, { prefix: "" }, seed));
+    env.halted = true;
+    const finished = await step.run("finish", () =>
+      finishRunBody({ runId, verdict: result.verdict, state: result.state, base: env.base, outputTemplate: definition.output, abort: env.abort, leftInFlight: result.leftInFlight }),
+    );
+    // A child's failure must fail its parent's invoke.
+    if (plan.parentRunId && finished.status !== "completed") {
+      throw new NonRetriableError(String((finished.error as { message?: string } | null)?.message ?? `Child run ${finished.status}`));
+    }
+    return finished.output;
+  },
+);
+
+function seedOutcome(s: { status: string; port?: string; output?: unknown; error?: unknown }): StepOutcome {
+  if (s.status === "completed") return { kind: "completed", ...(s.port ? { port: s.port } : {}), output: s.output };
+  if (s.status === "failed") return { kind: "failed", error: s.error };
+  return { kind: "skipped", reason: "branch_not_taken" };
+}

@@ -1,0 +1,44 @@
+import "server-only";
+import { getDbHandle } from "@/db";
+import { inngest } from "@/inngest/client";
+import { createLogger } from "@/lib/log";
+import { registryParity } from "@/inngest/actions/registry";
+import { createOutboxDeliverer, type WorkflowEventHook } from "./services/outbox/deliver";
+import { startOutboxRelay, type RelayHandle } from "./services/outbox/relay-runner";
+
+type Global = typeof globalThis & { __sluiceBackground?: Promise<RelayHandle>; __sluiceEventHooks?: WorkflowEventHook[] };
+const g = globalThis as Global;
+
+/** Hooks that see every workflow event before it is forwarded (event triggers register here). */
+export function workflowEventHooks(): WorkflowEventHook[] {
+  return (g.__sluiceEventHooks ??= []);
+}
+
+/**
+ * Background work of the app process (once per process, whatever the executor): the outbox relay
+ * that turns committed messages into Inngest events. Also checks that every step type has a
+ * handler, so a mismatch fails loudly at start-up.
+ */
+export function startBackground(): Promise<RelayHandle> {
+  if (g.__sluiceBackground) return g.__sluiceBackground;
+  const log = createLogger({ component: "background" });
+  const parity = registryParity();
+  if (parity.missing.length || parity.extra.length) {
+    log.error("step handler registry does not match the catalog", parity);
+    throw new Error(`step handler registry mismatch: missing ${parity.missing.join(", ") || "-"}; extra ${parity.extra.join(", ") || "-"}`);
+  }
+  g.__sluiceBackground = (async () => {
+    const { db } = await getDbHandle();
+    return startOutboxRelay({
+      db,
+      deliver: createOutboxDeliverer((events) => inngest.send(events), workflowEventHooks()),
+      log: log.child({ component: "outbox" }),
+    });
+  })();
+  g.__sluiceBackground.catch((e) => {
+    log.error("background start failed; retrying in 5 s", { err: e });
+    g.__sluiceBackground = undefined;
+    setTimeout(() => void startBackground().catch(() => undefined), 5_000).unref();
+  });
+  return g.__sluiceBackground;
+}

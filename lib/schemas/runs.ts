@@ -82,6 +82,8 @@ export type ListRunsInput = z.input<typeof ListRunsInput>;
 
 export const DecideApprovalInput = z.object({
   approvalId: id,
+  /** When given, the approval must belong to this run. */
+  runId: id.optional(),
   approve: z.boolean(),
   reason: z.string().trim().max(2_000).default(""),
   /** Required through the HTTP API and CLI; the UI passes the one it was shown. */

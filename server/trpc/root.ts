@@ -1,4 +1,6 @@
 import { apiTokenRouter } from "./routers/api-token";
+import { approvalRouter } from "./routers/approval";
+import { runRouter } from "./routers/run";
 import { authRouter } from "./routers/auth";
 import { invitationRouter } from "./routers/invitation";
 import { meRouter } from "./routers/me";
@@ -17,6 +19,8 @@ export const appRouter = router({
   invitation: invitationRouter,
   apiToken: apiTokenRouter,
   workflow: workflowRouter,
+  run: runRouter,
+  approval: approvalRouter,
   secret: secretRouter,
   settings: settingsRouter,
 });

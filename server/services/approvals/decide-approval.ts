@@ -43,7 +43,7 @@ export async function decideApproval({ ctx, input, via }: { ctx: ServiceContext;
       .where(and(eq(approvals.id, approvalId), eq(approvals.workspaceId, ws.id)))
       .for("update")
       .limit(1);
-    if (!a) throw new NotFoundError("Approval", approvalId);
+    if (!a || (parsed.data.runId && a.runId !== parsed.data.runId)) throw new NotFoundError("Approval", approvalId);
     if (resumeToken) {
       const parsedToken = parseResumeToken(resumeToken);
       const [run] = await tx.select({ hash: runs.hash }).from(runs).where(eq(runs.id, a.runId));

@@ -64,13 +64,13 @@ export function IntegrationsSettings() {
         </div>
       ) : null}
       <LlmForm
-        key={JSON.stringify(settings.data.llm)}
+        key={`llm:${JSON.stringify(settings.data.llm)}`}
         saved={settings.data.llm}
         isAdmin={isAdmin}
         secretNames={secretNames}
       />
       <SmtpForm
-        key={JSON.stringify(settings.data.smtp)}
+        key={`smtp:${JSON.stringify(settings.data.smtp)}`}
         saved={settings.data.smtp}
         isAdmin={isAdmin}
         secretNames={secretNames}
@@ -224,6 +224,7 @@ function LlmForm({
         <div className="form-row">
           <Field
             label="Default model"
+            type="text"
             value={form.model}
             onChange={(e) => set("model")(e.target.value)}
             placeholder="gpt-4o-mini"
@@ -348,6 +349,7 @@ function SmtpForm({
         <div className="form-row">
           <Field
             label="Host"
+            type="text"
             value={form.host}
             onChange={(e) => set("host")(e.target.value)}
             placeholder="smtp.example.com"
@@ -391,6 +393,7 @@ function SmtpForm({
         <div className="form-row">
           <Field
             label="User"
+            type="text"
             value={form.user}
             onChange={(e) => set("user")(e.target.value)}
             autoComplete="off"
@@ -413,6 +416,7 @@ function SmtpForm({
         </div>
         <Field
           label="From"
+          type="text"
           value={form.from}
           onChange={(e) => set("from")(e.target.value)}
           placeholder="Sluice <alerts@example.com>"

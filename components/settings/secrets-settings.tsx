@@ -228,6 +228,7 @@ function CreateSecretCard({ onCreated }: { onCreated: () => void }) {
           <div style={{ width: 260 }}>
             <Field
               label="Name"
+              type="text"
               value={name}
               onChange={(e) => setName(e.target.value.toUpperCase())}
               placeholder="API_TOKEN"

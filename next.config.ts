@@ -9,6 +9,7 @@ const nextConfig: NextConfig = {
     "quickjs-emscripten",
     "quickjs-emscripten-core",
     "@jitl/quickjs-wasmfile-release-sync",
+    "nodemailer",
   ],
   poweredByHeader: false,
   typedRoutes: false,

@@ -53,3 +53,83 @@ export class ApiTokensPage {
     await expect(this.page.getByRole("row").filter({ hasText: name })).toContainText("revoked");
   }
 }
+
+export class SecretsPage {
+  constructor(private readonly page: Page) {}
+
+  async goto() {
+    await this.page.goto("/settings/secrets");
+    await expect(this.page.getByRole("heading", { name: "Secrets", exact: true })).toBeVisible();
+  }
+
+  row(name: string) {
+    return this.page.getByRole("row").filter({ hasText: name });
+  }
+
+  async create(name: string, value: string) {
+    const form = this.page.getByRole("region", { name: "Add a secret" });
+    await form.getByLabel("Name").fill(name);
+    await form.getByLabel("Value").fill(value);
+    await form.getByRole("button", { name: "Save secret" }).click();
+    await expect(this.row(name)).toBeVisible();
+  }
+
+  async updateValue(name: string, value: string) {
+    await this.row(name)
+      .getByRole("button", { name: `Update the value of ${name}` })
+      .click();
+    const dialog = this.page.getByRole("dialog", { name: `New value for ${name}` });
+    await dialog.getByLabel("New value").fill(value);
+    await dialog.getByLabel("New value").press("Enter");
+    await expect(dialog).toBeHidden();
+  }
+
+  async delete(name: string) {
+    await this.row(name)
+      .getByRole("button", { name: `Delete ${name}` })
+      .click();
+    await this.page.getByRole("dialog").getByRole("button", { name: "Delete secret" }).click();
+    await expect(this.row(name)).toHaveCount(0);
+  }
+}
+
+export class PoliciesPage {
+  constructor(private readonly page: Page) {}
+
+  async goto() {
+    await this.page.goto("/settings/policies");
+    await expect(this.page.getByRole("heading", { name: "Allowed private hosts" })).toBeVisible();
+  }
+
+  async addHost(entry: string) {
+    const input = this.page.getByLabel("Add a host");
+    await input.fill(entry);
+    await input.press("Enter");
+  }
+
+  hosts() {
+    return this.page.getByRole("list", { name: "Allowed private hosts" });
+  }
+
+  async save() {
+    await this.page.getByRole("button", { name: "Save policies" }).click();
+    await expect(this.page.getByText("Policies saved")).toBeVisible();
+  }
+}
+
+export class IntegrationsPage {
+  constructor(private readonly page: Page) {}
+
+  async goto() {
+    await this.page.goto("/settings/integrations");
+    await expect(this.page.getByRole("heading", { name: "LLM endpoint" })).toBeVisible();
+  }
+
+  llm() {
+    return this.page.getByRole("region", { name: "LLM endpoint" });
+  }
+
+  smtp() {
+    return this.page.getByRole("region", { name: "Email (SMTP)" });
+  }
+}

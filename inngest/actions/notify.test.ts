@@ -183,6 +183,19 @@ describe("notify step", () => {
     );
   });
 
+  it("reports a TLS mismatch (secure: true against a plain server) as a user error", async () => {
+    const f = await failureOf(
+      notifyHandler(
+        ctxFor(
+          { channel: "email", target: "ops@example.com", message: "x" },
+          { smtp: { ...smtpSettings(), secure: true } },
+        ),
+      ),
+    );
+    expect(f.failureClass).toBe("user");
+    expect(f.message).toMatch(/TLS failed/);
+  });
+
   it("retries (operational) when the SMTP server is unreachable", async () => {
     const down = await startSmtpServer();
     await down.close();

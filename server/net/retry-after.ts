@@ -14,6 +14,8 @@ export function parseRetryAfter(value: string | undefined, now = Date.now()): nu
   let ms: number;
   if (/^\d+$/.test(text)) ms = Number(text) * 1000;
   else {
+    // HTTP dates start with a day name; Date.parse alone would also accept "-5" (year -5).
+    if (!/^[A-Za-z]{3}/.test(text)) return undefined;
     const at = Date.parse(text);
     if (Number.isNaN(at)) return undefined;
     ms = at - now;

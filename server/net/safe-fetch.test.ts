@@ -1,3 +1,10 @@
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import https from "node:https";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import tls from "node:tls";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sendJson, startHttpServer, type LocalServer } from "../testing/local-http";
@@ -299,4 +306,74 @@ describe("limits", () => {
     expect(e.code).toBe("CONNECTION_FAILED");
     expect(e.retryable).toBe(true);
   });
+});
+
+const hasOpenssl = (() => {
+  try {
+    execFileSync("openssl", ["version"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+describe("https", () => {
+  it.skipIf(!hasOpenssl)(
+    "pins the address but keeps the host name for SNI and certificate checks",
+    async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sluice-tls-"));
+      execFileSync(
+        "openssl",
+        [
+          "req",
+          "-x509",
+          "-newkey",
+          "rsa:2048",
+          "-nodes",
+          "-days",
+          "1",
+          "-subj",
+          "/CN=localhost",
+          "-keyout",
+          path.join(dir, "key.pem"),
+          "-out",
+          path.join(dir, "cert.pem"),
+        ],
+        { stdio: "ignore" },
+      );
+      const key = fs.readFileSync(path.join(dir, "key.pem"));
+      const cert = fs.readFileSync(path.join(dir, "cert.pem"));
+      const names: string[] = [];
+      const server = https.createServer(
+        {
+          key,
+          cert,
+          SNICallback: (name, cb) => {
+            names.push(name);
+            cb(null, tls.createSecureContext({ key, cert }));
+          },
+        },
+        (_req, res) => res.end("secure"),
+      );
+      await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+      const port = (server.address() as AddressInfo).port;
+      try {
+        const resolver: Resolver = async () => [{ address: "127.0.0.1", family: 4 }];
+        // A self-signed certificate is refused (a TLS error, not retried), after SNI named the host.
+        const e = await refusal(
+          safeFetch(`https://secure.test:${port}/`, {
+            resolver,
+            allowedPrivateHosts: ["127.0.0.1"],
+          }),
+        );
+        expect(e.code).toBe("TLS");
+        expect(e.retryable).toBe(false);
+        expect(names).toEqual(["secure.test"]);
+      } finally {
+        server.closeAllConnections();
+        await new Promise((r) => server.close(r));
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 });

@@ -5,13 +5,19 @@ import { Tabs } from "@/components/shell/tabs";
 export default function SettingsLayout({ children }: { children: ReactNode }) {
   return (
     <div className="page">
-      <PageHead title="Settings" description="Workspace members, access and configuration." />
+      <PageHead
+        title="Settings"
+        description="Workspace members, access, secrets, integrations and policies."
+      />
       <Tabs
         label="Settings sections"
         items={[
           { href: "/settings/general", label: "General" },
           { href: "/settings/members", label: "Members" },
           { href: "/settings/api-tokens", label: "API tokens" },
+          { href: "/settings/secrets", label: "Secrets" },
+          { href: "/settings/integrations", label: "Integrations" },
+          { href: "/settings/policies", label: "Policies" },
         ]}
       />
       {children}

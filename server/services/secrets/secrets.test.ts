@@ -202,17 +202,15 @@ describe("secrets", () => {
 
   it("the database itself refuses malformed names", async () => {
     await expect(
-      t.db
-        .insert(secrets)
-        .values({
-          id: "sec_bad",
-          workspaceId: fx.workspaceId,
-          name: "bad name",
-          ciphertext: "",
-          iv: "",
-          authTag: "",
-          keyVersion: 1,
-        }),
+      t.db.insert(secrets).values({
+        id: "sec_bad",
+        workspaceId: fx.workspaceId,
+        name: "bad name",
+        ciphertext: "",
+        iv: "",
+        authTag: "",
+        keyVersion: 1,
+      }),
     ).rejects.toThrow();
   });
 });

@@ -1,6 +1,7 @@
 import "server-only";
 import { and, eq, inArray } from "drizzle-orm";
 import { secrets } from "@/db/schema";
+import { hasRole } from "@/lib/schemas/roles";
 import { requireRole, type ServiceContext } from "../context";
 import { parseWorkspaceSettings, readRawSettings } from "./read-settings";
 
@@ -27,6 +28,6 @@ export async function getWorkspaceSettings({ ctx }: { ctx: ServiceContext }) {
     llm: settings.llm,
     smtp: settings.smtp,
     missingSecrets: [...new Set(referenced.filter((n) => !found.has(n)))],
-    canEdit: ws.role === "admin" || ws.role === "owner",
+    canEdit: hasRole(ws.role, "admin"),
   };
 }

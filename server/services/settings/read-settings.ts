@@ -9,6 +9,7 @@ import {
   WorkspacePolicies,
   type WorkspaceSettings,
 } from "@/lib/schemas/workspace";
+import { isStepType } from "@/lib/workflow/steps";
 import { NotFoundError } from "../../errors";
 
 export interface ParsedWorkspaceSettings {
@@ -20,7 +21,8 @@ export interface ParsedWorkspaceSettings {
 /**
  * Reads policies and integrations out of the stored settings object. Each field is parsed on its
  * own, so one malformed field (written by an older version, or by hand) falls back to its default
- * instead of hiding every other setting.
+ * instead of hiding every other setting. Defaults are the restrictive choice (scripts off, no
+ * private hosts).
  */
 export function parseWorkspaceSettings(raw: unknown): ParsedWorkspaceSettings {
   const obj = (raw && typeof raw === "object" ? raw : {}) as Record<string, unknown>;
@@ -45,11 +47,10 @@ export function parseWorkspaceSettings(raw: unknown): ParsedWorkspaceSettings {
         obj.allowedPrivateHosts,
         DEFAULT_WORKSPACE_POLICIES.allowedPrivateHosts,
       ),
-      forbiddenStepTypes: field(
-        shape.forbiddenStepTypes,
-        obj.forbiddenStepTypes,
-        DEFAULT_WORKSPACE_POLICIES.forbiddenStepTypes,
-      ),
+      // Fail closed: a malformed list keeps every entry that still names a step type.
+      forbiddenStepTypes: Array.isArray(obj.forbiddenStepTypes)
+        ? [...new Set(obj.forbiddenStepTypes.filter(isStepType))]
+        : DEFAULT_WORKSPACE_POLICIES.forbiddenStepTypes,
     },
     llm: obj.llm === undefined ? null : field<LlmIntegration | null>(LlmIntegration, obj.llm, null),
     smtp:

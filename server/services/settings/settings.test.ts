@@ -133,7 +133,7 @@ describe("workspace policies", () => {
     ).rejects.toBeInstanceOf(ForbiddenError);
   });
 
-  it("falls back per field when stored settings are malformed", async () => {
+  it("falls back per field, restrictively, when stored settings are malformed", async () => {
     const fx = await createWorkspaceFixture(t.db, "PolicyMalformed");
     await t.db
       .update(workspaces)
@@ -141,6 +141,7 @@ describe("workspace policies", () => {
         settings: {
           scriptStepsEnabled: "yes",
           allowedPrivateHosts: ["10.0.0.0/8"],
+          forbiddenStepTypes: ["script", "teleport", "script"],
           llm: { model: 5 },
         },
       })
@@ -149,7 +150,8 @@ describe("workspace policies", () => {
     expect(s.policies).toEqual({
       scriptStepsEnabled: false,
       allowedPrivateHosts: ["10.0.0.0/8"],
-      forbiddenStepTypes: [],
+      // An unknown entry does not wipe the known ones (fail closed).
+      forbiddenStepTypes: ["script"],
     });
     expect(s.llm).toBeNull();
   });

@@ -1,0 +1,14 @@
+import type { Metadata } from "next";
+import { PoliciesSettings } from "@/components/settings/policies-settings";
+import { HydrateClient, prefetch, trpc } from "@/server/trpc/rsc";
+
+export const metadata: Metadata = { title: "Policies" };
+
+export default function PoliciesPage() {
+  prefetch(trpc.settings.get.queryOptions());
+  return (
+    <HydrateClient>
+      <PoliciesSettings />
+    </HydrateClient>
+  );
+}

@@ -1,0 +1,243 @@
+"use client";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useId, useState } from "react";
+import { useRole } from "@/components/shell/role-context";
+import { ErrorState, LoadingRows } from "@/components/ui/states";
+import { useToast } from "@/components/ui/toast";
+import { AllowedPrivateHost, type WorkspacePolicies } from "@/lib/schemas/workspace";
+import { STEP_CATALOG, STEP_TYPES, type StepType } from "@/lib/workflow/catalog";
+import { useTRPC } from "@/lib/trpc/client";
+
+/** Script steps, private hosts and forbidden step types. Everyone reads; admins change. */
+export function PoliciesSettings() {
+  const trpc = useTRPC();
+  const { can } = useRole();
+  const settings = useQuery(trpc.settings.get.queryOptions());
+  if (settings.isPending) {
+    return (
+      <div className="card">
+        <LoadingRows label="Loading policies" />
+      </div>
+    );
+  }
+  if (settings.error) {
+    return (
+      <div className="card">
+        <ErrorState message={settings.error.message} onRetry={() => settings.refetch()} />
+      </div>
+    );
+  }
+  return (
+    <PoliciesForm
+      key={JSON.stringify(settings.data.policies)}
+      saved={settings.data.policies}
+      isAdmin={can("admin")}
+    />
+  );
+}
+
+function PoliciesForm({ saved, isAdmin }: { saved: WorkspacePolicies; isAdmin: boolean }) {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const toast = useToast();
+  const [scripts, setScripts] = useState(saved.scriptStepsEnabled);
+  const [hosts, setHosts] = useState<string[]>(saved.allowedPrivateHosts);
+  const [forbidden, setForbidden] = useState<StepType[]>(saved.forbiddenStepTypes);
+  const [draftHost, setDraftHost] = useState("");
+  const [hostError, setHostError] = useState<string | undefined>();
+  const hostInputId = useId();
+  const save = useMutation(
+    trpc.settings.updatePolicies.mutationOptions({
+      onSuccess: () => {
+        toast("Policies saved");
+        void qc.invalidateQueries({ queryKey: trpc.settings.get.queryKey() });
+      },
+    }),
+  );
+  const dirty =
+    scripts !== saved.scriptStepsEnabled ||
+    JSON.stringify(hosts) !== JSON.stringify(saved.allowedPrivateHosts) ||
+    JSON.stringify([...forbidden].sort()) !== JSON.stringify([...saved.forbiddenStepTypes].sort());
+  const readOnly = !isAdmin;
+
+  const addHost = () => {
+    const parsed = AllowedPrivateHost.safeParse(draftHost);
+    if (!parsed.success) return setHostError(parsed.error.issues[0]?.message);
+    if (hosts.includes(parsed.data)) return setHostError(`${parsed.data} is already listed`);
+    setHosts([...hosts, parsed.data]);
+    setDraftHost("");
+    setHostError(undefined);
+  };
+
+  return (
+    <form
+      className="stack"
+      noValidate
+      onSubmit={(e) => {
+        e.preventDefault();
+        save.mutate({
+          scriptStepsEnabled: scripts,
+          allowedPrivateHosts: hosts,
+          forbiddenStepTypes: forbidden,
+        });
+      }}
+    >
+      {readOnly ? (
+        <div className="callout">
+          Only workspace admins can change policies. You are viewing them read-only.
+        </div>
+      ) : null}
+
+      <section className="card" aria-labelledby="scripts-h">
+        <div className="card-head">
+          <h2 id="scripts-h">Script steps</h2>
+          {saved.scriptStepsEnabled ? (
+            <span className="badge badge-warn">Enabled</span>
+          ) : (
+            <span className="badge">Disabled</span>
+          )}
+        </div>
+        <div className="card-body stack">
+          <div className="callout callout-warn">
+            Script steps run shell commands <strong>on the Sluice server</strong>, as the user
+            Sluice runs as, with network access. Anyone who can edit a workflow in this workspace
+            can then run code there. The environment is scrubbed and resource limits apply, but this
+            is not a container. Enable only if you trust every editor.
+          </div>
+          <label className="check">
+            <input
+              type="checkbox"
+              checked={scripts}
+              disabled={readOnly}
+              onChange={(e) => setScripts(e.target.checked)}
+            />
+            <span>Allow script steps in this workspace</span>
+          </label>
+        </div>
+      </section>
+
+      <section className="card" aria-labelledby="hosts-h">
+        <div className="card-head">
+          <h2 id="hosts-h">Allowed private hosts</h2>
+          <span className="badge">{hosts.length}</span>
+        </div>
+        <div className="card-body stack">
+          <p className="section-note">
+            HTTP, LLM, agent (MCP) and notify steps refuse loopback, private-network, link-local and
+            cloud metadata addresses. List the internal hosts they may reach anyway: a host name (
+            <code>build.internal</code>, or <code>*.corp.example</code> for subdomains), an IP
+            address, or a CIDR range (<code>10.20.0.0/16</code>). Metadata endpoints open only with
+            their exact address.
+          </p>
+          {hosts.length ? (
+            <ul className="chips" aria-label="Allowed private hosts">
+              {hosts.map((h) => (
+                <li key={h} className="chip">
+                  {h}
+                  {!readOnly ? (
+                    <button
+                      type="button"
+                      aria-label={`Remove ${h}`}
+                      onClick={() => setHosts(hosts.filter((x) => x !== h))}
+                    >
+                      ×
+                    </button>
+                  ) : null}
+                </li>
+              ))}
+            </ul>
+          ) : (
+            <p className="section-note">
+              <em>None: only public addresses are reachable.</em>
+            </p>
+          )}
+          {!readOnly ? (
+            <div className="field" style={{ maxWidth: 480 }}>
+              <label htmlFor={hostInputId}>Add a host</label>
+              <div className="row" style={{ flexWrap: "nowrap" }}>
+                <input
+                  id={hostInputId}
+                  type="text"
+                  value={draftHost}
+                  placeholder="10.0.0.0/8 or build.internal"
+                  spellCheck={false}
+                  aria-invalid={hostError ? true : undefined}
+                  aria-describedby={hostError ? `${hostInputId}-err` : undefined}
+                  onChange={(e) => {
+                    setDraftHost(e.target.value);
+                    setHostError(undefined);
+                  }}
+                  onKeyDown={(e) => {
+                    if (e.key === "Enter") {
+                      e.preventDefault();
+                      addHost();
+                    }
+                  }}
+                />
+                <button type="button" className="btn" onClick={addHost}>
+                  Add
+                </button>
+              </div>
+              {hostError ? (
+                <div id={`${hostInputId}-err`} className="error">
+                  {hostError}
+                </div>
+              ) : null}
+            </div>
+          ) : null}
+        </div>
+      </section>
+
+      <section className="card" aria-labelledby="forbidden-h">
+        <div className="card-head">
+          <h2 id="forbidden-h">Forbidden step types</h2>
+          <span className="badge">{forbidden.length}</span>
+        </div>
+        <div className="card-body">
+          <fieldset className="plain">
+            <legend className="section-note" style={{ fontWeight: 400, fontSize: 12.5 }}>
+              Publishing a workflow or applying a proposal that uses one of these types is refused
+              in this workspace.
+            </legend>
+            <div className="check-grid">
+              {STEP_TYPES.map((type) => (
+                <label key={type} className="check">
+                  <input
+                    type="checkbox"
+                    checked={forbidden.includes(type)}
+                    disabled={readOnly}
+                    onChange={(e) =>
+                      setForbidden(
+                        e.target.checked
+                          ? [...forbidden, type]
+                          : forbidden.filter((t) => t !== type),
+                      )
+                    }
+                  />
+                  <span>
+                    {STEP_CATALOG[type].label} <code className="faint">{type}</code>
+                  </span>
+                </label>
+              ))}
+            </div>
+          </fieldset>
+        </div>
+      </section>
+
+      {isAdmin ? (
+        <div className="row">
+          <button className="btn btn-primary" type="submit" disabled={!dirty || save.isPending}>
+            {save.isPending ? <span className="spinner" aria-hidden /> : null}
+            Save policies
+          </button>
+          {dirty ? <span className="muted small">Unsaved changes</span> : null}
+        </div>
+      ) : null}
+      {save.error ? (
+        <div className="form-error" role="alert">
+          {save.error.message}
+        </div>
+      ) : null}
+    </form>
+  );
+}

@@ -6,7 +6,10 @@ import { registryParity } from "@/inngest/actions/registry";
 import { createOutboxDeliverer, type WorkflowEventHook } from "./services/outbox/deliver";
 import { startOutboxRelay, type RelayHandle } from "./services/outbox/relay-runner";
 
-type Global = typeof globalThis & { __sluiceBackground?: Promise<RelayHandle>; __sluiceEventHooks?: WorkflowEventHook[] };
+type Global = typeof globalThis & {
+  __sluiceBackground?: Promise<RelayHandle>;
+  __sluiceEventHooks?: WorkflowEventHook[];
+};
 const g = globalThis as Global;
 
 /** Hooks that see every workflow event before it is forwarded (event triggers register here). */
@@ -25,7 +28,9 @@ export function startBackground(): Promise<RelayHandle> {
   const parity = registryParity();
   if (parity.missing.length || parity.extra.length) {
     log.error("step handler registry does not match the catalog", parity);
-    throw new Error(`step handler registry mismatch: missing ${parity.missing.join(", ") || "-"}; extra ${parity.extra.join(", ") || "-"}`);
+    throw new Error(
+      `step handler registry mismatch: missing ${parity.missing.join(", ") || "-"}; extra ${parity.extra.join(", ") || "-"}`,
+    );
   }
   g.__sluiceBackground = (async () => {
     const { db } = await getDbHandle();

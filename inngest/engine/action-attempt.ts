@@ -5,7 +5,15 @@ import path from "node:path";
 import { eq } from "drizzle-orm";
 import { runs } from "@/db/schema";
 import { createRedactor, type Redactor } from "@/lib/redact";
-import { collectReferences, resolveStepConfig, STEP_CATALOG, TemplateResolutionError, type FailureClass, type StepType, type TemplateContext } from "@/lib/workflow";
+import {
+  collectReferences,
+  resolveStepConfig,
+  STEP_CATALOG,
+  TemplateResolutionError,
+  type FailureClass,
+  type StepType,
+  type TemplateContext,
+} from "@/lib/workflow";
 import { beginAttempt, endAttempt, type AttemptKey } from "@/server/services/engine/step-records";
 import { enqueueWorkflowEvents } from "@/server/services/engine/workflow-events";
 import { MissingSecretsError, resolveSecrets } from "@/server/services/secrets/resolve-secrets";
@@ -18,8 +26,17 @@ import { engineRuntime } from "./runtime";
 
 /** What an action attempt returns to the orchestrator (memoized by the durable step). */
 export type AttemptOutcome =
-  | { ok: true; output: { type: string; data: unknown; meta: Record<string, unknown> }; port?: string }
-  | { ok: false; error: { message: string; class: FailureClass; details?: Record<string, unknown> }; retryable: boolean; retryAfterMs?: number };
+  | {
+      ok: true;
+      output: { type: string; data: unknown; meta: Record<string, unknown> };
+      port?: string;
+    }
+  | {
+      ok: false;
+      error: { message: string; class: FailureClass; details?: Record<string, unknown> };
+      retryable: boolean;
+      retryAfterMs?: number;
+    };
 
 export interface AttemptArgs {
   key: AttemptKey;
@@ -34,7 +51,14 @@ export interface AttemptArgs {
 }
 
 /** Per-type default step timeouts (ms) when the step sets none. */
-const DEFAULT_TIMEOUT: Partial<Record<StepType, number>> = { http: 30_000, script: 120_000, code: 10_000, llm: 300_000, agent: 600_000, notify: 30_000 };
+const DEFAULT_TIMEOUT: Partial<Record<StepType, number>> = {
+  http: 30_000,
+  script: 120_000,
+  code: 10_000,
+  llm: 300_000,
+  agent: 600_000,
+  notify: 30_000,
+};
 const CANCEL_POLL_MS = 1_000;
 
 /**
@@ -47,34 +71,83 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
   const rt = await engineRuntime();
   const { db, keys } = rt;
   const type = args.key.stepType as StepType;
-  const log = rt.log.child({ runId: args.key.runId, step: args.key.path, attempt: args.key.attempt });
+  const log = rt.log.child({
+    runId: args.key.runId,
+    step: args.key.path,
+    attempt: args.key.attempt,
+  });
   const now = () => new Date();
   let redactor: Redactor = createRedactor([]);
 
   const fail = async (failure: StepFailure | Error, input?: unknown): Promise<AttemptOutcome> => {
-    const sf = failure instanceof StepFailure ? failure : new StepFailure(failure.message || "Internal error", "internal");
+    const sf =
+      failure instanceof StepFailure
+        ? failure
+        : new StepFailure(failure.message || "Internal error", "internal");
     if (!(failure instanceof StepFailure)) log.error("step handler crashed", { err: failure });
-    const error = redactor.value({ message: sf.message, class: sf.failureClass, ...(Object.keys(sf.details).length ? { details: sf.details } : {}) });
-    await beginAttempt(db, args.key, { input: input === undefined ? null : redactor.value(input), now: now() });
+    const error = redactor.value({
+      message: sf.message,
+      class: sf.failureClass,
+      ...(Object.keys(sf.details).length ? { details: sf.details } : {}),
+    });
+    await beginAttempt(db, args.key, {
+      input: input === undefined ? null : redactor.value(input),
+      now: now(),
+    });
     const retryable = sf.failureClass === "operational";
-    await endAttempt(db, args.key, { status: "failed", error: { message: error.message, ...(error.details ? { details: error.details } : {}) }, failureClass: sf.failureClass, willRetry: retryable }, now());
-    return { ok: false, error, retryable, ...(sf.retryAfterMs !== undefined ? { retryAfterMs: sf.retryAfterMs } : {}) };
+    await endAttempt(
+      db,
+      args.key,
+      {
+        status: "failed",
+        error: { message: error.message, ...(error.details ? { details: error.details } : {}) },
+        failureClass: sf.failureClass,
+        willRetry: retryable,
+      },
+      now(),
+    );
+    return {
+      ok: false,
+      error,
+      retryable,
+      ...(sf.retryAfterMs !== undefined ? { retryAfterMs: sf.retryAfterMs } : {}),
+    };
   };
 
   // 1. Secrets named in templates (and script's env → secret map), resolved just for this attempt.
   const refs = collectReferences(args.config);
-  const scriptSecretNames = type === "script" ? Object.values(((args.config as { secrets?: Record<string, string> })?.secrets ?? {}) as Record<string, string>) : [];
+  const scriptSecretNames =
+    type === "script"
+      ? Object.values(
+          ((args.config as { secrets?: Record<string, string> })?.secrets ?? {}) as Record<
+            string,
+            string
+          >,
+        )
+      : [];
   let secretValues: Record<string, string>;
   try {
-    secretValues = await resolveSecrets(db, keys, args.key.workspaceId, [...refs.secrets, ...scriptSecretNames]);
+    secretValues = await resolveSecrets(db, keys, args.key.workspaceId, [
+      ...refs.secrets,
+      ...scriptSecretNames,
+    ]);
   } catch (e) {
-    if (e instanceof MissingSecretsError) return fail(new StepFailure(e.message, "user", { missing: e.names }));
+    if (e instanceof MissingSecretsError)
+      return fail(new StepFailure(e.message, "user", { missing: e.names }));
     throw e;
   }
-  const integrations = ["llm", "agent"].includes(type) || (type === "notify" && (args.config as { channel?: string })?.channel === "email")
-    ? await loadWorkspaceIntegrations(db, keys, args.key.workspaceId, type === "notify" ? ["smtp"] : ["llm"]).catch((e: unknown) => (e instanceof MissingSecretsError ? e : Promise.reject(e)))
-    : undefined;
-  if (integrations instanceof MissingSecretsError) return fail(new StepFailure(integrations.message, "user"));
+  const integrations =
+    ["llm", "agent"].includes(type) ||
+    (type === "notify" && (args.config as { channel?: string })?.channel === "email")
+      ? await loadWorkspaceIntegrations(
+          db,
+          keys,
+          args.key.workspaceId,
+          type === "notify" ? ["smtp"] : ["llm"],
+        ).catch((e: unknown) => (e instanceof MissingSecretsError ? e : Promise.reject(e)))
+      : undefined;
+  if (integrations instanceof MissingSecretsError)
+    return fail(new StepFailure(integrations.message, "user"));
   redactor = createRedactor([
     ...Object.entries(secretValues).map(([name, value]) => ({ name, value })),
     ...(integrations?.secretValues ?? []).map((value) => ({ value })),
@@ -83,10 +156,16 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
   // 2. Templates → the concrete config, validated again against the type's schema.
   let config: unknown;
   try {
-    const resolved = resolveStepConfig(type, args.config, { ...args.context, secrets: (n) => secretValues[n] });
+    const resolved = resolveStepConfig(type, args.config, {
+      ...args.context,
+      secrets: (n) => secretValues[n],
+    });
     config = STEP_CATALOG[type].config.parse(resolved);
   } catch (e) {
-    const message = e instanceof TemplateResolutionError ? e.message : `The step's config is invalid after resolving templates: ${(e as Error).message}`;
+    const message =
+      e instanceof TemplateResolutionError
+        ? e.message
+        : `The step's config is invalid after resolving templates: ${(e as Error).message}`;
     return fail(new StepFailure(message, "user"));
   }
 
@@ -99,14 +178,25 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
   // handlers enforce theirs precisely — this outer limit (plus a grace for SIGTERM → SIGKILL)
   // only guarantees the attempt ends.
   const configTimeout = (config as { timeoutMs?: number }).timeoutMs;
-  const stepLimit = args.timeoutMs ?? (configTimeout ? configTimeout + 15_000 : undefined) ?? DEFAULT_TIMEOUT[type] ?? 60_000;
+  const stepLimit =
+    args.timeoutMs ??
+    (configTimeout ? configTimeout + 15_000 : undefined) ??
+    DEFAULT_TIMEOUT[type] ??
+    60_000;
   const deadline = Math.min(args.deadline, Date.now() + stepLimit);
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new Error("step timed out")), Math.max(0, deadline - Date.now()));
+  const timer = setTimeout(
+    () => controller.abort(new Error("step timed out")),
+    Math.max(0, deadline - Date.now()),
+  );
   const watch = setInterval(async () => {
     try {
-      const [r] = await db.select({ status: runs.status }).from(runs).where(eq(runs.id, args.key.runId));
-      if (r && !["running", "waiting"].includes(r.status)) controller.abort(new Error(`run ${r.status}`));
+      const [r] = await db
+        .select({ status: runs.status })
+        .from(runs)
+        .where(eq(runs.id, args.key.runId));
+      if (r && !["running", "waiting"].includes(r.status))
+        controller.abort(new Error(`run ${r.status}`));
     } catch {
       // A failed poll is retried on the next tick; the deadline still applies.
     }
@@ -131,24 +221,70 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
       return dir;
     },
     secretValues: [...Object.values(secretValues), ...(integrations?.secretValues ?? [])],
-    secrets: type === "script" ? Object.fromEntries(Object.entries(((args.config as { secrets?: Record<string, string> })?.secrets ?? {}) as Record<string, string>).map(([env, name]) => [env, secretValues[name]!])) : undefined,
+    secrets:
+      type === "script"
+        ? Object.fromEntries(
+            Object.entries(
+              ((args.config as { secrets?: Record<string, string> })?.secrets ?? {}) as Record<
+                string,
+                string
+              >,
+            ).map(([env, name]) => [env, secretValues[name]!]),
+          )
+        : undefined,
     templateContext: args.context,
     ...(integrations?.llm ? { llm: integrations.llm } : {}),
     ...(integrations?.smtp ? { smtp: integrations.smtp } : {}),
-    invokeWorkflow: (ref, input) => invokeChildWorkflow({ parent: args.key, rootRunId: args.rootRunId, ref, input, deadline, signal: controller.signal }),
+    invokeWorkflow: (ref, input) =>
+      invokeChildWorkflow({
+        parent: args.key,
+        rootRunId: args.rootRunId,
+        ref,
+        input,
+        deadline,
+        signal: controller.signal,
+      }),
   };
   try {
     const result = await entry.handler(ctx);
-    const output = { type, data: redactor.value(result.data ?? null), meta: redactor.value(result.meta ?? {}) };
-    const recorded = await endAttempt(db, args.key, { status: "completed", output, ...(result.port ? { port: result.port } : {}) }, now(), async (tx) => {
-      if (result.emit?.length) await enqueueWorkflowEvents(tx, args.key.workspaceId, result.emit.map((e) => ({ ...e, data: redactor.value(e.data), source: { runId: args.key.runId, stepPath: args.key.path } })));
-    });
+    const output = {
+      type,
+      data: redactor.value(result.data ?? null),
+      meta: redactor.value(result.meta ?? {}),
+    };
+    const recorded = await endAttempt(
+      db,
+      args.key,
+      { status: "completed", output, ...(result.port ? { port: result.port } : {}) },
+      now(),
+      async (tx) => {
+        if (result.emit?.length)
+          await enqueueWorkflowEvents(
+            tx,
+            args.key.workspaceId,
+            result.emit.map((e) => ({
+              ...e,
+              data: redactor.value(e.data),
+              source: { runId: args.key.runId, stepPath: args.key.path },
+            })),
+          );
+      },
+    );
     if (!recorded) log.info("late step result ignored (run already ended)");
     return { ok: true, output, ...(result.port ? { port: result.port } : {}) };
   } catch (e) {
     if (controller.signal.aborted && !(e instanceof StepFailure && e.failureClass === "user")) {
       const reason = (controller.signal.reason as Error | undefined)?.message ?? "aborted";
-      return fail(new StepFailure(reason === "step timed out" ? `The step timed out after ${Math.round(stepLimit / 1000)} s` : `The step was stopped: ${reason}`, reason === "step timed out" ? "operational" : "user", { code: reason === "step timed out" ? "STEP_TIMEOUT" : "STOPPED" }), config);
+      return fail(
+        new StepFailure(
+          reason === "step timed out"
+            ? `The step timed out after ${Math.round(stepLimit / 1000)} s`
+            : `The step was stopped: ${reason}`,
+          reason === "step timed out" ? "operational" : "user",
+          { code: reason === "step timed out" ? "STEP_TIMEOUT" : "STOPPED" },
+        ),
+        config,
+      );
     }
     return fail(e instanceof Error ? e : new Error(String(e)), config);
   } finally {

@@ -17,8 +17,16 @@ describe("run engine: basics", () => {
       inputs: { who: { type: "string", required: true } },
       variables: { greeting: "Hello" },
       steps: [
-        { id: "greet", type: "transform", config: { value: "{{ vars.greeting }} {{ input.who }}" } },
-        { id: "shape", type: "transform", config: { value: { text: "{{ steps.greet.output.data }}", n: 3 } } },
+        {
+          id: "greet",
+          type: "transform",
+          config: { value: "{{ vars.greeting }} {{ input.who }}" },
+        },
+        {
+          id: "shape",
+          type: "transform",
+          config: { value: { text: "{{ steps.greet.output.data }}", n: 3 } },
+        },
       ],
       output: "{{ steps.shape.output.data }}",
     });
@@ -31,9 +39,22 @@ describe("run engine: basics", () => {
       ["greet", "completed", 1],
       ["shape", "completed", 1],
     ]);
-    expect(steps[1]!.output).toMatchObject({ type: "transform", data: { text: "Hello Ada", n: 3 } });
+    expect(steps[1]!.output).toMatchObject({
+      type: "transform",
+      data: { text: "Hello Ada", n: 3 },
+    });
     const events = await e.events(runId);
-    expect(events).toEqual(expect.arrayContaining(["run.queued", "run.admitted", "run.started", "step.started:greet", "step.completed:greet", "step.completed:shape", "run.finished"]));
+    expect(events).toEqual(
+      expect.arrayContaining([
+        "run.queued",
+        "run.admitted",
+        "run.started",
+        "step.started:greet",
+        "step.completed:greet",
+        "step.completed:shape",
+        "run.finished",
+      ]),
+    );
   });
 });
 
@@ -84,7 +105,11 @@ describe("run engine: graph semantics", () => {
       schemaVersion: 1,
       name: "Error port",
       steps: [
-        { id: "boom", type: "code", config: { source: "export default function () { throw new Error('kaboom'); }" } },
+        {
+          id: "boom",
+          type: "code",
+          config: { source: "export default function () { throw new Error('kaboom'); }" },
+        },
         { id: "recover", type: "transform", config: { value: "recovered" } },
         { id: "side", type: "transform", config: { value: 1 } },
       ],
@@ -106,7 +131,11 @@ describe("run engine: graph semantics", () => {
       schemaVersion: 1,
       name: "Unhandled",
       steps: [
-        { id: "boom", type: "code", config: { source: "export default function () { throw new Error('nope'); }" } },
+        {
+          id: "boom",
+          type: "code",
+          config: { source: "export default function () { throw new Error('nope'); }" },
+        },
         { id: "after", type: "transform", config: { value: 1 } },
       ],
     });
@@ -134,7 +163,17 @@ describe("run engine: graph semantics", () => {
         { id: "b1", type: "transform", config: { value: "one" } },
         { id: "b2", type: "transform", config: { value: "two" } },
         { id: "b3", type: "transform", config: { value: "three" } },
-        { id: "join", type: "transform", config: { value: ["{{ steps.b1.output.data }}", "{{ steps.b2.output.data }}", "{{ steps.b3.output.data }}"] } },
+        {
+          id: "join",
+          type: "transform",
+          config: {
+            value: [
+              "{{ steps.b1.output.data }}",
+              "{{ steps.b2.output.data }}",
+              "{{ steps.b3.output.data }}",
+            ],
+          },
+        },
       ],
       edges: [
         { from: "a", to: "b1" },
@@ -158,7 +197,11 @@ describe("run engine: graph semantics", () => {
       name: "Return",
       steps: [
         { id: "a", type: "transform", config: { value: { x: 1 } } },
-        { id: "done", type: "return", config: { value: { result: "{{ steps.a.output.data.x }}" } } },
+        {
+          id: "done",
+          type: "return",
+          config: { value: { result: "{{ steps.a.output.data.x }}" } },
+        },
       ],
     });
     const run = await e.waitFor(await e.start(wf), ["completed", "failed"]);
@@ -178,7 +221,18 @@ describe("run engine: graph semantics", () => {
           config: {
             items: "{{ input.items }}",
             concurrency: 2,
-            body: { steps: [{ id: "double", type: "code", config: { source: "export default function (input) { return input.n * 2 }", input: { n: "{{ loop.item }}" } } }] },
+            body: {
+              steps: [
+                {
+                  id: "double",
+                  type: "code",
+                  config: {
+                    source: "export default function (input) { return input.n * 2 }",
+                    input: { n: "{{ loop.item }}" },
+                  },
+                },
+              ],
+            },
           },
         },
       ],
@@ -188,7 +242,9 @@ describe("run engine: graph semantics", () => {
     expect(run.status, JSON.stringify(run.error)).toBe("completed");
     expect(run.output).toEqual([2, 4, 6]);
     const paths = (await e.steps(run.id)).map((s) => s.path);
-    expect(paths).toEqual(expect.arrayContaining(["each", "each[0].double", "each[1].double", "each[2].double"]));
+    expect(paths).toEqual(
+      expect.arrayContaining(["each", "each[0].double", "each[1].double", "each[2].double"]),
+    );
   });
 
   it("runs a subworkflow as a linked child run and uses its output", async () => {
@@ -196,7 +252,16 @@ describe("run engine: graph semantics", () => {
       schemaVersion: 1,
       name: "Child",
       inputs: { x: { type: "number", required: true } },
-      steps: [{ id: "sq", type: "code", config: { source: "export default function (i) { return i.x * i.x }", input: { x: "{{ input.x }}" } } }],
+      steps: [
+        {
+          id: "sq",
+          type: "code",
+          config: {
+            source: "export default function (i) { return i.x * i.x }",
+            input: { x: "{{ input.x }}" },
+          },
+        },
+      ],
       output: "{{ steps.sq.output.data }}",
     });
     const parent = await e.workflow({
@@ -235,7 +300,16 @@ describe("run engine: graph semantics", () => {
       schemaVersion: 1,
       name: "Too many attempts",
       constraints: { maxSteps: 3 },
-      steps: [{ id: "each", type: "loop", config: { items: [1, 2, 3, 4], body: { steps: [{ id: "x", type: "transform", config: { value: 1 } }] } } }],
+      steps: [
+        {
+          id: "each",
+          type: "loop",
+          config: {
+            items: [1, 2, 3, 4],
+            body: { steps: [{ id: "x", type: "transform", config: { value: 1 } }] },
+          },
+        },
+      ],
     });
     // …but a loop executes more attempts than it defines.
     const run = await e.waitFor(await e.start(loopWf), ["completed", "failed"]);

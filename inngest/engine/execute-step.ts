@@ -29,14 +29,33 @@ import {
 import { runGraph } from "./run-graph";
 import type { EngineEnv, Scope } from "./types";
 
-type Node = { id: string; type: string; config?: unknown; retry?: unknown; timeoutMs?: number; name?: string };
+type Node = {
+  id: string;
+  type: string;
+  config?: unknown;
+  retry?: unknown;
+  timeoutMs?: number;
+  name?: string;
+};
 
 const HALTED: StepOutcome = { kind: "cancelled", reason: "run_ended" };
 
 /** Runs one step to its final outcome (retries included). Deterministic between durable steps. */
-export async function executeStep(env: EngineEnv, scope: Scope, node: Node, ctx: TemplateContext): Promise<StepOutcome> {
+export async function executeStep(
+  env: EngineEnv,
+  scope: Scope,
+  node: Node,
+  ctx: TemplateContext,
+): Promise<StepOutcome> {
   const path = scope.prefix + node.id;
-  const key = (attempt: number): AttemptKey => ({ runId: env.plan.runId, workspaceId: env.plan.workspaceId, stepId: node.id, path, stepType: node.type, attempt });
+  const key = (attempt: number): AttemptKey => ({
+    runId: env.plan.runId,
+    workspaceId: env.plan.workspaceId,
+    stepId: node.id,
+    path,
+    stepType: node.type,
+    attempt,
+  });
   if (env.halted) return HALTED;
   if (!countAttempt(env, path)) return { kind: "failed", error: { message: env.abort!.message } };
   const entry = handlerFor(node.type as StepType);
@@ -61,35 +80,74 @@ export async function executeStep(env: EngineEnv, scope: Scope, node: Node, ctx:
 function countAttempt(env: EngineEnv, path: string): boolean {
   env.attempts++;
   if (env.attempts <= env.maxAttempts) return true;
-  env.abort ??= { status: "failed", reason: "max_steps", message: `The run exceeded its maxSteps limit (${env.maxAttempts} step attempts) at step "${path}"` };
+  env.abort ??= {
+    status: "failed",
+    reason: "max_steps",
+    message: `The run exceeded its maxSteps limit (${env.maxAttempts} step attempts) at step "${path}"`,
+  };
   return false;
 }
 
-async function runAction(env: EngineEnv, node: Node, path: string, key: (n: number) => AttemptKey, ctx: TemplateContext): Promise<StepOutcome> {
+async function runAction(
+  env: EngineEnv,
+  node: Node,
+  path: string,
+  key: (n: number) => AttemptKey,
+  ctx: TemplateContext,
+): Promise<StepOutcome> {
   const retry = (node.retry ?? {}) as { maxAttempts?: number; backoffMs?: number | number[] };
   const maxAttempts = Math.max(1, retry.maxAttempts ?? 1);
   for (let attempt = 1; ; attempt++) {
-    if (attempt > 1 && !countAttempt(env, path)) return { kind: "failed", error: { message: env.abort!.message } };
+    if (attempt > 1 && !countAttempt(env, path))
+      return { kind: "failed", error: { message: env.abort!.message } };
     if (env.halted) return HALTED;
     await env.slots.acquire();
     let outcome: AttemptOutcome;
     try {
       outcome = (await env.step.run(`${path}@${attempt}`, () =>
-        runActionAttempt({ key: key(attempt), workflowId: env.plan.workflowId, rootRunId: env.plan.rootRunId, config: node.config ?? {}, context: ctx, timeoutMs: node.timeoutMs, deadline: env.deadline }),
+        runActionAttempt({
+          key: key(attempt),
+          workflowId: env.plan.workflowId,
+          rootRunId: env.plan.rootRunId,
+          config: node.config ?? {},
+          context: ctx,
+          timeoutMs: node.timeoutMs,
+          deadline: env.deadline,
+        }),
       )) as AttemptOutcome;
     } finally {
       env.slots.release();
     }
-    if (outcome.ok) return { kind: "completed", ...(outcome.port ? { port: outcome.port } : {}), output: outcome.output };
-    if (!outcome.retryable || attempt >= maxAttempts || env.halted) return { kind: "failed", error: outcome.error };
+    if (outcome.ok)
+      return {
+        kind: "completed",
+        ...(outcome.port ? { port: outcome.port } : {}),
+        output: outcome.output,
+      };
+    if (!outcome.retryable || attempt >= maxAttempts || env.halted)
+      return { kind: "failed", error: outcome.error };
     const delay = Math.max(outcome.retryAfterMs ?? 0, backoffDelayMs(retry as never, attempt + 1));
     await env.step.sleep(`${path}@${attempt}~backoff`, Math.max(1_000, delay));
   }
 }
 
-async function runApproval(env: EngineEnv, path: string, node: Node, key: AttemptKey, ctx: TemplateContext): Promise<StepOutcome> {
+async function runApproval(
+  env: EngineEnv,
+  path: string,
+  node: Node,
+  key: AttemptKey,
+  ctx: TemplateContext,
+): Promise<StepOutcome> {
   const opened = await env.step.run(`${path}@1~open`, () =>
-    openApprovalBody({ key, workflowId: env.plan.workflowId, hash: env.plan.hash, config: node.config, context: ctx, initiatorUserId: env.plan.initiatorUserId, deadline: env.deadline }),
+    openApprovalBody({
+      key,
+      workflowId: env.plan.workflowId,
+      hash: env.plan.hash,
+      config: node.config,
+      context: ctx,
+      initiatorUserId: env.plan.initiatorUserId,
+      deadline: env.deadline,
+    }),
   );
   if ("error" in opened) return { kind: "failed", error: opened.error };
   if (env.halted) return HALTED;
@@ -98,35 +156,77 @@ async function runApproval(env: EngineEnv, path: string, node: Node, key: Attemp
     if: `async.data.approvalId == ${JSON.stringify(opened.approvalId)}`,
     timeout: new Date(opened.expiresAt),
   });
-  const closed = await env.step.run(`${path}@1~close`, () => closeApprovalBody({ key, approvalId: opened.approvalId, cappedByDeadline: opened.cappedByDeadline }));
+  const closed = await env.step.run(`${path}@1~close`, () =>
+    closeApprovalBody({
+      key,
+      approvalId: opened.approvalId,
+      cappedByDeadline: opened.cappedByDeadline,
+    }),
+  );
   if (closed.deadlineHit) {
-    env.abort ??= { status: "timed_out", reason: "deadline", message: "The run reached its deadline" };
+    env.abort ??= {
+      status: "timed_out",
+      reason: "deadline",
+      message: "The run reached its deadline",
+    };
     return { kind: "cancelled", reason: "deadline" };
   }
   return { kind: "completed", port: closed.port, output: closed.output };
 }
 
-async function runDelay(env: EngineEnv, path: string, node: Node, key: AttemptKey, ctx: TemplateContext): Promise<StepOutcome> {
-  const begun = await env.step.run(`${path}@1~begin`, () => beginDelayBody({ key, config: node.config, context: ctx, deadline: env.deadline }));
+async function runDelay(
+  env: EngineEnv,
+  path: string,
+  node: Node,
+  key: AttemptKey,
+  ctx: TemplateContext,
+): Promise<StepOutcome> {
+  const begun = await env.step.run(`${path}@1~begin`, () =>
+    beginDelayBody({ key, config: node.config, context: ctx, deadline: env.deadline }),
+  );
   if ("error" in begun) return { kind: "failed", error: begun.error };
   if (env.halted) return HALTED;
   await env.step.sleepUntil(`${path}@1~sleep`, new Date(begun.until));
-  const ended = await env.step.run(`${path}@1~end`, () => endDelayBody({ key, until: begun.until, cappedByDeadline: begun.cappedByDeadline }));
+  const ended = await env.step.run(`${path}@1~end`, () =>
+    endDelayBody({ key, until: begun.until, cappedByDeadline: begun.cappedByDeadline }),
+  );
   if (ended.deadlineHit) {
-    env.abort ??= { status: "timed_out", reason: "deadline", message: "The run reached its deadline" };
+    env.abort ??= {
+      status: "timed_out",
+      reason: "deadline",
+      message: "The run reached its deadline",
+    };
     return { kind: "cancelled", reason: "deadline" };
   }
   return { kind: "completed", output: ended.output };
 }
 
-async function runWait(env: EngineEnv, path: string, node: Node, key: AttemptKey, ctx: TemplateContext): Promise<StepOutcome> {
-  const begun = await env.step.run(`${path}@1~begin`, () => beginWaitBody({ key, config: node.config, context: ctx, deadline: env.deadline }));
+async function runWait(
+  env: EngineEnv,
+  path: string,
+  node: Node,
+  key: AttemptKey,
+  ctx: TemplateContext,
+): Promise<StepOutcome> {
+  const begun = await env.step.run(`${path}@1~begin`, () =>
+    beginWaitBody({ key, config: node.config, context: ctx, deadline: env.deadline }),
+  );
   if ("error" in begun) return { kind: "failed", error: begun.error };
   if (env.halted) return HALTED;
-  const event = await env.step.waitForEvent(`${path}@1~wait`, { event: EVENTS.workflowEvent, if: begun.expression, timeout: new Date(begun.until) });
-  const ended = await env.step.run(`${path}@1~end`, () => endWaitBody({ key, event: event ?? null, cappedByDeadline: begun.cappedByDeadline }));
+  const event = await env.step.waitForEvent(`${path}@1~wait`, {
+    event: EVENTS.workflowEvent,
+    if: begun.expression,
+    timeout: new Date(begun.until),
+  });
+  const ended = await env.step.run(`${path}@1~end`, () =>
+    endWaitBody({ key, event: event ?? null, cappedByDeadline: begun.cappedByDeadline }),
+  );
   if (ended.deadlineHit) {
-    env.abort ??= { status: "timed_out", reason: "deadline", message: "The run reached its deadline" };
+    env.abort ??= {
+      status: "timed_out",
+      reason: "deadline",
+      message: "The run reached its deadline",
+    };
     return { kind: "cancelled", reason: "deadline" };
   }
   return { kind: "completed", output: ended.output };
@@ -140,26 +240,60 @@ async function runSubworkflow(
   config: unknown,
   override?: { workflow: string; version?: string | null; input: unknown },
 ): Promise<StepOutcome> {
-  const started = await env.step.run(`${path}@1~start`, () => startChildBody({ key, rootRunId: env.plan.rootRunId, config, context: ctx, ...(override ? { override } : {}) }));
+  const started = await env.step.run(`${path}@1~start`, () =>
+    startChildBody({
+      key,
+      rootRunId: env.plan.rootRunId,
+      config,
+      context: ctx,
+      ...(override ? { override } : {}),
+    }),
+  );
   if ("error" in started) return { kind: "failed", error: started.error };
   if (env.halted) return HALTED;
   let result: { ok: true; output: unknown } | { ok: false; message: string };
   try {
     const { runWorkflow } = await import("../functions/run-workflow");
-    const output = await env.step.invoke(`${path}@1~invoke`, { function: runWorkflow, data: { runId: started.childRunId, workspaceId: env.plan.workspaceId }, timeout: new Date(env.deadline) });
+    const output = await env.step.invoke(`${path}@1~invoke`, {
+      function: runWorkflow,
+      data: { runId: started.childRunId, workspaceId: env.plan.workspaceId },
+      timeout: new Date(env.deadline),
+    });
     result = { ok: true, output };
   } catch (e) {
-    result = { ok: false, message: `Workflow "${started.workflowName}" did not complete: ${(e as Error).message}` };
+    result = {
+      ok: false,
+      message: `Workflow "${started.workflowName}" did not complete: ${(e as Error).message}`,
+    };
   }
-  const ended = await env.step.run(`${path}@1~end`, () => endChildBody({ key, childRunId: started.childRunId, result }));
-  return ended.ok ? { kind: "completed", output: ended.output } : { kind: "failed", error: ended.error };
+  const ended = await env.step.run(`${path}@1~end`, () =>
+    endChildBody({ key, childRunId: started.childRunId, result }),
+  );
+  return ended.ok
+    ? { kind: "completed", output: ended.output }
+    : { kind: "failed", error: ended.error };
 }
 
-async function runLoop(env: EngineEnv, scope: Scope, path: string, node: Node, key: AttemptKey, ctx: TemplateContext): Promise<StepOutcome> {
-  const begun = await env.step.run(`${path}@1~begin`, () => beginLoopBody({ key, config: node.config, context: ctx }));
+async function runLoop(
+  env: EngineEnv,
+  scope: Scope,
+  path: string,
+  node: Node,
+  key: AttemptKey,
+  ctx: TemplateContext,
+): Promise<StepOutcome> {
+  const begun = await env.step.run(`${path}@1~begin`, () =>
+    beginLoopBody({ key, config: node.config, context: ctx }),
+  );
   if ("error" in begun) return { kind: "failed", error: begun.error };
   const config = node.config as { body?: { steps: unknown[]; edges?: unknown[] } };
-  const bodyGraph = config.body ? buildRunnableGraph({ steps: config.body.steps as never, edges: config.body.edges as never, constraints: { maxParallel: env.definition.constraints.maxParallel } }) : null;
+  const bodyGraph = config.body
+    ? buildRunnableGraph({
+        steps: config.body.steps as never,
+        edges: config.body.edges as never,
+        constraints: { maxParallel: env.definition.constraints.maxParallel },
+      })
+    : null;
   const outer = { ...(scope.outer ?? {}), ...(ctx.steps ?? {}) };
   const results: IterationResult[] = [];
   const running = new Map<number, Promise<IterationResult>>();
@@ -199,19 +333,38 @@ async function runIteration(
     const outcome = await runSubworkflow(
       env,
       path,
-      { runId: env.plan.runId, workspaceId: env.plan.workspaceId, stepId: path, path, stepType: "subworkflow", attempt: 1 },
+      {
+        runId: env.plan.runId,
+        workspaceId: env.plan.workspaceId,
+        stepId: path,
+        path,
+        stepType: "subworkflow",
+        attempt: 1,
+      },
       { ...env.base, loop: { item, index } },
       null,
       { workflow: begun.workflow!, version: begun.version, input },
     );
-    const status = outcome.kind === "completed" ? "completed" : outcome.kind === "failed" ? "failed" : "cancelled";
+    const status =
+      outcome.kind === "completed"
+        ? "completed"
+        : outcome.kind === "failed"
+          ? "failed"
+          : "cancelled";
     return {
       index,
-      verdict: { status, reason: status === "completed" ? "all_steps_finished" : "unhandled_failure", unhandledFailures: [], returned: false },
-      value: outcome.kind === "completed" ? ((outcome.output as { data?: unknown })?.data ?? null) : null,
+      verdict: {
+        status,
+        reason: status === "completed" ? "all_steps_finished" : "unhandled_failure",
+        unhandledFailures: [],
+        returned: false,
+      },
+      value:
+        outcome.kind === "completed"
+          ? ((outcome.output as { data?: unknown })?.data ?? null)
+          : null,
     };
   }
   const r = await runGraph(env, bodyGraph as never, scope);
   return { index, verdict: r.verdict, value: iterationValue(bodyGraph, r.state, r.verdict) };
 }
-

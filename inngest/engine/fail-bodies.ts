@@ -6,11 +6,35 @@ import { engineRuntime } from "./runtime";
 export async function failRunBody(a: { runId: string; message: string }) {
   const { db, config, log } = await engineRuntime();
   log.error("run orchestration failed", { runId: a.runId, err: a.message });
-  await finishRun(db, config, { runId: a.runId, status: "failed", error: { code: "internal", class: "internal", message: "The run failed because of an internal error; it was logged." }, reason: "internal" }, new Date());
+  await finishRun(
+    db,
+    config,
+    {
+      runId: a.runId,
+      status: "failed",
+      error: {
+        code: "internal",
+        class: "internal",
+        message: "The run failed because of an internal error; it was logged.",
+      },
+      reason: "internal",
+    },
+    new Date(),
+  );
 }
 
 /** The durable executor cancelled the run (cancel request or deadline): finalize it. */
 export async function finalizeCancelledBody(a: { runId: string }) {
   const { db, config } = await engineRuntime();
-  return finishRun(db, config, { runId: a.runId, status: "cancelled", reason: "cancel_requested", error: { code: "cancelled", message: "The run was cancelled" } }, new Date());
+  return finishRun(
+    db,
+    config,
+    {
+      runId: a.runId,
+      status: "cancelled",
+      reason: "cancel_requested",
+      error: { code: "cancelled", message: "The run was cancelled" },
+    },
+    new Date(),
+  );
 }

@@ -1,5 +1,11 @@
 import "server-only";
-import { resolveTemplate, stepsContext, type RunState, type RunVerdict, type TemplateContext } from "@/lib/workflow";
+import {
+  resolveTemplate,
+  stepsContext,
+  type RunState,
+  type RunVerdict,
+  type TemplateContext,
+} from "@/lib/workflow";
 import { finishRun } from "@/server/services/engine/finish-run";
 import { loadRunPlan } from "@/server/services/engine/run-plan";
 import { engineRuntime } from "./runtime";
@@ -31,15 +37,38 @@ export async function finishRunBody(a: {
     error = { code: a.abort.reason, message: a.abort.message };
   } else if (status === "completed") {
     try {
-      output = a.verdict.returned ? (a.verdict.output ?? null) : a.outputTemplate === undefined ? null : resolveTemplate(a.outputTemplate, { ...a.base, steps: stepsContext(a.state) }, { strict: true });
+      output = a.verdict.returned
+        ? (a.verdict.output ?? null)
+        : a.outputTemplate === undefined
+          ? null
+          : resolveTemplate(
+              a.outputTemplate,
+              { ...a.base, steps: stepsContext(a.state) },
+              { strict: true },
+            );
     } catch (e) {
       status = "failed";
-      error = { code: "output_unresolved", message: `The workflow's output could not be resolved: ${(e as Error).message}` };
+      error = {
+        code: "output_unresolved",
+        message: `The workflow's output could not be resolved: ${(e as Error).message}`,
+      };
     }
   } else {
     error = describeFailure(a.verdict, a.state);
   }
-  const done = await finishRun(db, config, { runId: a.runId, status, output, error, reason: a.abort?.reason ?? a.verdict.reason, stopExecution: a.leftInFlight > 0 }, new Date());
+  const done = await finishRun(
+    db,
+    config,
+    {
+      runId: a.runId,
+      status,
+      output,
+      error,
+      reason: a.abort?.reason ?? a.verdict.reason,
+      stopExecution: a.leftInFlight > 0,
+    },
+    new Date(),
+  );
   return { status: done.changed ? status : done.status, output, error };
 }
 
@@ -57,5 +86,10 @@ function describeFailure(verdict: RunVerdict, state: RunState): Record<string, u
     returned: "A return step ended the run after an unhandled failure",
     all_steps_finished: "",
   };
-  return { code: verdict.reason, message: what[verdict.reason] ?? verdict.reason, ...(stepId ? { stepId } : {}), unhandledFailures: verdict.unhandledFailures };
+  return {
+    code: verdict.reason,
+    message: what[verdict.reason] ?? verdict.reason,
+    ...(stepId ? { stepId } : {}),
+    unhandledFailures: verdict.unhandledFailures,
+  };
 }

@@ -16,21 +16,63 @@ export async function reapRunsBody() {
   const now = new Date();
   let timedOut = 0;
   for (const runId of await overdueRunIds(db, now)) {
-    const r = await finishRun(db, config, { runId, status: "timed_out", reason: "deadline", error: { code: "timed_out", message: "The run reached its deadline (constraints.timeoutMs)" }, stopExecution: true }, now);
+    const r = await finishRun(
+      db,
+      config,
+      {
+        runId,
+        status: "timed_out",
+        reason: "deadline",
+        error: {
+          code: "timed_out",
+          message: "The run reached its deadline (constraints.timeoutMs)",
+        },
+        stopExecution: true,
+      },
+      now,
+    );
     if (r.changed) timedOut++;
   }
   const stale = await db
     .select({ id: runs.id })
     .from(runs)
-    .where(and(eq(runs.status, "cancel_requested"), lt(runs.cancelRequestedAt, new Date(now.getTime() - 60_000))))
+    .where(
+      and(
+        eq(runs.status, "cancel_requested"),
+        lt(runs.cancelRequestedAt, new Date(now.getTime() - 60_000)),
+      ),
+    )
     .limit(100);
-  for (const r of stale) await finishRun(db, config, { runId: r.id, status: "cancelled", reason: "cancel_requested", error: { code: "cancelled", message: "The run was cancelled" } }, now);
-  const queuedWorkspaces = await db.selectDistinct({ workspaceId: runs.workspaceId }).from(runs).where(eq(runs.status, "queued")).limit(1000);
+  for (const r of stale)
+    await finishRun(
+      db,
+      config,
+      {
+        runId: r.id,
+        status: "cancelled",
+        reason: "cancel_requested",
+        error: { code: "cancelled", message: "The run was cancelled" },
+      },
+      now,
+    );
+  const queuedWorkspaces = await db
+    .selectDistinct({ workspaceId: runs.workspaceId })
+    .from(runs)
+    .where(eq(runs.status, "queued"))
+    .limit(1000);
   let admitted = 0;
   for (const w of queuedWorkspaces) {
     admitted += (
       await db.transaction(async (tx) =>
-        admitQueuedRuns(tx, w.workspaceId, await admissionLimits(tx, w.workspaceId, { perUser: config.maxActiveRunsPerUser, perWorkspace: config.maxActiveRunsPerWorkspace }), now),
+        admitQueuedRuns(
+          tx,
+          w.workspaceId,
+          await admissionLimits(tx, w.workspaceId, {
+            perUser: config.maxActiveRunsPerUser,
+            perWorkspace: config.maxActiveRunsPerWorkspace,
+          }),
+          now,
+        ),
       )
     ).length;
   }
@@ -50,10 +92,22 @@ export async function retentionBody() {
     .returning({ id: runs.id });
   const deletedSteps = await db
     .delete(runSteps)
-    .where(and(lt(runSteps.createdAt, stepCutoff), sql`${runSteps.runId} in (select id from runs where status in ('completed','failed','cancelled','timed_out'))`))
+    .where(
+      and(
+        lt(runSteps.createdAt, stepCutoff),
+        sql`${runSteps.runId} in (select id from runs where status in ('completed','failed','cancelled','timed_out'))`,
+      ),
+    )
     .returning({ id: runSteps.id });
   await pruneOutbox(db, new Date(now - 7 * 86_400_000));
   // The embedded executor keeps its own history; finished executions follow the step retention.
-  await db.delete(executorRuns).where(and(inArray(executorRuns.status, ["completed", "failed", "cancelled"]), lt(executorRuns.endedAt, stepCutoff)));
+  await db
+    .delete(executorRuns)
+    .where(
+      and(
+        inArray(executorRuns.status, ["completed", "failed", "cancelled"]),
+        lt(executorRuns.endedAt, stepCutoff),
+      ),
+    );
   return { runs: deletedRuns.length, steps: deletedSteps.length };
 }

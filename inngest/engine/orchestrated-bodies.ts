@@ -1,9 +1,22 @@
 import "server-only";
 
 import { createRedactor } from "@/lib/redact";
-import { collectReferences, parseDuration, resolveStepConfig, STEP_CATALOG, TemplateResolutionError, type StepConfig, type TemplateContext } from "@/lib/workflow";
+import {
+  collectReferences,
+  parseDuration,
+  resolveStepConfig,
+  STEP_CATALOG,
+  TemplateResolutionError,
+  type StepConfig,
+  type TemplateContext,
+} from "@/lib/workflow";
 import { closeApproval, openApproval } from "@/server/services/engine/approval-gate";
-import { beginAttempt, endAttempt, markAttemptWaiting, type AttemptKey } from "@/server/services/engine/step-records";
+import {
+  beginAttempt,
+  endAttempt,
+  markAttemptWaiting,
+  type AttemptKey,
+} from "@/server/services/engine/step-records";
 import { resolveWorkflowRef } from "@/server/services/engine/resolve-workflow-ref";
 import { createRun } from "@/server/services/runs/create-run";
 import { loadVersionByNumber } from "@/server/services/workflows/load-workflow";
@@ -20,14 +33,26 @@ const userError = (message: string): Failure => ({ error: { message, class: "use
 
 function resolve<T extends string>(type: T, config: unknown, context: TemplateContext): unknown {
   const refs = collectReferences(config);
-  if (refs.secrets.length) throw new TemplateResolutionError("Secrets cannot be used in this step type", "secrets", "SECRET_UNAVAILABLE");
-  return STEP_CATALOG[type as keyof typeof STEP_CATALOG].config.parse(resolveStepConfig(type, config, context));
+  if (refs.secrets.length)
+    throw new TemplateResolutionError(
+      "Secrets cannot be used in this step type",
+      "secrets",
+      "SECRET_UNAVAILABLE",
+    );
+  return STEP_CATALOG[type as keyof typeof STEP_CATALOG].config.parse(
+    resolveStepConfig(type, config, context),
+  );
 }
 
 async function failStep(key: AttemptKey, message: string): Promise<Failure> {
   const { db } = await engineRuntime();
   await beginAttempt(db, key, { now: new Date() });
-  await endAttempt(db, key, { status: "failed", error: { message }, failureClass: "user" }, new Date());
+  await endAttempt(
+    db,
+    key,
+    { status: "failed", error: { message }, failureClass: "user" },
+    new Date(),
+  );
   return userError(message);
 }
 
@@ -37,13 +62,24 @@ function message(e: unknown): string {
 
 // --- approval ----------------------------------------------------------------------------------
 
-export async function openApprovalBody(a: { key: AttemptKey; workflowId: string; hash: string; config: unknown; context: TemplateContext; initiatorUserId: string | null; deadline: number }) {
+export async function openApprovalBody(a: {
+  key: AttemptKey;
+  workflowId: string;
+  hash: string;
+  config: unknown;
+  context: TemplateContext;
+  initiatorUserId: string | null;
+  deadline: number;
+}) {
   const rt = await engineRuntime();
   let c: StepConfig<"approval">;
   try {
     c = resolve("approval", a.config, a.context) as StepConfig<"approval">;
   } catch (e) {
-    return failStep(a.key, `The approval's config is invalid after resolving templates: ${message(e)}`);
+    return failStep(
+      a.key,
+      `The approval's config is invalid after resolving templates: ${message(e)}`,
+    );
   }
   const now = new Date();
   const wanted = now.getTime() + parseDuration(c.timeout);
@@ -62,28 +98,63 @@ export async function openApprovalBody(a: { key: AttemptKey; workflowId: string;
     expiresAt,
     now,
   });
-  return { approvalId: opened.approvalId, expiresAt: opened.expiresAt, cappedByDeadline: wanted > a.deadline };
+  return {
+    approvalId: opened.approvalId,
+    expiresAt: opened.expiresAt,
+    cappedByDeadline: wanted > a.deadline,
+  };
 }
 
-export async function closeApprovalBody(a: { key: AttemptKey; approvalId: string; cappedByDeadline: boolean }) {
+export async function closeApprovalBody(a: {
+  key: AttemptKey;
+  approvalId: string;
+  cappedByDeadline: boolean;
+}) {
   const { db } = await engineRuntime();
   const now = new Date();
-  const outcome = await closeApproval(db, { approvalId: a.approvalId, runId: a.key.runId, workspaceId: a.key.workspaceId, now });
+  const outcome = await closeApproval(db, {
+    approvalId: a.approvalId,
+    runId: a.key.runId,
+    workspaceId: a.key.workspaceId,
+    now,
+  });
   const deadlineHit = outcome.timedOut && a.cappedByDeadline;
-  const output = { type: "approval", data: { decision: outcome.status, reason: outcome.reason, decisions: outcome.decisions }, meta: { approvalId: a.approvalId, timedOut: outcome.timedOut } };
-  await endAttempt(db, a.key, deadlineHit ? { status: "cancelled", error: { message: "The run reached its deadline while waiting for approval" } } : { status: "completed", output, port: outcome.status }, now);
+  const output = {
+    type: "approval",
+    data: { decision: outcome.status, reason: outcome.reason, decisions: outcome.decisions },
+    meta: { approvalId: a.approvalId, timedOut: outcome.timedOut },
+  };
+  await endAttempt(
+    db,
+    a.key,
+    deadlineHit
+      ? {
+          status: "cancelled",
+          error: { message: "The run reached its deadline while waiting for approval" },
+        }
+      : { status: "completed", output, port: outcome.status },
+    now,
+  );
   return { port: outcome.status, output, deadlineHit };
 }
 
 // --- delay -------------------------------------------------------------------------------------
 
-export async function beginDelayBody(a: { key: AttemptKey; config: unknown; context: TemplateContext; deadline: number }) {
+export async function beginDelayBody(a: {
+  key: AttemptKey;
+  config: unknown;
+  context: TemplateContext;
+  deadline: number;
+}) {
   const { db } = await engineRuntime();
   let c: StepConfig<"delay">;
   try {
     c = resolve("delay", a.config, a.context) as StepConfig<"delay">;
   } catch (e) {
-    return failStep(a.key, `The delay's config is invalid after resolving templates: ${message(e)}`);
+    return failStep(
+      a.key,
+      `The delay's config is invalid after resolving templates: ${message(e)}`,
+    );
   }
   const now = Date.now();
   const target = c.until ? Date.parse(c.until) : now + parseDuration(c.duration as string);
@@ -93,10 +164,21 @@ export async function beginDelayBody(a: { key: AttemptKey; config: unknown; cont
   return { until: new Date(until).toISOString(), cappedByDeadline: target > a.deadline };
 }
 
-export async function endDelayBody(a: { key: AttemptKey; until: string; cappedByDeadline: boolean }) {
+export async function endDelayBody(a: {
+  key: AttemptKey;
+  until: string;
+  cappedByDeadline: boolean;
+}) {
   const { db } = await engineRuntime();
   const output = { type: "delay", data: { until: a.until }, meta: {} };
-  await endAttempt(db, a.key, a.cappedByDeadline ? { status: "cancelled", error: { message: "The run reached its deadline during the delay" } } : { status: "completed", output }, new Date());
+  await endAttempt(
+    db,
+    a.key,
+    a.cappedByDeadline
+      ? { status: "cancelled", error: { message: "The run reached its deadline during the delay" } }
+      : { status: "completed", output },
+    new Date(),
+  );
   return { output, deadlineHit: a.cappedByDeadline };
 }
 
@@ -105,7 +187,8 @@ export async function endDelayBody(a: { key: AttemptKey; until: string; cappedBy
 /** A CEL literal for a JSON value (JSON string escapes are valid CEL string escapes). */
 function celLiteral(v: unknown): string {
   if (v === null || v === undefined) return "null";
-  if (typeof v === "string" || typeof v === "number" || typeof v === "boolean") return JSON.stringify(v);
+  if (typeof v === "string" || typeof v === "number" || typeof v === "boolean")
+    return JSON.stringify(v);
   throw new Error("match values must be strings, numbers, booleans or null");
 }
 
@@ -117,13 +200,28 @@ function celPath(path: string): string {
 }
 
 /** The wait's expression: same workspace, same event name, every match field equal. */
-export function waitExpression(workspaceId: string, event: string, match: Record<string, unknown>): string {
-  const parts = [`async.data.workspaceId == ${celLiteral(workspaceId)}`, `async.data.name == ${celLiteral(event)}`];
-  for (const [path, value] of Object.entries(match)) parts.push(`async.data${celPath(path.startsWith("name") || path.startsWith("data") || path.startsWith("eventId") ? path : `data.${path}`)} == ${celLiteral(value)}`);
+export function waitExpression(
+  workspaceId: string,
+  event: string,
+  match: Record<string, unknown>,
+): string {
+  const parts = [
+    `async.data.workspaceId == ${celLiteral(workspaceId)}`,
+    `async.data.name == ${celLiteral(event)}`,
+  ];
+  for (const [path, value] of Object.entries(match))
+    parts.push(
+      `async.data${celPath(path.startsWith("name") || path.startsWith("data") || path.startsWith("eventId") ? path : `data.${path}`)} == ${celLiteral(value)}`,
+    );
   return parts.join(" && ");
 }
 
-export async function beginWaitBody(a: { key: AttemptKey; config: unknown; context: TemplateContext; deadline: number }) {
+export async function beginWaitBody(a: {
+  key: AttemptKey;
+  config: unknown;
+  context: TemplateContext;
+  deadline: number;
+}) {
   const { db } = await engineRuntime();
   let c: StepConfig<"wait_for_event">;
   let expression: string;
@@ -135,22 +233,49 @@ export async function beginWaitBody(a: { key: AttemptKey; config: unknown; conte
   }
   const wanted = Date.now() + parseDuration(c.timeout);
   await beginAttempt(db, a.key, { input: c, status: "waiting", now: new Date() });
-  return { expression, until: new Date(Math.min(wanted, a.deadline)).toISOString(), cappedByDeadline: wanted > a.deadline, event: c.event };
+  return {
+    expression,
+    until: new Date(Math.min(wanted, a.deadline)).toISOString(),
+    cappedByDeadline: wanted > a.deadline,
+    event: c.event,
+  };
 }
 
-export async function endWaitBody(a: { key: AttemptKey; event: unknown; cappedByDeadline: boolean }) {
+export async function endWaitBody(a: {
+  key: AttemptKey;
+  event: unknown;
+  cappedByDeadline: boolean;
+}) {
   const { db } = await engineRuntime();
-  const ev = a.event as { data?: { name?: string; data?: unknown; eventId?: string; at?: string } } | null;
-  const data = ev?.data ? { name: ev.data.name, data: ev.data.data ?? null, id: ev.data.eventId, at: ev.data.at } : null;
+  const ev = a.event as {
+    data?: { name?: string; data?: unknown; eventId?: string; at?: string };
+  } | null;
+  const data = ev?.data
+    ? { name: ev.data.name, data: ev.data.data ?? null, id: ev.data.eventId, at: ev.data.at }
+    : null;
   const deadlineHit = data === null && a.cappedByDeadline;
   const output = { type: "wait_for_event", data, meta: { timedOut: data === null } };
-  await endAttempt(db, a.key, deadlineHit ? { status: "cancelled", error: { message: "The run reached its deadline while waiting for the event" } } : { status: "completed", output }, new Date());
+  await endAttempt(
+    db,
+    a.key,
+    deadlineHit
+      ? {
+          status: "cancelled",
+          error: { message: "The run reached its deadline while waiting for the event" },
+        }
+      : { status: "completed", output },
+    new Date(),
+  );
   return { output, deadlineHit };
 }
 
 // --- loop --------------------------------------------------------------------------------------
 
-export async function beginLoopBody(a: { key: AttemptKey; config: unknown; context: TemplateContext }) {
+export async function beginLoopBody(a: {
+  key: AttemptKey;
+  config: unknown;
+  context: TemplateContext;
+}) {
   const { db } = await engineRuntime();
   let c: StepConfig<"loop">;
   try {
@@ -158,13 +283,33 @@ export async function beginLoopBody(a: { key: AttemptKey; config: unknown; conte
   } catch (e) {
     return failStep(a.key, `The loop's config is invalid: ${message(e)}`);
   }
-  if (!Array.isArray(c.items)) return failStep(a.key, `The loop's items must be an array, got ${c.items === null ? "null" : typeof c.items}`);
-  if (c.items.length > c.maxItems) return failStep(a.key, `The loop has ${c.items.length} items, more than its maxItems (${c.maxItems})`);
-  await beginAttempt(db, a.key, { input: { items: c.items.length, concurrency: c.concurrency }, now: new Date() });
-  return { items: c.items as unknown[], concurrency: c.concurrency, workflow: c.workflow ?? null, version: c.version ?? null, input: c.input ?? null };
+  if (!Array.isArray(c.items))
+    return failStep(
+      a.key,
+      `The loop's items must be an array, got ${c.items === null ? "null" : typeof c.items}`,
+    );
+  if (c.items.length > c.maxItems)
+    return failStep(
+      a.key,
+      `The loop has ${c.items.length} items, more than its maxItems (${c.maxItems})`,
+    );
+  await beginAttempt(db, a.key, {
+    input: { items: c.items.length, concurrency: c.concurrency },
+    now: new Date(),
+  });
+  return {
+    items: c.items as unknown[],
+    concurrency: c.concurrency,
+    workflow: c.workflow ?? null,
+    version: c.version ?? null,
+    input: c.input ?? null,
+  };
 }
 
-export async function endLoopBody(a: { key: AttemptKey; outcome: { kind: string; output?: unknown; error?: unknown } }) {
+export async function endLoopBody(a: {
+  key: AttemptKey;
+  outcome: { kind: string; output?: unknown; error?: unknown };
+}) {
   const { db } = await engineRuntime();
   const o = a.outcome;
   await endAttempt(
@@ -173,7 +318,11 @@ export async function endLoopBody(a: { key: AttemptKey; outcome: { kind: string;
     o.kind === "completed"
       ? { status: "completed", output: o.output, port: "done" }
       : o.kind === "failed"
-        ? { status: "failed", error: (o.error as Record<string, unknown>) ?? { message: "An iteration failed" }, failureClass: "user" }
+        ? {
+            status: "failed",
+            error: (o.error as Record<string, unknown>) ?? { message: "An iteration failed" },
+            failureClass: "user",
+          }
         : { status: "cancelled", error: { message: "An iteration was cancelled" } },
     new Date(),
   );
@@ -182,7 +331,13 @@ export async function endLoopBody(a: { key: AttemptKey; outcome: { kind: string;
 
 // --- subworkflow -------------------------------------------------------------------------------
 
-export async function startChildBody(a: { key: AttemptKey; rootRunId: string; config: unknown; context: TemplateContext; override?: { workflow: string; version?: string | null; input: unknown } }) {
+export async function startChildBody(a: {
+  key: AttemptKey;
+  rootRunId: string;
+  config: unknown;
+  context: TemplateContext;
+  override?: { workflow: string; version?: string | null; input: unknown };
+}) {
   const rt = await engineRuntime();
   let c: { workflow: string; version?: string | null; input: unknown };
   try {
@@ -190,18 +345,35 @@ export async function startChildBody(a: { key: AttemptKey; rootRunId: string; co
   } catch (e) {
     return failStep(a.key, `The subworkflow's config is invalid: ${message(e)}`);
   }
-  const ctx = { db: rt.db, keys: rt.keys, config: rt.config, log: rt.log, now: () => new Date(), actor: { type: "system" as const, name: "engine" } };
+  const ctx = {
+    db: rt.db,
+    keys: rt.keys,
+    config: rt.config,
+    log: rt.log,
+    now: () => new Date(),
+    actor: { type: "system" as const, name: "engine" },
+  };
   try {
     const wf = await resolveWorkflowRef(rt.db, a.key.workspaceId, c.workflow);
-    const versionId = c.version && c.version !== "latest" ? (await loadVersionByNumber(rt.db, a.key.workspaceId, wf.id, c.version)).id : undefined;
-    await beginAttempt(rt.db, a.key, { input: { workflow: c.workflow, version: c.version ?? "latest", input: c.input }, now: new Date() });
+    const versionId =
+      c.version && c.version !== "latest"
+        ? (await loadVersionByNumber(rt.db, a.key.workspaceId, wf.id, c.version)).id
+        : undefined;
+    await beginAttempt(rt.db, a.key, {
+      input: { workflow: c.workflow, version: c.version ?? "latest", input: c.input },
+      now: new Date(),
+    });
     const child = await rt.db.transaction((tx) =>
       createRun(tx, ctx, {
         workspaceId: a.key.workspaceId,
         workflowId: wf.id,
         versionId,
         input: c.input ?? {},
-        trigger: { type: "subworkflow", id: a.key.runId, payload: { parentRunId: a.key.runId, stepPath: a.key.path } },
+        trigger: {
+          type: "subworkflow",
+          id: a.key.runId,
+          payload: { parentRunId: a.key.runId, stepPath: a.key.path },
+        },
         initiator: { type: "run", id: a.key.runId },
         parent: { runId: a.key.runId, stepId: a.key.stepId, rootRunId: a.rootRunId },
         idempotencyKey: `sub:${a.key.runId}:${a.key.path}:${a.key.attempt}`,
@@ -214,15 +386,31 @@ export async function startChildBody(a: { key: AttemptKey; rootRunId: string; co
   }
 }
 
-export async function endChildBody(a: { key: AttemptKey; childRunId: string; result: { ok: true; output: unknown } | { ok: false; message: string } }) {
+export async function endChildBody(a: {
+  key: AttemptKey;
+  childRunId: string;
+  result: { ok: true; output: unknown } | { ok: false; message: string };
+}) {
   const { db } = await engineRuntime();
   const redact = createRedactor([]);
   if (a.result.ok) {
-    const output = { type: a.key.stepType, data: redact.value(a.result.output ?? null), meta: { childRunId: a.childRunId } };
+    const output = {
+      type: a.key.stepType,
+      data: redact.value(a.result.output ?? null),
+      meta: { childRunId: a.childRunId },
+    };
     await endAttempt(db, a.key, { status: "completed", output }, new Date());
     return { ok: true as const, output };
   }
-  await endAttempt(db, a.key, { status: "failed", error: { message: a.result.message, childRunId: a.childRunId }, failureClass: "user" }, new Date());
+  await endAttempt(
+    db,
+    a.key,
+    {
+      status: "failed",
+      error: { message: a.result.message, childRunId: a.childRunId },
+      failureClass: "user",
+    },
+    new Date(),
+  );
   return { ok: false as const, error: { message: a.result.message, childRunId: a.childRunId } };
 }
-

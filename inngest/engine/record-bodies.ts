@@ -3,7 +3,11 @@ import { recordSkips, type SkipRecord } from "@/server/services/engine/step-reco
 import { engineRuntime } from "./runtime";
 
 /** Durable-step body: records skipped and never-started steps. */
-export async function recordSkipsBody(a: { runId: string; workspaceId: string; items: (Omit<SkipRecord, "detail"> & { detail?: string })[] }): Promise<{ recorded: number }> {
+export async function recordSkipsBody(a: {
+  runId: string;
+  workspaceId: string;
+  items: (Omit<SkipRecord, "detail"> & { detail?: string })[];
+}): Promise<{ recorded: number }> {
   const { db } = await engineRuntime();
   await recordSkips(db, { runId: a.runId, workspaceId: a.workspaceId }, a.items, new Date());
   return { recorded: a.items.length };

@@ -25,7 +25,15 @@ export interface GraphResult {
   leftInFlight: number;
 }
 
-type Node = { id: string; type: string; when?: unknown; config?: unknown; retry?: unknown; timeoutMs?: number; name?: string };
+type Node = {
+  id: string;
+  type: string;
+  when?: unknown;
+  config?: unknown;
+  retry?: unknown;
+  timeoutMs?: number;
+  name?: string;
+};
 
 /**
  * Drives one graph (the workflow, or one loop iteration) with the pure state machine: starts ready
@@ -33,7 +41,12 @@ type Node = { id: string; type: string; when?: unknown; config?: unknown; retry?
  * the steps in flight, which the durable executor replays deterministically (the memo stack is in
  * completion order and steps are tagged `parallelMode: race`).
  */
-export async function runGraph(env: EngineEnv, graph: WorkflowGraph<Node>, scope: Scope, seed?: Record<string, StepOutcome>): Promise<GraphResult> {
+export async function runGraph(
+  env: EngineEnv,
+  graph: WorkflowGraph<Node>,
+  scope: Scope,
+  seed?: Record<string, StepOutcome>,
+): Promise<GraphResult> {
   let state = initialState(graph);
   if (seed) {
     for (const [id, outcome] of Object.entries(seed)) {
@@ -48,21 +61,41 @@ export async function runGraph(env: EngineEnv, graph: WorkflowGraph<Node>, scope
   const inflight = new Map<string, Promise<{ id: string; outcome: StepOutcome }>>();
   let round = 0;
   for (;;) {
-    if (env.abort && !state.abort) state = abortRun(state, env.abort.status === "timed_out" ? "timed_out" : "cancelled", env.abort.reason);
+    if (env.abort && !state.abort)
+      state = abortRun(
+        state,
+        env.abort.status === "timed_out" ? "timed_out" : "cancelled",
+        env.abort.reason,
+      );
     const actions = nextActions(graph, state);
     state = applyDecisions(state, actions);
     const notStarted = [
-      ...actions.skip.map((s) => ({ stepId: s.stepId, status: "skipped" as const, reason: s.reason, detail: s.detail })),
-      ...actions.cancel.filter((c) => !inflight.has(c.stepId)).map((c) => ({ stepId: c.stepId, status: c.status, reason: c.reason })),
+      ...actions.skip.map((s) => ({
+        stepId: s.stepId,
+        status: "skipped" as const,
+        reason: s.reason,
+        detail: s.detail,
+      })),
+      ...actions.cancel
+        .filter((c) => !inflight.has(c.stepId))
+        .map((c) => ({ stepId: c.stepId, status: c.status, reason: c.reason })),
     ];
     const whenSkips: { stepId: string; status: "skipped"; reason: string; detail: string }[] = [];
     const toStart: string[] = [];
     if (!actions.finished) {
       for (const id of actions.start) {
         const node = graph.nodes.get(id)!.step;
-        if (node.when !== undefined && !evaluateWhen(node.when, stepContext(env, graph, state, scope, id))) {
+        if (
+          node.when !== undefined &&
+          !evaluateWhen(node.when, stepContext(env, graph, state, scope, id))
+        ) {
           state = applyOutcome(state, id, { kind: "skipped", reason: "when_false" });
-          whenSkips.push({ stepId: id, status: "skipped", reason: "when_false", detail: "its `when` condition is false" });
+          whenSkips.push({
+            stepId: id,
+            status: "skipped",
+            reason: "when_false",
+            detail: "its `when` condition is false",
+          });
         } else {
           toStart.push(id);
         }
@@ -75,22 +108,39 @@ export async function runGraph(env: EngineEnv, graph: WorkflowGraph<Node>, scope
         recordSkipsBody({
           runId: env.plan.runId,
           workspaceId: env.plan.workspaceId,
-          items: records.map((r) => ({ stepId: r.stepId, path: scope.prefix + r.stepId, stepType: graph.nodes.get(r.stepId)!.type, status: r.status, reason: r.reason, detail: "detail" in r ? (r.detail as string | undefined) : undefined })),
+          items: records.map((r) => ({
+            stepId: r.stepId,
+            path: scope.prefix + r.stepId,
+            stepType: graph.nodes.get(r.stepId)!.type,
+            status: r.status,
+            reason: r.reason,
+            detail: "detail" in r ? (r.detail as string | undefined) : undefined,
+          })),
         }),
       );
     }
-    if (actions.finished) return { verdict: applyAbortOverride(env, actions.finished), state, leftInFlight: inflight.size };
+    if (actions.finished)
+      return {
+        verdict: applyAbortOverride(env, actions.finished),
+        state,
+        leftInFlight: inflight.size,
+      };
     if (whenSkips.length) continue; // re-plan: skipped steps may unblock or skip others
 
     for (const id of toStart) {
       state = markStarted(state, id);
       const ctx = stepContext(env, graph, state, scope, id);
       const node = graph.nodes.get(id)!.step;
-      inflight.set(id, executeStep(env, scope, node, ctx).then((outcome) => ({ id, outcome })));
+      inflight.set(
+        id,
+        executeStep(env, scope, node, ctx).then((outcome) => ({ id, outcome })),
+      );
     }
     if (inflight.size === 0) {
       if (toStart.length === 0 && records.length === 0) {
-        throw new Error(`The run made no progress (${scope.prefix || "top level"}): a bug in the scheduler`);
+        throw new Error(
+          `The run made no progress (${scope.prefix || "top level"}): a bug in the scheduler`,
+        );
       }
       continue;
     }
@@ -101,12 +151,23 @@ export async function runGraph(env: EngineEnv, graph: WorkflowGraph<Node>, scope
 }
 
 function applyAbortOverride(env: EngineEnv, verdict: RunVerdict): RunVerdict {
-  if (env.abort?.status === "failed" && verdict.reason === "aborted") return { ...verdict, status: "failed" };
+  if (env.abort?.status === "failed" && verdict.reason === "aborted")
+    return { ...verdict, status: "failed" };
   return verdict;
 }
 
-function stepContext(env: EngineEnv, graph: WorkflowGraph<Node>, state: RunState, scope: Scope, id: string): TemplateContext {
-  return contextForStep(graph, state, id, { ...env.base, ...(scope.loop ? { loop: scope.loop } : {}), ...(scope.outer ? { steps: scope.outer } : {}) });
+function stepContext(
+  env: EngineEnv,
+  graph: WorkflowGraph<Node>,
+  state: RunState,
+  scope: Scope,
+  id: string,
+): TemplateContext {
+  return contextForStep(graph, state, id, {
+    ...env.base,
+    ...(scope.loop ? { loop: scope.loop } : {}),
+    ...(scope.outer ? { steps: scope.outer } : {}),
+  });
 }
 
 function evaluateWhen(when: unknown, ctx: TemplateContext): boolean {

@@ -16,5 +16,10 @@ export interface EngineRuntime {
 /** What the engine's durable step bodies run with: the process database and configuration. */
 export async function engineRuntime(): Promise<EngineRuntime> {
   const rt = getRuntime();
-  return { db: await getDb(), keys: rt.keys, config: rt.config, log: rt.log.child({ component: "engine" }) };
+  return {
+    db: await getDb(),
+    keys: rt.keys,
+    config: rt.config,
+    log: rt.log.child({ component: "engine" }),
+  };
 }

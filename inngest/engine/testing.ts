@@ -27,9 +27,18 @@ export interface EngineHarness {
   relay: RelayHandle;
   /** Creates and publishes a workflow; returns its id. */
   workflow(definition: Record<string, unknown>, fx?: WorkspaceFixture): Promise<string>;
-  start(workflowId: string, input?: Record<string, unknown>, fx?: WorkspaceFixture, extra?: Record<string, unknown>): Promise<string>;
+  start(
+    workflowId: string,
+    input?: Record<string, unknown>,
+    fx?: WorkspaceFixture,
+    extra?: Record<string, unknown>,
+  ): Promise<string>;
   /** Waits until the run reaches one of `statuses` (advancing the executor clock if asked). */
-  waitFor(runId: string, statuses: string[], opts?: { advanceMs?: number; timeoutMs?: number }): Promise<typeof runs.$inferSelect>;
+  waitFor(
+    runId: string,
+    statuses: string[],
+    opts?: { advanceMs?: number; timeoutMs?: number },
+  ): Promise<typeof runs.$inferSelect>;
   steps(runId: string): Promise<(typeof runSteps.$inferSelect)[]>;
   events(runId: string): Promise<string[]>;
   close(): Promise<void>;
@@ -40,7 +49,14 @@ export async function startEngineHarness(label: string): Promise<EngineHarness> 
   useDbHandle(db);
   const ws = await createWorkspaceFixture(db.db, "Engine");
   const bridge = executorBridge();
-  const h = await startHarness({ client: inngest, functions, bridge, db, label, executor: { backoff: () => 20 } });
+  const h = await startHarness({
+    client: inngest,
+    functions,
+    bridge,
+    db,
+    label,
+    executor: { backoff: () => 20 },
+  });
   const relay = startOutboxRelay({
     db: db.db,
     deliver: createOutboxDeliverer((events) => h.executor.send(events), workflowEventHooks()),
@@ -53,7 +69,10 @@ export async function startEngineHarness(label: string): Promise<EngineHarness> 
     h,
     relay,
     async workflow(definition, fx = ws) {
-      const wf = await createWorkflow({ ctx: fx.ctx("editor"), input: { name: String(definition.name ?? "W") } });
+      const wf = await createWorkflow({
+        ctx: fx.ctx("editor"),
+        input: { name: String(definition.name ?? "W") },
+      });
       await saveDraft({ ctx: fx.ctx("editor"), input: { workflowId: wf.id, definition } });
       await publishWorkflow({ ctx: fx.ctx("editor"), input: { workflowId: wf.id } });
       return wf.id;
@@ -73,9 +92,18 @@ export async function startEngineHarness(label: string): Promise<EngineHarness> 
         opts.timeoutMs ?? 30_000,
       );
     },
-    steps: (runId) => db.db.select().from(runSteps).where(eq(runSteps.runId, runId)).orderBy(asc(runSteps.createdAt), asc(runSteps.path)),
+    steps: (runId) =>
+      db.db
+        .select()
+        .from(runSteps)
+        .where(eq(runSteps.runId, runId))
+        .orderBy(asc(runSteps.createdAt), asc(runSteps.path)),
     async events(runId) {
-      const rows = await db.db.select({ type: runEvents.type, path: runEvents.stepPath }).from(runEvents).where(and(eq(runEvents.runId, runId))).orderBy(asc(runEvents.id));
+      const rows = await db.db
+        .select({ type: runEvents.type, path: runEvents.stepPath })
+        .from(runEvents)
+        .where(and(eq(runEvents.runId, runId)))
+        .orderBy(asc(runEvents.id));
       return rows.map((r) => (r.path ? `${r.type}:${r.path}` : r.type));
     },
     async close() {

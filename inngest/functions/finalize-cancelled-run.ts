@@ -11,7 +11,12 @@ export const finalizeCancelledRun = inngest.createFunction(
     id: "finalize-cancelled-run",
     name: "Finalize cancelled run",
     retries: 5,
-    triggers: [{ event: "inngest/function.cancelled", expression: `event.data.function_id == "${APP_ID}-run-workflow"` }],
+    triggers: [
+      {
+        event: "inngest/function.cancelled",
+        expression: `event.data.function_id == "${APP_ID}-run-workflow"`,
+      },
+    ],
   },
   async ({ event, step }) => {
     const runId = (event.data as { event?: { data?: { runId?: string } } }).event?.data?.runId;

@@ -2,6 +2,7 @@ import { inngest } from "../client";
 import { reapRunsBody } from "../engine/maintenance-bodies";
 
 /** Every minute: overdue runs time out, unconfirmed cancels finish, stranded queued runs are admitted. */
-export const reapRuns = inngest.createFunction({ id: "reap-runs", name: "Reap runs", retries: 1, triggers: [{ cron: "* * * * *" }] }, async ({ step }) =>
-  step.run("reap", () => reapRunsBody()),
+export const reapRuns = inngest.createFunction(
+  { id: "reap-runs", name: "Reap runs", retries: 1, triggers: [{ cron: "* * * * *" }] },
+  async ({ step }) => step.run("reap", () => reapRunsBody()),
 );

@@ -40,29 +40,59 @@ export const runWorkflow = inngest.createFunction(
       step,
       plan,
       definition,
-      base: { input: plan.input, vars: definition.variables, run: { id: plan.runId, workflowId: plan.workflowId }, trigger: plan.trigger },
+      base: {
+        input: plan.input,
+        vars: definition.variables,
+        run: { id: plan.runId, workflowId: plan.workflowId },
+        trigger: plan.trigger,
+      },
       slots: new Semaphore(definition.constraints.maxParallel),
       attempts: 0,
       maxAttempts: definition.constraints.maxSteps,
       deadline: Date.parse(plan.deadlineAt),
       halted: false,
     };
-    const seed = plan.seed ? (Object.fromEntries(Object.entries(plan.seed).map(([id, s]) => [id, seedOutcome(s)])) as Record<string, StepOutcome>) : undefined;
-    const result = await group.parallel({ mode: "race" }, () => runGraph(env, graph, { prefix: "" }, seed));
+    const seed = plan.seed
+      ? (Object.fromEntries(
+          Object.entries(plan.seed).map(([id, s]) => [id, seedOutcome(s)]),
+        ) as Record<string, StepOutcome>)
+      : undefined;
+    const result = await group.parallel({ mode: "race" }, () =>
+      runGraph(env, graph, { prefix: "" }, seed),
+    );
     env.halted = true;
     const finished = await step.run("finish", () =>
-      finishRunBody({ runId, verdict: result.verdict, state: result.state, base: env.base, outputTemplate: definition.output, abort: env.abort, leftInFlight: result.leftInFlight }),
+      finishRunBody({
+        runId,
+        verdict: result.verdict,
+        state: result.state,
+        base: env.base,
+        outputTemplate: definition.output,
+        abort: env.abort,
+        leftInFlight: result.leftInFlight,
+      }),
     );
     // A child's failure must fail its parent's invoke.
     if (plan.parentRunId && finished.status !== "completed") {
-      throw new NonRetriableError(String((finished.error as { message?: string } | null)?.message ?? `Child run ${finished.status}`));
+      throw new NonRetriableError(
+        String(
+          (finished.error as { message?: string } | null)?.message ??
+            `Child run ${finished.status}`,
+        ),
+      );
     }
     return finished.output;
   },
 );
 
-function seedOutcome(s: { status: string; port?: string; output?: unknown; error?: unknown }): StepOutcome {
-  if (s.status === "completed") return { kind: "completed", ...(s.port ? { port: s.port } : {}), output: s.output };
+function seedOutcome(s: {
+  status: string;
+  port?: string;
+  output?: unknown;
+  error?: unknown;
+}): StepOutcome {
+  if (s.status === "completed")
+    return { kind: "completed", ...(s.port ? { port: s.port } : {}), output: s.output };
   if (s.status === "failed") return { kind: "failed", error: s.error };
   return { kind: "skipped", reason: "branch_not_taken" };
 }

@@ -64,7 +64,16 @@ export const RerunInput = z.object({
 });
 export type RerunInput = z.input<typeof RerunInput>;
 
-export const RUN_LIST_STATUSES = ["queued", "running", "waiting", "cancel_requested", "completed", "failed", "cancelled", "timed_out"] as const;
+export const RUN_LIST_STATUSES = [
+  "queued",
+  "running",
+  "waiting",
+  "cancel_requested",
+  "completed",
+  "failed",
+  "cancelled",
+  "timed_out",
+] as const;
 export const ListRunsInput = z.object({
   workflowId: id.optional(),
   status: z.array(z.enum(RUN_LIST_STATUSES)).max(8).optional(),

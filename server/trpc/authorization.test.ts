@@ -7,9 +7,18 @@ import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "@/db/testing";
 import { ROLES, hasRole, type Role } from "@/lib/schemas/roles";
-import { createWorkspaceFixture, makeCtx, type WorkspaceFixture } from "../testing/harness";
+import {
+  createWorkspaceFixture,
+  makeCtx,
+  testKeys,
+  type WorkspaceFixture,
+} from "../testing/harness";
 import { createApiToken } from "../services/api-tokens/create-api-token";
 import { createInvitation } from "../services/invitations/create-invitation";
+import { eq } from "drizzle-orm";
+import { runs as runsTable } from "@/db/schema";
+import { openApproval } from "../services/engine/approval-gate";
+import { startRun } from "../services/runs/start-run";
 import { createWorkflow } from "../services/workflows/create-workflow";
 import { listVersions } from "../services/workflows/list-versions";
 import { publishWorkflow } from "../services/workflows/publish-workflow";
@@ -48,6 +57,40 @@ const WF_DEF = {
   name: "Imported",
   steps: [{ id: "s", type: "transform", config: { value: 2 } }],
 };
+
+/** A run in the fixture's workspace (admitted; nothing executes it in this test). */
+async function runIn(fx: WorkspaceFixture) {
+  const workflowId = await wf(fx);
+  const r = await startRun({ ctx: fx.ctx("owner"), input: { workflowId } });
+  return r.runId;
+}
+/** A pending approval (quorum 1, anyone with the approver role) on a run of the fixture. */
+async function approvalIn(fx: WorkspaceFixture) {
+  const runId = await runIn(fx);
+  const [run] = await fx.ctx("owner").db.select().from(runsTable).where(eq(runsTable.id, runId));
+  const opened = await openApproval(fx.ctx("owner").db, testKeys, {
+    key: {
+      runId,
+      workspaceId: fx.workspaceId,
+      stepId: "gate",
+      path: "gate",
+      stepType: "approval",
+      attempt: 1,
+    },
+    workflowId: run!.workflowId,
+    hash: run!.hash,
+    prompt: "Ship?",
+    items: null,
+    approvers: {},
+    quorum: 1,
+    allowInitiator: true,
+    initiatorUserId: null,
+    onTimeout: "reject",
+    expiresAt: new Date(Date.now() + 3_600_000),
+    now: new Date(),
+  });
+  return { runId, approvalId: opened.approvalId };
+}
 
 const CASES: Record<string, Case> = {
   "auth.signUp": {
@@ -209,6 +252,48 @@ const CASES: Record<string, Case> = {
     access: "viewer",
     input: async (fx) => ({ workflowId: await wf(fx) }),
     foreign: async (o) => ({ workflowId: await wf(o) }),
+  },
+  "run.list": { access: "viewer" },
+  "run.get": {
+    access: "viewer",
+    input: async (fx) => ({ runId: await runIn(fx) }),
+    foreign: async (o) => ({ runId: await runIn(o) }),
+  },
+  "run.steps": {
+    access: "viewer",
+    input: async (fx) => ({ runId: await runIn(fx) }),
+    foreign: async (o) => ({ runId: await runIn(o) }),
+  },
+  "run.events": {
+    access: "viewer",
+    input: async (fx) => ({ runId: await runIn(fx) }),
+    foreign: async (o) => ({ runId: await runIn(o) }),
+  },
+  "run.start": {
+    access: "editor",
+    input: async (fx) => ({ workflowId: await wf(fx) }),
+    foreign: async (o) => ({ workflowId: await wf(o) }),
+  },
+  "run.cancel": {
+    access: "editor",
+    input: async (fx) => ({ runId: await runIn(fx) }),
+    foreign: async (o) => ({ runId: await runIn(o) }),
+  },
+  "run.rerun": {
+    access: "editor",
+    input: async (fx) => ({ runId: await runIn(fx) }),
+    foreign: async (o) => ({ runId: await runIn(o) }),
+  },
+  "run.previewRerun": {
+    access: "viewer",
+    input: async (fx) => ({ runId: await runIn(fx) }),
+    foreign: async (o) => ({ runId: await runIn(o) }),
+  },
+  "approval.list": { access: "viewer" },
+  "approval.decide": {
+    access: "approver",
+    input: async (fx) => ({ approvalId: (await approvalIn(fx)).approvalId, approve: true }),
+    foreign: async (o) => ({ approvalId: (await approvalIn(o)).approvalId, approve: true }),
   },
   "apiToken.list": { access: "admin" },
   "apiToken.create": { access: "admin", input: () => ({ name: "t", role: "viewer" }) },

@@ -12,6 +12,12 @@ import { ROLES, hasRole, type Role } from "@/lib/schemas/roles";
 import { createWorkspaceFixture, type WorkspaceFixture } from "@/server/testing/harness";
 import { createApiToken } from "@/server/services/api-tokens/create-api-token";
 import { revokeApiToken } from "@/server/services/api-tokens/revoke-api-token";
+import { eq } from "drizzle-orm";
+import { runs } from "@/db/schema";
+import { getRuntime } from "@/server/runtime";
+import { openApproval } from "@/server/services/engine/approval-gate";
+import { startRun } from "@/server/services/runs/start-run";
+import { createWorkflow } from "@/server/services/workflows/create-workflow";
 
 type Handler = (
   req: Request,
@@ -29,6 +35,43 @@ interface RouteCase {
   expectOk?: (res: Response, fx: WorkspaceFixture) => Promise<void>;
 }
 
+async function workflowIn(fx: WorkspaceFixture) {
+  return (await createWorkflow({ ctx: fx.ctx("owner"), input: { name: `W ${Math.random()}` } })).id;
+}
+async function runIn(fx: WorkspaceFixture) {
+  return (await startRun({ ctx: fx.ctx("owner"), input: { workflowId: await workflowIn(fx) } }))
+    .runId;
+}
+/** A run with a pending approval anyone of approver rank may decide, and its resume token. */
+async function gateIn(fx: WorkspaceFixture) {
+  const runId = await runIn(fx);
+  const [run] = await t.db.select().from(runs).where(eq(runs.id, runId));
+  const keys = getRuntime().keys;
+  const opened = await openApproval(t.db, keys, {
+    key: {
+      runId,
+      workspaceId: fx.workspaceId,
+      stepId: "gate",
+      path: "gate",
+      stepType: "approval",
+      attempt: 1,
+    },
+    workflowId: run!.workflowId,
+    hash: run!.hash,
+    prompt: "Ship?",
+    items: null,
+    approvers: {},
+    quorum: 1,
+    allowInitiator: true,
+    initiatorUserId: null,
+    onTimeout: "reject",
+    expiresAt: new Date(Date.now() + 3_600_000),
+    now: new Date(),
+  });
+  return { runId, resumeToken: opened.resumeToken };
+}
+const runParams = async (fx: WorkspaceFixture) => ({ params: { id: await runIn(fx) } });
+
 const ROUTES: Record<string, RouteCase> = {
   "GET /api/v1/me": {
     minRole: "viewer",
@@ -38,6 +81,62 @@ const ROUTES: Record<string, RouteCase> = {
       expect(body.currentWorkspace.id).toBe(fx.workspaceId);
       expect(body.via).toBe("token");
     },
+  },
+  "POST /api/v1/workflows/[id]/runs": {
+    minRole: "editor",
+    load: () => import("./workflows/[id]/runs/route"),
+    prepare: async (fx) => ({ params: { id: await workflowIn(fx) }, body: { input: {} } }),
+    foreign: async (o) => ({ params: { id: await workflowIn(o) }, body: {} }),
+    expectOk: async (res) => {
+      expect(res.status).toBe(201);
+      expect((await res.json()).runId).toMatch(/^run_/);
+    },
+  },
+  "GET /api/v1/runs/[id]": {
+    minRole: "viewer",
+    load: () => import("./runs/[id]/route"),
+    prepare: runParams,
+    foreign: runParams,
+  },
+  "GET /api/v1/runs/[id]/steps": {
+    minRole: "viewer",
+    load: () => import("./runs/[id]/steps/route"),
+    prepare: runParams,
+    foreign: runParams,
+  },
+  "GET /api/v1/runs/[id]/events": {
+    minRole: "viewer",
+    load: () => import("./runs/[id]/events/route"),
+    prepare: runParams,
+    foreign: runParams,
+    expectOk: async (res) => {
+      const body = await res.json();
+      expect(body.events.map((e: { type: string }) => e.type)).toContain("run.queued");
+    },
+  },
+  "POST /api/v1/runs/[id]/approve": {
+    minRole: "approver",
+    load: () => import("./runs/[id]/approve/route"),
+    prepare: async (fx) => {
+      const g = await gateIn(fx);
+      return {
+        params: { id: g.runId },
+        body: { approve: true, resumeToken: g.resumeToken, reason: "ok" },
+      };
+    },
+    foreign: async (o) => {
+      const g = await gateIn(o);
+      return { params: { id: g.runId }, body: { approve: true, resumeToken: g.resumeToken } };
+    },
+    expectOk: async (res) => {
+      expect((await res.json()).status).toBe("approved");
+    },
+  },
+  "POST /api/v1/runs/[id]/cancel": {
+    minRole: "editor",
+    load: () => import("./runs/[id]/cancel/route"),
+    prepare: runParams,
+    foreign: runParams,
   },
 };
 

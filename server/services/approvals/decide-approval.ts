@@ -5,7 +5,14 @@ import { isUniqueViolation } from "@/db/errors";
 import { newId } from "@/lib/ids";
 import { DecideApprovalInput } from "@/lib/schemas/runs";
 import { EVENTS } from "@/inngest/events";
-import { ConflictError, ForbiddenError, NotFoundError, PreconditionFailedError, ValidationError, fromZodError } from "../../errors";
+import {
+  ConflictError,
+  ForbiddenError,
+  NotFoundError,
+  PreconditionFailedError,
+  ValidationError,
+  fromZodError,
+} from "../../errors";
 import { requireRole, requireUserId, type ServiceContext } from "../context";
 import { recordAudit } from "../audit/record-audit";
 import { enqueueOutbox } from "../outbox/enqueue-outbox";
@@ -23,15 +30,28 @@ export type DecisionChannel = "ui" | "api" | "cli" | "link" | "mcp";
  * required. Quorum: N distinct approvers; any rejection rejects. A final decision resumes the run
  * through the outbox, and the audit row records a hash of exactly what the decider was shown.
  */
-export async function decideApproval({ ctx, input, via }: { ctx: ServiceContext; input: unknown; via: DecisionChannel }) {
+export async function decideApproval({
+  ctx,
+  input,
+  via,
+}: {
+  ctx: ServiceContext;
+  input: unknown;
+  via: DecisionChannel;
+}) {
   const ws = requireRole(ctx, "viewer");
   const parsed = DecideApprovalInput.safeParse(input);
   if (!parsed.success) throw fromZodError(parsed.error, "Decision");
   const { approvalId, approve, reason, resumeToken } = parsed.data;
   const tokenRequired = via === "api" || via === "cli" || via === "link";
-  if (tokenRequired && !resumeToken) throw new ValidationError("resumeToken is required", [{ path: ["resumeToken"], message: "Required" }]);
+  if (tokenRequired && !resumeToken)
+    throw new ValidationError("resumeToken is required", [
+      { path: ["resumeToken"], message: "Required" },
+    ]);
   if (!approve && reason.length === 0 && via === "ui") {
-    throw new ValidationError("Give a reason for rejecting", [{ path: ["reason"], message: "Required when rejecting" }]);
+    throw new ValidationError("Give a reason for rejecting", [
+      { path: ["reason"], message: "Required when rejecting" },
+    ]);
   }
   const userId = requireUserId(ctx);
   const now = ctx.now();
@@ -43,20 +63,40 @@ export async function decideApproval({ ctx, input, via }: { ctx: ServiceContext;
       .where(and(eq(approvals.id, approvalId), eq(approvals.workspaceId, ws.id)))
       .for("update")
       .limit(1);
-    if (!a || (parsed.data.runId && a.runId !== parsed.data.runId)) throw new NotFoundError("Approval", approvalId);
+    if (!a || (parsed.data.runId && a.runId !== parsed.data.runId))
+      throw new NotFoundError("Approval", approvalId);
     if (resumeToken) {
       const parsedToken = parseResumeToken(resumeToken);
       const [run] = await tx.select({ hash: runs.hash }).from(runs).where(eq(runs.id, a.runId));
       const valid =
         parsedToken?.approvalId === a.id &&
-        verifyResumeToken(ctx.keys, resumeToken, { approvalId: a.id, runId: a.runId, stepPath: a.stepPath, attempt: a.attempt, hash: run?.hash ?? "", expiresAt: a.expiresAt });
-      if (!valid) throw new PreconditionFailedError("The resume token does not match this approval", { code: "RESUME_TOKEN_MISMATCH" });
+        verifyResumeToken(ctx.keys, resumeToken, {
+          approvalId: a.id,
+          runId: a.runId,
+          stepPath: a.stepPath,
+          attempt: a.attempt,
+          hash: run?.hash ?? "",
+          expiresAt: a.expiresAt,
+        });
+      if (!valid)
+        throw new PreconditionFailedError("The resume token does not match this approval", {
+          code: "RESUME_TOKEN_MISMATCH",
+        });
     }
-    if (a.status !== "pending") throw new PreconditionFailedError(`This approval was already decided (${a.status})`, { code: "ALREADY_DECIDED", status: a.status });
-    if (a.expiresAt.getTime() <= now.getTime()) throw new PreconditionFailedError("This approval has expired", { code: "EXPIRED" });
+    if (a.status !== "pending")
+      throw new PreconditionFailedError(`This approval was already decided (${a.status})`, {
+        code: "ALREADY_DECIDED",
+        status: a.status,
+      });
+    if (a.expiresAt.getTime() <= now.getTime())
+      throw new PreconditionFailedError("This approval has expired", { code: "EXPIRED" });
     const [me] = await tx.select({ email: users.email }).from(users).where(eq(users.id, userId));
     const refusal = approverRefusal(
-      { approvers: a.approvers, allowInitiator: a.allowInitiator, initiatorUserId: a.initiatorUserId },
+      {
+        approvers: a.approvers,
+        allowInitiator: a.allowInitiator,
+        initiatorUserId: a.initiatorUserId,
+      },
       { userId, email: me?.email ?? "", role: ws.role },
     );
     if (refusal) throw new ForbiddenError(refusal);
@@ -81,27 +121,93 @@ export async function decideApproval({ ctx, input, via }: { ctx: ServiceContext;
       if (isUniqueViolation(e)) throw new ConflictError("You already decided this approval");
       throw e;
     }
-    const decisions = await tx.select({ decision: approvalDecisions.decision }).from(approvalDecisions).where(eq(approvalDecisions.approvalId, a.id));
+    const decisions = await tx
+      .select({ decision: approvalDecisions.decision })
+      .from(approvalDecisions)
+      .where(eq(approvalDecisions.approvalId, a.id));
     const approvedCount = decisions.filter((d) => d.decision === "approved").length;
-    const final: "approved" | "rejected" | null = !approve ? "rejected" : approvedCount >= a.quorum ? "approved" : null;
+    const final: "approved" | "rejected" | null = !approve
+      ? "rejected"
+      : approvedCount >= a.quorum
+        ? "approved"
+        : null;
 
-    await appendRunEvents(tx, [{ runId: a.runId, workspaceId: ws.id, type: "approval.decision", stepPath: a.stepPath, data: { approvalId: a.id, userId, decision: approve ? "approved" : "rejected", via, approvals: approvedCount, quorum: a.quorum } }], now);
+    await appendRunEvents(
+      tx,
+      [
+        {
+          runId: a.runId,
+          workspaceId: ws.id,
+          type: "approval.decision",
+          stepPath: a.stepPath,
+          data: {
+            approvalId: a.id,
+            userId,
+            decision: approve ? "approved" : "rejected",
+            via,
+            approvals: approvedCount,
+            quorum: a.quorum,
+          },
+        },
+      ],
+      now,
+    );
     if (final) {
       const done = await tx
         .update(approvals)
         .set({ status: final, decidedAt: now, decisionReason: reason || null })
         .where(and(eq(approvals.id, a.id), eq(approvals.status, "pending")))
         .returning({ id: approvals.id });
-      if (done.length !== 1) throw new PreconditionFailedError("This approval was already decided", { code: "ALREADY_DECIDED" });
-      await appendRunEvents(tx, [{ runId: a.runId, workspaceId: ws.id, type: "approval.decided", stepPath: a.stepPath, data: { approvalId: a.id, status: final, reason } }], now);
-      await enqueueOutbox(tx, [{ workspaceId: ws.id, topic: "inngest", name: EVENTS.approvalDecided, payload: { approvalId: a.id, runId: a.runId, decision: final }, id: `decided_${a.id}` }], now);
+      if (done.length !== 1)
+        throw new PreconditionFailedError("This approval was already decided", {
+          code: "ALREADY_DECIDED",
+        });
+      await appendRunEvents(
+        tx,
+        [
+          {
+            runId: a.runId,
+            workspaceId: ws.id,
+            type: "approval.decided",
+            stepPath: a.stepPath,
+            data: { approvalId: a.id, status: final, reason },
+          },
+        ],
+        now,
+      );
+      await enqueueOutbox(
+        tx,
+        [
+          {
+            workspaceId: ws.id,
+            topic: "inngest",
+            name: EVENTS.approvalDecided,
+            payload: { approvalId: a.id, runId: a.runId, decision: final },
+            id: `decided_${a.id}`,
+          },
+        ],
+        now,
+      );
     }
     await recordAudit(tx, ctx, {
       action: approve ? "approval.approved" : "approval.rejected",
       targetType: "approval",
       targetId: a.id,
-      data: { runId: a.runId, stepId: a.stepId, reason, via, shownHash: a.shownHash, final: final ?? "pending" },
+      data: {
+        runId: a.runId,
+        stepId: a.stepId,
+        reason,
+        via,
+        shownHash: a.shownHash,
+        final: final ?? "pending",
+      },
     });
-    return { approvalId: a.id, runId: a.runId, status: final ?? ("pending" as const), approvals: approvedCount, quorum: a.quorum };
+    return {
+      approvalId: a.id,
+      runId: a.runId,
+      status: final ?? ("pending" as const),
+      approvals: approvedCount,
+      quorum: a.quorum,
+    };
   });
 }

@@ -41,24 +41,56 @@ export async function listApprovals({ ctx, input }: { ctx: ServiceContext; input
     .from(approvals)
     .innerJoin(workflows, eq(workflows.id, approvals.workflowId))
     .innerJoin(runs, eq(runs.id, approvals.runId))
-    .where(and(eq(approvals.workspaceId, ws.id), status === "pending" ? eq(approvals.status, "pending") : ne(approvals.status, "pending")))
+    .where(
+      and(
+        eq(approvals.workspaceId, ws.id),
+        status === "pending" ? eq(approvals.status, "pending") : ne(approvals.status, "pending"),
+      ),
+    )
     .orderBy(status === "pending" ? approvals.expiresAt : desc(approvals.decidedAt))
     .limit(scope === "mine" && status === "pending" ? 500 : limit);
   const decisions = rows.length
     ? await ctx.db
-        .select({ approvalId: approvalDecisions.approvalId, userId: approvalDecisions.userId, userName: users.name, decision: approvalDecisions.decision, reason: approvalDecisions.reason, via: approvalDecisions.via, createdAt: approvalDecisions.createdAt })
+        .select({
+          approvalId: approvalDecisions.approvalId,
+          userId: approvalDecisions.userId,
+          userName: users.name,
+          decision: approvalDecisions.decision,
+          reason: approvalDecisions.reason,
+          via: approvalDecisions.via,
+          createdAt: approvalDecisions.createdAt,
+        })
         .from(approvalDecisions)
         .innerJoin(users, eq(users.id, approvalDecisions.userId))
-        .where(inArray(approvalDecisions.approvalId, rows.map((r) => r.id)))
+        .where(
+          inArray(
+            approvalDecisions.approvalId,
+            rows.map((r) => r.id),
+          ),
+        )
     : [];
   const byApproval = new Map<string, typeof decisions>();
-  for (const d of decisions) byApproval.set(d.approvalId, [...(byApproval.get(d.approvalId) ?? []), d]);
+  for (const d of decisions)
+    byApproval.set(d.approvalId, [...(byApproval.get(d.approvalId) ?? []), d]);
   const items = rows.map((r) => {
     const ds = byApproval.get(r.id) ?? [];
-    const refusal = approverRefusal({ approvers: r.approvers, allowInitiator: r.allowInitiator, initiatorUserId: r.initiatorUserId }, { userId, email: me?.email ?? "", role: ws.role });
+    const refusal = approverRefusal(
+      {
+        approvers: r.approvers,
+        allowInitiator: r.allowInitiator,
+        initiatorUserId: r.initiatorUserId,
+      },
+      { userId, email: me?.email ?? "", role: ws.role },
+    );
     const decidedByMe = ds.some((d) => d.userId === userId);
-    return { ...r, decisions: ds, canDecide: r.status === "pending" && !refusal && !decidedByMe, whyNot: refusal ?? (decidedByMe ? "You already decided" : null) };
+    return {
+      ...r,
+      decisions: ds,
+      canDecide: r.status === "pending" && !refusal && !decidedByMe,
+      whyNot: refusal ?? (decidedByMe ? "You already decided" : null),
+    };
   });
-  const filtered = scope === "mine" && status === "pending" ? items.filter((i) => i.canDecide) : items;
+  const filtered =
+    scope === "mine" && status === "pending" ? items.filter((i) => i.canDecide) : items;
   return filtered.slice(0, limit);
 }

@@ -15,7 +15,14 @@ export interface ResumeTokenClaims {
 }
 
 function mac(keys: Keys, c: ResumeTokenClaims): string {
-  const payload = [c.approvalId, c.runId, c.stepPath, String(c.attempt), c.hash, String(Math.floor(c.expiresAt.getTime() / 1000))].join("\n");
+  const payload = [
+    c.approvalId,
+    c.runId,
+    c.stepPath,
+    String(c.attempt),
+    c.hash,
+    String(Math.floor(c.expiresAt.getTime() / 1000)),
+  ].join("\n");
   return createHmac("sha256", keys.derive("resume-token")).update(payload).digest("base64url");
 }
 
@@ -28,7 +35,9 @@ export function signResumeToken(keys: Keys, claims: ResumeTokenClaims): string {
   return `${RESUME_TOKEN_PREFIX}${claims.approvalId}.${Math.floor(claims.expiresAt.getTime() / 1000)}.${mac(keys, claims)}`;
 }
 
-export function parseResumeToken(token: string): { approvalId: string; expiresAtSec: number } | null {
+export function parseResumeToken(
+  token: string,
+): { approvalId: string; expiresAtSec: number } | null {
   if (!token.startsWith(RESUME_TOKEN_PREFIX) || token.length > 300) return null;
   const [approvalId, exp, sig] = token.slice(RESUME_TOKEN_PREFIX.length).split(".");
   if (!approvalId || !exp || !sig || !/^\d+$/.test(exp)) return null;

@@ -26,15 +26,27 @@ export interface OpenApprovalArgs {
 
 /** sha256 of exactly what deciders are shown, recorded with every decision. */
 export function shownHash(prompt: string, items: unknown): string {
-  return "sha256:" + createHash("sha256").update(JSON.stringify({ prompt, items: items ?? null })).digest("hex");
+  return (
+    "sha256:" +
+    createHash("sha256")
+      .update(JSON.stringify({ prompt, items: items ?? null }))
+      .digest("hex")
+  );
 }
 
 /**
  * Opens the gate: the approval record and the waiting step, in one transaction. Idempotent per
  * (run, step path, attempt), so a re-executed durable step finds the same approval.
  */
-export async function openApproval(db: Db, keys: Keys, a: OpenApprovalArgs): Promise<{ approvalId: string; expiresAt: string; resumeToken: string }> {
-  await beginAttempt(db, a.key, { input: { prompt: a.prompt, items: a.items, approvers: a.approvers, quorum: a.quorum }, now: a.now });
+export async function openApproval(
+  db: Db,
+  keys: Keys,
+  a: OpenApprovalArgs,
+): Promise<{ approvalId: string; expiresAt: string; resumeToken: string }> {
+  await beginAttempt(db, a.key, {
+    input: { prompt: a.prompt, items: a.items, approvers: a.approvers, quorum: a.quorum },
+    now: a.now,
+  });
   const row = await db.transaction(async (tx) => {
     const [created] = await tx
       .insert(approvals)
@@ -61,17 +73,47 @@ export async function openApproval(db: Db, keys: Keys, a: OpenApprovalArgs): Pro
       .onConflictDoNothing()
       .returning();
     if (created) {
-      await appendRunEvents(tx, [{ runId: a.key.runId, workspaceId: a.key.workspaceId, type: "approval.requested", stepPath: a.key.path, data: { approvalId: created.id, prompt: a.prompt, quorum: a.quorum, expiresAt: a.expiresAt.toISOString() } }], a.now);
+      await appendRunEvents(
+        tx,
+        [
+          {
+            runId: a.key.runId,
+            workspaceId: a.key.workspaceId,
+            type: "approval.requested",
+            stepPath: a.key.path,
+            data: {
+              approvalId: created.id,
+              prompt: a.prompt,
+              quorum: a.quorum,
+              expiresAt: a.expiresAt.toISOString(),
+            },
+          },
+        ],
+        a.now,
+      );
       return created;
     }
     const [existing] = await tx
       .select()
       .from(approvals)
-      .where(and(eq(approvals.runId, a.key.runId), eq(approvals.stepPath, a.key.path), eq(approvals.attempt, a.key.attempt)));
+      .where(
+        and(
+          eq(approvals.runId, a.key.runId),
+          eq(approvals.stepPath, a.key.path),
+          eq(approvals.attempt, a.key.attempt),
+        ),
+      );
     return existing!;
   });
   await markAttemptWaiting(db, a.key, a.now, { approvalId: row.id });
-  const resumeToken = signResumeToken(keys, { approvalId: row.id, runId: row.runId, stepPath: row.stepPath, attempt: row.attempt, hash: a.hash, expiresAt: row.expiresAt });
+  const resumeToken = signResumeToken(keys, {
+    approvalId: row.id,
+    runId: row.runId,
+    stepPath: row.stepPath,
+    attempt: row.attempt,
+    hash: a.hash,
+    expiresAt: row.expiresAt,
+  });
   return { approvalId: row.id, expiresAt: row.expiresAt.toISOString(), resumeToken };
 }
 
@@ -88,9 +130,16 @@ export interface ApprovalOutcome {
  * that raced the timeout wins if it committed first; otherwise the gate expires now (compare-and-
  * set) and `onTimeout` applies, recorded as reason `approval_timeout`.
  */
-export async function closeApproval(db: Db, args: { approvalId: string; runId: string; workspaceId: string; now: Date }): Promise<ApprovalOutcome> {
+export async function closeApproval(
+  db: Db,
+  args: { approvalId: string; runId: string; workspaceId: string; now: Date },
+): Promise<ApprovalOutcome> {
   return db.transaction(async (tx) => {
-    const [a] = await tx.select().from(approvals).where(eq(approvals.id, args.approvalId)).for("update");
+    const [a] = await tx
+      .select()
+      .from(approvals)
+      .where(eq(approvals.id, args.approvalId))
+      .for("update");
     if (!a) throw new Error(`approval ${args.approvalId} disappeared`);
     let status = a.status;
     let reason = a.decisionReason;
@@ -99,14 +148,47 @@ export async function closeApproval(db: Db, args: { approvalId: string; runId: s
       status = "expired";
       reason = "approval_timeout";
       timedOut = true;
-      await tx.update(approvals).set({ status: "expired", decidedAt: args.now, decisionReason: reason }).where(and(eq(approvals.id, a.id), eq(approvals.status, "pending")));
-      await appendRunEvents(tx, [{ runId: a.runId, workspaceId: a.workspaceId, type: "approval.expired", stepPath: a.stepPath, data: { approvalId: a.id, onTimeout: a.onTimeout } }], args.now);
+      await tx
+        .update(approvals)
+        .set({ status: "expired", decidedAt: args.now, decisionReason: reason })
+        .where(and(eq(approvals.id, a.id), eq(approvals.status, "pending")));
+      await appendRunEvents(
+        tx,
+        [
+          {
+            runId: a.runId,
+            workspaceId: a.workspaceId,
+            type: "approval.expired",
+            stepPath: a.stepPath,
+            data: { approvalId: a.id, onTimeout: a.onTimeout },
+          },
+        ],
+        args.now,
+      );
     }
     const decisions = await tx
-      .select({ userId: approvalDecisions.userId, decision: approvalDecisions.decision, reason: approvalDecisions.reason, via: approvalDecisions.via, at: approvalDecisions.createdAt })
+      .select({
+        userId: approvalDecisions.userId,
+        decision: approvalDecisions.decision,
+        reason: approvalDecisions.reason,
+        via: approvalDecisions.via,
+        at: approvalDecisions.createdAt,
+      })
       .from(approvalDecisions)
       .where(eq(approvalDecisions.approvalId, a.id));
-    const effective: "approved" | "rejected" = status === "approved" ? "approved" : status === "expired" ? (a.onTimeout === "approve" ? "approved" : "rejected") : "rejected";
-    return { status: effective, reason, timedOut, decisions: decisions.map((d) => ({ ...d, at: d.at.toISOString() })) };
+    const effective: "approved" | "rejected" =
+      status === "approved"
+        ? "approved"
+        : status === "expired"
+          ? a.onTimeout === "approve"
+            ? "approved"
+            : "rejected"
+          : "rejected";
+    return {
+      status: effective,
+      reason,
+      timedOut,
+      decisions: decisions.map((d) => ({ ...d, at: d.at.toISOString() })),
+    };
   });
 }

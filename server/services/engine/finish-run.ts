@@ -38,43 +38,100 @@ export function runOutcomeEvent(status: TerminalRunStatus): string {
  * steps and open approvals are cancelled, the outcome is appended to the run's history, a system
  * event goes to the outbox, and queued runs of the workspace are admitted into the freed slot.
  */
-export async function finishRun(db: Db, config: ServiceConfig, args: FinishArgs, now: Date): Promise<{ changed: boolean; status: string }> {
+export async function finishRun(
+  db: Db,
+  config: ServiceConfig,
+  args: FinishArgs,
+  now: Date,
+): Promise<{ changed: boolean; status: string }> {
   return db.transaction(async (tx) => {
     const [run] = await tx.select().from(runs).where(eq(runs.id, args.runId)).for("update");
     if (!run) return { changed: false, status: "missing" };
-    if (!["running", "waiting", "cancel_requested", "queued"].includes(run.status)) return { changed: false, status: run.status };
+    if (!["running", "waiting", "cancel_requested", "queued"].includes(run.status))
+      return { changed: false, status: run.status };
     await tx
       .update(runs)
-      .set({ status: args.status, output: args.output ?? null, error: args.error ?? null, finishedAt: now, updatedAt: now })
+      .set({
+        status: args.status,
+        output: args.output ?? null,
+        error: args.error ?? null,
+        finishedAt: now,
+        updatedAt: now,
+      })
       .where(eq(runs.id, run.id));
     const left = await tx
       .update(runSteps)
       .set({ status: "cancelled", finishedAt: now })
-      .where(and(eq(runSteps.runId, run.id), inArray(runSteps.status, ["pending", "running", "waiting"])))
+      .where(
+        and(
+          eq(runSteps.runId, run.id),
+          inArray(runSteps.status, ["pending", "running", "waiting"]),
+        ),
+      )
       .returning({ path: runSteps.path });
-    await tx.update(approvals).set({ status: "cancelled", decidedAt: now, decisionReason: `run ${args.status}` }).where(and(eq(approvals.runId, run.id), eq(approvals.status, "pending")));
+    await tx
+      .update(approvals)
+      .set({ status: "cancelled", decidedAt: now, decisionReason: `run ${args.status}` })
+      .where(and(eq(approvals.runId, run.id), eq(approvals.status, "pending")));
     await appendRunEvents(
       tx,
       [
-        ...left.map((l) => ({ runId: run.id, workspaceId: run.workspaceId, type: "step.cancelled", stepPath: l.path, data: { reason: "run_ended" } })),
-        { runId: run.id, workspaceId: run.workspaceId, type: "run.finished", data: { status: args.status, reason: args.reason, ...(args.error?.message ? { error: args.error.message } : {}) } },
+        ...left.map((l) => ({
+          runId: run.id,
+          workspaceId: run.workspaceId,
+          type: "step.cancelled",
+          stepPath: l.path,
+          data: { reason: "run_ended" },
+        })),
+        {
+          runId: run.id,
+          workspaceId: run.workspaceId,
+          type: "run.finished",
+          data: {
+            status: args.status,
+            reason: args.reason,
+            ...(args.error?.message ? { error: args.error.message } : {}),
+          },
+        },
       ],
       now,
     );
-    const [wf] = await tx.select({ name: workflows.name, slug: workflows.slug }).from(workflows).where(eq(workflows.id, run.workflowId));
+    const [wf] = await tx
+      .select({ name: workflows.name, slug: workflows.slug })
+      .from(workflows)
+      .where(eq(workflows.id, run.workflowId));
     const messages: Parameters<typeof enqueueOutbox>[1] = [
       {
         workspaceId: run.workspaceId,
         topic: "event",
         name: runOutcomeEvent(args.status),
         id: `sys_${run.id}`,
-        payload: { runId: run.id, workflowId: run.workflowId, workflowSlug: wf?.slug ?? null, workflowName: wf?.name ?? null, status: args.status, reason: args.reason, version: run.version, parentRunId: run.parentRunId },
+        payload: {
+          runId: run.id,
+          workflowId: run.workflowId,
+          workflowSlug: wf?.slug ?? null,
+          workflowName: wf?.name ?? null,
+          status: args.status,
+          reason: args.reason,
+          version: run.version,
+          parentRunId: run.parentRunId,
+        },
       },
     ];
-    if (args.stopExecution) messages.push({ workspaceId: run.workspaceId, topic: "inngest", name: EVENTS.runCancel, payload: { runId: run.id, workspaceId: run.workspaceId, reason: "run_ended" }, id: `stop_${run.id}` });
+    if (args.stopExecution)
+      messages.push({
+        workspaceId: run.workspaceId,
+        topic: "inngest",
+        name: EVENTS.runCancel,
+        payload: { runId: run.id, workspaceId: run.workspaceId, reason: "run_ended" },
+        id: `stop_${run.id}`,
+      });
     await enqueueOutbox(tx, messages, now);
     if (!run.parentRunId) {
-      const limits = await admissionLimits(tx, run.workspaceId, { perUser: config.maxActiveRunsPerUser, perWorkspace: config.maxActiveRunsPerWorkspace });
+      const limits = await admissionLimits(tx, run.workspaceId, {
+        perUser: config.maxActiveRunsPerUser,
+        perWorkspace: config.maxActiveRunsPerWorkspace,
+      });
       await admitQueuedRuns(tx, run.workspaceId, limits, now);
     }
     return { changed: true, status: args.status };
@@ -86,7 +143,12 @@ export async function overdueRunIds(db: Db, now: Date, limit = 100): Promise<str
   const rows = await db
     .select({ id: runs.id })
     .from(runs)
-    .where(and(inArray(runs.status, ["running", "waiting", "cancel_requested"]), sql`${runs.deadlineAt} < ${now}`))
+    .where(
+      and(
+        inArray(runs.status, ["running", "waiting", "cancel_requested"]),
+        sql`${runs.deadlineAt} < ${now}`,
+      ),
+    )
     .limit(limit);
   return rows.map((r) => r.id);
 }

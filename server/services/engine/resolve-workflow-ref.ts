@@ -9,7 +9,13 @@ export async function resolveWorkflowRef(db: Queryable, workspaceId: string, ref
   const [wf] = await db
     .select()
     .from(workflows)
-    .where(and(eq(workflows.workspaceId, workspaceId), isNull(workflows.deletedAt), or(eq(workflows.id, ref), eq(workflows.slug, ref))))
+    .where(
+      and(
+        eq(workflows.workspaceId, workspaceId),
+        isNull(workflows.deletedAt),
+        or(eq(workflows.id, ref), eq(workflows.slug, ref)),
+      ),
+    )
     .limit(1);
   if (!wf) throw new NotFoundError("Workflow", ref);
   return wf;

@@ -25,7 +25,10 @@ export interface RunPlan {
   startedAt: string;
   deadlineAt: string;
   /** Rerun from a step: reused outcomes by step id. */
-  seed: Record<string, { status: "completed" | "failed" | "skipped"; port?: string; output?: unknown; error?: unknown }> | null;
+  seed: Record<
+    string,
+    { status: "completed" | "failed" | "skipped"; port?: string; output?: unknown; error?: unknown }
+  > | null;
 }
 
 export type LoadPlanResult = { ok: true; plan: RunPlan } | { ok: false; reason: string };
@@ -39,15 +42,30 @@ export async function loadRunPlan(db: Db, runId: string, now: Date): Promise<Loa
   return db.transaction(async (tx) => {
     const [run] = await tx.select().from(runs).where(eq(runs.id, runId)).for("update");
     if (!run) return { ok: false, reason: "run not found" };
-    if (!["running", "waiting"].includes(run.status)) return { ok: false, reason: `run is ${run.status}` };
+    if (!["running", "waiting"].includes(run.status))
+      return { ok: false, reason: `run is ${run.status}` };
     const definition = await contentOf(tx, run.workspaceId, run.hash);
     const parsed = WorkflowDefinition.parse(definition);
     let { startedAt, deadlineAt } = run;
     if (!startedAt) {
       startedAt = now;
       deadlineAt = new Date(now.getTime() + parsed.constraints.timeoutMs);
-      await tx.update(runs).set({ startedAt, deadlineAt, updatedAt: now }).where(and(eq(runs.id, runId), isNull(runs.startedAt)));
-      await appendRunEvents(tx, [{ runId, workspaceId: run.workspaceId, type: "run.started", data: { version: run.version } }], now);
+      await tx
+        .update(runs)
+        .set({ startedAt, deadlineAt, updatedAt: now })
+        .where(and(eq(runs.id, runId), isNull(runs.startedAt)));
+      await appendRunEvents(
+        tx,
+        [
+          {
+            runId,
+            workspaceId: run.workspaceId,
+            type: "run.started",
+            data: { version: run.version },
+          },
+        ],
+        now,
+      );
     }
     const initiatorUserId = run.initiatorType === "user" ? run.initiatorId : run.accountableUserId;
     return {
@@ -66,7 +84,9 @@ export async function loadRunPlan(db: Db, runId: string, now: Date): Promise<Loa
         triggerType: run.triggerType,
         initiatorUserId: initiatorUserId ?? null,
         startedAt: startedAt.toISOString(),
-        deadlineAt: (deadlineAt ?? new Date(startedAt.getTime() + parsed.constraints.timeoutMs)).toISOString(),
+        deadlineAt: (
+          deadlineAt ?? new Date(startedAt.getTime() + parsed.constraints.timeoutMs)
+        ).toISOString(),
         seed: (run.rerunSeed as RunPlan["seed"]) ?? null,
       },
     };
@@ -86,4 +106,3 @@ export async function refreshRunStatus(db: Db, runId: string, now: Date): Promis
       and status in ('running', 'waiting')
       and exists (select 1 from run_steps s where s.run_id = ${runId} and s.status in ('running', 'waiting'))`);
 }
-

@@ -19,7 +19,11 @@ export interface AttemptKey {
  * Records that an attempt started (or started waiting). Idempotent: a durable step re-executed
  * after a crash finds its row and keeps it — attempts are at-least-once, rows exactly once.
  */
-export async function beginAttempt(db: Db, key: AttemptKey, args: { input?: unknown; status?: "running" | "waiting"; now: Date }): Promise<void> {
+export async function beginAttempt(
+  db: Db,
+  key: AttemptKey,
+  args: { input?: unknown; status?: "running" | "waiting"; now: Date },
+): Promise<void> {
   await db.transaction(async (tx) => {
     const inserted = await tx
       .insert(runSteps)
@@ -39,22 +43,61 @@ export async function beginAttempt(db: Db, key: AttemptKey, args: { input?: unkn
       .onConflictDoNothing()
       .returning({ id: runSteps.id });
     if (inserted.length) {
-      await tx.execute(sql`update runs set step_attempts = step_attempts + 1 where id = ${key.runId}`);
-      await appendRunEvents(tx, [{ runId: key.runId, workspaceId: key.workspaceId, type: args.status === "waiting" ? "step.waiting" : "step.started", stepPath: key.path, data: { stepId: key.stepId, type: key.stepType, attempt: key.attempt } }], args.now);
+      await tx.execute(
+        sql`update runs set step_attempts = step_attempts + 1 where id = ${key.runId}`,
+      );
+      await appendRunEvents(
+        tx,
+        [
+          {
+            runId: key.runId,
+            workspaceId: key.workspaceId,
+            type: args.status === "waiting" ? "step.waiting" : "step.started",
+            stepPath: key.path,
+            data: { stepId: key.stepId, type: key.stepType, attempt: key.attempt },
+          },
+        ],
+        args.now,
+      );
     }
   });
   await refreshRunStatus(db, key.runId, args.now);
 }
 
 /** Moves a started attempt to waiting (e.g. an approval was opened). */
-export async function markAttemptWaiting(db: Db, key: AttemptKey, now: Date, data: Record<string, unknown> = {}): Promise<void> {
+export async function markAttemptWaiting(
+  db: Db,
+  key: AttemptKey,
+  now: Date,
+  data: Record<string, unknown> = {},
+): Promise<void> {
   await db.transaction(async (tx) => {
     const moved = await tx
       .update(runSteps)
       .set({ status: "waiting" })
-      .where(and(eq(runSteps.runId, key.runId), eq(runSteps.path, key.path), eq(runSteps.attempt, key.attempt), eq(runSteps.status, "running")))
+      .where(
+        and(
+          eq(runSteps.runId, key.runId),
+          eq(runSteps.path, key.path),
+          eq(runSteps.attempt, key.attempt),
+          eq(runSteps.status, "running"),
+        ),
+      )
       .returning({ id: runSteps.id });
-    if (moved.length) await appendRunEvents(tx, [{ runId: key.runId, workspaceId: key.workspaceId, type: "step.waiting", stepPath: key.path, data: { stepId: key.stepId, attempt: key.attempt, ...data } }], now);
+    if (moved.length)
+      await appendRunEvents(
+        tx,
+        [
+          {
+            runId: key.runId,
+            workspaceId: key.workspaceId,
+            type: "step.waiting",
+            stepPath: key.path,
+            data: { stepId: key.stepId, attempt: key.attempt, ...data },
+          },
+        ],
+        now,
+      );
   });
   await refreshRunStatus(db, key.runId, now);
 }
@@ -92,7 +135,14 @@ export async function endAttempt(
         port: result.port ?? null,
         finishedAt: now,
       })
-      .where(and(eq(runSteps.runId, key.runId), eq(runSteps.path, key.path), eq(runSteps.attempt, key.attempt), inArray(runSteps.status, ["running", "waiting"])))
+      .where(
+        and(
+          eq(runSteps.runId, key.runId),
+          eq(runSteps.path, key.path),
+          eq(runSteps.attempt, key.attempt),
+          inArray(runSteps.status, ["running", "waiting"]),
+        ),
+      )
       .returning({ id: runSteps.id, startedAt: runSteps.startedAt });
     if (!done.length) return false;
     if (inTx) await inTx(tx);
@@ -103,14 +153,21 @@ export async function endAttempt(
         {
           runId: key.runId,
           workspaceId: key.workspaceId,
-          type: result.status === "completed" ? "step.completed" : result.status === "failed" ? "step.failed" : "step.cancelled",
+          type:
+            result.status === "completed"
+              ? "step.completed"
+              : result.status === "failed"
+                ? "step.failed"
+                : "step.cancelled",
           stepPath: key.path,
           data: {
             stepId: key.stepId,
             attempt: key.attempt,
             durationMs,
             ...(result.port ? { port: result.port } : {}),
-            ...(result.error ? { error: { message: result.error.message, class: result.failureClass } } : {}),
+            ...(result.error
+              ? { error: { message: result.error.message, class: result.failureClass } }
+              : {}),
             ...(result.willRetry ? { willRetry: true } : {}),
           },
         },
@@ -133,7 +190,12 @@ export interface SkipRecord {
 }
 
 /** Records skipped (and never-started cancelled) steps in one go. Idempotent. */
-export async function recordSkips(db: Db, run: { runId: string; workspaceId: string }, items: SkipRecord[], now: Date): Promise<void> {
+export async function recordSkips(
+  db: Db,
+  run: { runId: string; workspaceId: string },
+  items: SkipRecord[],
+  now: Date,
+): Promise<void> {
   if (!items.length) return;
   await db.transaction(async (tx) => {
     const inserted = await tx
@@ -154,10 +216,21 @@ export async function recordSkips(db: Db, run: { runId: string; workspaceId: str
         })),
       )
       .onConflictDoNothing()
-      .returning({ path: runSteps.path, status: runSteps.status, reason: runSteps.skipReason, stepId: runSteps.stepId });
+      .returning({
+        path: runSteps.path,
+        status: runSteps.status,
+        reason: runSteps.skipReason,
+        stepId: runSteps.stepId,
+      });
     await appendRunEvents(
       tx,
-      inserted.map((r) => ({ runId: run.runId, workspaceId: run.workspaceId, type: r.status === "skipped" ? "step.skipped" : "step.cancelled", stepPath: r.path, data: { stepId: r.stepId, reason: r.reason } })),
+      inserted.map((r) => ({
+        runId: run.runId,
+        workspaceId: run.workspaceId,
+        type: r.status === "skipped" ? "step.skipped" : "step.cancelled",
+        stepPath: r.path,
+        data: { stepId: r.stepId, reason: r.reason },
+      })),
       now,
     );
   });

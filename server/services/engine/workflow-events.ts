@@ -17,13 +17,30 @@ export interface WorkflowEventInput {
  * exactly when the change that caused it committed. The relay then starts matching event-trigger
  * runs and resumes `wait_for_event` steps.
  */
-export async function enqueueWorkflowEvents(tx: Queryable, workspaceId: string, events: WorkflowEventInput[], now = new Date()): Promise<string[]> {
+export async function enqueueWorkflowEvents(
+  tx: Queryable,
+  workspaceId: string,
+  events: WorkflowEventInput[],
+  now = new Date(),
+): Promise<string[]> {
   return enqueueOutbox(
     tx,
     events.map((e) => {
       const id = e.id ?? newId("evt");
       // Outbox ids are global; a caller's event id is only unique within its workspace.
-      return { id: `ev:${workspaceId}:${id}`, workspaceId, topic: "event" as const, name: e.name, payload: { eventId: id, name: e.name, data: e.data ?? {}, source: e.source ?? {}, at: now.toISOString() } };
+      return {
+        id: `ev:${workspaceId}:${id}`,
+        workspaceId,
+        topic: "event" as const,
+        name: e.name,
+        payload: {
+          eventId: id,
+          name: e.name,
+          data: e.data ?? {},
+          source: e.source ?? {},
+          at: now.toISOString(),
+        },
+      };
     }),
     now,
   );

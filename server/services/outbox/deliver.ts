@@ -17,7 +17,10 @@ export type WorkflowEventHook = (row: OutboxRow) => Promise<void>;
  * first go through the hooks (idempotent by event id), then travel as `sluice/workflow.event` to
  * resume matching `wait_for_event` steps.
  */
-export function createOutboxDeliverer(send: (events: InngestEvent[]) => Promise<unknown>, hooks: WorkflowEventHook[] = []): OutboxDeliver {
+export function createOutboxDeliverer(
+  send: (events: InngestEvent[]) => Promise<unknown>,
+  hooks: WorkflowEventHook[] = [],
+): OutboxDeliver {
   return async (rows) => {
     const events: InngestEvent[] = [];
     for (const row of rows) {
@@ -25,7 +28,11 @@ export function createOutboxDeliverer(send: (events: InngestEvent[]) => Promise<
         events.push({ id: row.id, name: row.name, data: row.payload });
       } else if (row.topic === "event") {
         for (const hook of hooks) await hook(row);
-        events.push({ id: row.id, name: EVENTS.workflowEvent, data: { ...row.payload, workspaceId: row.workspaceId } });
+        events.push({
+          id: row.id,
+          name: EVENTS.workflowEvent,
+          data: { ...row.payload, workspaceId: row.workspaceId },
+        });
       } else {
         throw new Error(`unknown outbox topic "${row.topic}"`);
       }

@@ -17,7 +17,11 @@ export interface OutboxMessage {
  * Writes messages inside the caller's transaction: they exist exactly when the change that caused
  * them committed. The relay delivers them afterwards (the wake-up is a hint; it polls anyway).
  */
-export async function enqueueOutbox(tx: Queryable, messages: OutboxMessage[], now = new Date()): Promise<string[]> {
+export async function enqueueOutbox(
+  tx: Queryable,
+  messages: OutboxMessage[],
+  now = new Date(),
+): Promise<string[]> {
   if (messages.length === 0) return [];
   const rows = messages.map((m) => ({
     id: m.id ?? newId("ob"),

@@ -17,7 +17,12 @@ const MAX_BACKOFF_MS = 60_000;
  * work), delivers them in order, marks them delivered. A failed delivery is retried with
  * exponential backoff; nothing is ever dropped. Returns how many were delivered.
  */
-export async function relayOutboxOnce(db: Db, deliver: OutboxDeliver, log: Logger, now = () => new Date()): Promise<number> {
+export async function relayOutboxOnce(
+  db: Db,
+  deliver: OutboxDeliver,
+  log: Logger,
+  now = () => new Date(),
+): Promise<number> {
   // Claim: push available_at forward as a lease, so a crash mid-delivery just delays a retry.
   const claimed = await db.transaction(async (tx) => {
     const due = await tx
@@ -32,14 +37,27 @@ export async function relayOutboxOnce(db: Db, deliver: OutboxDeliver, log: Logge
     return tx
       .update(outbox)
       .set({ availableAt: lease, attempts: sql`${outbox.attempts} + 1` })
-      .where(inArray(outbox.id, due.map((d) => d.id)))
+      .where(
+        inArray(
+          outbox.id,
+          due.map((d) => d.id),
+        ),
+      )
       .returning();
   });
   if (claimed.length === 0) return 0;
   claimed.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id));
   try {
     await deliver(claimed);
-    await db.update(outbox).set({ deliveredAt: now(), lastError: null }).where(inArray(outbox.id, claimed.map((c) => c.id)));
+    await db
+      .update(outbox)
+      .set({ deliveredAt: now(), lastError: null })
+      .where(
+        inArray(
+          outbox.id,
+          claimed.map((c) => c.id),
+        ),
+      );
     return claimed.length;
   } catch (e) {
     const message = (e as Error).message?.slice(0, 500) ?? String(e);
@@ -57,5 +75,7 @@ export async function relayOutboxOnce(db: Db, deliver: OutboxDeliver, log: Logge
 
 /** Deletes delivered messages older than `days` (called by the retention function). */
 export async function pruneOutbox(db: Db, olderThan: Date): Promise<void> {
-  await db.delete(outbox).where(and(sql`${outbox.deliveredAt} is not null`, lte(outbox.deliveredAt, olderThan)));
+  await db
+    .delete(outbox)
+    .where(and(sql`${outbox.deliveredAt} is not null`, lte(outbox.deliveredAt, olderThan)));
 }

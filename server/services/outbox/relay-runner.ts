@@ -15,7 +15,12 @@ export interface RelayHandle {
  * every `pollMs` otherwise (other processes, retries). Errors are logged and retried; the loop
  * never dies.
  */
-export function startOutboxRelay(opts: { db: Db; deliver: OutboxDeliver; log: Logger; pollMs?: number }): RelayHandle {
+export function startOutboxRelay(opts: {
+  db: Db;
+  deliver: OutboxDeliver;
+  log: Logger;
+  pollMs?: number;
+}): RelayHandle {
   let stopped = false;
   let running: Promise<void> | null = null;
   let again = false;

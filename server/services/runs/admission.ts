@@ -16,8 +16,15 @@ export interface AdmissionLimits {
 }
 
 /** Workspace overrides (Settings) over the configured defaults. */
-export async function admissionLimits(tx: Queryable, workspaceId: string, defaults: AdmissionLimits): Promise<AdmissionLimits> {
-  const [ws] = await tx.select({ settings: workspaces.settings }).from(workspaces).where(eq(workspaces.id, workspaceId));
+export async function admissionLimits(
+  tx: Queryable,
+  workspaceId: string,
+  defaults: AdmissionLimits,
+): Promise<AdmissionLimits> {
+  const [ws] = await tx
+    .select({ settings: workspaces.settings })
+    .from(workspaces)
+    .where(eq(workspaces.id, workspaceId));
   const s = WorkspaceSettings.safeParse(ws?.settings ?? {});
   return {
     perUser: (s.success && s.data.maxActiveRunsPerUser) || defaults.perUser,
@@ -37,7 +44,12 @@ export async function lockWorkspaceAdmission(tx: Queryable, workspaceId: string)
  * that have room. Child runs (subworkflows) never queue: they run inside their parent's slot.
  * Call inside a transaction; returns the admitted run ids.
  */
-export async function admitQueuedRuns(tx: Queryable, workspaceId: string, limits: AdmissionLimits, now: Date): Promise<string[]> {
+export async function admitQueuedRuns(
+  tx: Queryable,
+  workspaceId: string,
+  limits: AdmissionLimits,
+  now: Date,
+): Promise<string[]> {
   await lockWorkspaceAdmission(tx, workspaceId);
   const queued = await tx
     .select({ id: runs.id, workflowId: runs.workflowId, user: runs.accountableUserId })
@@ -50,7 +62,13 @@ export async function admitQueuedRuns(tx: Queryable, workspaceId: string, limits
   const activeRows = await tx
     .select({ workflowId: runs.workflowId, user: runs.accountableUserId, n: count() })
     .from(runs)
-    .where(and(eq(runs.workspaceId, workspaceId), inArray(runs.status, [...ACTIVE_STATUSES]), sql`${runs.parentRunId} is null`))
+    .where(
+      and(
+        eq(runs.workspaceId, workspaceId),
+        inArray(runs.status, [...ACTIVE_STATUSES]),
+        sql`${runs.parentRunId} is null`,
+      ),
+    )
     .groupBy(runs.workflowId, runs.accountableUserId);
   let total = 0;
   const perUser = new Map<string, number>();
@@ -60,7 +78,10 @@ export async function admitQueuedRuns(tx: Queryable, workspaceId: string, limits
     if (r.user) perUser.set(r.user, (perUser.get(r.user) ?? 0) + r.n);
     perWorkflow.set(r.workflowId, (perWorkflow.get(r.workflowId) ?? 0) + r.n);
   }
-  const maxByWorkflow = await workflowLimits(tx, queued.map((q) => q.workflowId));
+  const maxByWorkflow = await workflowLimits(
+    tx,
+    queued.map((q) => q.workflowId),
+  );
 
   const admitted: string[] = [];
   for (const q of queued) {
@@ -82,10 +103,20 @@ export async function admitQueuedRuns(tx: Queryable, workspaceId: string, limits
   if (admitted.length) {
     await enqueueOutbox(
       tx,
-      admitted.map((runId) => ({ workspaceId, topic: "inngest" as const, name: EVENTS.runStart, payload: { runId, workspaceId }, id: `start_${runId}` })),
+      admitted.map((runId) => ({
+        workspaceId,
+        topic: "inngest" as const,
+        name: EVENTS.runStart,
+        payload: { runId, workspaceId },
+        id: `start_${runId}`,
+      })),
       now,
     );
-    await appendRunEvents(tx, admitted.map((runId) => ({ runId, workspaceId, type: "run.admitted", data: {} })), now);
+    await appendRunEvents(
+      tx,
+      admitted.map((runId) => ({ runId, workspaceId, type: "run.admitted", data: {} })),
+      now,
+    );
   }
   return admitted;
 }
@@ -100,7 +131,13 @@ async function workflowLimits(tx: Queryable, workflowIds: string[]): Promise<Map
     from workflows w
     left join workflow_versions v on v.id = w.current_version_id
     left join definition_contents c on c.workspace_id = w.workspace_id and c.hash = v.hash
-    where w.id in (${sql.join(ids.map((i) => sql`${i}`), sql`, `)})`);
-  const list = (Array.isArray(rows) ? rows : ((rows as { rows?: unknown[] }).rows ?? [])) as { workflow_id: string; max: number }[];
+    where w.id in (${sql.join(
+      ids.map((i) => sql`${i}`),
+      sql`, `,
+    )})`);
+  const list = (Array.isArray(rows) ? rows : ((rows as { rows?: unknown[] }).rows ?? [])) as {
+    workflow_id: string;
+    max: number;
+  }[];
   return new Map(list.map((r) => [r.workflow_id, Number(r.max)]));
 }

@@ -25,9 +25,27 @@ export async function cancelRun({ ctx, input }: { ctx: ServiceContext; input: un
   const now = ctx.now();
   const run = await loadRun(ctx.db, ws.id, runId);
   if (run.status === "queued") {
-    const r = await finishRun(ctx.db, ctx.config, { runId, status: "cancelled", reason: "cancelled_while_queued", error: { code: "cancelled", message: reason ? `Cancelled: ${reason}` : "Cancelled before it started" } }, now);
+    const r = await finishRun(
+      ctx.db,
+      ctx.config,
+      {
+        runId,
+        status: "cancelled",
+        reason: "cancelled_while_queued",
+        error: {
+          code: "cancelled",
+          message: reason ? `Cancelled: ${reason}` : "Cancelled before it started",
+        },
+      },
+      now,
+    );
     if (r.changed) {
-      await recordAudit(ctx.db, ctx, { action: "run.cancelled", targetType: "run", targetId: runId, data: { reason: reason ?? null } });
+      await recordAudit(ctx.db, ctx, {
+        action: "run.cancelled",
+        targetType: "run",
+        targetId: runId,
+        data: { reason: reason ?? null },
+      });
       return { runId, status: "cancelled" as const };
     }
   }
@@ -36,28 +54,69 @@ export async function cancelRun({ ctx, input }: { ctx: ServiceContext; input: un
     const moved = await tx
       .update(runs)
       .set({ status: "cancel_requested", cancelRequestedAt: now, updatedAt: now })
-      .where(and(inArray(runs.id, ids), eq(runs.workspaceId, ws.id), inArray(runs.status, ["running", "waiting"])))
+      .where(
+        and(
+          inArray(runs.id, ids),
+          eq(runs.workspaceId, ws.id),
+          inArray(runs.status, ["running", "waiting"]),
+        ),
+      )
       .returning({ id: runs.id });
     if (!moved.some((m) => m.id === runId)) {
       const current = await loadRun(tx, ws.id, runId);
-      if (current.status === "cancel_requested") return { runId, status: "cancel_requested" as const };
+      if (current.status === "cancel_requested")
+        return { runId, status: "cancel_requested" as const };
       throw new PreconditionFailedError(`The run already ended (${current.status})`);
     }
-    await appendRunEvents(tx, moved.map((m) => ({ runId: m.id, workspaceId: ws.id, type: "run.cancel_requested", data: { reason: reason ?? null } })), now);
-    await enqueueOutbox(tx, moved.map((m) => ({ workspaceId: ws.id, topic: "inngest" as const, name: EVENTS.runCancel, payload: { runId: m.id, workspaceId: ws.id, reason: reason ?? "cancelled" }, id: `cancel_${m.id}` })), now);
-    await recordAudit(tx, ctx, { action: "run.cancel_requested", targetType: "run", targetId: runId, data: { reason: reason ?? null, children: moved.length - 1 } });
+    await appendRunEvents(
+      tx,
+      moved.map((m) => ({
+        runId: m.id,
+        workspaceId: ws.id,
+        type: "run.cancel_requested",
+        data: { reason: reason ?? null },
+      })),
+      now,
+    );
+    await enqueueOutbox(
+      tx,
+      moved.map((m) => ({
+        workspaceId: ws.id,
+        topic: "inngest" as const,
+        name: EVENTS.runCancel,
+        payload: { runId: m.id, workspaceId: ws.id, reason: reason ?? "cancelled" },
+        id: `cancel_${m.id}`,
+      })),
+      now,
+    );
+    await recordAudit(tx, ctx, {
+      action: "run.cancel_requested",
+      targetType: "run",
+      targetId: runId,
+      data: { reason: reason ?? null, children: moved.length - 1 },
+    });
     return { runId, status: "cancel_requested" as const };
   });
 }
 
-async function activeDescendants(tx: Parameters<typeof loadRun>[0], workspaceId: string, runId: string): Promise<string[]> {
+async function activeDescendants(
+  tx: Parameters<typeof loadRun>[0],
+  workspaceId: string,
+  runId: string,
+): Promise<string[]> {
   const out: string[] = [];
   let frontier = [runId];
   for (let depth = 0; frontier.length && depth < 10; depth++) {
     const children = await tx
       .select({ id: runs.id })
       .from(runs)
-      .where(and(eq(runs.workspaceId, workspaceId), inArray(runs.parentRunId, frontier), inArray(runs.status, ["running", "waiting", "queued"])));
+      .where(
+        and(
+          eq(runs.workspaceId, workspaceId),
+          inArray(runs.parentRunId, frontier),
+          inArray(runs.status, ["running", "waiting", "queued"]),
+        ),
+      );
     frontier = children.map((c) => c.id);
     out.push(...frontier);
   }

@@ -45,21 +45,35 @@ export interface CreateRunResult {
  * overflow policy, and queues it — admission starts it at once if a slot is free. Must run in a
  * transaction (`tx`), so the run, its events and its start message commit together.
  */
-export async function createRun(tx: Queryable, ctx: ServiceContext, args: CreateRunArgs): Promise<CreateRunResult> {
+export async function createRun(
+  tx: Queryable,
+  ctx: ServiceContext,
+  args: CreateRunArgs,
+): Promise<CreateRunResult> {
   const now = ctx.now();
   if (args.idempotencyKey) {
     const existing = await findByKey(tx, args.workspaceId, args.workflowId, args.idempotencyKey);
     if (existing) return { run: existing, deduplicated: true, reason: "idempotency_key" };
   }
   const wf = await loadWorkflow(tx, args.workspaceId, args.workflowId);
-  if (!wf.isEnabled && !args.allowDisabled) throw new PreconditionFailedError(`Workflow "${wf.name}" is disabled; enable it to start runs`);
+  if (!wf.isEnabled && !args.allowDisabled)
+    throw new PreconditionFailedError(`Workflow "${wf.name}" is disabled; enable it to start runs`);
   const versionId = args.versionId ?? wf.currentVersionId;
-  if (!versionId) throw new PreconditionFailedError(`Workflow "${wf.name}" has no published version yet; publish it first`);
+  if (!versionId)
+    throw new PreconditionFailedError(
+      `Workflow "${wf.name}" has no published version yet; publish it first`,
+    );
   const version: VersionRow = await loadVersion(tx, args.workspaceId, wf.id, versionId);
   const definition = WorkflowDefinition.parse(await contentOf(tx, args.workspaceId, version.hash));
   const input = resolveRunInput(definition.inputs, args.input);
   if (!input.ok) {
-    throw new ValidationError(`The run input is invalid: ${input.issues[0]?.message ?? "unknown problem"}`, input.issues.map((i) => ({ path: i.name ? ["input", i.name] : ["input"], message: i.message })));
+    throw new ValidationError(
+      `The run input is invalid: ${input.issues[0]?.message ?? "unknown problem"}`,
+      input.issues.map((i) => ({
+        path: i.name ? ["input", i.name] : ["input"],
+        message: i.message,
+      })),
+    );
   }
 
   const overflow = definition.constraints.overflow;
@@ -67,7 +81,13 @@ export async function createRun(tx: Queryable, ctx: ServiceContext, args: Create
     const [queued] = await tx
       .select()
       .from(runs)
-      .where(and(eq(runs.workspaceId, args.workspaceId), eq(runs.workflowId, wf.id), eq(runs.status, "queued")))
+      .where(
+        and(
+          eq(runs.workspaceId, args.workspaceId),
+          eq(runs.workflowId, wf.id),
+          eq(runs.status, "queued"),
+        ),
+      )
       .orderBy(desc(runs.queuedAt))
       .limit(1);
     if (queued) return { run: queued, deduplicated: true, reason: "coalesced" };
@@ -112,18 +132,51 @@ export async function createRun(tx: Queryable, ctx: ServiceContext, args: Create
     }
     throw e;
   }
-  await appendRunEvents(tx, [{ runId: id, workspaceId: args.workspaceId, type: "run.queued", data: { trigger: args.trigger.type, version: version.version } }], now);
+  await appendRunEvents(
+    tx,
+    [
+      {
+        runId: id,
+        workspaceId: args.workspaceId,
+        type: "run.queued",
+        data: { trigger: args.trigger.type, version: version.version },
+      },
+    ],
+    now,
+  );
   if (!args.parent) {
-    const limits = await admissionLimits(tx, args.workspaceId, { perUser: ctx.config.maxActiveRunsPerUser, perWorkspace: ctx.config.maxActiveRunsPerWorkspace });
+    const limits = await admissionLimits(tx, args.workspaceId, {
+      perUser: ctx.config.maxActiveRunsPerUser,
+      perWorkspace: ctx.config.maxActiveRunsPerWorkspace,
+    });
     const admitted = await admitQueuedRuns(tx, args.workspaceId, limits, now);
     if (!admitted.includes(id) && overflow === "skip") {
       const [skipped] = await tx
         .update(runs)
-        .set({ status: "cancelled", finishedAt: now, updatedAt: now, error: { code: "overflow_skipped", message: `Skipped: the workflow's concurrency limit (${definition.constraints.maxConcurrentRuns}) or the workspace's run limit was reached and its overflow policy is "skip"` } })
+        .set({
+          status: "cancelled",
+          finishedAt: now,
+          updatedAt: now,
+          error: {
+            code: "overflow_skipped",
+            message: `Skipped: the workflow's concurrency limit (${definition.constraints.maxConcurrentRuns}) or the workspace's run limit was reached and its overflow policy is "skip"`,
+          },
+        })
         .where(and(eq(runs.id, id), eq(runs.status, "queued")))
         .returning();
       if (skipped) {
-        await appendRunEvents(tx, [{ runId: id, workspaceId: args.workspaceId, type: "run.finished", data: { status: "cancelled", reason: "overflow_skipped" } }], now);
+        await appendRunEvents(
+          tx,
+          [
+            {
+              runId: id,
+              workspaceId: args.workspaceId,
+              type: "run.finished",
+              data: { status: "cancelled", reason: "overflow_skipped" },
+            },
+          ],
+          now,
+        );
         return { run: skipped, deduplicated: false };
       }
     }
@@ -131,11 +184,22 @@ export async function createRun(tx: Queryable, ctx: ServiceContext, args: Create
   return { run: await loadRun(tx, args.workspaceId, id), deduplicated: false };
 }
 
-async function findByKey(tx: Queryable, workspaceId: string, workflowId: string, key: string): Promise<RunRow | undefined> {
+async function findByKey(
+  tx: Queryable,
+  workspaceId: string,
+  workflowId: string,
+  key: string,
+): Promise<RunRow | undefined> {
   const [row] = await tx
     .select()
     .from(runs)
-    .where(and(eq(runs.workspaceId, workspaceId), eq(runs.workflowId, workflowId), eq(runs.idempotencyKey, key)))
+    .where(
+      and(
+        eq(runs.workspaceId, workspaceId),
+        eq(runs.workflowId, workflowId),
+        eq(runs.idempotencyKey, key),
+      ),
+    )
     .limit(1);
   return row;
 }

@@ -19,15 +19,27 @@ export async function getRun({ ctx, input }: { ctx: ServiceContext; input: unkno
   const parsed = RunRef.safeParse(input);
   if (!parsed.success) throw fromZodError(parsed.error);
   const run = await loadRun(ctx.db, ws.id, parsed.data.runId);
-  const [wf] = await ctx.db.select({ name: workflows.name, slug: workflows.slug }).from(workflows).where(eq(workflows.id, run.workflowId));
-  const [initiator] = run.initiatorType === "user" && run.initiatorId ? await ctx.db.select({ name: users.name }).from(users).where(eq(users.id, run.initiatorId)) : [];
+  const [wf] = await ctx.db
+    .select({ name: workflows.name, slug: workflows.slug })
+    .from(workflows)
+    .where(eq(workflows.id, run.workflowId));
+  const [initiator] =
+    run.initiatorType === "user" && run.initiatorId
+      ? await ctx.db.select({ name: users.name }).from(users).where(eq(users.id, run.initiatorId))
+      : [];
   const pending = await ctx.db
     .select()
     .from(approvals)
     .where(and(eq(approvals.runId, run.id), eq(approvals.status, "pending")))
     .orderBy(asc(approvals.createdAt));
   const children = await ctx.db
-    .select({ id: runs.id, status: runs.status, workflowId: runs.workflowId, parentStepId: runs.parentStepId, createdAt: runs.createdAt })
+    .select({
+      id: runs.id,
+      status: runs.status,
+      workflowId: runs.workflowId,
+      parentStepId: runs.parentStepId,
+      createdAt: runs.createdAt,
+    })
     .from(runs)
     .where(and(eq(runs.workspaceId, ws.id), eq(runs.parentRunId, run.id)))
     .orderBy(asc(runs.createdAt));
@@ -49,7 +61,16 @@ export async function getRun({ ctx, input }: { ctx: ServiceContext; input: unkno
       expiresAt: a.expiresAt,
       approvers: a.approvers,
       // The token is a credential for deciding: only people who may decide gates see it.
-      resumeToken: !hasRole(ws.role, "approver") ? null : signResumeToken(ctx.keys, { approvalId: a.id, runId: run.id, stepPath: a.stepPath, attempt: a.attempt, hash: run.hash, expiresAt: a.expiresAt }),
+      resumeToken: !hasRole(ws.role, "approver")
+        ? null
+        : signResumeToken(ctx.keys, {
+            approvalId: a.id,
+            runId: run.id,
+            stepPath: a.stepPath,
+            attempt: a.attempt,
+            hash: run.hash,
+            expiresAt: a.expiresAt,
+          }),
     })),
   };
 }

@@ -6,7 +6,11 @@ import { fromZodError } from "../../errors";
 import { requireRole, type ServiceContext } from "../context";
 import { loadRun } from "./load-run";
 
-const Input = z.object({ runId: z.string().min(1).max(64), after: z.number().int().min(0).default(0), limit: z.number().int().min(1).max(1000).default(500) });
+const Input = z.object({
+  runId: z.string().min(1).max(64),
+  after: z.number().int().min(0).default(0),
+  limit: z.number().int().min(1).max(1000).default(500),
+});
 
 /** The run's append-only history after event id `after` (live views poll or stream this). */
 export async function listRunEvents({ ctx, input }: { ctx: ServiceContext; input: unknown }) {
@@ -15,7 +19,13 @@ export async function listRunEvents({ ctx, input }: { ctx: ServiceContext; input
   if (!parsed.success) throw fromZodError(parsed.error);
   const run = await loadRun(ctx.db, ws.id, parsed.data.runId);
   return ctx.db
-    .select({ id: runEvents.id, type: runEvents.type, stepPath: runEvents.stepPath, data: runEvents.data, createdAt: runEvents.createdAt })
+    .select({
+      id: runEvents.id,
+      type: runEvents.type,
+      stepPath: runEvents.stepPath,
+      data: runEvents.data,
+      createdAt: runEvents.createdAt,
+    })
     .from(runEvents)
     .where(and(eq(runEvents.runId, run.id), gt(runEvents.id, parsed.data.after)))
     .orderBy(asc(runEvents.id))

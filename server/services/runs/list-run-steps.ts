@@ -12,7 +12,11 @@ export async function listRunSteps({ ctx, input }: { ctx: ServiceContext; input:
   const parsed = RunRef.safeParse(input);
   if (!parsed.success) throw fromZodError(parsed.error);
   const run = await loadRun(ctx.db, ws.id, parsed.data.runId);
-  const rows = await ctx.db.select().from(runSteps).where(eq(runSteps.runId, run.id)).orderBy(asc(runSteps.createdAt), asc(runSteps.path), asc(runSteps.attempt));
+  const rows = await ctx.db
+    .select()
+    .from(runSteps)
+    .where(eq(runSteps.runId, run.id))
+    .orderBy(asc(runSteps.createdAt), asc(runSteps.path), asc(runSteps.attempt));
   return rows.map((r) => ({
     ...r,
     durationMs: r.startedAt && r.finishedAt ? r.finishedAt.getTime() - r.startedAt.getTime() : null,

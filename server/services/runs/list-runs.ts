@@ -27,18 +27,27 @@ export async function listRuns({ ctx, input }: { ctx: ServiceContext; input?: un
         ctx.db
           .select({ one: sql`1` })
           .from(runSteps)
-          .where(and(eq(runSteps.runId, runs.id), eq(runSteps.status, "failed"), eq(runSteps.failureClass, "operational"))),
+          .where(
+            and(
+              eq(runSteps.runId, runs.id),
+              eq(runSteps.status, "failed"),
+              eq(runSteps.failureClass, "operational"),
+            ),
+          ),
       ),
     );
   }
   if (f.waitingLongerThanMinutes) {
     where.push(eq(runs.status, "waiting"));
-    where.push(lt(runs.updatedAt, new Date(ctx.now().getTime() - f.waitingLongerThanMinutes * 60_000)));
+    where.push(
+      lt(runs.updatedAt, new Date(ctx.now().getTime() - f.waitingLongerThanMinutes * 60_000)),
+    );
   }
   if (f.cursor) {
     const [ts, id] = f.cursor.split("|");
     const at = new Date(ts ?? "");
-    if (!Number.isNaN(at.getTime()) && id) where.push(or(lt(runs.createdAt, at), and(eq(runs.createdAt, at), lt(runs.id, id))));
+    if (!Number.isNaN(at.getTime()) && id)
+      where.push(or(lt(runs.createdAt, at), and(eq(runs.createdAt, at), lt(runs.id, id))));
   }
   const rows = await ctx.db
     .select({
@@ -64,7 +73,11 @@ export async function listRuns({ ctx, input }: { ctx: ServiceContext; input?: un
   const page = rows.slice(0, f.limit);
   const last = page[page.length - 1];
   return {
-    items: page.map((r) => ({ ...r, errorMessage: (r.error as { message?: string } | null)?.message ?? null, error: undefined })),
+    items: page.map((r) => ({
+      ...r,
+      errorMessage: (r.error as { message?: string } | null)?.message ?? null,
+      error: undefined,
+    })),
     nextCursor: rows.length > f.limit && last ? `${last.createdAt.toISOString()}|${last.id}` : null,
   };
 }

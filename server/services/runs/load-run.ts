@@ -7,7 +7,12 @@ import { NotFoundError } from "../../errors";
 export type RunRow = typeof runs.$inferSelect;
 
 /** A run of the workspace, or NotFound (another workspace's run ids look exactly the same). */
-export async function loadRun(db: Queryable, workspaceId: string, runId: string, opts: { forUpdate?: boolean } = {}): Promise<RunRow> {
+export async function loadRun(
+  db: Queryable,
+  workspaceId: string,
+  runId: string,
+  opts: { forUpdate?: boolean } = {},
+): Promise<RunRow> {
   const q = db
     .select()
     .from(runs)

@@ -13,7 +13,8 @@ export async function previewRerun({ ctx, input }: { ctx: ServiceContext; input:
   if (!parsed.success) throw fromZodError(parsed.error, "Rerun");
   const original = await loadRun(ctx.db, ws.id, parsed.data.runId);
   const wf = await loadWorkflow(ctx.db, ws.id, original.workflowId);
-  const targetVersionId = parsed.data.version === "current" ? wf.currentVersionId : original.versionId;
+  const targetVersionId =
+    parsed.data.version === "current" ? wf.currentVersionId : original.versionId;
   if (!targetVersionId) throw new PreconditionFailedError("The workflow has no published version");
   const target = await loadVersion(ctx.db, ws.id, wf.id, targetVersionId);
   const plan = await planRerun(ctx.db, original, target, parsed.data.fromStepId);

@@ -2,14 +2,22 @@ import "server-only";
 import { and, desc, eq, notLike } from "drizzle-orm";
 import type { Queryable } from "@/db/client";
 import { runSteps } from "@/db/schema";
-import { buildRunnableGraph, SIDE_EFFECT_STEP_TYPES, WorkflowDefinition, type StepType } from "@/lib/workflow";
+import {
+  buildRunnableGraph,
+  SIDE_EFFECT_STEP_TYPES,
+  WorkflowDefinition,
+  type StepType,
+} from "@/lib/workflow";
 import { ValidationError } from "../../errors";
 import { contentOf } from "../workflows/version-content";
 import type { RunRow } from "./load-run";
 
 export interface RerunPlan {
   /** Reused outcomes of steps before `fromStepId`, keyed by step id. */
-  seed: Record<string, { status: "completed" | "failed" | "skipped"; port?: string; output?: unknown; error?: unknown }>;
+  seed: Record<
+    string,
+    { status: "completed" | "failed" | "skipped"; port?: string; output?: unknown; error?: unknown }
+  >;
   /** Steps that will run again, in order, and which of them have side effects. */
   rerun: { stepId: string; type: string; sideEffect: boolean }[];
 }
@@ -19,19 +27,31 @@ export interface RerunPlan {
  * target version's graph) and which earlier outcomes it reuses (each step's last recorded
  * attempt in the original run).
  */
-export async function planRerun(db: Queryable, original: RunRow, target: { hash: string }, fromStepId?: string | null): Promise<RerunPlan> {
-  const definition = WorkflowDefinition.parse(await contentOf(db, original.workspaceId, target.hash));
+export async function planRerun(
+  db: Queryable,
+  original: RunRow,
+  target: { hash: string },
+  fromStepId?: string | null,
+): Promise<RerunPlan> {
+  const definition = WorkflowDefinition.parse(
+    await contentOf(db, original.workspaceId, target.hash),
+  );
   const graph = buildRunnableGraph(definition);
   const all = graph.order.map((id) => ({ stepId: id, type: graph.nodes.get(id)!.type }));
   const side = (t: string) => (SIDE_EFFECT_STEP_TYPES as readonly string[]).includes(t as StepType);
   if (!fromStepId) return { seed: {}, rerun: all.map((s) => ({ ...s, sideEffect: side(s.type) })) };
   if (!graph.nodes.has(fromStepId)) {
-    throw new ValidationError(`Step "${fromStepId}" does not exist in this version`, [{ path: ["fromStepId"], message: "Unknown step" }]);
+    throw new ValidationError(`Step "${fromStepId}" does not exist in this version`, [
+      { path: ["fromStepId"], message: "Unknown step" },
+    ]);
   }
   const downstream = new Set<string>([fromStepId]);
   for (const id of graph.order) {
     if (downstream.has(id)) continue;
-    const deps = [...(graph.incoming.get(id) ?? []).map((e) => e.from), ...(graph.whenDeps.get(id) ?? [])];
+    const deps = [
+      ...(graph.incoming.get(id) ?? []).map((e) => e.from),
+      ...(graph.whenDeps.get(id) ?? []),
+    ];
     if (deps.some((d) => downstream.has(d))) downstream.add(id);
   }
   // Top-level rows only (loop body rows carry `[`), newest attempt first.
@@ -47,12 +67,19 @@ export async function planRerun(db: Queryable, original: RunRow, target: { hash:
     if (downstream.has(id)) continue;
     const r = last.get(id);
     if (!r) continue;
-    if (r.status === "completed") seed[id] = { status: "completed", ...(r.port ? { port: r.port } : {}), output: r.output };
+    if (r.status === "completed")
+      seed[id] = { status: "completed", ...(r.port ? { port: r.port } : {}), output: r.output };
     else if (r.status === "failed") seed[id] = { status: "failed", error: r.error };
     else if (r.status === "skipped") seed[id] = { status: "skipped" };
     else {
-      throw new ValidationError(`Cannot rerun from "${fromStepId}": step "${id}" before it did not finish in the original run (${r.status})`, [{ path: ["fromStepId"], message: "An earlier step did not finish" }]);
+      throw new ValidationError(
+        `Cannot rerun from "${fromStepId}": step "${id}" before it did not finish in the original run (${r.status})`,
+        [{ path: ["fromStepId"], message: "An earlier step did not finish" }],
+      );
     }
   }
-  return { seed, rerun: all.filter((s) => !seed[s.stepId]).map((s) => ({ ...s, sideEffect: side(s.type) })) };
+  return {
+    seed,
+    rerun: all.filter((s) => !seed[s.stepId]).map((s) => ({ ...s, sideEffect: side(s.type) })),
+  };
 }

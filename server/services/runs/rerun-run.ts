@@ -21,10 +21,14 @@ export async function rerunRun({ ctx, input }: { ctx: ServiceContext; input: unk
   const userId = requireUserId(ctx);
   return ctx.db.transaction(async (tx) => {
     const original = await loadRun(tx, ws.id, runId);
-    if (original.parentRunId) throw new PreconditionFailedError("Rerun the parent run instead: this run was started by a subworkflow step");
+    if (original.parentRunId)
+      throw new PreconditionFailedError(
+        "Rerun the parent run instead: this run was started by a subworkflow step",
+      );
     const wf = await loadWorkflow(tx, ws.id, original.workflowId);
     const targetVersionId = version === "current" ? wf.currentVersionId : original.versionId;
-    if (!targetVersionId) throw new PreconditionFailedError("The workflow has no published version");
+    if (!targetVersionId)
+      throw new PreconditionFailedError("The workflow has no published version");
     const target = await loadVersion(tx, ws.id, wf.id, targetVersionId);
     const plan = await planRerun(tx, original, target, fromStepId);
     const r = await createRun(tx, ctx, {
@@ -32,13 +36,36 @@ export async function rerunRun({ ctx, input }: { ctx: ServiceContext; input: unk
       workflowId: wf.id,
       versionId: target.id,
       input: parsed.data.input ?? original.input,
-      trigger: { type: "rerun", id: original.id, payload: { rerunOf: original.id, fromStepId: fromStepId ?? null, version } },
-      initiator: ctx.actor.type === "token" ? { type: "token", id: ctx.actor.tokenId } : { type: "user", id: userId },
+      trigger: {
+        type: "rerun",
+        id: original.id,
+        payload: { rerunOf: original.id, fromStepId: fromStepId ?? null, version },
+      },
+      initiator:
+        ctx.actor.type === "token"
+          ? { type: "token", id: ctx.actor.tokenId }
+          : { type: "user", id: userId },
       accountableUserId: userId,
       idempotencyKey: idempotencyKey ?? null,
-      rerun: { ofRunId: original.id, fromStepId: fromStepId ?? null, seed: fromStepId ? plan.seed : undefined },
+      rerun: {
+        ofRunId: original.id,
+        fromStepId: fromStepId ?? null,
+        seed: fromStepId ? plan.seed : undefined,
+      },
     });
-    if (!r.deduplicated) await recordAudit(tx, ctx, { action: "run.rerun", targetType: "run", targetId: r.run.id, data: { of: original.id, fromStepId: fromStepId ?? null, version: target.version } });
-    return { runId: r.run.id, status: r.run.status, deduplicated: r.deduplicated, version: target.version, reran: plan.rerun.map((s) => s.stepId) };
+    if (!r.deduplicated)
+      await recordAudit(tx, ctx, {
+        action: "run.rerun",
+        targetType: "run",
+        targetId: r.run.id,
+        data: { of: original.id, fromStepId: fromStepId ?? null, version: target.version },
+      });
+    return {
+      runId: r.run.id,
+      status: r.run.status,
+      deduplicated: r.deduplicated,
+      version: target.version,
+      reran: plan.rerun.map((s) => s.stepId),
+    };
   });
 }

@@ -22,14 +22,27 @@ export async function startRun({ ctx, input }: { ctx: ServiceContext; input: unk
       versionId: parsed.data.versionId,
       input: parsed.data.input,
       trigger: { type: viaToken ? "api" : "manual", payload: { input: parsed.data.input } },
-      initiator: viaToken && ctx.actor.type === "token" ? { type: "token", id: ctx.actor.tokenId } : { type: "user", id: userId },
+      initiator:
+        viaToken && ctx.actor.type === "token"
+          ? { type: "token", id: ctx.actor.tokenId }
+          : { type: "user", id: userId },
       accountableUserId: userId,
       idempotencyKey: parsed.data.idempotencyKey ?? null,
     });
     if (!r.deduplicated) {
-      await recordAudit(tx, ctx, { action: "run.started", targetType: "run", targetId: r.run.id, data: { workflowId: r.run.workflowId, version: r.run.version } });
+      await recordAudit(tx, ctx, {
+        action: "run.started",
+        targetType: "run",
+        targetId: r.run.id,
+        data: { workflowId: r.run.workflowId, version: r.run.version },
+      });
     }
     return r;
   });
-  return { runId: result.run.id, status: result.run.status, deduplicated: result.deduplicated, reason: result.reason };
+  return {
+    runId: result.run.id,
+    status: result.run.status,
+    deduplicated: result.deduplicated,
+    reason: result.reason,
+  };
 }

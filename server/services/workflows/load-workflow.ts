@@ -62,11 +62,22 @@ export async function currentVersion(db: Queryable, wf: WorkflowRow): Promise<Ve
 }
 
 /** A published version by its number ("1.4.0"). */
-export async function loadVersionByNumber(db: Queryable, workspaceId: string, workflowId: string, version: string): Promise<VersionRow> {
+export async function loadVersionByNumber(
+  db: Queryable,
+  workspaceId: string,
+  workflowId: string,
+  version: string,
+): Promise<VersionRow> {
   const [row] = await db
     .select()
     .from(workflowVersions)
-    .where(and(eq(workflowVersions.workflowId, workflowId), eq(workflowVersions.workspaceId, workspaceId), eq(workflowVersions.version, version)))
+    .where(
+      and(
+        eq(workflowVersions.workflowId, workflowId),
+        eq(workflowVersions.workspaceId, workspaceId),
+        eq(workflowVersions.version, version),
+      ),
+    )
     .limit(1);
   if (!row) throw new NotFoundError("Version", version);
   return row;

@@ -1,5 +1,11 @@
 import { z } from "zod";
-import { CancelRunInput, ListRunsInput, RerunInput, RunRef, StartRunInput } from "@/lib/schemas/runs";
+import {
+  CancelRunInput,
+  ListRunsInput,
+  RerunInput,
+  RunRef,
+  StartRunInput,
+} from "@/lib/schemas/runs";
 import { cancelRun } from "../../services/runs/cancel-run";
 import { getRun } from "../../services/runs/get-run";
 import { listRunEvents } from "../../services/runs/list-run-events";
@@ -14,14 +20,24 @@ const viewer = roleProcedure("viewer");
 const editor = roleProcedure("editor");
 
 export const runRouter = router({
-  list: viewer.input(ListRunsInput.optional()).query(({ ctx, input }) => listRuns({ ctx: ctx.svc, input })),
+  list: viewer
+    .input(ListRunsInput.optional())
+    .query(({ ctx, input }) => listRuns({ ctx: ctx.svc, input })),
   get: viewer.input(RunRef).query(({ ctx, input }) => getRun({ ctx: ctx.svc, input })),
   steps: viewer.input(RunRef).query(({ ctx, input }) => listRunSteps({ ctx: ctx.svc, input })),
   events: viewer
-    .input(z.object({ runId: z.string().min(1).max(64), after: z.number().int().min(0).optional() }))
+    .input(
+      z.object({ runId: z.string().min(1).max(64), after: z.number().int().min(0).optional() }),
+    )
     .query(({ ctx, input }) => listRunEvents({ ctx: ctx.svc, input })),
-  start: editor.input(StartRunInput).mutation(({ ctx, input }) => startRun({ ctx: ctx.svc, input })),
-  cancel: editor.input(CancelRunInput).mutation(({ ctx, input }) => cancelRun({ ctx: ctx.svc, input })),
+  start: editor
+    .input(StartRunInput)
+    .mutation(({ ctx, input }) => startRun({ ctx: ctx.svc, input })),
+  cancel: editor
+    .input(CancelRunInput)
+    .mutation(({ ctx, input }) => cancelRun({ ctx: ctx.svc, input })),
   rerun: editor.input(RerunInput).mutation(({ ctx, input }) => rerunRun({ ctx: ctx.svc, input })),
-  previewRerun: viewer.input(RerunInput).query(({ ctx, input }) => previewRerun({ ctx: ctx.svc, input })),
+  previewRerun: viewer
+    .input(RerunInput)
+    .query(({ ctx, input }) => previewRerun({ ctx: ctx.svc, input })),
 });

@@ -9,6 +9,13 @@ export const GET = apiRoute<{ id: string }>({ minRole: "viewer" }, async ({ ctx,
   return {
     ...run,
     // SPEC §9: what an agent needs to resume a gate.
-    requiresApproval: waiting ? { stepId: waiting.stepId, prompt: waiting.prompt, items: waiting.items, resumeToken: waiting.resumeToken } : null,
+    requiresApproval: waiting
+      ? {
+          stepId: waiting.stepId,
+          prompt: waiting.prompt,
+          items: waiting.items,
+          resumeToken: waiting.resumeToken,
+        }
+      : null,
   };
 });

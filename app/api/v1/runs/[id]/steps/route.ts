@@ -3,4 +3,6 @@ import { listRunSteps } from "@/server/services/runs/list-run-steps";
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute<{ id: string }>({ minRole: "viewer" }, async ({ ctx, params }) => ({ steps: await listRunSteps({ ctx, input: { runId: params.id } }) }));
+export const GET = apiRoute<{ id: string }>({ minRole: "viewer" }, async ({ ctx, params }) => ({
+  steps: await listRunSteps({ ctx, input: { runId: params.id } }),
+}));

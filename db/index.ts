@@ -46,7 +46,7 @@ export function getDbHandle(): Promise<DbHandle> {
 }
 
 /** Makes an already-open handle the process database (tests, child processes, tools). */
-export function useDbHandle(handle: DbHandle): void {
+export function setProcessDb(handle: DbHandle): void {
   slot.handle = handle;
   slot.ready = Promise.resolve(handle);
 }

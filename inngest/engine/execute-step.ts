@@ -4,7 +4,6 @@ import {
   buildRunnableGraph,
   loopOutcome,
   iterationValue,
-  stepsContext,
   type IterationResult,
   type StepOutcome,
   type StepType,

@@ -4,7 +4,7 @@
  * are created and started through the services, exactly as the UI and API do.
  */
 import { and, asc, eq } from "drizzle-orm";
-import { useDbHandle } from "@/db";
+import { setProcessDb } from "@/db";
 import { runEvents, runs, runSteps } from "@/db/schema";
 import { createTestDb, type TestDb } from "@/db/testing";
 import { createLogger } from "@/lib/log";
@@ -46,7 +46,7 @@ export interface EngineHarness {
 
 export async function startEngineHarness(label: string): Promise<EngineHarness> {
   const db = await createTestDb(label);
-  useDbHandle(db);
+  setProcessDb(db);
   const ws = await createWorkspaceFixture(db.db, "Engine");
   const bridge = executorBridge();
   const h = await startHarness({

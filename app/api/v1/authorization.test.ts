@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { useDbHandle } from "@/db";
+import { setProcessDb } from "@/db";
 import { createTestDb, type TestDb } from "@/db/testing";
 import { ROLES, hasRole, type Role } from "@/lib/schemas/roles";
 import { createWorkspaceFixture, type WorkspaceFixture } from "@/server/testing/harness";
@@ -164,7 +164,7 @@ function discoverRoutes(): string[] {
 let t: TestDb;
 beforeAll(async () => {
   t = await createTestDb("apiauthz");
-  useDbHandle(t);
+  setProcessDb(t);
 });
 afterAll(async () => {
   await t?.close();

@@ -22,7 +22,7 @@ import { loadWorkspacePolicy } from "@/server/services/settings/load-workspace-p
 import { handlerFor } from "../actions/registry";
 import { StepFailure, type ActionContext } from "../actions/types";
 import { invokeChildWorkflow } from "./invoke-child";
-import { engineRuntime } from "./runtime";
+import { engineNow, engineRuntime } from "./runtime";
 
 /** What an action attempt returns to the orchestrator (memoized by the durable step). */
 export type AttemptOutcome =
@@ -76,7 +76,7 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
     step: args.key.path,
     attempt: args.key.attempt,
   });
-  const now = () => new Date();
+  const now = () => engineNow();
   let redactor: Redactor = createRedactor([]);
 
   const fail = async (failure: StepFailure | Error, input?: unknown): Promise<AttemptOutcome> => {
@@ -183,11 +183,11 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
     (configTimeout ? configTimeout + 15_000 : undefined) ??
     DEFAULT_TIMEOUT[type] ??
     60_000;
-  const deadline = Math.min(args.deadline, Date.now() + stepLimit);
+  const deadline = Math.min(args.deadline, engineNow().getTime() + stepLimit);
   const controller = new AbortController();
   const timer = setTimeout(
     () => controller.abort(new Error("step timed out")),
-    Math.max(0, deadline - Date.now()),
+    Math.max(0, deadline - engineNow().getTime()),
   );
   const watch = setInterval(async () => {
     try {

@@ -1,6 +1,6 @@
 import "server-only";
 import { finishRun } from "@/server/services/engine/finish-run";
-import { engineRuntime } from "./runtime";
+import { engineNow, engineRuntime } from "./runtime";
 
 /** The orchestrator itself failed after its retries (a bug or lasting outage): an internal failure. */
 export async function failRunBody(a: { runId: string; message: string }) {
@@ -19,7 +19,7 @@ export async function failRunBody(a: { runId: string; message: string }) {
       },
       reason: "internal",
     },
-    new Date(),
+    engineNow(),
   );
 }
 
@@ -35,6 +35,6 @@ export async function finalizeCancelledBody(a: { runId: string }) {
       reason: "cancel_requested",
       error: { code: "cancelled", message: "The run was cancelled" },
     },
-    new Date(),
+    engineNow(),
   );
 }

@@ -8,11 +8,11 @@ import {
 } from "@/lib/workflow";
 import { finishRun } from "@/server/services/engine/finish-run";
 import { loadRunPlan } from "@/server/services/engine/run-plan";
-import { engineRuntime } from "./runtime";
+import { engineNow, engineRuntime } from "./runtime";
 
 export async function loadPlanBody(runId: string) {
   const { db } = await engineRuntime();
-  return loadRunPlan(db, runId, new Date());
+  return loadRunPlan(db, runId, engineNow());
 }
 
 /**
@@ -67,7 +67,7 @@ export async function finishRunBody(a: {
       reason: a.abort?.reason ?? a.verdict.reason,
       stopExecution: a.leftInFlight > 0,
     },
-    new Date(),
+    engineNow(),
   );
   return { status: done.changed ? status : done.status, output, error };
 }

@@ -8,7 +8,7 @@ import { createRun } from "@/server/services/runs/create-run";
 import type { AttemptKey } from "@/server/services/engine/step-records";
 import { resolveWorkflowRef } from "@/server/services/engine/resolve-workflow-ref";
 import { StepFailure } from "../actions/types";
-import { engineRuntime } from "./runtime";
+import { engineNow, engineRuntime } from "./runtime";
 
 const POLL_MS = 250;
 
@@ -31,7 +31,7 @@ export async function invokeChildWorkflow(args: {
     keys: rt.keys,
     config: rt.config,
     log: rt.log,
-    now: () => new Date(),
+    now: () => engineNow(),
     actor: { type: "system" as const, name: "engine" },
     workspace: { id: args.parent.workspaceId, role: "owner" as const },
   };
@@ -67,7 +67,7 @@ export async function invokeChildWorkflow(args: {
   for (;;) {
     if (args.signal.aborted)
       throw new StepFailure(`Stopped while waiting for workflow "${wf.name}"`, "operational");
-    if (Date.now() > args.deadline)
+    if (engineNow().getTime() > args.deadline)
       throw new StepFailure(`Workflow "${wf.name}" did not finish in time`, "operational");
     const [row] = await rt.db
       .select({ status: runs.status, output: runs.output, error: runs.error })

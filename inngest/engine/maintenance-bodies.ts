@@ -5,7 +5,7 @@ import { finishRun, overdueRunIds } from "@/server/services/engine/finish-run";
 import { pruneOutbox } from "@/server/services/outbox/relay-outbox";
 import { admissionLimits, admitQueuedRuns } from "@/server/services/runs/admission";
 import { env } from "@/env";
-import { engineRuntime } from "./runtime";
+import { engineNow, engineRuntime } from "./runtime";
 
 /**
  * Every minute: time out overdue runs (their executions are stopped), finalize cancel requests the
@@ -13,7 +13,7 @@ import { engineRuntime } from "./runtime";
  */
 export async function reapRunsBody() {
   const { db, config } = await engineRuntime();
-  const now = new Date();
+  const now = engineNow();
   let timedOut = 0;
   for (const runId of await overdueRunIds(db, now)) {
     const r = await finishRun(
@@ -82,7 +82,7 @@ export async function reapRunsBody() {
 /** Daily: runs older than the run retention, step rows older than the step retention, delivered outbox messages. */
 export async function retentionBody() {
   const { db } = await engineRuntime();
-  const now = Date.now();
+  const now = engineNow().getTime();
   const runCutoff = new Date(now - env.SLUICE_RUN_RETENTION_DAYS * 86_400_000);
   const stepCutoff = new Date(now - env.SLUICE_STEP_RETENTION_DAYS * 86_400_000);
   const terminal = ["completed", "failed", "cancelled", "timed_out"] as const;

@@ -20,7 +20,7 @@ import {
 import { resolveWorkflowRef } from "@/server/services/engine/resolve-workflow-ref";
 import { createRun } from "@/server/services/runs/create-run";
 import { loadVersionByNumber } from "@/server/services/workflows/load-workflow";
-import { engineRuntime } from "./runtime";
+import { engineNow, engineRuntime } from "./runtime";
 
 /**
  * Server-side bodies of the orchestrated step types (each runs inside one durable step). They
@@ -46,12 +46,12 @@ function resolve<T extends string>(type: T, config: unknown, context: TemplateCo
 
 async function failStep(key: AttemptKey, message: string): Promise<Failure> {
   const { db } = await engineRuntime();
-  await beginAttempt(db, key, { now: new Date() });
+  await beginAttempt(db, key, { now: engineNow() });
   await endAttempt(
     db,
     key,
     { status: "failed", error: { message }, failureClass: "user" },
-    new Date(),
+    engineNow(),
   );
   return userError(message);
 }
@@ -81,7 +81,7 @@ export async function openApprovalBody(a: {
       `The approval's config is invalid after resolving templates: ${message(e)}`,
     );
   }
-  const now = new Date();
+  const now = engineNow();
   const wanted = now.getTime() + parseDuration(c.timeout);
   const expiresAt = new Date(Math.min(wanted, a.deadline));
   const opened = await openApproval(rt.db, rt.keys, {
@@ -111,7 +111,7 @@ export async function closeApprovalBody(a: {
   cappedByDeadline: boolean;
 }) {
   const { db } = await engineRuntime();
-  const now = new Date();
+  const now = engineNow();
   const outcome = await closeApproval(db, {
     approvalId: a.approvalId,
     runId: a.key.runId,
@@ -156,11 +156,11 @@ export async function beginDelayBody(a: {
       `The delay's config is invalid after resolving templates: ${message(e)}`,
     );
   }
-  const now = Date.now();
+  const now = engineNow().getTime();
   const target = c.until ? Date.parse(c.until) : now + parseDuration(c.duration as string);
   if (Number.isNaN(target)) return failStep(a.key, `"${c.until}" is not a date`);
   const until = Math.min(Math.max(target, now), a.deadline);
-  await beginAttempt(db, a.key, { input: c, status: "waiting", now: new Date() });
+  await beginAttempt(db, a.key, { input: c, status: "waiting", now: engineNow() });
   return { until: new Date(until).toISOString(), cappedByDeadline: target > a.deadline };
 }
 
@@ -177,7 +177,7 @@ export async function endDelayBody(a: {
     a.cappedByDeadline
       ? { status: "cancelled", error: { message: "The run reached its deadline during the delay" } }
       : { status: "completed", output },
-    new Date(),
+    engineNow(),
   );
   return { output, deadlineHit: a.cappedByDeadline };
 }
@@ -231,8 +231,8 @@ export async function beginWaitBody(a: {
   } catch (e) {
     return failStep(a.key, `The wait's config is invalid: ${message(e)}`);
   }
-  const wanted = Date.now() + parseDuration(c.timeout);
-  await beginAttempt(db, a.key, { input: c, status: "waiting", now: new Date() });
+  const wanted = engineNow().getTime() + parseDuration(c.timeout);
+  await beginAttempt(db, a.key, { input: c, status: "waiting", now: engineNow() });
   return {
     expression,
     until: new Date(Math.min(wanted, a.deadline)).toISOString(),
@@ -264,7 +264,7 @@ export async function endWaitBody(a: {
           error: { message: "The run reached its deadline while waiting for the event" },
         }
       : { status: "completed", output },
-    new Date(),
+    engineNow(),
   );
   return { output, deadlineHit };
 }
@@ -295,7 +295,7 @@ export async function beginLoopBody(a: {
     );
   await beginAttempt(db, a.key, {
     input: { items: c.items.length, concurrency: c.concurrency },
-    now: new Date(),
+    now: engineNow(),
   });
   return {
     items: c.items as unknown[],
@@ -324,7 +324,7 @@ export async function endLoopBody(a: {
             failureClass: "user",
           }
         : { status: "cancelled", error: { message: "An iteration was cancelled" } },
-    new Date(),
+    engineNow(),
   );
   return { ok: true };
 }
@@ -350,7 +350,7 @@ export async function startChildBody(a: {
     keys: rt.keys,
     config: rt.config,
     log: rt.log,
-    now: () => new Date(),
+    now: () => engineNow(),
     actor: { type: "system" as const, name: "engine" },
   };
   try {
@@ -361,7 +361,7 @@ export async function startChildBody(a: {
         : undefined;
     await beginAttempt(rt.db, a.key, {
       input: { workflow: c.workflow, version: c.version ?? "latest", input: c.input },
-      now: new Date(),
+      now: engineNow(),
     });
     const child = await rt.db.transaction((tx) =>
       createRun(tx, ctx, {
@@ -379,7 +379,7 @@ export async function startChildBody(a: {
         idempotencyKey: `sub:${a.key.runId}:${a.key.path}:${a.key.attempt}`,
       }),
     );
-    await markAttemptWaiting(rt.db, a.key, new Date(), { childRunId: child.run.id });
+    await markAttemptWaiting(rt.db, a.key, engineNow(), { childRunId: child.run.id });
     return { childRunId: child.run.id, workflowName: wf.name };
   } catch (e) {
     return failStep(a.key, message(e));
@@ -399,7 +399,7 @@ export async function endChildBody(a: {
       data: redact.value(a.result.output ?? null),
       meta: { childRunId: a.childRunId },
     };
-    await endAttempt(db, a.key, { status: "completed", output }, new Date());
+    await endAttempt(db, a.key, { status: "completed", output }, engineNow());
     return { ok: true as const, output };
   }
   await endAttempt(
@@ -410,7 +410,7 @@ export async function endChildBody(a: {
       error: { message: a.result.message, childRunId: a.childRunId },
       failureClass: "user",
     },
-    new Date(),
+    engineNow(),
   );
   return { ok: false as const, error: { message: a.result.message, childRunId: a.childRunId } };
 }

@@ -1,6 +1,6 @@
 import "server-only";
 import { recordSkips, type SkipRecord } from "@/server/services/engine/step-records";
-import { engineRuntime } from "./runtime";
+import { engineNow, engineRuntime } from "./runtime";
 
 /** Durable-step body: records skipped and never-started steps. */
 export async function recordSkipsBody(a: {
@@ -9,6 +9,6 @@ export async function recordSkipsBody(a: {
   items: (Omit<SkipRecord, "detail"> & { detail?: string })[];
 }): Promise<{ recorded: number }> {
   const { db } = await engineRuntime();
-  await recordSkips(db, { runId: a.runId, workspaceId: a.workspaceId }, a.items, new Date());
+  await recordSkips(db, { runId: a.runId, workspaceId: a.workspaceId }, a.items, engineNow());
   return { recorded: a.items.length };
 }

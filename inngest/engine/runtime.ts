@@ -23,3 +23,18 @@ export async function engineRuntime(): Promise<EngineRuntime> {
     log: rt.log.child({ component: "engine" }),
   };
 }
+
+type ClockGlobal = typeof globalThis & { __sluiceEngineClock?: () => number };
+
+/**
+ * The engine's notion of "now". Real time in production; tests align it with the executor's
+ * manual clock so deadlines and expiries computed here agree with the executor's timers.
+ */
+export function engineNow(): Date {
+  const clock = (globalThis as ClockGlobal).__sluiceEngineClock;
+  return new Date(clock ? clock() : Date.now());
+}
+
+export function setEngineClock(now: (() => number) | undefined): void {
+  (globalThis as ClockGlobal).__sluiceEngineClock = now;
+}

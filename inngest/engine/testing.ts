@@ -19,6 +19,7 @@ import { inngest } from "../client";
 import { executorBridge, startHarness, type Harness } from "../executor/testing";
 import { functions } from "../functions";
 import { workflowEventHooks } from "@/server/boot";
+import { setEngineClock } from "./runtime";
 
 export interface EngineHarness {
   db: TestDb;
@@ -57,6 +58,8 @@ export async function startEngineHarness(label: string): Promise<EngineHarness> 
     label,
     executor: { backoff: () => 20 },
   });
+  // Deadlines and expiries the engine computes must agree with the executor's (manual) timers.
+  setEngineClock(h.clock.now);
   const relay = startOutboxRelay({
     db: db.db,
     deliver: createOutboxDeliverer((events) => h.executor.send(events), workflowEventHooks()),
@@ -107,6 +110,7 @@ export async function startEngineHarness(label: string): Promise<EngineHarness> 
       return rows.map((r) => (r.path ? `${r.type}:${r.path}` : r.type));
     },
     async close() {
+      setEngineClock(undefined);
       await relay.stop();
       await h.close();
       await db.close();

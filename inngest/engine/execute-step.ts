@@ -17,11 +17,13 @@ import {
   beginDelayBody,
   beginLoopBody,
   beginWaitBody,
+  checkApprovalBody,
   closeApprovalBody,
   endChildBody,
   endDelayBody,
   endLoopBody,
   endWaitBody,
+  lookbackWaitBody,
   openApprovalBody,
   startChildBody,
 } from "./orchestrated-bodies";
@@ -150,11 +152,21 @@ async function runApproval(
   );
   if ("error" in opened) return { kind: "failed", error: opened.error };
   if (env.halted) return HALTED;
-  await env.step.waitForEvent(`${path}@1~wait`, {
+  // Race the durable wait with a check for a decision taken before the wait was registered.
+  const waiting = env.step.waitForEvent(`${path}@1~wait`, {
     event: EVENTS.approvalDecided,
     if: `async.data.approvalId == ${JSON.stringify(opened.approvalId)}`,
     timeout: new Date(opened.expiresAt),
   });
+  const check = env.step.run(`${path}@1~check`, () => checkApprovalBody({ approvalId: opened.approvalId }));
+  await Promise.race<unknown>([
+    waiting,
+    check.then((decided): unknown => {
+      if (!decided) return waiting;
+      env.danglingWaits++; // the durable wait stays registered until its timeout: stop it at the end
+      return decided;
+    }),
+  ]);
   const closed = await env.step.run(`${path}@1~close`, () =>
     closeApprovalBody({
       key,
@@ -212,11 +224,17 @@ async function runWait(
   );
   if ("error" in begun) return { kind: "failed", error: begun.error };
   if (env.halted) return HALTED;
-  const event = await env.step.waitForEvent(`${path}@1~wait`, {
-    event: EVENTS.workflowEvent,
-    if: begun.expression,
-    timeout: new Date(begun.until),
-  });
+  // Race the durable wait with a look-back for events sent before the wait was registered.
+  const waiting = env.step.waitForEvent(`${path}@1~wait`, { event: EVENTS.workflowEvent, if: begun.expression, timeout: new Date(begun.until) });
+  const lookback = env.step.run(`${path}@1~lookback`, () => lookbackWaitBody({ workspaceId: env.plan.workspaceId, event: begun.event, match: begun.match, since: begun.since }));
+  const event = await Promise.race<unknown>([
+    waiting,
+    lookback.then((found): unknown => {
+      if (!found) return waiting;
+      env.danglingWaits++;
+      return found;
+    }),
+  ]);
   const ended = await env.step.run(`${path}@1~end`, () =>
     endWaitBody({ key, event: event ?? null, cappedByDeadline: begun.cappedByDeadline }),
   );

@@ -1,4 +1,7 @@
 import "server-only";
+import { and, asc, eq, gte } from "drizzle-orm";
+import { approvals, outbox } from "@/db/schema";
+import { EVENTS } from "@/inngest/events";
 
 import { createRedactor } from "@/lib/redact";
 import {
@@ -231,13 +234,16 @@ export async function beginWaitBody(a: {
   } catch (e) {
     return failStep(a.key, `The wait's config is invalid: ${message(e)}`);
   }
-  const wanted = engineNow().getTime() + parseDuration(c.timeout);
-  await beginAttempt(db, a.key, { input: c, status: "waiting", now: engineNow() });
+  const now = engineNow();
+  const wanted = now.getTime() + parseDuration(c.timeout);
+  await beginAttempt(db, a.key, { input: c, status: "waiting", now });
   return {
     expression,
     until: new Date(Math.min(wanted, a.deadline)).toISOString(),
     cappedByDeadline: wanted > a.deadline,
     event: c.event,
+    match: c.match as Record<string, unknown>,
+    since: now.toISOString(),
   };
 }
 
@@ -413,4 +419,42 @@ export async function endChildBody(a: {
     engineNow(),
   );
   return { ok: false as const, error: { message: a.result.message, childRunId: a.childRunId } };
+}
+
+// --- look-backs ----------------------------------------------------------------------------------
+// A durable wait only sees events that arrive after the executor registered it. The engine marks
+// the step waiting one round trip earlier, so something sent in between would be missed. Each wait
+// therefore races a look-back step that runs right after the wait is registered and finds what
+// arrived in that gap.
+
+function matchesEvent(payload: Record<string, unknown>, match: Record<string, unknown>): boolean {
+  for (const [path, expected] of Object.entries(match)) {
+    const parts = path.split(".");
+    const root: unknown = parts[0] === "name" || parts[0] === "data" || parts[0] === "eventId" ? payload : payload.data;
+    let cur: unknown = root;
+    for (const p of parts) {
+      if (cur === null || typeof cur !== "object" || !Object.prototype.hasOwnProperty.call(cur, p)) return false;
+      cur = (cur as Record<string, unknown>)[p];
+    }
+    if (cur !== expected) return false;
+  }
+  return true;
+}
+
+export async function lookbackWaitBody(a: { workspaceId: string; event: string; match: Record<string, unknown>; since: string }) {
+  const { db } = await engineRuntime();
+  const rows = await db
+    .select()
+    .from(outbox)
+    .where(and(eq(outbox.workspaceId, a.workspaceId), eq(outbox.topic, "event"), eq(outbox.name, a.event), gte(outbox.createdAt, new Date(Date.parse(a.since) - 1_000))))
+    .orderBy(asc(outbox.createdAt), asc(outbox.id))
+    .limit(500);
+  const hit = rows.find((r) => matchesEvent(r.payload, a.match));
+  return hit ? { name: EVENTS.workflowEvent, id: hit.id, data: { ...hit.payload, workspaceId: a.workspaceId } } : null;
+}
+
+export async function checkApprovalBody(a: { approvalId: string }) {
+  const { db } = await engineRuntime();
+  const [row] = await db.select({ status: approvals.status }).from(approvals).where(eq(approvals.id, a.approvalId));
+  return row && row.status !== "pending" ? { decided: row.status } : null;
 }

@@ -22,6 +22,8 @@ export interface EngineEnv {
   abort?: { status: "failed" | "timed_out" | "cancelled"; reason: string; message: string };
   /** The top-level graph finished: dangling step chains must not create new durable steps. */
   halted: boolean;
+  /** Durable waits superseded by a look-back: the execution must be stopped when the run ends. */
+  danglingWaits: number;
 }
 
 /** Where a graph runs: the top level, or one loop iteration. */

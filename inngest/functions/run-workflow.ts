@@ -51,6 +51,7 @@ export const runWorkflow = inngest.createFunction(
       maxAttempts: definition.constraints.maxSteps,
       deadline: Date.parse(plan.deadlineAt),
       halted: false,
+      danglingWaits: 0,
     };
     const seed = plan.seed
       ? (Object.fromEntries(
@@ -69,7 +70,7 @@ export const runWorkflow = inngest.createFunction(
         base: env.base,
         outputTemplate: definition.output,
         abort: env.abort,
-        leftInFlight: result.leftInFlight,
+        leftInFlight: result.leftInFlight + env.danglingWaits,
       }),
     );
     // A child's failure must fail its parent's invoke.

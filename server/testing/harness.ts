@@ -10,7 +10,9 @@ import { ROLES, type Role } from "@/lib/schemas/roles";
 import { keysFromMaster } from "../keys";
 import type { Actor, ServiceConfig, ServiceContext } from "../services/context";
 
-export const testKeys = keysFromMaster("test-master-secret-test-master-secret");
+// The same master secret the app runtime uses under vitest (vitest.config.mts sets SLUICE_SECRET),
+// so values encrypted by a test fixture decrypt inside the engine and vice versa.
+export const testKeys = keysFromMaster(process.env.SLUICE_SECRET ?? "test-master-secret-test-master-secret");
 export const testConfig: ServiceConfig = {
   openSignup: false,
   publicUrl: "http://localhost:3000",

@@ -1,0 +1,159 @@
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runEvents, runs } from "@/db/schema";
+import { createSecret } from "@/server/services/secrets/create-secret";
+import { updateWorkspacePolicies } from "@/server/services/settings/update-workspace-policies";
+import { enqueueWorkflowEvents } from "@/server/services/engine/workflow-events";
+import { sendJson, startHttpServer, type LocalServer } from "@/server/testing/local-http";
+import { startEngineHarness, type EngineHarness } from "./testing";
+
+let e: EngineHarness;
+let api: LocalServer;
+let failuresLeft = 0;
+const SECRET = "sk-live-0123456789abcdef";
+
+beforeAll(async () => {
+  e = await startEngineHarness("side-effects");
+  api = await startHttpServer((req, res, body) => {
+    if (req.url?.startsWith("/flaky") && failuresLeft > 0) {
+      failuresLeft--;
+      return sendJson(res, 503, { error: "try later" });
+    }
+    if (req.url?.startsWith("/limited")) return sendJson(res, 429, { error: "slow down" }, { "retry-after": "2" });
+    if (req.url?.startsWith("/bad")) return sendJson(res, 400, { error: "bad request" });
+    // Echoes what it received, secret included: the engine must redact it from what it stores.
+    return sendJson(res, 200, { got: JSON.parse(body || "{}"), auth: req.headers.authorization ?? null, idem: req.headers["idempotency-key"] ?? null });
+  });
+  await updateWorkspacePolicies({ ctx: e.ws.ctx("admin"), input: { scriptStepsEnabled: false, allowedPrivateHosts: ["127.0.0.1"], forbiddenStepTypes: [] } });
+  await createSecret({ ctx: e.ws.ctx("admin"), input: { name: "API_KEY", value: SECRET } });
+});
+afterAll(async () => {
+  await api?.close();
+  await e?.close();
+});
+
+describe("side-effect steps in runs", () => {
+  it("retries operational failures with backoff, records each attempt, and sends a stable Idempotency-Key per attempt", async () => {
+    failuresLeft = 2;
+    const wf = await e.workflow({
+      schemaVersion: 1,
+      name: "Flaky",
+      steps: [{ id: "call", type: "http", config: { method: "POST", url: `${api.origin}/flaky`, body: { n: 1 } }, retry: { maxAttempts: 3, backoffMs: [1000, 2000] } }],
+      output: "{{ steps.call.output.data.status }}",
+    });
+    const runId = await e.start(wf);
+    const run = await e.waitFor(runId, ["completed", "failed"], { advanceMs: 1_000, timeoutMs: 30_000 });
+    expect(run.status, JSON.stringify(run.error)).toBe("completed");
+    expect(run.output).toBe(200);
+    const attempts = (await e.steps(runId)).filter((s) => s.path === "call");
+    expect(attempts.map((a) => [a.attempt, a.status, a.failureClass])).toEqual([
+      [1, "failed", "operational"],
+      [2, "failed", "operational"],
+      [3, "completed", null],
+    ]);
+    const keys = api.requests.filter((r) => r.url === "/flaky").map((r) => r.headers["idempotency-key"]);
+    expect(keys).toEqual([`${runId}:call:1`, `${runId}:call:2`, `${runId}:call:3`]);
+  });
+
+  it("does not retry user errors (4xx) and fails the run with the status in the error", async () => {
+    const wf = await e.workflow({
+      schemaVersion: 1,
+      name: "Bad request",
+      steps: [{ id: "call", type: "http", config: { url: `${api.origin}/bad` }, retry: { maxAttempts: 5, backoffMs: 1000 } }],
+    });
+    const run = await e.waitFor(await e.start(wf), ["completed", "failed"]);
+    expect(run.status).toBe("failed");
+    const attempts = (await e.steps(run.id)).filter((s) => s.path === "call");
+    expect(attempts).toHaveLength(1);
+    expect(attempts[0]!.failureClass).toBe("user");
+    expect(JSON.stringify(attempts[0]!.error)).toContain("400");
+  });
+
+  it("uses secrets in requests but never stores them: outputs, inputs, events are redacted", async () => {
+    const wf = await e.workflow({
+      schemaVersion: 1,
+      name: "Secretive",
+      steps: [
+        { id: "call", type: "http", config: { method: "POST", url: `${api.origin}/echo`, headers: { authorization: "Bearer {{ secrets.API_KEY }}" }, body: { key: "{{ secrets.API_KEY }}" } } },
+        { id: "after", type: "transform", config: { value: "{{ steps.call.output.data.body.auth }}" } },
+      ],
+      output: "{{ steps.call.output.data.body }}",
+    });
+    const runId = await e.start(wf);
+    const run = await e.waitFor(runId, ["completed", "failed"]);
+    expect(run.status, JSON.stringify(run.error)).toBe("completed");
+    // The server really received the secret…
+    const received = api.requests.find((r) => r.url === "/echo")!;
+    expect(received.headers.authorization).toBe(`Bearer ${SECRET}`);
+    // …but nothing Sluice stored contains it, in plain, base64 or URL-encoded form.
+    const stored = JSON.stringify([run, await e.steps(runId), await e.db.db.select().from(runEvents).where(eq(runEvents.runId, runId))]);
+    for (const form of [SECRET, Buffer.from(SECRET).toString("base64"), encodeURIComponent(SECRET)]) expect(stored).not.toContain(form);
+    expect(stored).toContain("[REDACTED:API_KEY]");
+  });
+
+  it("fails clearly when a referenced secret does not exist", async () => {
+    const wf = await e.workflow({
+      schemaVersion: 1,
+      name: "Missing secret",
+      steps: [{ id: "call", type: "http", config: { url: `${api.origin}/echo`, headers: { authorization: "{{ secrets.NOPE }}" } } }],
+    });
+    const run = await e.waitFor(await e.start(wf), ["completed", "failed"]);
+    expect(run.status).toBe("failed");
+    const [call] = await e.steps(run.id);
+    expect(call!.failureClass).toBe("user");
+    expect(JSON.stringify(call!.error)).toMatch(/NOPE/);
+  });
+
+  it("waits on a delay (durable timer) and resumes", async () => {
+    const wf = await e.workflow({ schemaVersion: 1, name: "Delay", steps: [{ id: "pause", type: "delay", config: { duration: "10m" } }, { id: "after", type: "transform", config: { value: 1 } }] });
+    const runId = await e.start(wf);
+    await e.waitFor(runId, ["waiting"]);
+    const [pause] = await e.steps(runId);
+    expect(pause).toMatchObject({ path: "pause", status: "waiting" });
+    e.h.clock.advance(10 * 60_000 + 1000);
+    expect((await e.waitFor(runId, ["completed", "failed"])).status).toBe("completed");
+  });
+
+  it("resumes wait_for_event on a matching event only, and returns null on timeout", async () => {
+    const wf = await e.workflow({
+      schemaVersion: 1,
+      name: "Wait",
+      inputs: { order: { type: "string", required: true } },
+      steps: [{ id: "paid", type: "wait_for_event", config: { event: "order.paid", match: { "data.orderId": "{{ input.order }}" }, timeout: "30m" } }],
+      output: "{{ steps.paid.output.data }}",
+    });
+    const runId = await e.start(wf, { order: "A-1" });
+    await e.waitFor(runId, ["waiting"]);
+    await e.db.db.transaction((tx) => enqueueWorkflowEvents(tx, e.ws.workspaceId, [{ name: "order.paid", data: { orderId: "B-2" } }]));
+    await e.db.db.transaction((tx) => enqueueWorkflowEvents(tx, e.ws.workspaceId, [{ name: "order.shipped", data: { orderId: "A-1" } }]));
+    await e.db.db.transaction((tx) => enqueueWorkflowEvents(tx, e.ws.workspaceId, [{ name: "order.paid", data: { orderId: "A-1", total: 42 } }]));
+    const run = await e.waitFor(runId, ["completed", "failed"]);
+    expect(run.status).toBe("completed");
+    expect(run.output).toMatchObject({ name: "order.paid", data: { orderId: "A-1", total: 42 } });
+
+    const timeoutRun = await e.start(wf, { order: "never" });
+    await e.waitFor(timeoutRun, ["waiting"]);
+    e.h.clock.advance(30 * 60_000 + 1000);
+    const done = await e.waitFor(timeoutRun, ["completed", "failed"]);
+    expect(done.status).toBe("completed");
+    expect(done.output).toBeNull();
+  });
+
+  it("emit_event from one run resumes another run's wait (outbox written with the step)", async () => {
+    const waiter = await e.workflow({
+      schemaVersion: 1,
+      name: "Waiter",
+      steps: [{ id: "w", type: "wait_for_event", config: { event: "deploy.done", match: { "data.env": "prod" }, timeout: "1h" } }],
+      output: "{{ steps.w.output.data.data.version }}",
+    });
+    const emitter = await e.workflow({ schemaVersion: 1, name: "Emitter", steps: [{ id: "say", type: "emit_event", config: { event: "deploy.done", data: { env: "prod", version: "9.9.9" } } }] });
+    const waitRun = await e.start(waiter);
+    await e.waitFor(waitRun, ["waiting"]);
+    const emitRun = await e.start(emitter);
+    expect((await e.waitFor(emitRun, ["completed", "failed"])).status).toBe("completed");
+    const done = await e.waitFor(waitRun, ["completed", "failed"]);
+    expect(done.output).toBe("9.9.9");
+    const [row] = await e.db.db.select().from(runs).where(eq(runs.id, waitRun));
+    expect(row!.status).toBe("completed");
+  });
+});

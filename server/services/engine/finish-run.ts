@@ -1,5 +1,5 @@
 import "server-only";
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, lt } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { approvals, runs, runSteps, workflows } from "@/db/schema";
 import type { TerminalRunStatus } from "@/lib/workflow";
@@ -146,7 +146,7 @@ export async function overdueRunIds(db: Db, now: Date, limit = 100): Promise<str
     .where(
       and(
         inArray(runs.status, ["running", "waiting", "cancel_requested"]),
-        sql`${runs.deadlineAt} < ${now}`,
+        lt(runs.deadlineAt, now),
       ),
     )
     .limit(limit);

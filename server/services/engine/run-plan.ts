@@ -101,7 +101,7 @@ export async function refreshRunStatus(db: Db, runId: string, now: Date): Promis
   await db.execute(sql`
     update runs set
       status = case when exists (select 1 from run_steps s where s.run_id = ${runId} and s.status = 'running') then 'running'::run_status else 'waiting'::run_status end,
-      updated_at = ${now}
+      updated_at = ${now.toISOString()}::timestamptz
     where id = ${runId}
       and status in ('running', 'waiting')
       and exists (select 1 from run_steps s where s.run_id = ${runId} and s.status in ('running', 'waiting'))`);

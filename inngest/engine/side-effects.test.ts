@@ -157,3 +157,45 @@ describe("side-effect steps in runs", () => {
     expect(row!.status).toBe("completed");
   });
 });
+
+describe("script steps in runs", () => {
+  it("are refused unless the workspace enables them, then run with their output captured", async () => {
+    const wf = await e.workflow({ schemaVersion: 1, name: "Script", steps: [{ id: "sh", type: "script", config: { command: "echo hello; exit 3" } }], output: "{{ steps.sh.output.data }}" });
+    const refused = await e.waitFor(await e.start(wf), ["completed", "failed"]);
+    expect(refused.status).toBe("failed");
+    expect(JSON.stringify((await e.steps(refused.id))[0]!.error)).toMatch(/script steps are disabled|not enabled/i);
+
+    await updateWorkspacePolicies({ ctx: e.ws.ctx("admin"), input: { scriptStepsEnabled: true, allowedPrivateHosts: ["127.0.0.1"], forbiddenStepTypes: [] } });
+    const ok = await e.waitFor(await e.start(wf), ["completed", "failed"]);
+    expect(ok.status, JSON.stringify(ok.error)).toBe("completed");
+    expect(ok.output).toMatchObject({ exitCode: 3, stdout: "hello\n" });
+  });
+
+  it("stops a running script when the run is cancelled (SIGTERM, then SIGKILL)", async () => {
+    await updateWorkspacePolicies({ ctx: e.ws.ctx("admin"), input: { scriptStepsEnabled: true, allowedPrivateHosts: ["127.0.0.1"], forbiddenStepTypes: [] } });
+    const pidFile = `/tmp/sluice-script-${Date.now()}.pid`;
+    const wf = await e.workflow({ schemaVersion: 1, name: "Long script", steps: [{ id: "sh", type: "script", config: { command: `sleep 120 & echo $! > ${pidFile}; wait` } }] });
+    const runId = await e.start(wf);
+    await e.h.until(async () => (await e.steps(runId)).find((s) => s.path === "sh" && s.status === "running"), "the script to start");
+    const { cancelRun } = await import("@/server/services/runs/cancel-run");
+    const started = Date.now();
+    await cancelRun({ ctx: e.ws.ctx("editor"), input: { runId } });
+    const run = await e.waitFor(runId, ["cancelled"], { timeoutMs: 30_000 });
+    expect(run.status).toBe("cancelled");
+    expect(Date.now() - started).toBeLessThan(25_000);
+    // The step attempt did not complete normally.
+    const sh = (await e.steps(runId)).find((s) => s.path === "sh")!;
+    expect(sh.status).not.toBe("completed");
+    // The script's own child process (same process group) is gone too.
+    const fs = await import("node:fs");
+    const pid = Number(fs.readFileSync(pidFile, "utf8").trim());
+    await e.h.until(() => {
+      try {
+        process.kill(pid, 0);
+        return false;
+      } catch {
+        return true;
+      }
+    }, "the script's process group to be killed", 20_000);
+  });
+});

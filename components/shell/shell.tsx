@@ -3,9 +3,10 @@ import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
 import { signOut, useSession } from "next-auth/react";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import type { ReactNode } from "react";
+import { useState, type ReactNode } from "react";
 import { useTRPC } from "@/lib/trpc/client";
 import { useToast } from "@/components/ui/toast";
+import { NewWorkspaceDialog } from "./new-workspace-dialog";
 import { RoleProvider } from "./role-context";
 import type { Role } from "@/lib/schemas/roles";
 
@@ -36,6 +37,7 @@ export function Shell({
   const toast = useToast();
   const { update } = useSession();
   const switchWs = useMutation(trpc.workspace.switch.mutationOptions());
+  const [creating, setCreating] = useState(false);
 
   async function onSwitch(id: string) {
     try {
@@ -82,6 +84,9 @@ export function Shell({
                 {current.name}
               </div>
             )}
+            <button type="button" className="btn btn-sm btn-ghost" style={{ color: "#9ca3af", marginTop: 4, padding: "2px 4px" }} onClick={() => setCreating(true)}>
+              + New workspace
+            </button>
           </div>
           <nav className="nav">
             {NAV.map((n) => (
@@ -109,6 +114,7 @@ export function Shell({
             </button>
           </div>
         </aside>
+        <NewWorkspaceDialog open={creating} onClose={() => setCreating(false)} />
         <main id="main" className="main">
           {children}
         </main>

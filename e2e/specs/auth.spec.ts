@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { OWNER } from "../fixtures/users";
+import { OWNER, OWNER_STATE } from "../fixtures/users";
 import { Shell, SignInPage } from "../pages/auth-pages";
 
 test("sign out, then sign in with a wrong and then the right password", async ({ page }) => {
@@ -25,4 +25,23 @@ test("sign out, then sign in with a wrong and then the right password", async ({
 test("sign-up is closed after the first user unless invited", async ({ page }) => {
   await page.goto("/sign-up");
   await expect(page.getByRole("heading", { name: "Invitation only" })).toBeVisible();
+});
+
+test.describe("workspaces", () => {
+  test.use({ storageState: OWNER_STATE });
+
+  test("create a second workspace and switch between them", async ({ page }) => {
+    await page.goto("/workflows");
+    await page.getByRole("button", { name: "+ New workspace" }).click();
+    const name = `Second ${Date.now()}`;
+    await page.getByRole("dialog").getByLabel("Workspace name").fill(name);
+    await page.getByRole("dialog").getByRole("button", { name: "Create workspace" }).click();
+    const switcher = page.getByLabel("Workspace", { exact: true });
+    await expect(switcher).toHaveValue(/ws_/);
+    await expect(switcher.locator("option:checked")).toHaveText(name);
+    // The new workspace is empty and separate.
+    await expect(page.getByRole("heading", { name: "No workflows yet" })).toBeVisible();
+    await switcher.selectOption({ label: OWNER.workspace });
+    await expect(switcher.locator("option:checked")).toHaveText(OWNER.workspace);
+  });
 });

@@ -14,7 +14,7 @@ import {
   type StepType,
   type TemplateContext,
 } from "@/lib/workflow";
-import { beginAttempt, endAttempt, type AttemptKey } from "@/server/services/engine/step-records";
+import { beginAttempt, endAttempt, recordInstantAttempt, type AttemptKey } from "@/server/services/engine/step-records";
 import { enqueueWorkflowEvents } from "@/server/services/engine/workflow-events";
 import { MissingSecretsError, resolveSecrets } from "@/server/services/secrets/resolve-secrets";
 import { loadWorkspaceIntegrations } from "@/server/services/settings/load-workspace-integrations";
@@ -46,6 +46,8 @@ export interface AttemptArgs {
   context: TemplateContext;
   /** The step's own timeout (ms), if set. */
   timeoutMs?: number;
+  /** Whether other steps of the run wait (approval, delay, event): the run status must be kept right. */
+  refreshStatus?: boolean;
   deadline: number;
   maxParallelHint?: number;
 }
@@ -60,6 +62,30 @@ const DEFAULT_TIMEOUT: Partial<Record<StepType, number>> = {
   notify: 30_000,
 };
 const CANCEL_POLL_MS = 1_000;
+
+/** Steps without I/O of their own: no secrets, no policy, no deadline machinery, one transaction. */
+const INSTANT_TYPES: ReadonlySet<string> = new Set(["transform", "condition", "return", "emit_event"]);
+
+function instantContext(args: AttemptArgs, config: unknown, log: ActionContext["log"]): ActionContext {
+  return {
+    workspaceId: args.key.workspaceId,
+    workflowId: args.workflowId,
+    runId: args.key.runId,
+    rootRunId: args.rootRunId,
+    stepId: args.key.stepId,
+    stepPath: args.key.path,
+    attempt: args.key.attempt,
+    idempotencyKey: `${args.rootRunId}:${args.key.path}:${args.key.attempt}`,
+    config,
+    signal: new AbortController().signal,
+    deadline: args.deadline,
+    policy: { scriptStepsEnabled: false, allowedPrivateHosts: [], forbiddenStepTypes: [] },
+    log,
+    scratchDir: () => Promise.reject(new Error("instant steps have no scratch directory")),
+    secretValues: [],
+    templateContext: args.context,
+  };
+}
 
 /**
  * One attempt of an action step, inside a durable step: resolves the config's templates and
@@ -169,11 +195,33 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
     return fail(new StepFailure(message, "user"));
   }
 
-  await beginAttempt(db, args.key, { input: redactor.value(config), now: now() });
-
-  // 3. Run the handler with a deadline and a cancel watch (scripts get SIGTERM → SIGKILL).
   const entry = handlerFor(type);
   if (entry.kind !== "action") return fail(new Error(`${type} is not an action step`));
+
+  // Instant steps (no I/O of their own) are recorded in one transaction, start to finish.
+  if (INSTANT_TYPES.has(type)) {
+    let result: Awaited<ReturnType<typeof entry.handler>>;
+    try {
+      result = await entry.handler(instantContext(args, config, log));
+    } catch (e) {
+      return fail(e instanceof Error ? e : new Error(String(e)), config);
+    }
+    const output = { type, data: result.data ?? null, meta: result.meta ?? {} };
+    await recordInstantAttempt(db, args.key, {
+      input: config,
+      output,
+      ...(result.port ? { port: result.port } : {}),
+      now: now(),
+      inTx: result.emit?.length
+        ? (tx) => enqueueWorkflowEvents(tx, args.key.workspaceId, result.emit!.map((ev) => ({ ...ev, source: { runId: args.key.runId, stepPath: args.key.path } })), now()).then(() => undefined)
+        : undefined,
+    });
+    return { ok: true, output, ...(result.port ? { port: result.port } : {}) };
+  }
+
+  await beginAttempt(db, args.key, { input: redactor.value(config), now: now(), refresh: args.refreshStatus !== false });
+
+  // 3. Run the handler with a deadline and a cancel watch (scripts get SIGTERM → SIGKILL).
   // The step's timeoutMs, else the config's own (http, script, code), else the type default;
   // handlers enforce theirs precisely — this outer limit (plus a grace for SIGTERM → SIGKILL)
   // only guarantees the attempt ends.
@@ -269,6 +317,7 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
             })),
           );
       },
+      args.refreshStatus !== false,
     );
     if (!recorded) log.info("late step result ignored (run already ended)");
     return { ok: true, output, ...(result.port ? { port: result.port } : {}) };

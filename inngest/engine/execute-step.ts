@@ -28,7 +28,7 @@ import {
   startChildBody,
 } from "./orchestrated-bodies";
 import { runGraph } from "./run-graph";
-import type { EngineEnv, Scope } from "./types";
+import { sid, type EngineEnv, type Scope } from "./types";
 
 type Node = {
   id: string;
@@ -63,17 +63,27 @@ export async function executeStep(
   if (entry.kind === "action") return runAction(env, node, path, key, ctx);
   switch (node.type) {
     case "approval":
-      return runApproval(env, path, node, key(1), ctx);
+      return waiting(env, () => runApproval(env, path, node, key(1), ctx));
     case "delay":
-      return runDelay(env, path, node, key(1), ctx);
+      return waiting(env, () => runDelay(env, path, node, key(1), ctx));
     case "wait_for_event":
-      return runWait(env, path, node, key(1), ctx);
+      return waiting(env, () => runWait(env, path, node, key(1), ctx));
     case "loop":
       return runLoop(env, scope, path, node, key(1), ctx);
     case "subworkflow":
       return runSubworkflow(env, path, key(1), ctx, node.config);
     default:
       throw new NonRetriableError(`No orchestration for step type "${node.type}"`);
+  }
+}
+
+/** Counts a waiting step while it runs: other steps then keep the run's running/waiting status right. */
+async function waiting(env: EngineEnv, fn: () => Promise<StepOutcome>): Promise<StepOutcome> {
+  env.waiting++;
+  try {
+    return await fn();
+  } finally {
+    env.waiting--;
   }
 }
 
@@ -105,7 +115,7 @@ async function runAction(
     await env.slots.acquire();
     let outcome: AttemptOutcome;
     try {
-      outcome = (await env.step.run(`${path}@${attempt}`, () =>
+      outcome = (await env.step.run(sid(env, `${path}@${attempt}`), () =>
         runActionAttempt({
           key: key(attempt),
           workflowId: env.plan.workflowId,
@@ -114,6 +124,7 @@ async function runAction(
           context: ctx,
           timeoutMs: node.timeoutMs,
           deadline: env.deadline,
+          refreshStatus: env.waiting > 0,
         }),
       )) as AttemptOutcome;
     } finally {
@@ -128,7 +139,7 @@ async function runAction(
     if (!outcome.retryable || attempt >= maxAttempts || env.halted)
       return { kind: "failed", error: outcome.error };
     const delay = Math.max(outcome.retryAfterMs ?? 0, backoffDelayMs(retry as never, attempt + 1));
-    await env.step.sleep(`${path}@${attempt}~backoff`, Math.max(1_000, delay));
+    await env.step.sleep(sid(env, `${path}@${attempt}~backoff`), Math.max(1_000, delay));
   }
 }
 
@@ -139,7 +150,7 @@ async function runApproval(
   key: AttemptKey,
   ctx: TemplateContext,
 ): Promise<StepOutcome> {
-  const opened = await env.step.run(`${path}@1~open`, () =>
+  const opened = await env.step.run(sid(env, `${path}@1~open`), () =>
     openApprovalBody({
       key,
       workflowId: env.plan.workflowId,
@@ -153,12 +164,12 @@ async function runApproval(
   if ("error" in opened) return { kind: "failed", error: opened.error };
   if (env.halted) return HALTED;
   // Race the durable wait with a check for a decision taken before the wait was registered.
-  const waiting = env.step.waitForEvent(`${path}@1~wait`, {
+  const waiting = env.step.waitForEvent(sid(env, `${path}@1~wait`, true), {
     event: EVENTS.approvalDecided,
     if: `async.data.approvalId == ${JSON.stringify(opened.approvalId)}`,
     timeout: new Date(opened.expiresAt),
   });
-  const check = env.step.run(`${path}@1~check`, () => checkApprovalBody({ approvalId: opened.approvalId }));
+  const check = env.step.run(sid(env, `${path}@1~check`, true), () => checkApprovalBody({ approvalId: opened.approvalId }));
   await Promise.race<unknown>([
     waiting,
     check.then((decided): unknown => {
@@ -167,7 +178,7 @@ async function runApproval(
       return decided;
     }),
   ]);
-  const closed = await env.step.run(`${path}@1~close`, () =>
+  const closed = await env.step.run(sid(env, `${path}@1~close`), () =>
     closeApprovalBody({
       key,
       approvalId: opened.approvalId,
@@ -192,13 +203,13 @@ async function runDelay(
   key: AttemptKey,
   ctx: TemplateContext,
 ): Promise<StepOutcome> {
-  const begun = await env.step.run(`${path}@1~begin`, () =>
+  const begun = await env.step.run(sid(env, `${path}@1~begin`), () =>
     beginDelayBody({ key, config: node.config, context: ctx, deadline: env.deadline }),
   );
   if ("error" in begun) return { kind: "failed", error: begun.error };
   if (env.halted) return HALTED;
-  await env.step.sleepUntil(`${path}@1~sleep`, new Date(begun.until));
-  const ended = await env.step.run(`${path}@1~end`, () =>
+  await env.step.sleepUntil(sid(env, `${path}@1~sleep`), new Date(begun.until));
+  const ended = await env.step.run(sid(env, `${path}@1~end`), () =>
     endDelayBody({ key, until: begun.until, cappedByDeadline: begun.cappedByDeadline }),
   );
   if (ended.deadlineHit) {
@@ -219,14 +230,14 @@ async function runWait(
   key: AttemptKey,
   ctx: TemplateContext,
 ): Promise<StepOutcome> {
-  const begun = await env.step.run(`${path}@1~begin`, () =>
+  const begun = await env.step.run(sid(env, `${path}@1~begin`), () =>
     beginWaitBody({ key, config: node.config, context: ctx, deadline: env.deadline }),
   );
   if ("error" in begun) return { kind: "failed", error: begun.error };
   if (env.halted) return HALTED;
   // Race the durable wait with a look-back for events sent before the wait was registered.
-  const waiting = env.step.waitForEvent(`${path}@1~wait`, { event: EVENTS.workflowEvent, if: begun.expression, timeout: new Date(begun.until) });
-  const lookback = env.step.run(`${path}@1~lookback`, () => lookbackWaitBody({ workspaceId: env.plan.workspaceId, event: begun.event, match: begun.match, since: begun.since }));
+  const waiting = env.step.waitForEvent(sid(env, `${path}@1~wait`, true), { event: EVENTS.workflowEvent, if: begun.expression, timeout: new Date(begun.until) });
+  const lookback = env.step.run(sid(env, `${path}@1~lookback`, true), () => lookbackWaitBody({ workspaceId: env.plan.workspaceId, event: begun.event, match: begun.match, since: begun.since }));
   const event = await Promise.race<unknown>([
     waiting,
     lookback.then((found): unknown => {
@@ -235,7 +246,7 @@ async function runWait(
       return found;
     }),
   ]);
-  const ended = await env.step.run(`${path}@1~end`, () =>
+  const ended = await env.step.run(sid(env, `${path}@1~end`), () =>
     endWaitBody({ key, event: event ?? null, cappedByDeadline: begun.cappedByDeadline }),
   );
   if (ended.deadlineHit) {
@@ -257,7 +268,7 @@ async function runSubworkflow(
   config: unknown,
   override?: { workflow: string; version?: string | null; input: unknown },
 ): Promise<StepOutcome> {
-  const started = await env.step.run(`${path}@1~start`, () =>
+  const started = await env.step.run(sid(env, `${path}@1~start`), () =>
     startChildBody({
       key,
       rootRunId: env.plan.rootRunId,
@@ -271,7 +282,7 @@ async function runSubworkflow(
   let result: { ok: true; output: unknown } | { ok: false; message: string };
   try {
     const { runWorkflow } = await import("../functions/run-workflow");
-    const output = await env.step.invoke(`${path}@1~invoke`, {
+    const output = await env.step.invoke(sid(env, `${path}@1~invoke`), {
       function: runWorkflow,
       data: { runId: started.childRunId, workspaceId: env.plan.workspaceId },
       timeout: new Date(env.deadline),
@@ -283,7 +294,7 @@ async function runSubworkflow(
       message: `Workflow "${started.workflowName}" did not complete: ${(e as Error).message}`,
     };
   }
-  const ended = await env.step.run(`${path}@1~end`, () =>
+  const ended = await env.step.run(sid(env, `${path}@1~end`), () =>
     endChildBody({ key, childRunId: started.childRunId, result }),
   );
   return ended.ok
@@ -299,7 +310,7 @@ async function runLoop(
   key: AttemptKey,
   ctx: TemplateContext,
 ): Promise<StepOutcome> {
-  const begun = await env.step.run(`${path}@1~begin`, () =>
+  const begun = await env.step.run(sid(env, `${path}@1~begin`), () =>
     beginLoopBody({ key, config: node.config, context: ctx }),
   );
   if ("error" in begun) return { kind: "failed", error: begun.error };
@@ -331,7 +342,7 @@ async function runLoop(
     if (env.halted) stop = true;
   }
   const outcome = loopOutcome(results, { items: begun.items.length });
-  await env.step.run(`${path}@1~end`, () => endLoopBody({ key, outcome: outcome as never }));
+  await env.step.run(sid(env, `${path}@1~end`), () => endLoopBody({ key, outcome: outcome as never }));
   return outcome;
 }
 

@@ -16,7 +16,7 @@ import {
 } from "@/lib/workflow";
 import { recordSkipsBody } from "./record-bodies";
 import { executeStep } from "./execute-step";
-import type { EngineEnv, Scope } from "./types";
+import { sid, type EngineEnv, type Scope } from "./types";
 
 export interface GraphResult {
   verdict: RunVerdict;
@@ -104,7 +104,7 @@ export async function runGraph(
     const records = [...notStarted, ...whenSkips];
     if (records.length && !env.halted) {
       round++;
-      await env.step.run(`${scope.prefix || "run"}~skip#${round}`, () =>
+      await env.step.run(sid(env, `${scope.prefix || "run"}~skip#${round}`), () =>
         recordSkipsBody({
           runId: env.plan.runId,
           workspaceId: env.plan.workspaceId,
@@ -127,6 +127,8 @@ export async function runGraph(
       };
     if (whenSkips.length) continue; // re-plan: skipped steps may unblock or skip others
 
+    // Count the new chains before creating any durable step, so each sees whether it has company.
+    env.active += toStart.length;
     for (const id of toStart) {
       state = markStarted(state, id);
       const ctx = stepContext(env, graph, state, scope, id);

@@ -176,7 +176,8 @@ describe("script steps in runs", () => {
     const pidFile = `/tmp/sluice-script-${Date.now()}.pid`;
     const wf = await e.workflow({ schemaVersion: 1, name: "Long script", steps: [{ id: "sh", type: "script", config: { command: `sleep 120 & echo $! > ${pidFile}; wait` } }] });
     const runId = await e.start(wf);
-    await e.h.until(async () => (await e.steps(runId)).find((s) => s.path === "sh" && s.status === "running"), "the script to start");
+    const fs = await import("node:fs");
+    await e.h.until(() => fs.existsSync(pidFile) && fs.readFileSync(pidFile, "utf8").trim().length > 0, "the script to start", 20_000);
     const { cancelRun } = await import("@/server/services/runs/cancel-run");
     const started = Date.now();
     await cancelRun({ ctx: e.ws.ctx("editor"), input: { runId } });
@@ -187,7 +188,6 @@ describe("script steps in runs", () => {
     const sh = (await e.steps(runId)).find((s) => s.path === "sh")!;
     expect(sh.status).not.toBe("completed");
     // The script's own child process (same process group) is gone too.
-    const fs = await import("node:fs");
     const pid = Number(fs.readFileSync(pidFile, "utf8").trim());
     await e.h.until(() => {
       try {

@@ -1,4 +1,4 @@
-import type { GetStepTools } from "inngest";
+import type { GetStepTools, StepOptionsOrId } from "inngest";
 import type { RunPlan } from "@/server/services/engine/run-plan";
 import type { StepContextEntry, TemplateContext, WorkflowDefinition } from "@/lib/workflow";
 import type { inngest } from "../client";
@@ -24,6 +24,21 @@ export interface EngineEnv {
   halted: boolean;
   /** Durable waits superseded by a look-back: the execution must be stopped when the run ends. */
   danglingWaits: number;
+  /** Step chains in flight across the run (loop iterations included). */
+  active: number;
+  /** Waiting steps (approval, delay, event wait) in flight. */
+  waiting: number;
+}
+
+/**
+ * Options for a durable step. A step that may run alongside others is tagged race-mode, so the
+ * executor resumes the run after each completion (independent branches advance independently). A
+ * step alone in the run is left untagged: the SDK then runs it inline in the same request, one
+ * round trip instead of two. (A lone chain never gains company: new steps start only after a
+ * completion, which the lone chain itself is.)
+ */
+export function sid(env: EngineEnv, id: string, concurrent = false): StepOptionsOrId {
+  return concurrent || env.active > 1 ? { id, parallelMode: "race" } : id;
 }
 
 /** Where a graph runs: the top level, or one loop iteration. */

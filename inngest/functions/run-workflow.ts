@@ -12,8 +12,8 @@ import { failRunBody } from "../engine/fail-bodies";
  * Executes one workflow run from its pinned snapshot. Thin and deterministic: the plan is loaded
  * in a durable step, the graph is driven by the pure state machine, every side effect happens in
  * a durable step with a stable id (`<path>@<attempt>`), waits are `waitForEvent`/`sleep`, and
- * children are `invoke`s. Every step is tagged race-mode so the executor resumes after each
- * completion and independent branches advance independently.
+ * children are `invoke`s. Steps that run alongside others are tagged race-mode (see `sid`) so the
+ * executor resumes after each completion and independent branches advance independently.
  */
 export const runWorkflow = inngest.createFunction(
   {
@@ -29,13 +29,12 @@ export const runWorkflow = inngest.createFunction(
       if (runId) await failRunBody({ runId, message: error.message });
     },
   },
-  async ({ event, step, group }) => {
+  async ({ event, step }) => {
     const { runId } = RunStartData.parse(event.data);
     const loaded = await step.run("plan", () => loadPlanBody(runId));
     if (!loaded.ok) return { skipped: loaded.reason };
     const plan = loaded.plan;
-    const definition = WorkflowDefinition.parse(plan.definition);
-    const graph = buildRunnableGraph(definition);
+    const { definition, graph } = compiled(plan.hash, plan.definition);
     const env: EngineEnv = {
       step,
       plan,
@@ -52,15 +51,15 @@ export const runWorkflow = inngest.createFunction(
       deadline: Date.parse(plan.deadlineAt),
       halted: false,
       danglingWaits: 0,
+      active: 0,
+      waiting: 0,
     };
     const seed = plan.seed
       ? (Object.fromEntries(
           Object.entries(plan.seed).map(([id, s]) => [id, seedOutcome(s)]),
         ) as Record<string, StepOutcome>)
       : undefined;
-    const result = await group.parallel({ mode: "race" }, () =>
-      runGraph(env, graph, { prefix: "" }, seed),
-    );
+    const result = await runGraph(env, graph, { prefix: "" }, seed);
     env.halted = true;
     const finished = await step.run("finish", () =>
       finishRunBody({
@@ -85,6 +84,22 @@ export const runWorkflow = inngest.createFunction(
     return finished.output;
   },
 );
+
+/**
+ * Every durable request replays the function from the top, so the pinned definition would be
+ * parsed and its graph built once per step. Both are pure functions of the content hash: cache them.
+ */
+const cache = new Map<string, { definition: WorkflowDefinition; graph: ReturnType<typeof buildRunnableGraph> }>();
+function compiled(hash: string, raw: unknown) {
+  let hit = cache.get(hash);
+  if (!hit) {
+    const definition = WorkflowDefinition.parse(raw);
+    hit = { definition, graph: buildRunnableGraph(definition) };
+    if (cache.size >= 200) cache.delete(cache.keys().next().value!);
+    cache.set(hash, hit);
+  }
+  return hit;
+}
 
 function seedOutcome(s: {
   status: string;

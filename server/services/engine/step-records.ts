@@ -22,7 +22,7 @@ export interface AttemptKey {
 export async function beginAttempt(
   db: Db,
   key: AttemptKey,
-  args: { input?: unknown; status?: "running" | "waiting"; now: Date },
+  args: { input?: unknown; status?: "running" | "waiting"; now: Date; refresh?: boolean },
 ): Promise<void> {
   await db.transaction(async (tx) => {
     const inserted = await tx
@@ -61,7 +61,7 @@ export async function beginAttempt(
       );
     }
   });
-  await refreshRunStatus(db, key.runId, args.now);
+  if (args.refresh !== false) await refreshRunStatus(db, key.runId, args.now);
 }
 
 /** Moves a started attempt to waiting (e.g. an approval was opened). */
@@ -123,6 +123,8 @@ export async function endAttempt(
   now: Date,
   /** Writes that must commit with the outcome (e.g. emitted events into the outbox). */
   inTx?: (tx: Queryable) => Promise<void>,
+  /** Recompute running/waiting (only needed while some step of the run waits). */
+  refresh = true,
 ): Promise<boolean> {
   const recorded = await db.transaction(async (tx) => {
     const done = await tx
@@ -176,7 +178,7 @@ export async function endAttempt(
     );
     return true;
   });
-  await refreshRunStatus(db, key.runId, now);
+  if (refresh) await refreshRunStatus(db, key.runId, now);
   return recorded;
 }
 
@@ -233,5 +235,52 @@ export async function recordSkips(
       })),
       now,
     );
+  });
+}
+
+/**
+ * Records a whole attempt of an instant step (no I/O of its own: transform, condition, return,
+ * emit_event) in ONE transaction: the completed row, its events, the attempt count and any
+ * emitted outbox rows. Idempotent like beginAttempt.
+ */
+export async function recordInstantAttempt(
+  db: Db,
+  key: AttemptKey,
+  args: { input: unknown; output: unknown; port?: string; now: Date; inTx?: (tx: Queryable) => Promise<void> },
+): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const inserted = await tx
+      .insert(runSteps)
+      .values({
+        id: `${key.runId}:${key.path}:${key.attempt}`,
+        runId: key.runId,
+        workspaceId: key.workspaceId,
+        stepId: key.stepId,
+        path: key.path,
+        stepType: key.stepType,
+        attempt: key.attempt,
+        status: "completed",
+        input: args.input ?? null,
+        output: args.output ?? null,
+        port: args.port ?? null,
+        createdAt: args.now,
+        startedAt: args.now,
+        finishedAt: args.now,
+      })
+      .onConflictDoNothing()
+      .returning({ id: runSteps.id });
+    if (!inserted.length) return false;
+    await tx.execute(sql`update runs set step_attempts = step_attempts + 1 where id = ${key.runId}`);
+    if (args.inTx) await args.inTx(tx);
+    const data = { stepId: key.stepId, type: key.stepType, attempt: key.attempt };
+    await appendRunEvents(
+      tx,
+      [
+        { runId: key.runId, workspaceId: key.workspaceId, type: "step.started", stepPath: key.path, data },
+        { runId: key.runId, workspaceId: key.workspaceId, type: "step.completed", stepPath: key.path, data: { ...data, durationMs: 0, ...(args.port ? { port: args.port } : {}) } },
+      ],
+      args.now,
+    );
+    return true;
   });
 }

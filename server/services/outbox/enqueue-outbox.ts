@@ -30,7 +30,8 @@ export async function enqueueOutbox(
     name: m.name,
     payload: m.payload,
     createdAt: now,
-    availableAt: now,
+    // Delivery is due at once in real time (the relay polls with the wall clock).
+    availableAt: new Date(),
   }));
   await tx.insert(outbox).values(rows).onConflictDoNothing();
   // Wake after the current transaction has had a chance to commit.

@@ -3,17 +3,17 @@
  * measuring for each step the gap between the SDK's answer to one call and the start of the next
  * call (result transaction + wake-up + claim + request build). The SDK's own time is excluded.
  *
- *   npx tsx inngest/executor/scripts/bench-steps.ts                      # PGlite in memory
- *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx inngest/executor/scripts/bench-steps.ts
+ *   npx tsx bench/executor-steps.ts                      # PGlite in memory
+ *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/executor-steps.ts
  */
 import { sql } from "drizzle-orm";
 import { Inngest } from "inngest";
 import { serve } from "inngest/next";
-import { openDb } from "../../../db/client";
-import { migrateDb } from "../../../db/migrate";
-import { createLogger, setLogLevel } from "../../../lib/log";
-import { createExecutor } from "../executor";
-import { inProcessTransport, type ServeHandler } from "../transport";
+import { openDb } from "../db/client";
+import { migrateDb } from "../db/migrate";
+import { createLogger, setLogLevel } from "../lib/log";
+import { createExecutor } from "../inngest/executor/executor";
+import { inProcessTransport, type ServeHandler } from "../inngest/executor/transport";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);
 const STEPS = Number(process.env.BENCH_STEPS ?? 10);

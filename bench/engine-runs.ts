@@ -1,0 +1,75 @@
+/**
+ * The Sluice engine end to end (service → outbox → embedded executor → SDK → engine → database):
+ * - per-step cost: a run of N chained no-op `transform` steps, (run duration / N), median of runs;
+ * - throughput: M runs of a 3-step workflow started at once, runs completed per second.
+ * PGlite in memory by default; BENCH_DATABASE_URL=postgres://… for a real Postgres.
+ *   npm run bench
+ */
+import { eq, inArray } from "drizzle-orm";
+import { runs } from "../db/schema";
+import { startEngineHarness } from "../inngest/engine/testing";
+import { median, percentile, report, round } from "./stats";
+
+const CHAIN = Number(process.env.BENCH_CHAIN ?? 20);
+const CHAIN_RUNS = Number(process.env.BENCH_CHAIN_RUNS ?? 5);
+const THROUGHPUT_RUNS = Number(process.env.BENCH_THROUGHPUT_RUNS ?? 200);
+
+async function main() {
+  if (process.env.BENCH_DATABASE_URL) {
+    process.env.SLUICE_TEST_DB = "postgres";
+    process.env.TEST_DATABASE_URL = process.env.BENCH_DATABASE_URL;
+  }
+  const driver = process.env.BENCH_DATABASE_URL ? "postgres" : "pglite";
+  const e = await startEngineHarness("bench");
+  await e.db.db.update((await import("../db/schema")).workspaces).set({ settings: { maxActiveRunsPerUser: 100_000, maxActiveRunsPerWorkspace: 100_000 } }).where(eq((await import("../db/schema")).workspaces.id, e.ws.workspaceId));
+  try {
+    const chain = await e.workflow({
+      schemaVersion: 1,
+      name: "Chain",
+      constraints: { maxSteps: 1000 },
+      steps: Array.from({ length: CHAIN }, (_, i) => ({ id: `s${i}`, type: "transform", config: { value: i } })),
+    });
+    const perStep: number[] = [];
+    for (let r = 0; r < CHAIN_RUNS + 1; r++) {
+      const runId = await e.start(chain);
+      const done = await e.waitFor(runId, ["completed", "failed"], { timeoutMs: 120_000 });
+      if (done.status !== "completed") throw new Error(`chain run ${done.status}`);
+      if (r === 0) continue; // warm-up
+      perStep.push((done.finishedAt!.getTime() - done.startedAt!.getTime()) / CHAIN);
+    }
+    report(`engine per no-op step (${driver}, in-process)`, { steps: CHAIN, runs: CHAIN_RUNS, medianMs: round(median(perStep)), p95Ms: round(percentile(perStep, 95)), targetMs: 5 });
+
+    const three = await e.workflow({
+      schemaVersion: 1,
+      name: "Three",
+      constraints: { maxConcurrentRuns: 1000 },
+      steps: [
+        { id: "a", type: "transform", config: { value: 1 } },
+        { id: "b", type: "transform", config: { value: 2 } },
+        { id: "c", type: "transform", config: { value: 3 } },
+      ],
+    });
+    const t0 = performance.now();
+    const ids = await Promise.all(Array.from({ length: THROUGHPUT_RUNS }, () => e.start(three)));
+    await e.h.until(
+      async () => {
+        const rows = await e.db.db.select({ status: runs.status }).from(runs).where(inArray(runs.id, ids));
+        return rows.filter((r) => r.status === "completed").length === ids.length;
+      },
+      "all runs",
+      600_000,
+    );
+    const seconds = (performance.now() - t0) / 1000;
+    report(`three-step runs per second (${driver}, in-process)`, { runs: THROUGHPUT_RUNS, seconds: round(seconds), runsPerSecond: round(THROUGHPUT_RUNS / seconds), target: 100 });
+  } finally {
+    await e.close();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -9,7 +9,8 @@ export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   const { installShutdownHandlers, startEmbeddedExecutor } = await import("./inngest/executor/embedded");
   installShutdownHandlers();
-  startEmbeddedExecutor();
+  const { effectiveSigningKey } = await import("./inngest/signing-key");
+  startEmbeddedExecutor({ signingKey: effectiveSigningKey() });
   // The outbox relay runs in every app process, embedded executor or not. Not awaited: it opens
   // the database, and Next holds requests until register() resolves.
   const { startBackground } = await import("./server/boot");

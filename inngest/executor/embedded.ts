@@ -49,7 +49,7 @@ export function embeddedExecutor(): Promise<Executor> | undefined {
  * Starts the executor once per process (later calls return the same one). Returns undefined when
  * a real Inngest is configured or during `next build`.
  */
-export function startEmbeddedExecutor(): EmbeddedState | undefined {
+export function startEmbeddedExecutor(opts: { signingKey?: string } = {}): EmbeddedState | undefined {
   if (env.SLUICE_EXECUTOR !== "embedded" || env.NEXT_PHASE === "phase-production-build") return undefined;
   if (g.__sluiceExecutor) return g.__sluiceExecutor;
 
@@ -84,7 +84,7 @@ export function startEmbeddedExecutor(): EmbeddedState | undefined {
     executor = createExecutor({
       db: handle,
       appUrls: [appServeUrl()],
-      signingKey: env.INNGEST_SIGNING_KEY,
+      signingKey: opts.signingKey ?? env.INNGEST_SIGNING_KEY,
       signingKeyFallback: env.INNGEST_SIGNING_KEY_FALLBACK,
       eventKey: env.INNGEST_EVENT_KEY,
       concurrency: env.SLUICE_EXECUTOR_CONCURRENCY,
@@ -94,7 +94,7 @@ export function startEmbeddedExecutor(): EmbeddedState | undefined {
       log,
     });
     await executor.start({ syncInBackground: true });
-    warnIfUnsigned(log);
+    warnIfUnsigned(log, opts.signingKey ?? env.INNGEST_SIGNING_KEY);
     log.info("embedded executor listening", { url: server.url, app: appServeUrl() });
     return executor;
   })();
@@ -103,13 +103,13 @@ export function startEmbeddedExecutor(): EmbeddedState | undefined {
     await server?.close();
     // Never cache a failed start (a port in use, a database that is not reachable yet): retry.
     if (g.__sluiceExecutor === state) g.__sluiceExecutor = undefined;
-    if (!stopping && !g.__sluiceShutdown?.stopping) setTimeout(() => startEmbeddedExecutor(), 5_000).unref();
+    if (!stopping && !g.__sluiceShutdown?.stopping) setTimeout(() => startEmbeddedExecutor(opts), 5_000).unref();
   });
   return state;
 }
 
-function warnIfUnsigned(log: Logger) {
-  if (env.NODE_ENV === "production" && !env.INNGEST_SIGNING_KEY) {
+function warnIfUnsigned(log: Logger, key: string | undefined) {
+  if (env.NODE_ENV === "production" && !key) {
     log.warn(
       "INNGEST_SIGNING_KEY is not set: /api/inngest accepts unsigned calls (dev mode). Set it in production so only the executor can drive functions.",
     );

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Runs every benchmark (bundled with esbuild first) and prints their BENCH lines; results are also
+# written to bench/results/latest.jsonl. BENCH_DATABASE_URL=postgres://… adds Postgres runs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export SLUICE_SECRET="${SLUICE_SECRET:-bench-secret-bench-secret-bench-secret-00}" LOG_LEVEL=silent NODE_ENV=test
+mkdir -p bench/results
+: > bench/results/latest.jsonl
+run() {
+  local out; out=$(bash bench/build.sh "$1")
+  node "$out" | tee -a /dev/stderr | grep '^BENCH ' | sed 's/^BENCH //' >> bench/results/latest.jsonl || true
+}
+run bench/validate-hash.ts
+run bench/executor-steps.ts
+run bench/engine-runs.ts
+if [ -n "${BENCH_DATABASE_URL:-}" ]; then
+  run bench/executor-steps.ts
+  run bench/engine-runs.ts
+fi
+for f in bench/*.ts; do
+  case "$f" in bench/stats.ts|bench/validate-hash.ts|bench/executor-steps.ts|bench/engine-runs.ts) ;; *) run "$f" ;; esac
+done
+echo "results: bench/results/latest.jsonl"

@@ -14,6 +14,7 @@ import { migrateDb } from "../db/migrate";
 import { createLogger, setLogLevel } from "../lib/log";
 import { createExecutor } from "../inngest/executor/executor";
 import { inProcessTransport, type ServeHandler } from "../inngest/executor/transport";
+import { report } from "./stats";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);
 const STEPS = Number(process.env.BENCH_STEPS ?? 10);
@@ -72,16 +73,16 @@ async function main() {
   }
   const wall = performance.now() - t0;
   const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
-  console.log(
-    JSON.stringify({
-      driver: handle.driver,
-      runs: RUNS,
-      stepsPerRun: STEPS,
-      engineOverheadPerStepMs: { p50: pct(gaps, 0.5), p90: pct(gaps, 0.9), p99: pct(gaps, 0.99) },
-      sdkCallMs: { p50: pct(sdk, 0.5) },
-      wallPerStepMs: Number((wall / (RUNS * (STEPS + 1))).toFixed(2)),
-    }),
-  );
+  report(`executor overhead per no-op step (${handle.driver}, in-process)`, {
+    runs: RUNS,
+    stepsPerRun: STEPS,
+    medianMs: pct(gaps, 0.5),
+    p90Ms: pct(gaps, 0.9),
+    p99Ms: pct(gaps, 0.99),
+    sdkCallMedianMs: pct(sdk, 0.5),
+    wallPerStepMs: Number((wall / (RUNS * (STEPS + 1))).toFixed(2)),
+    targetMs: 5,
+  });
   await executor.stop();
   await handle.close();
   if (url && dbName) {

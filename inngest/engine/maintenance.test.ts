@@ -1,0 +1,45 @@
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { approvals, runEvents, runSteps, runs } from "@/db/schema";
+import { pgError } from "@/db/errors";
+import { reapRunsBody, retentionBody } from "./maintenance-bodies";
+import { startEngineHarness, type EngineHarness } from "./testing";
+
+let e: EngineHarness;
+beforeAll(async () => {
+  e = await startEngineHarness("maintenance");
+});
+afterAll(async () => {
+  await e?.close();
+});
+
+describe("maintenance", () => {
+  it("retention deletes old finished runs with their steps and events (append-only rows go only by cascade)", async () => {
+    const wf = await e.workflow({ schemaVersion: 1, name: "Old", steps: [{ id: "a", type: "transform", config: { value: 1 } }] });
+    const oldRun = await e.waitFor(await e.start(wf), ["completed"]);
+    const freshRun = await e.waitFor(await e.start(wf), ["completed"]);
+    // Run events are append-only: not even the retention job may delete them one by one.
+    const direct = await e.db.db.delete(runEvents).where(eq(runEvents.runId, oldRun.id)).catch((x) => x);
+    expect(pgError(direct)?.message).toMatch(/append-only/);
+    await e.db.db.update(runs).set({ finishedAt: new Date(Date.now() - 200 * 86_400_000) }).where(eq(runs.id, oldRun.id));
+    const res = await retentionBody();
+    expect(res.runs).toBeGreaterThanOrEqual(1);
+    expect(await e.db.db.select().from(runs).where(eq(runs.id, oldRun.id))).toHaveLength(0);
+    expect(await e.db.db.select().from(runSteps).where(eq(runSteps.runId, oldRun.id))).toHaveLength(0);
+    expect(await e.db.db.select().from(runEvents).where(eq(runEvents.runId, oldRun.id))).toHaveLength(0);
+    expect(await e.db.db.select().from(runs).where(eq(runs.id, freshRun.id))).toHaveLength(1);
+  });
+
+  it("the reaper times out runs past their deadline and stops their execution", async () => {
+    const wf = await e.workflow({ schemaVersion: 1, name: "Slow gate", steps: [{ id: "ask", type: "approval", config: { prompt: "?" } }] });
+    const runId = await e.start(wf);
+    await e.waitFor(runId, ["waiting"]);
+    await e.db.db.update(runs).set({ deadlineAt: new Date(Date.now() - 1000) }).where(eq(runs.id, runId));
+    const r = await reapRunsBody();
+    expect(r.timedOut).toBeGreaterThanOrEqual(1);
+    const run = await e.waitFor(runId, ["timed_out"]);
+    expect(run.error).toMatchObject({ code: "timed_out" });
+    const [gate] = await e.db.db.select().from(approvals).where(eq(approvals.runId, runId));
+    expect(gate!.status).toBe("cancelled");
+  });
+});

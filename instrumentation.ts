@@ -7,12 +7,12 @@ export async function register() {
   // NEXT_RUNTIME is inlined by Next at build time; reading it here rather than through env.ts lets
   // the edge bundle drop the Node-only import below.
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
-  const { installShutdownHandlers, startEmbeddedExecutor } = await import("./inngest/executor/embedded");
+  const { embeddedExecutorSynced, installShutdownHandlers, startEmbeddedExecutor } = await import("./inngest/executor/embedded");
   installShutdownHandlers();
   const { effectiveSigningKey } = await import("./inngest/signing-key");
   startEmbeddedExecutor({ signingKey: effectiveSigningKey() });
   // The outbox relay runs in every app process, embedded executor or not. Not awaited: it opens
   // the database, and Next holds requests until register() resolves.
   const { startBackground } = await import("./server/boot");
-  void startBackground().catch(() => undefined);
+  void startBackground(embeddedExecutorSynced).catch(() => undefined);
 }

@@ -22,7 +22,7 @@ export function workflowEventHooks(): WorkflowEventHook[] {
  * that turns committed messages into Inngest events. Also checks that every step type has a
  * handler, so a mismatch fails loudly at start-up.
  */
-export function startBackground(): Promise<RelayHandle> {
+export function startBackground(waitForExecutor?: () => Promise<void>): Promise<RelayHandle> {
   if (g.__sluiceBackground) return g.__sluiceBackground;
   const log = createLogger({ component: "background" });
   const parity = registryParity();
@@ -34,6 +34,9 @@ export function startBackground(): Promise<RelayHandle> {
   }
   g.__sluiceBackground = (async () => {
     const { db } = await getDbHandle();
+    // On a fresh database the executor learns the functions at its first sync: a run.start sent
+    // before that would trigger nothing. Later boots know them from the database already.
+    if (waitForExecutor) await waitForExecutor();
     return startOutboxRelay({
       db,
       deliver: createOutboxDeliverer((events) => inngest.send(events), workflowEventHooks()),
@@ -43,7 +46,7 @@ export function startBackground(): Promise<RelayHandle> {
   g.__sluiceBackground.catch((e) => {
     log.error("background start failed; retrying in 5 s", { err: e });
     g.__sluiceBackground = undefined;
-    setTimeout(() => void startBackground().catch(() => undefined), 5_000).unref();
+    setTimeout(() => void startBackground(waitForExecutor).catch(() => undefined), 5_000).unref();
   });
   return g.__sluiceBackground;
 }

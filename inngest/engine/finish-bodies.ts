@@ -10,9 +10,9 @@ import { finishRun } from "@/server/services/engine/finish-run";
 import { loadRunPlan } from "@/server/services/engine/run-plan";
 import { engineNow, engineRuntime } from "./runtime";
 
-export async function loadPlanBody(runId: string) {
+export async function loadPlanBody(runId: string, executionId?: string) {
   const { db } = await engineRuntime();
-  return loadRunPlan(db, runId, engineNow());
+  return loadRunPlan(db, runId, engineNow(), executionId);
 }
 
 /**

@@ -1,5 +1,7 @@
 import "server-only";
-import { and, eq, inArray, lt, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, lt, sql } from "drizzle-orm";
+import { EVENTS } from "@/inngest/events";
+import { enqueueOutbox } from "@/server/services/outbox/enqueue-outbox";
 import { runs, runSteps, executorRuns } from "@/db/schema";
 import { finishRun, overdueRunIds } from "@/server/services/engine/finish-run";
 import { pruneOutbox } from "@/server/services/outbox/relay-outbox";
@@ -55,6 +57,22 @@ export async function reapRunsBody() {
       },
       now,
     );
+  // Admitted runs whose execution never began (a start message lost, an executor that did not know
+  // the function yet): send the start again. The first execution to claim the run drives it.
+  const stranded = await db
+    .select({ id: runs.id, workspaceId: runs.workspaceId })
+    .from(runs)
+    .where(and(eq(runs.status, "running"), isNull(runs.startedAt), isNull(runs.parentRunId), lt(runs.updatedAt, new Date(now.getTime() - 120_000))))
+    .limit(100);
+  if (stranded.length) {
+    await db.transaction((tx) =>
+      enqueueOutbox(
+        tx,
+        stranded.map((r) => ({ workspaceId: r.workspaceId, topic: "inngest" as const, name: EVENTS.runStart, payload: { runId: r.id, workspaceId: r.workspaceId }, id: `start_${r.id}_${now.getTime()}` })),
+      ),
+    );
+    for (const r of stranded) await db.update(runs).set({ updatedAt: now }).where(eq(runs.id, r.id));
+  }
   const queuedWorkspaces = await db
     .selectDistinct({ workspaceId: runs.workspaceId })
     .from(runs)
@@ -76,7 +94,7 @@ export async function reapRunsBody() {
       )
     ).length;
   }
-  return { timedOut, cancelled: stale.length, admitted };
+  return { timedOut, cancelled: stale.length, admitted, restarted: stranded.length };
 }
 
 /** Daily: runs older than the run retention, step rows older than the step retention, delivered outbox messages. */

@@ -43,3 +43,29 @@ describe("maintenance", () => {
     expect(gate!.status).toBe("cancelled");
   });
 });
+
+describe("stranded runs", () => {
+  it("the reaper re-sends the start of an admitted run whose execution never began, and only one execution drives it", async () => {
+    const { outbox } = await import("@/db/schema");
+    const { startRun } = await import("@/server/services/runs/start-run");
+    const wf = await e.workflow({ schemaVersion: 1, name: "Stranded", steps: [{ id: "a", type: "transform", config: { value: 1 } }] });
+    // Lose the start message before the relay sends it: stop the relay, start, delete the message.
+    await e.relay.stop();
+    const { runId } = await startRun({ ctx: e.ws.ctx("editor"), input: { workflowId: wf } });
+    await e.db.db.delete(outbox).where(eq(outbox.id, `start_${runId}`));
+    await e.db.db.update(runs).set({ updatedAt: new Date(Date.now() - 10 * 60_000) }).where(eq(runs.id, runId));
+    const { createOutboxDeliverer } = await import("@/server/services/outbox/deliver");
+    const { startOutboxRelay } = await import("@/server/services/outbox/relay-runner");
+    const { createLogger } = await import("@/lib/log");
+    e.relay = startOutboxRelay({ db: e.db.db, deliver: createOutboxDeliverer((events) => e.h.executor.send(events)), log: createLogger({}), pollMs: 50 });
+    const r = await reapRunsBody();
+    expect(r.restarted).toBe(1);
+    const run = await e.waitFor(runId, ["completed", "failed"]);
+    expect(run.status).toBe("completed");
+    expect(run.inngestRunId).toBeTruthy();
+    // A duplicate start (another execution) finds the run claimed and does nothing.
+    await e.h.executor.send([{ id: `dup_${runId}`, name: "sluice/run.start", data: { runId, workspaceId: e.ws.workspaceId } }]);
+    const steps = await e.steps(runId);
+    expect(steps.filter((s) => s.path === "a")).toHaveLength(1);
+  });
+});

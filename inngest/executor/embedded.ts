@@ -40,6 +40,15 @@ export function appServeUrl(): string {
   return `http://127.0.0.1:${env.PORT}/api/inngest`;
 }
 
+/**
+ * Resolves once this process's embedded executor has synced the app's functions (immediately when
+ * there is no embedded executor). Events sent before a function is known would trigger nothing.
+ */
+export async function embeddedExecutorSynced(): Promise<void> {
+  const ex = await g.__sluiceExecutor?.ready;
+  await ex?.synced();
+}
+
 /** The running embedded executor, if this process hosts one (admin API for the app's UI). */
 export function embeddedExecutor(): Promise<Executor> | undefined {
   return g.__sluiceExecutor?.ready;

@@ -39,6 +39,8 @@ export interface Executor {
   send(events: unknown | unknown[]): Promise<string[]>;
   /** Runs a cron scan now (normally on its own timer). */
   scanCron(): Promise<number>;
+  /** Resolves once the start-up background sync has finished (at once if there is none). */
+  synced(): Promise<void>;
 }
 
 export function createExecutor(options: ExecutorOptions): Executor {
@@ -97,6 +99,10 @@ export function createExecutor(options: ExecutorOptions): Executor {
     fetch,
     get url() {
       return server?.url;
+    },
+    synced: async () => {
+      await started;
+      await backgroundSync;
     },
     start(startOpts = {}) {
       started ??= (async () => {

@@ -29,9 +29,9 @@ export const runWorkflow = inngest.createFunction(
       if (runId) await failRunBody({ runId, message: error.message });
     },
   },
-  async ({ event, step }) => {
+  async ({ event, step, runId: executionId }) => {
     const { runId } = RunStartData.parse(event.data);
-    const loaded = await step.run("plan", () => loadPlanBody(runId));
+    const loaded = await step.run("plan", () => loadPlanBody(runId, executionId));
     if (!loaded.ok) return { skipped: loaded.reason };
     const plan = loaded.plan;
     const { definition, graph } = compiled(plan.hash, plan.definition);

@@ -1,0 +1,90 @@
+/**
+ * Child process for the engine crash test: the whole stack on one database (a PGlite folder or a
+ * Postgres URL) — a node:http app serving the real Sluice functions, the embedded executor, the
+ * outbox relay — as in production. `ENGINE_MODE=setup` also creates a workspace and a workflow and
+ * starts one run. Every 100 ms the run's state is written to ENGINE_OUT (the parent cannot open a
+ * PGlite folder this process holds).
+ */
+import fs from "node:fs";
+import http from "node:http";
+import { asc, eq } from "drizzle-orm";
+import { serve } from "inngest/node";
+import { setProcessDb } from "@/db";
+import { openDb } from "@/db/client";
+import { migrateDb } from "@/db/migrate";
+import { outbox, runSteps, runs } from "@/db/schema";
+import { createLogger, setLogLevel } from "@/lib/log";
+import { workflowEventHooks } from "@/server/boot";
+import { createOutboxDeliverer } from "@/server/services/outbox/deliver";
+import { startOutboxRelay } from "@/server/services/outbox/relay-runner";
+import { startRun } from "@/server/services/runs/start-run";
+import { createWorkflow } from "@/server/services/workflows/create-workflow";
+import { publishWorkflow } from "@/server/services/workflows/publish-workflow";
+import { saveDraft } from "@/server/services/workflows/save-draft";
+import { createWorkspaceFixture } from "@/server/testing/harness";
+import { inngest } from "../../client";
+import { createExecutor } from "../../executor/executor";
+import { functions } from "../../functions";
+
+const env = process.env;
+
+async function main() {
+  setLogLevel("warn");
+  const target = env.ENGINE_DB!;
+  const handle = await openDb(target.startsWith("postgres") ? { url: target, maxConnections: 6 } : { dataDir: target });
+  await migrateDb(handle);
+  setProcessDb(handle);
+  const db = handle.db;
+  const app = http.createServer(serve({ client: inngest, functions }));
+  await new Promise<void>((r) => app.listen(Number(env.ENGINE_APP_PORT), "127.0.0.1", r));
+  const executor = createExecutor({
+    db: handle,
+    appUrls: [`http://127.0.0.1:${env.ENGINE_APP_PORT}/api/inngest`],
+    log: createLogger({ component: "engine-crash-child", pid: process.pid }),
+    leaseMs: 1_000,
+    pollIntervalMs: 100,
+    backoff: () => 100,
+  });
+  await executor.start({ port: Number(env.SLUICE_EXECUTOR_PORT) });
+  await executor.synced();
+  startOutboxRelay({ db, deliver: createOutboxDeliverer((events) => inngest.send(events), workflowEventHooks()), log: createLogger({ component: "relay" }), pollMs: 100 });
+
+  let runId = env.ENGINE_RUN_ID;
+  if (env.ENGINE_MODE === "setup") {
+    const ws = await createWorkspaceFixture(db, "Crash");
+    const wf = await createWorkflow({ ctx: ws.ctx("editor"), input: { name: "Crashy" } });
+    await saveDraft({
+      ctx: ws.ctx("editor"),
+      input: {
+        workflowId: wf.id,
+        definition: {
+          schemaVersion: 1,
+          name: "Crashy",
+          steps: [
+            { id: "a", type: "transform", config: { value: 1 } },
+            { id: "pause", type: "delay", config: { duration: "3s" } },
+            { id: "b", type: "code", config: { source: "export default function () { return 2 }" } },
+            { id: "announce", type: "emit_event", config: { event: "crash.done", data: { ok: true } } },
+          ],
+        },
+      },
+    });
+    await publishWorkflow({ ctx: ws.ctx("editor"), input: { workflowId: wf.id } });
+    runId = (await startRun({ ctx: ws.ctx("editor"), input: { workflowId: wf.id } })).runId;
+  }
+  const report = async () => {
+    const [run] = await db.select({ status: runs.status }).from(runs).where(eq(runs.id, runId!));
+    const steps = await db.select({ path: runSteps.path, attempt: runSteps.attempt, status: runSteps.status }).from(runSteps).where(eq(runSteps.runId, runId!)).orderBy(asc(runSteps.createdAt));
+    const events = await db.select({ name: outbox.name, deliveredAt: outbox.deliveredAt }).from(outbox).where(eq(outbox.name, "crash.done"));
+    fs.writeFileSync(`${env.ENGINE_OUT}.tmp`, JSON.stringify({ runId, status: run?.status, steps, events }));
+    fs.renameSync(`${env.ENGINE_OUT}.tmp`, env.ENGINE_OUT!);
+  };
+  await report();
+  setInterval(() => void report().catch(() => undefined), 100);
+  process.stdout.write("ready\n");
+}
+
+main().catch((e) => {
+  process.stderr.write(`engine-crash-app failed: ${(e as Error).stack}\n`);
+  process.exit(1);
+});

@@ -7,3 +7,4 @@ export * from "./runs";
 export * from "./executor";
 export * from "./outbox";
 export * from "./secrets";
+export * from "./triggers";

@@ -1,0 +1,33 @@
+import { describe, expect, it } from "vitest";
+import { applyMapping, readJsonPath } from "./mapping";
+
+describe("trigger input mapping", () => {
+  const body = { order: { id: "o-1", lines: [{ sku: "A" }, { sku: "B" }], total: 0, note: null } };
+
+  it("reads JSON paths, array indexes and keeps types", () => {
+    expect(readJsonPath("$.order.id", body)).toEqual({ found: true, value: "o-1" });
+    expect(readJsonPath("$.order.lines[1].sku", body)).toEqual({ found: true, value: "B" });
+    expect(readJsonPath("$.order.total", body)).toEqual({ found: true, value: 0 });
+    expect(readJsonPath("$.order.note", body)).toEqual({ found: true, value: null });
+    expect(readJsonPath("$", body)).toEqual({ found: true, value: body });
+  });
+
+  it("reports absent paths instead of inventing values", () => {
+    expect(readJsonPath("$.order.missing", body).found).toBe(false);
+    expect(readJsonPath("$.order.lines[5]", body).found).toBe(false);
+    expect(readJsonPath("$.order.id.deeper", body).found).toBe(false);
+    expect(readJsonPath("$.order.lines.sku", body).found).toBe(false);
+    expect(readJsonPath("$.__proto__", body).found).toBe(false);
+    expect(readJsonPath("$..x", body).found).toBe(false);
+  });
+
+  it("maps body, query and headers over static input and lists what is missing", () => {
+    const r = applyMapping(
+      { orderId: "$.order.id", page: "query.page", requestId: "header.X-Request-Id", gone: "$.nope" },
+      { env: "prod", orderId: "static" },
+      { body, query: { page: "2" }, headers: { "x-request-id": "r-9" } },
+    );
+    expect(r.input).toEqual({ env: "prod", orderId: "o-1", page: "2", requestId: "r-9" });
+    expect(r.missing).toEqual(["gone ← $.nope"]);
+  });
+});

@@ -1,0 +1,70 @@
+import "server-only";
+import { eq } from "drizzle-orm";
+import type { Queryable } from "@/db/client";
+import { triggers } from "@/db/schema";
+import type { Db } from "@/db/client";
+import { createRun, type CreateRunResult } from "../runs/create-run";
+import type { ServiceConfig, ServiceContext } from "../context";
+import type { Keys } from "../../keys";
+import type { Logger } from "@/lib/log";
+
+export type TriggerRow = typeof triggers.$inferSelect;
+
+/**
+ * A service context for work a trigger does on its own (webhook deliveries, schedule ticks, event
+ * matches): the system acts inside the trigger's workspace.
+ */
+export function triggerContext(
+  base: { db: Db; keys: Keys; config: ServiceConfig; log: Logger; now?: () => Date },
+  workspaceId: string,
+  name: "webhook" | "scheduler" | "events",
+): ServiceContext {
+  return {
+    db: base.db,
+    keys: base.keys,
+    config: base.config,
+    log: base.log,
+    now: base.now ?? (() => new Date()),
+    actor: { type: "system", name },
+    workspace: { id: workspaceId, role: "owner" },
+  };
+}
+
+export interface StartTriggerRunArgs {
+  input: Record<string, unknown>;
+  /** The immutable trigger payload the run keeps (`trigger.*` in templates). */
+  payload: unknown;
+  /** webhook: delivery id or body hash; schedule: trigger + tick; event: event id. */
+  idempotencyKey: string | null;
+  /** Who fired it: the trigger itself, or a user who pressed "fire now". */
+  initiator?: { type: "user"; id: string };
+}
+
+/**
+ * The one way every trigger kind starts a run: through createRun (admission, idempotency,
+ * overflow policy, input validation), then the trigger's "last fired" columns in the same
+ * transaction.
+ */
+export async function startTriggerRun(
+  tx: Queryable,
+  ctx: ServiceContext,
+  trigger: TriggerRow,
+  args: StartTriggerRunArgs,
+): Promise<CreateRunResult> {
+  const result = await createRun(tx, ctx, {
+    workspaceId: trigger.workspaceId,
+    workflowId: trigger.workflowId,
+    input: args.input,
+    trigger: { type: trigger.kind, id: trigger.id, payload: args.payload },
+    initiator: args.initiator ?? { type: trigger.kind, id: trigger.id },
+    accountableUserId: args.initiator?.id ?? null,
+    idempotencyKey: args.idempotencyKey ? `${trigger.kind}:${trigger.id}:${args.idempotencyKey}` : null,
+  });
+  if (!result.deduplicated) {
+    await tx
+      .update(triggers)
+      .set({ lastFiredAt: ctx.now(), lastRunId: result.run.id })
+      .where(eq(triggers.id, trigger.id));
+  }
+  return result;
+}

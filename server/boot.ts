@@ -1,10 +1,14 @@
 import "server-only";
-import { getDbHandle } from "@/db";
+import { getDb, getDbHandle } from "@/db";
 import { inngest } from "@/inngest/client";
 import { createLogger } from "@/lib/log";
 import { registryParity } from "@/inngest/actions/registry";
 import { createOutboxDeliverer, type WorkflowEventHook } from "./services/outbox/deliver";
 import { startOutboxRelay, type RelayHandle } from "./services/outbox/relay-runner";
+import type { OutboxRow } from "./services/outbox/relay-outbox";
+import { fireEventTriggers } from "./services/triggers/fire-event-triggers";
+import { triggerContext } from "./services/triggers/start-trigger-run";
+import { getRuntime } from "./runtime";
 
 type Global = typeof globalThis & {
   __sluiceBackground?: Promise<RelayHandle>;
@@ -14,7 +18,27 @@ const g = globalThis as Global;
 
 /** Hooks that see every workflow event before it is forwarded (event triggers register here). */
 export function workflowEventHooks(): WorkflowEventHook[] {
-  return (g.__sluiceEventHooks ??= []);
+  return (g.__sluiceEventHooks ??= [eventTriggerHook]);
+}
+
+/** Event triggers: every delivered workflow event starts the runs of matching triggers. */
+async function eventTriggerHook(row: OutboxRow): Promise<void> {
+  if (!row.workspaceId) return;
+  const p = row.payload as { eventId?: string; name?: string; data?: unknown; source?: unknown; at?: string };
+  const db = await getDb();
+  const rt = getRuntime();
+  await fireEventTriggers(
+    db,
+    (workspaceId) => triggerContext({ db, ...rt }, workspaceId, "events"),
+    row.workspaceId,
+    {
+      id: p.eventId ?? row.id,
+      name: p.name ?? row.name,
+      data: p.data ?? {},
+      source: (p.source ?? {}) as Record<string, unknown>,
+      at: p.at,
+    },
+  );
 }
 
 /**

@@ -102,7 +102,7 @@ export const EventConfig = z.strictObject({
   event: z
     .string()
     .regex(EVENT_PATTERN_RE, "an event name such as order.paid, or a prefix pattern like order.*"),
-  /** A structured condition over `event.name`, `event.data.…`, `event.source.…`. */
+  /** A structured condition over the event as `trigger.name`, `trigger.data.…`, `trigger.source.…`. */
   filter: Condition.optional(),
   mapping: InputMapping.default({}),
   input: StaticInput,

@@ -132,6 +132,15 @@ const ROUTES: Record<string, RouteCase> = {
       expect((await res.json()).status).toBe("approved");
     },
   },
+  "POST /api/v1/events": {
+    minRole: "editor",
+    load: () => import("./events/route"),
+    prepare: async () => ({ body: { name: "order.paid", data: { total: 1 } } }),
+    expectOk: async (res) => {
+      expect(res.status).toBe(202);
+      expect((await res.json()).ids).toHaveLength(1);
+    },
+  },
   "POST /api/v1/runs/[id]/cancel": {
     minRole: "editor",
     load: () => import("./runs/[id]/cancel/route"),

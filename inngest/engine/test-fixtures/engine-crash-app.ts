@@ -7,12 +7,14 @@
  */
 import fs from "node:fs";
 import http from "node:http";
-import { asc, eq } from "drizzle-orm";
+import { asc, eq, inArray } from "drizzle-orm";
 import { serve } from "inngest/node";
 import { setProcessDb } from "@/db";
 import { openDb } from "@/db/client";
 import { migrateDb } from "@/db/migrate";
-import { outbox, runSteps, runs } from "@/db/schema";
+import { outbox, runSteps, runs, triggers } from "@/db/schema";
+import { newId } from "@/lib/ids";
+import { emitEvents } from "@/server/services/events/emit-events";
 import { createLogger, setLogLevel } from "@/lib/log";
 import { workflowEventHooks } from "@/server/boot";
 import { createOutboxDeliverer } from "@/server/services/outbox/deliver";
@@ -27,6 +29,7 @@ import { createExecutor } from "../../executor/executor";
 import { functions } from "../../functions";
 
 const env = process.env;
+const g = { forgotten: false };
 
 async function main() {
   setLogLevel("warn");
@@ -47,9 +50,40 @@ async function main() {
   });
   await executor.start({ port: Number(env.SLUICE_EXECUTOR_PORT) });
   await executor.synced();
-  startOutboxRelay({ db, deliver: createOutboxDeliverer((events) => inngest.send(events), workflowEventHooks()), log: createLogger({ component: "relay" }), pollMs: 100 });
+  // `emit` mode commits an event and then never delivers it (the parent kills this process): the
+  // state a crash between commit and delivery leaves behind.
+  if (env.ENGINE_MODE !== "emit")
+    startOutboxRelay({ db, deliver: createOutboxDeliverer((events) => inngest.send(events), workflowEventHooks()), log: createLogger({ component: "relay" }), pollMs: 100 });
 
   let runId = env.ENGINE_RUN_ID;
+  if (env.ENGINE_MODE === "emit") {
+    const ws = await createWorkspaceFixture(db, "Outbox");
+    const wf = await createWorkflow({ ctx: ws.ctx("editor"), input: { name: "Listener" } });
+    await saveDraft({
+      ctx: ws.ctx("editor"),
+      input: { workflowId: wf.id, definition: { schemaVersion: 1, name: "Listener", inputs: { order: { type: "string", required: true } }, steps: [{ id: "got", type: "transform", config: { value: "{{ input.order }}" } }], output: "{{ steps.got.output.data }}" } },
+    });
+    await publishWorkflow({ ctx: ws.ctx("editor"), input: { workflowId: wf.id } });
+    await db.insert(triggers).values({ id: newId("trg"), workspaceId: ws.workspaceId, workflowId: wf.id, kind: "event", name: "On paid", eventName: "order.paid", config: { event: "order.paid", mapping: { order: "$.data.id" }, input: {} } });
+    await emitEvents({ ctx: ws.ctx("editor"), input: { name: "order.paid", data: { id: "o-42" }, id: "evt-o-42" } });
+    runId = "";
+  }
+  if (env.ENGINE_MODE === "resume" && env.ENGINE_REDELIVER === "1") {
+    // After the first delivery, forget it once: the relay delivers the same event again, as after
+    // a crash between sending and marking it delivered.
+    const forget = setInterval(() => {
+      void (async () => {
+        if (g.forgotten) return;
+        const [row] = await db.select().from(outbox).where(eq(outbox.name, "order.paid"));
+        const started = await db.select({ id: runs.id }).from(runs).where(eq(runs.triggerType, "event"));
+        if (row?.deliveredAt && started.length > 0) {
+          g.forgotten = true;
+          clearInterval(forget);
+          await db.update(outbox).set({ deliveredAt: null, availableAt: new Date() }).where(eq(outbox.id, row.id));
+        }
+      })().catch(() => undefined);
+    }, 50);
+  }
   if (env.ENGINE_MODE === "setup") {
     const ws = await createWorkspaceFixture(db, "Crash");
     const wf = await createWorkflow({ ctx: ws.ctx("editor"), input: { name: "Crashy" } });
@@ -73,10 +107,11 @@ async function main() {
     runId = (await startRun({ ctx: ws.ctx("editor"), input: { workflowId: wf.id } })).runId;
   }
   const report = async () => {
-    const [run] = await db.select({ status: runs.status }).from(runs).where(eq(runs.id, runId!));
+    const [run] = runId ? await db.select({ status: runs.status }).from(runs).where(eq(runs.id, runId)) : [];
     const steps = await db.select({ path: runSteps.path, attempt: runSteps.attempt, status: runSteps.status }).from(runSteps).where(eq(runSteps.runId, runId!)).orderBy(asc(runSteps.createdAt));
-    const events = await db.select({ name: outbox.name, deliveredAt: outbox.deliveredAt }).from(outbox).where(eq(outbox.name, "crash.done"));
-    fs.writeFileSync(`${env.ENGINE_OUT}.tmp`, JSON.stringify({ runId, status: run?.status, steps, events }));
+    const events = await db.select({ name: outbox.name, deliveredAt: outbox.deliveredAt, attempts: outbox.attempts }).from(outbox).where(inArray(outbox.name, ["crash.done", "order.paid"]));
+    const eventRuns = await db.select({ id: runs.id, status: runs.status, output: runs.output }).from(runs).where(eq(runs.triggerType, "event"));
+    fs.writeFileSync(`${env.ENGINE_OUT}.tmp`, JSON.stringify({ runId, status: run?.status, steps, events, eventRuns, redelivered: g.forgotten }));
     fs.renameSync(`${env.ENGINE_OUT}.tmp`, env.ENGINE_OUT!);
   };
   await report();

@@ -5,6 +5,7 @@ import { approvals, runs, runSteps, workflows } from "@/db/schema";
 import type { TerminalRunStatus } from "@/lib/workflow";
 import { EVENTS } from "@/inngest/events";
 import type { ServiceConfig } from "../context";
+import { enqueueWorkflowEvents } from "./workflow-events";
 import { enqueueOutbox } from "../outbox/enqueue-outbox";
 import { admissionLimits, admitQueuedRuns } from "../runs/admission";
 import { appendRunEvents } from "../runs/run-events";
@@ -100,23 +101,31 @@ export async function finishRun(
       .select({ name: workflows.name, slug: workflows.slug })
       .from(workflows)
       .where(eq(workflows.id, run.workflowId));
-    const messages: Parameters<typeof enqueueOutbox>[1] = [
-      {
-        workspaceId: run.workspaceId,
-        topic: "event",
-        name: runOutcomeEvent(args.status),
-        id: `sys_${run.id}`,
-        payload: {
-          runId: run.id,
-          workflowId: run.workflowId,
-          workflowSlug: wf?.slug ?? null,
-          workflowName: wf?.name ?? null,
-          status: args.status,
-          reason: args.reason,
-          version: run.version,
-          parentRunId: run.parentRunId,
+    // The outcome as a system workflow event (same shape as emitted events: name, data, source),
+    // so event triggers and wait_for_event steps can match `data.runId`, `data.status`, ….
+    await enqueueWorkflowEvents(
+      tx,
+      run.workspaceId,
+      [
+        {
+          id: `sys_${run.id}`,
+          name: runOutcomeEvent(args.status),
+          data: {
+            runId: run.id,
+            workflowId: run.workflowId,
+            workflowSlug: wf?.slug ?? null,
+            workflowName: wf?.name ?? null,
+            status: args.status,
+            reason: args.reason,
+            version: run.version,
+            parentRunId: run.parentRunId,
+          },
+          source: { runId: run.id, system: true },
         },
-      },
+      ],
+      now,
+    );
+    const messages: Parameters<typeof enqueueOutbox>[1] = [
     ];
     if (args.stopExecution)
       messages.push({

@@ -1,6 +1,6 @@
 /**
  * The Sluice engine end to end (service → outbox → embedded executor → SDK → engine → database):
- * - per-step cost: a run of N chained no-op `transform` steps, (run duration / N), median of runs;
+ * - per-step cost: a run of N (default 100) chained no-op `transform` steps, (run duration / N), median of runs;
  * - throughput: M runs of a 3-step workflow started at once, runs completed per second.
  * PGlite in memory by default; BENCH_DATABASE_URL=postgres://… for a real Postgres.
  *   npm run bench
@@ -10,7 +10,7 @@ import { runs } from "../db/schema";
 import { startEngineHarness } from "../inngest/engine/testing";
 import { median, percentile, report, round } from "./stats";
 
-const CHAIN = Number(process.env.BENCH_CHAIN ?? 20);
+const CHAIN = Number(process.env.BENCH_CHAIN ?? 100);
 const CHAIN_RUNS = Number(process.env.BENCH_CHAIN_RUNS ?? 5);
 const THROUGHPUT_RUNS = Number(process.env.BENCH_THROUGHPUT_RUNS ?? 200);
 

@@ -76,6 +76,9 @@ async function schedule(
     enabled: opts.enabled ?? true,
     config: { timezone: "UTC", overlap: "allow", ...cfg },
     scheduleCursor: opts.cursor ? new Date(opts.cursor) : null,
+    // Test clocks run in 2026; an edit time after the cursor would restart planning (see below).
+    createdAt: new Date("2026-01-01T00:00:00Z"),
+    updatedAt: new Date("2026-01-01T00:00:00Z"),
   });
   return id;
 }
@@ -230,6 +233,15 @@ describe("evaluateSchedules", () => {
     await everyMinute("2026-08-02T12:00:00Z", 3);
     expect(await runsOf(queue)).toHaveLength(3);
     expect(await runsOf(allow)).toHaveLength(3);
+  });
+
+  it("re-enabled after a pause (updated_at after the cursor): the pause is not downtime", async () => {
+    const id = await schedule({ cron: "*/5 * * * *", misfire: "latest" }, { cursor: "2026-08-10T08:00:00Z" });
+    await t.db.update(triggers).set({ updatedAt: new Date("2026-08-10T10:02:00Z") }).where(eq(triggers.id, id));
+    await evaluate("2026-08-10T10:04:00Z");
+    expect(await ticksOf(id)).toEqual([]);
+    await evaluate("2026-08-10T10:05:01Z");
+    expect((await ticksOf(id)).map((x) => [x.tick.toISOString().slice(11, 16), x.status])).toEqual([["10:05", "fired"]]);
   });
 
   it("a disabled trigger does nothing", async () => {

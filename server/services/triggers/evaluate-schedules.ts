@@ -96,10 +96,16 @@ async function evaluateTrigger(
     throw e;
   }
 
+  // An edit or a re-enable after the last planning (updated_at later than the cursor) restarts
+  // planning there: a paused period is not downtime, and a changed cron owes no old ticks.
+  const cursor =
+    trigger.scheduleCursor && trigger.updatedAt > trigger.scheduleCursor
+      ? trigger.updatedAt
+      : trigger.scheduleCursor;
   const plan = planTicks({
     cron: config.cron,
     tz: config.timezone,
-    cursor: trigger.scheduleCursor,
+    cursor,
     now,
     misfire: config.misfire,
     catchUpWindowMinutes: config.catchUpWindowMinutes,

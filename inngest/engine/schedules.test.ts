@@ -37,13 +37,21 @@ describe("schedules through the engine", () => {
     const now = e.h.clock.now();
     e.h.clock.advanceTo(now - (now % 60_000) + 60_000 + 1_000);
     await e.h.executor.scanCron();
-    const run = await e.h.until(async () => {
-      const [r] = await e.db.db.select().from(runs).where(eq(runs.triggerId, triggerId));
-      return r;
-    }, "the scheduled run", 30_000);
+    const run = await e.h.until(
+      async () => {
+        const [r] = await e.db.db.select().from(runs).where(eq(runs.triggerId, triggerId));
+        return r;
+      },
+      "the scheduled run",
+      30_000,
+    );
     const done = await e.waitFor(run.id, ["completed", "failed"]);
     expect(done.status).toBe("completed");
-    expect(done).toMatchObject({ triggerType: "schedule", initiatorType: "schedule", input: { region: "eu" } });
+    expect(done).toMatchObject({
+      triggerType: "schedule",
+      initiatorType: "schedule",
+      input: { region: "eu" },
+    });
     const steps = await e.steps(run.id);
     expect(steps.find((s) => s.path === "report")?.status).toBe("completed");
     // A second scan of the same minute (another executor, a retry) fires nothing more.

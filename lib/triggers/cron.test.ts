@@ -44,7 +44,9 @@ describe("compileSchedule", () => {
   });
 
   it("names the bad field value and patterns that never fire", () => {
-    expect(errorOf(() => compileSchedule("61 * * * *")).message).toMatch(/"61 \* \* \* \*".*minute: 61/);
+    expect(errorOf(() => compileSchedule("61 * * * *")).message).toMatch(
+      /"61 \* \* \* \*".*minute: 61/,
+    );
     expect(errorOf(() => compileSchedule("0 0 30 2 *")).message).toMatch(/never fires/);
   });
 
@@ -52,7 +54,9 @@ describe("compileSchedule", () => {
     const unknown = errorOf(() => compileSchedule("0 9 * * *", "Mars/Olympus_Mons"));
     expect(unknown.field).toBe("timezone");
     expect(unknown.message).toMatch(/Unknown time zone "Mars\/Olympus_Mons"/);
-    expect(errorOf(() => compileSchedule("0 9 * * *", "+02:00")).message).toMatch(/not an IANA time zone/);
+    expect(errorOf(() => compileSchedule("0 9 * * *", "+02:00")).message).toMatch(
+      /not an IANA time zone/,
+    );
   });
 });
 
@@ -69,13 +73,24 @@ describe("nextFireTimes", () => {
       local: "2026-03-29 03:00",
       dstGap: { wallTimes: ["2026-03-29 02:30"], handling: "shifted" },
     });
-    expect(second).toEqual({ at: "2026-03-30T00:30:00.000Z", local: "2026-03-30 02:30", offsetMinutes: 120 });
+    expect(second).toEqual({
+      at: "2026-03-30T00:30:00.000Z",
+      local: "2026-03-30 02:30",
+      offsetMinutes: 120,
+    });
   });
 
   it("Berlin spring forward: an interval schedule skips the gap's times", () => {
     const fires = times("*/30 * * * *", "Europe/Berlin", "2026-03-29T00:10:00Z", 3);
-    expect(fires.map((f) => f.local)).toEqual(["2026-03-29 01:30", "2026-03-29 03:00", "2026-03-29 03:30"]);
-    expect(fires[1]!.dstGap).toEqual({ wallTimes: ["2026-03-29 02:00", "2026-03-29 02:30"], handling: "skipped" });
+    expect(fires.map((f) => f.local)).toEqual([
+      "2026-03-29 01:30",
+      "2026-03-29 03:00",
+      "2026-03-29 03:30",
+    ]);
+    expect(fires[1]!.dstGap).toEqual({
+      wallTimes: ["2026-03-29 02:00", "2026-03-29 02:30"],
+      handling: "skipped",
+    });
     expect(fires[0]!.dstGap).toBeUndefined();
     // A schedule living only in the gap hour skips that whole day.
     const only = times("*/30 2 * * *", "Europe/Berlin", "2026-03-28T12:00:00Z", 1);
@@ -100,7 +115,9 @@ describe("nextFireTimes", () => {
 
   it("Berlin fall back: an interval schedule fires on both occurrences", () => {
     const fires = times("*/30 2 * * *", "Europe/Berlin", "2026-10-24T12:00:00Z", 5);
-    expect(fires.map((f) => [f.at.slice(11, 16), f.local.slice(11), f.dstRepeat?.occurrence])).toEqual([
+    expect(
+      fires.map((f) => [f.at.slice(11, 16), f.local.slice(11), f.dstRepeat?.occurrence]),
+    ).toEqual([
       ["00:00", "02:00", "first"],
       ["00:30", "02:30", "first"],
       ["01:00", "02:00", "second"],
@@ -117,10 +134,9 @@ describe("nextFireTimes", () => {
       local: "2026-03-08 03:00",
       dstGap: { handling: "shifted" },
     });
-    expect(times("30 1 * * *", "America/New_York", "2026-10-31T12:00:00Z", 2).map((f) => f.at)).toEqual([
-      "2026-11-01T05:30:00.000Z",
-      "2026-11-02T06:30:00.000Z",
-    ]);
+    expect(
+      times("30 1 * * *", "America/New_York", "2026-10-31T12:00:00Z", 2).map((f) => f.at),
+    ).toEqual(["2026-11-01T05:30:00.000Z", "2026-11-02T06:30:00.000Z"]);
     // Sydney springs forward 2026-10-04 02:00 → 03:00 (southern hemisphere: October).
     expect(times("30 2 * * *", "Australia/Sydney", "2026-10-03T00:00:00Z", 1)[0]).toMatchObject({
       local: "2026-10-04 03:00",
@@ -133,31 +149,37 @@ describe("nextFireTimes", () => {
   });
 
   it("month ends and 29 February", () => {
-    expect(times("0 0 31 * *", "UTC", "2026-01-15T00:00:00Z", 3).map((f) => f.at.slice(0, 10))).toEqual([
-      "2026-01-31",
-      "2026-03-31",
-      "2026-05-31",
-    ]);
+    expect(
+      times("0 0 31 * *", "UTC", "2026-01-15T00:00:00Z", 3).map((f) => f.at.slice(0, 10)),
+    ).toEqual(["2026-01-31", "2026-03-31", "2026-05-31"]);
     expect(times("0 0 29 2 *", "UTC", "2026-01-01T00:00:00Z", 2).map((f) => f.at)).toEqual([
       "2028-02-29T00:00:00.000Z",
       "2032-02-29T00:00:00.000Z",
     ]);
     // Last day of February at 23:30 Berlin time is a March instant in UTC only in CEST — not here.
-    expect(times("30 23 28 2 *", "Europe/Berlin", "2026-01-01T00:00:00Z", 1)[0]!.at).toBe("2026-02-28T22:30:00.000Z");
+    expect(times("30 23 28 2 *", "Europe/Berlin", "2026-01-01T00:00:00Z", 1)[0]!.at).toBe(
+      "2026-02-28T22:30:00.000Z",
+    );
   });
 });
 
 describe("checkMinInterval", () => {
   const from = at("2026-05-01T00:00:00Z");
   it("accepts once a minute at the 60 s default and rejects denser schedules when raised", () => {
-    expect(checkMinInterval(compileSchedule("* * * * *"), 60, from)).toMatchObject({ ok: true, shortestGapSeconds: 60 });
+    expect(checkMinInterval(compileSchedule("* * * * *"), 60, from)).toMatchObject({
+      ok: true,
+      shortestGapSeconds: 60,
+    });
     const dense = checkMinInterval(compileSchedule("0,1 * * * *"), 300, from);
     expect(dense).toMatchObject({ ok: false, shortestGapSeconds: 60, minimumSeconds: 300 });
     expect(dense.message).toMatch(/fires every 60 s .* minimum interval is 300 s/);
     expect(checkMinInterval(compileSchedule("*/5 * * * *"), 300, from).ok).toBe(true);
   });
   it("a schedule with one fire in the sample passes", () => {
-    expect(checkMinInterval(compileSchedule("0 0 29 2 *"), 60, from, 1)).toMatchObject({ ok: true, shortestGapSeconds: null });
+    expect(checkMinInterval(compileSchedule("0 0 29 2 *"), 60, from, 1)).toMatchObject({
+      ok: true,
+      shortestGapSeconds: null,
+    });
   });
 });
 
@@ -165,15 +187,27 @@ describe("planTicks", () => {
   const base = { cron: "*/5 * * * *", tz: "UTC", catchUpWindowMinutes: 12 } as const;
 
   it("null cursor starts from now: only the current minute's tick, nothing recorded before", () => {
-    const plan = planTicks({ ...base, cursor: null, now: at("2026-01-01T10:30:20Z"), misfire: "skip" });
+    const plan = planTicks({
+      ...base,
+      cursor: null,
+      now: at("2026-01-01T10:30:20Z"),
+      misfire: "skip",
+    });
     expect(plan.due).toEqual([{ tick: "2026-01-01T10:30:00.000Z" }]);
     expect(plan.missed).toEqual([]);
     expect(plan.cursor).toBe("2026-01-01T10:30:20.000Z");
-    expect(planTicks({ ...base, cursor: null, now: at("2026-01-01T10:31:20Z"), misfire: "skip" }).due).toEqual([]);
+    expect(
+      planTicks({ ...base, cursor: null, now: at("2026-01-01T10:31:20Z"), misfire: "skip" }).due,
+    ).toEqual([]);
   });
 
   it("normal minute: the tick since the cursor fires", () => {
-    const plan = planTicks({ ...base, cursor: at("2026-01-01T10:25:00.200Z"), now: at("2026-01-01T10:30:00.100Z"), misfire: "skip" });
+    const plan = planTicks({
+      ...base,
+      cursor: at("2026-01-01T10:25:00.200Z"),
+      now: at("2026-01-01T10:30:00.100Z"),
+      misfire: "skip",
+    });
     expect(plan.due).toEqual([{ tick: "2026-01-01T10:30:00.000Z" }]);
     expect(plan.missed).toEqual([]);
   });
@@ -206,13 +240,28 @@ describe("planTicks", () => {
     expect(latest.due).toEqual([{ tick: "2026-01-01T10:25:00.000Z" }]);
     expect(latest.missed).toHaveLength(4);
     // The most recent missed tick is older than the window: nothing fires.
-    const late = planTicks({ ...args, now: at("2026-01-01T10:29:00Z"), catchUpWindowMinutes: 2, misfire: "latest" });
+    const late = planTicks({
+      ...args,
+      now: at("2026-01-01T10:29:00Z"),
+      catchUpWindowMinutes: 2,
+      misfire: "latest",
+    });
     expect(late.due).toEqual([]);
-    expect(late.missed.at(-1)).toEqual({ tick: "2026-01-01T10:25:00.000Z", reason: MISSED_REASON_WINDOW });
+    expect(late.missed.at(-1)).toEqual({
+      tick: "2026-01-01T10:25:00.000Z",
+      reason: MISSED_REASON_WINDOW,
+    });
   });
 
   it("a long outage lists at most 100 missed ticks and never walks beyond the horizon", () => {
-    const plan = planTicks({ cron: "* * * * *", tz: "UTC", catchUpWindowMinutes: 60, cursor: at("2025-01-01T00:00:00Z"), now: at("2026-01-01T00:00:30Z"), misfire: "skip" });
+    const plan = planTicks({
+      cron: "* * * * *",
+      tz: "UTC",
+      catchUpWindowMinutes: 60,
+      cursor: at("2025-01-01T00:00:00Z"),
+      now: at("2026-01-01T00:00:30Z"),
+      misfire: "skip",
+    });
     expect(plan.due).toEqual([{ tick: "2026-01-01T00:00:00.000Z" }]);
     expect(plan.missed).toHaveLength(100);
     expect(plan.omittedMissed).toBe(8 * 24 * 60 - 1 - 100);
@@ -223,8 +272,19 @@ describe("planTicks", () => {
     const count = (cron: string, fromIso: string, hours: number) => {
       let cursor: Date | null = null;
       const fired: string[] = [];
-      for (let t = at(fromIso).getTime(); t < at(fromIso).getTime() + hours * 3_600_000; t += 60_000) {
-        const plan = planTicks({ cron, tz: "Europe/Berlin", cursor, now: new Date(t + 500), misfire: "skip", catchUpWindowMinutes: 60 });
+      for (
+        let t = at(fromIso).getTime();
+        t < at(fromIso).getTime() + hours * 3_600_000;
+        t += 60_000
+      ) {
+        const plan = planTicks({
+          cron,
+          tz: "Europe/Berlin",
+          cursor,
+          now: new Date(t + 500),
+          misfire: "skip",
+          catchUpWindowMinutes: 60,
+        });
         expect(plan.missed).toEqual([]);
         fired.push(...plan.due.map((d) => d.tick));
         cursor = new Date(plan.cursor);

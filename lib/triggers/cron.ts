@@ -64,8 +64,22 @@ export function assertTimezone(timezone: string): string {
   }
 }
 
+// The scheduler compiles every schedule every minute; parsed patterns are immutable, so keep them.
+const compiled = new Map<string, CompiledSchedule>();
+const MAX_CACHED = 5_000;
+
 /** Parses and checks a 5-field expression in a zone; throws ScheduleError with a clear message. */
 export function compileSchedule(cron: string, timezone = "UTC"): CompiledSchedule {
+  const key = `${timezone}\u0000${cron}`;
+  const hit = compiled.get(key);
+  if (hit) return hit;
+  const schedule = compileUncached(cron, timezone);
+  if (compiled.size >= MAX_CACHED) compiled.clear();
+  compiled.set(key, schedule);
+  return schedule;
+}
+
+function compileUncached(cron: string, timezone: string): CompiledSchedule {
   const zone = assertTimezone(timezone);
   const expr = cron.trim().replace(/\s+/g, " ");
   if (!expr) throw new ScheduleError("cron", "The cron expression is empty");
@@ -143,7 +157,10 @@ function offsetFormatter(timezone: string): Intl.DateTimeFormat {
 
 /** `2026-03-29 03:00` — the wall-clock time of an instant in a zone. */
 export function wallTime(timezone: string, at: number): string {
-  return new Date(at + offsetMinutes(timezone, at) * 60_000).toISOString().slice(0, 16).replace("T", " ");
+  return new Date(at + offsetMinutes(timezone, at) * 60_000)
+    .toISOString()
+    .slice(0, 16)
+    .replace("T", " ");
 }
 
 export interface DstGap {
@@ -193,7 +210,11 @@ export function nextFireTimes(
 function describeFire(s: CompiledSchedule, prev: number, at: number): FireTime {
   const tz = s.timezone;
   const offset = offsetMinutes(tz, at);
-  const fire: FireTime = { at: new Date(at).toISOString(), local: wallTime(tz, at), offsetMinutes: offset };
+  const fire: FireTime = {
+    at: new Date(at).toISOString(),
+    local: wallTime(tz, at),
+    offsetMinutes: offset,
+  };
   const gap = gapBetween(s, prev, at);
   if (gap) fire.dstGap = gap;
   const repeat = repeatAt(s, at);
@@ -329,7 +350,8 @@ export interface TickPlan {
 }
 
 export const MISSED_REASON_SKIP = "downtime: misfire policy skip";
-export const MISSED_REASON_LATEST = "downtime: misfire policy latest (only the most recent missed tick runs)";
+export const MISSED_REASON_LATEST =
+  "downtime: misfire policy latest (only the most recent missed tick runs)";
 export const MISSED_REASON_WINDOW = "outside the catch-up window";
 export const MAX_RECORDED_MISSED = 100;
 /** Ticks older than this (beyond the longest catch-up window) are never enumerated one by one. */

@@ -16,7 +16,12 @@ import {
   MISSED_REASON_SKIP,
   MISSED_REASON_WINDOW,
 } from "@/lib/triggers/cron";
-import { createWorkspaceFixture, testConfig, testKeys, type WorkspaceFixture } from "../../testing/harness";
+import {
+  createWorkspaceFixture,
+  testConfig,
+  testKeys,
+  type WorkspaceFixture,
+} from "../../testing/harness";
 import type { ServiceConfig } from "../context";
 import { createWorkflow } from "../workflows/create-workflow";
 import { publishWorkflow } from "../workflows/publish-workflow";
@@ -38,7 +43,11 @@ afterEach(async () => {
 });
 
 const log = createLogger({ test: "schedules" });
-const config: ServiceConfig = { ...testConfig, maxActiveRunsPerWorkspace: 1000, maxActiveRunsPerUser: 1000 };
+const config: ServiceConfig = {
+  ...testConfig,
+  maxActiveRunsPerWorkspace: 1000,
+  maxActiveRunsPerUser: 1000,
+};
 
 function evaluate(now: Date | string, db = t.db, cfg: ServiceConfig = config) {
   return evaluateSchedules({ db, keys: testKeys, config: cfg, log, now: new Date(now) });
@@ -86,13 +95,22 @@ async function schedule(
 const runsOf = (triggerId: string) =>
   t.db.select().from(runs).where(eq(runs.triggerId, triggerId)).orderBy(asc(runs.createdAt));
 const ticksOf = (triggerId: string) =>
-  t.db.select().from(scheduleTicks).where(eq(scheduleTicks.triggerId, triggerId)).orderBy(asc(scheduleTicks.tick));
+  t.db
+    .select()
+    .from(scheduleTicks)
+    .where(eq(scheduleTicks.triggerId, triggerId))
+    .orderBy(asc(scheduleTicks.tick));
 
 /** Evaluates once a minute (one second past it) from `fromIso` for `minutes` minutes. */
-async function everyMinute(fromIso: string, minutes: number, db = t.db): Promise<EvaluateSchedulesResult[]> {
+async function everyMinute(
+  fromIso: string,
+  minutes: number,
+  db = t.db,
+): Promise<EvaluateSchedulesResult[]> {
   const out: EvaluateSchedulesResult[] = [];
   const start = new Date(fromIso).getTime();
-  for (let i = 0; i < minutes; i++) out.push(await evaluate(new Date(start + i * 60_000 + 1_000), db));
+  for (let i = 0; i < minutes; i++)
+    out.push(await evaluate(new Date(start + i * 60_000 + 1_000), db));
   return out;
 }
 
@@ -137,9 +155,9 @@ describe("evaluateSchedules", () => {
     const interval = await schedule({ cron: "*/30 * * * *", timezone: "Europe/Berlin" });
     const results = await everyMinute("2026-03-29T00:20:00Z", 80);
     expect(results.reduce((n, r) => n + r.missed + r.failed, 0)).toBe(0);
-    expect((await runsOf(fixed)).map((r) => (r.triggerPayload as { scheduledFor: string }).scheduledFor)).toEqual([
-      "2026-03-29T03:00:00+02:00",
-    ]);
+    expect(
+      (await runsOf(fixed)).map((r) => (r.triggerPayload as { scheduledFor: string }).scheduledFor),
+    ).toEqual(["2026-03-29T03:00:00+02:00"]);
     expect((await ticksOf(interval)).map((x) => x.tick.toISOString())).toEqual([
       "2026-03-29T00:30:00.000Z",
       "2026-03-29T01:00:00.000Z",
@@ -160,9 +178,17 @@ describe("evaluateSchedules", () => {
     const interval = await schedule({ cron: "*/30 2 * * *", timezone: "Europe/Berlin" });
     await everyMinute("2026-10-24T23:50:00Z", 110);
     expect((await runsOf(fixed)).map((r) => r.triggerPayload)).toEqual([
-      { tick: "2026-10-25T00:30:00.000Z", scheduledFor: "2026-10-25T02:30:00+02:00", timezone: "Europe/Berlin" },
+      {
+        tick: "2026-10-25T00:30:00.000Z",
+        scheduledFor: "2026-10-25T02:30:00+02:00",
+        timezone: "Europe/Berlin",
+      },
     ]);
-    expect((await runsOf(interval)).map((r) => (r.triggerPayload as { scheduledFor: string }).scheduledFor)).toEqual([
+    expect(
+      (await runsOf(interval)).map(
+        (r) => (r.triggerPayload as { scheduledFor: string }).scheduledFor,
+      ),
+    ).toEqual([
       "2026-10-25T02:00:00+02:00",
       "2026-10-25T02:30:00+02:00",
       "2026-10-25T02:00:00+01:00",
@@ -176,18 +202,27 @@ describe("evaluateSchedules", () => {
    *  latest:         w     w     w     l     FIRE     (w: outside window, l: not the latest)
    */
   it("downtime: skip records every tick missed; latest catches up the most recent once", async () => {
-    const skip = await schedule({ cron: "*/5 * * * *", misfire: "skip" }, { cursor: "2026-07-01T10:00:00Z" });
+    const skip = await schedule(
+      { cron: "*/5 * * * *", misfire: "skip" },
+      { cursor: "2026-07-01T10:00:00Z" },
+    );
     const latest = await schedule(
       { cron: "*/5 * * * *", misfire: "latest", catchUpWindowMinutes: 11 },
       { cursor: "2026-07-01T10:00:00Z" },
     );
     await evaluate("2026-07-01T10:27:00Z");
     expect(await runsOf(skip)).toEqual([]);
-    expect((await ticksOf(skip)).map((x) => [x.status, x.reason])).toEqual(Array(5).fill(["missed", MISSED_REASON_SKIP]));
+    expect((await ticksOf(skip)).map((x) => [x.status, x.reason])).toEqual(
+      Array(5).fill(["missed", MISSED_REASON_SKIP]),
+    );
     const latestRuns = await runsOf(latest);
     expect(latestRuns).toHaveLength(1);
-    expect((latestRuns[0]!.triggerPayload as { tick: string }).tick).toBe("2026-07-01T10:25:00.000Z");
-    expect((await ticksOf(latest)).map((x) => [x.tick.toISOString().slice(11, 16), x.status, x.reason])).toEqual([
+    expect((latestRuns[0]!.triggerPayload as { tick: string }).tick).toBe(
+      "2026-07-01T10:25:00.000Z",
+    );
+    expect(
+      (await ticksOf(latest)).map((x) => [x.tick.toISOString().slice(11, 16), x.status, x.reason]),
+    ).toEqual([
       ["10:05", "missed", MISSED_REASON_WINDOW],
       ["10:10", "missed", MISSED_REASON_WINDOW],
       ["10:15", "missed", MISSED_REASON_WINDOW],
@@ -207,7 +242,9 @@ describe("evaluateSchedules", () => {
     );
     await evaluate("2026-07-02T09:45:00Z");
     expect(await runsOf(id)).toEqual([]);
-    expect((await ticksOf(id)).map((x) => [x.tick.toISOString().slice(11, 16), x.status, x.reason])).toEqual([
+    expect(
+      (await ticksOf(id)).map((x) => [x.tick.toISOString().slice(11, 16), x.status, x.reason]),
+    ).toEqual([
       ["08:00", "missed", MISSED_REASON_WINDOW],
       ["09:00", "missed", MISSED_REASON_WINDOW],
     ]);
@@ -220,9 +257,14 @@ describe("evaluateSchedules", () => {
     expect(rest).toEqual([]);
     const ticks = await ticksOf(id);
     expect(ticks.map((x) => x.status)).toEqual(["fired", "skipped"]);
-    expect(ticks[1]!.reason).toBe(`overlap policy skip: run ${first!.id} of this schedule is still ${first!.status}`);
+    expect(ticks[1]!.reason).toBe(
+      `overlap policy skip: run ${first!.id} of this schedule is still ${first!.status}`,
+    );
     // Once it finished, the next tick fires again.
-    await t.db.update(runs).set({ status: "completed", finishedAt: new Date() }).where(eq(runs.id, first!.id));
+    await t.db
+      .update(runs)
+      .set({ status: "completed", finishedAt: new Date() })
+      .where(eq(runs.id, first!.id));
     await evaluate("2026-08-01T12:02:01Z");
     expect(await runsOf(id)).toHaveLength(2);
   });
@@ -236,12 +278,20 @@ describe("evaluateSchedules", () => {
   });
 
   it("re-enabled after a pause (updated_at after the cursor): the pause is not downtime", async () => {
-    const id = await schedule({ cron: "*/5 * * * *", misfire: "latest" }, { cursor: "2026-08-10T08:00:00Z" });
-    await t.db.update(triggers).set({ updatedAt: new Date("2026-08-10T10:02:00Z") }).where(eq(triggers.id, id));
+    const id = await schedule(
+      { cron: "*/5 * * * *", misfire: "latest" },
+      { cursor: "2026-08-10T08:00:00Z" },
+    );
+    await t.db
+      .update(triggers)
+      .set({ updatedAt: new Date("2026-08-10T10:02:00Z") })
+      .where(eq(triggers.id, id));
     await evaluate("2026-08-10T10:04:00Z");
     expect(await ticksOf(id)).toEqual([]);
     await evaluate("2026-08-10T10:05:01Z");
-    expect((await ticksOf(id)).map((x) => [x.tick.toISOString().slice(11, 16), x.status])).toEqual([["10:05", "fired"]]);
+    expect((await ticksOf(id)).map((x) => [x.tick.toISOString().slice(11, 16), x.status])).toEqual([
+      ["10:05", "fired"],
+    ]);
   });
 
   it("a disabled trigger does nothing", async () => {
@@ -254,7 +304,10 @@ describe("evaluateSchedules", () => {
   });
 
   it("an unpublished workflow fails its tick with the reason; other schedules still fire", async () => {
-    const draft = await createWorkflow({ ctx: fx.ctx("editor"), input: { name: "Never published" } });
+    const draft = await createWorkflow({
+      ctx: fx.ctx("editor"),
+      input: { name: "Never published" },
+    });
     await t.db.update(workflows).set({ currentVersionId: null }).where(eq(workflows.id, draft.id));
     const broken = await schedule({ cron: "* * * * *" }, { workflowId: draft.id });
     const fine = await schedule({ cron: "* * * * *" });
@@ -269,7 +322,8 @@ describe("evaluateSchedules", () => {
   it("a schedule denser than the minimum interval fails once with the reason, and never fires", async () => {
     const id = await schedule({ cron: "* * * * *" });
     const strict = { ...config, scheduleMinIntervalSeconds: 300 };
-    for (const m of ["12:00:01", "12:01:01", "12:02:01"]) await evaluate(`2026-08-05T${m}Z`, t.db, strict);
+    for (const m of ["12:00:01", "12:01:01", "12:02:01"])
+      await evaluate(`2026-08-05T${m}Z`, t.db, strict);
     expect(await runsOf(id)).toEqual([]);
     const ticks = await ticksOf(id);
     expect(ticks).toHaveLength(1);

@@ -7,6 +7,7 @@ import { ScheduleConfig } from "@/lib/schemas/triggers";
 import {
   checkMinInterval,
   compileSchedule,
+  type CompiledSchedule,
   DEFAULT_MIN_INTERVAL_SECONDS,
   offsetMinutes,
   planTicks,
@@ -45,11 +46,14 @@ const UNFINISHED = ["queued", "running", "waiting", "cancel_requested"] as const
  * and starting the run in the same transaction — with several schedulers on one database exactly
  * one insert wins, and the loser does nothing. One trigger's failure never stops the others.
  */
-export async function evaluateSchedules(deps: EvaluateSchedulesDeps): Promise<EvaluateSchedulesResult> {
+export async function evaluateSchedules(
+  deps: EvaluateSchedulesDeps,
+): Promise<EvaluateSchedulesResult> {
   const rows = await deps.db
     .select()
     .from(triggers)
-    .where(and(eq(triggers.kind, "schedule"), eq(triggers.enabled, true)));
+    .where(and(eq(triggers.kind, "schedule"), eq(triggers.enabled, true)))
+    .orderBy(triggers.id);
   const result: EvaluateSchedulesResult = {
     triggers: rows.length,
     fired: 0,
@@ -80,17 +84,22 @@ async function evaluateTrigger(
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue?.path.length ? `${issue.path.join(".")}: ` : "";
-    return configProblem(deps, trigger, `Invalid schedule: ${where}${issue?.message ?? "unknown problem"}`, result);
+    return configProblem(
+      deps,
+      trigger,
+      `Invalid schedule: ${where}${issue?.message ?? "unknown problem"}`,
+      result,
+    );
   }
   const config = parsed.data;
   try {
     const schedule = compileSchedule(config.cron, config.timezone);
-    const verdict = checkMinInterval(
+    const problem = minIntervalProblem(
       schedule,
       deps.config.scheduleMinIntervalSeconds ?? DEFAULT_MIN_INTERVAL_SECONDS,
       now,
     );
-    if (!verdict.ok) throw new ScheduleError("cron", verdict.message!);
+    if (problem) throw new ScheduleError("cron", problem);
   } catch (e) {
     if (e instanceof ScheduleError) return configProblem(deps, trigger, e.message, result);
     throw e;
@@ -195,7 +204,11 @@ async function fireTick(
       // `queue` and `allow` both start the run; admission queues it FIFO behind the limits.
       const started = await startTriggerRun(tx, ctx, trigger, {
         input: config.input,
-        payload: { tick: tickIso, scheduledFor: localIso(config.timezone, tick.getTime()), timezone: config.timezone },
+        payload: {
+          tick: tickIso,
+          scheduledFor: localIso(config.timezone, tick.getTime()),
+          timezone: config.timezone,
+        },
         idempotencyKey: tickIso,
       });
       await tx
@@ -210,7 +223,11 @@ async function fireTick(
   } catch (e) {
     const reason = failureReason(e);
     if (!(e instanceof DomainError)) {
-      deps.log.error("schedule tick failed", { triggerId: trigger.id, tick: tickIso, error: e instanceof Error ? (e.stack ?? e.message) : String(e) });
+      deps.log.error("schedule tick failed", {
+        triggerId: trigger.id,
+        tick: tickIso,
+        error: e instanceof Error ? (e.stack ?? e.message) : String(e),
+      });
     }
     const [row] = await db
       .insert(scheduleTicks)
@@ -226,6 +243,21 @@ async function fireTick(
       .returning({ tick: scheduleTicks.tick });
     return row ? "failed" : "lost";
   }
+}
+
+// Walking 200 fire times per schedule per minute adds up; the verdict hardly depends on the day.
+const verdicts = new Map<string, string | null>();
+
+function minIntervalProblem(schedule: CompiledSchedule, minimum: number, now: Date): string | null {
+  const key = `${minimum}\u0000${schedule.timezone}\u0000${schedule.cron}`;
+  let v = verdicts.get(key);
+  if (v === undefined) {
+    const verdict = checkMinInterval(schedule, minimum, now);
+    v = verdict.ok ? null : verdict.message!;
+    if (verdicts.size >= 5_000) verdicts.clear();
+    verdicts.set(key, v);
+  }
+  return v;
 }
 
 /** Domain errors are written for users (no published version, invalid input…); others are not. */
@@ -274,7 +306,9 @@ async function configProblem(
 async function advanceCursor(db: Db, triggerId: string, to: Date): Promise<void> {
   await db
     .update(triggers)
-    .set({ scheduleCursor: sql`greatest(coalesce(${triggers.scheduleCursor}, ${to.toISOString()}::timestamptz), ${to.toISOString()}::timestamptz)` })
+    .set({
+      scheduleCursor: sql`greatest(coalesce(${triggers.scheduleCursor}, ${to.toISOString()}::timestamptz), ${to.toISOString()}::timestamptz)`,
+    })
     .where(eq(triggers.id, triggerId));
 }
 

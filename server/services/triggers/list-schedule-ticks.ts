@@ -15,7 +15,11 @@ export async function listScheduleTicks({ ctx, input }: { ctx: ServiceContext; i
     .select({ id: triggers.id })
     .from(triggers)
     .where(
-      and(eq(triggers.id, triggerId), eq(triggers.workspaceId, ws.id), eq(triggers.kind, "schedule")),
+      and(
+        eq(triggers.id, triggerId),
+        eq(triggers.workspaceId, ws.id),
+        eq(triggers.kind, "schedule"),
+      ),
     );
   if (!trigger) throw new NotFoundError("Schedule", triggerId);
   const rows = await ctx.db

@@ -37,17 +37,32 @@ async function trpcError(p: Promise<unknown>): Promise<TRPCError> {
 describe("schedule.preview", () => {
   it("lists the next fire times with the Berlin gap flagged", async () => {
     const now = () => new Date("2026-03-27T12:00:00Z");
-    const r = await caller(fx, { now }).schedule.preview({ cron: "30 2 * * *", timezone: "Europe/Berlin", count: 3 });
+    const r = await caller(fx, { now }).schedule.preview({
+      cron: "30 2 * * *",
+      timezone: "Europe/Berlin",
+      count: 3,
+    });
     expect(r.dstBehaviour).toBe("fixed-time");
-    expect(r.times.map((x) => x.local)).toEqual(["2026-03-28 02:30", "2026-03-29 03:00", "2026-03-30 02:30"]);
+    expect(r.times.map((x) => x.local)).toEqual([
+      "2026-03-28 02:30",
+      "2026-03-29 03:00",
+      "2026-03-30 02:30",
+    ]);
     expect(r.times[1]!.dstGap).toEqual({ wallTimes: ["2026-03-29 02:30"], handling: "shifted" });
     // 02:30 CET to the shifted 03:00 CEST is 23.5 real hours.
-    expect(r.minInterval).toMatchObject({ ok: true, minimumSeconds: 60, shortestGapSeconds: 84_600 });
+    expect(r.minInterval).toMatchObject({
+      ok: true,
+      minimumSeconds: 60,
+      shortestGapSeconds: 84_600,
+    });
   });
 
   it("flags the October repeat and gives the min-interval verdict from the configuration", async () => {
     const now = () => new Date("2026-10-25T00:10:00Z");
-    const r = await caller(fx, { now, config: { ...testConfig, scheduleMinIntervalSeconds: 3600 } }).schedule.preview({
+    const r = await caller(fx, {
+      now,
+      config: { ...testConfig, scheduleMinIntervalSeconds: 3600 },
+    }).schedule.preview({
       cron: "*/30 * * * *",
       timezone: "Europe/Berlin",
       count: 4,
@@ -63,10 +78,14 @@ describe("schedule.preview", () => {
   });
 
   it("answers a clear validation error for seconds fields and unknown zones", async () => {
-    const six = await trpcError(caller().schedule.preview({ cron: "0 0 9 * * *", timezone: "UTC" }));
+    const six = await trpcError(
+      caller().schedule.preview({ cron: "0 0 9 * * *", timezone: "UTC" }),
+    );
     expect(six.code).toBe("BAD_REQUEST");
     expect(six.message).toMatch(/6 fields; schedules use exactly 5/);
-    const zone = await trpcError(caller().schedule.preview({ cron: "0 9 * * *", timezone: "Europe/Atlantis" }));
+    const zone = await trpcError(
+      caller().schedule.preview({ cron: "0 9 * * *", timezone: "Europe/Atlantis" }),
+    );
     expect(zone.code).toBe("BAD_REQUEST");
     expect(zone.message).toMatch(/Unknown time zone "Europe\/Atlantis"/);
   });
@@ -101,9 +120,17 @@ describe("schedule.ticks", () => {
     const id = await scheduleWithTicks(fx, 5);
     const first = await caller().schedule.ticks({ triggerId: id, limit: 3 });
     expect(first.items.map((x) => x.tick.toISOString().slice(11, 13))).toEqual(["04", "03", "02"]);
-    expect(first.items[1]).toMatchObject({ status: "missed", reason: "downtime: misfire policy skip", runId: null });
+    expect(first.items[1]).toMatchObject({
+      status: "missed",
+      reason: "downtime: misfire policy skip",
+      runId: null,
+    });
     expect(first.nextCursor).toBe("2026-01-01T02:00:00.000Z");
-    const second = await caller().schedule.ticks({ triggerId: id, limit: 3, cursor: first.nextCursor! });
+    const second = await caller().schedule.ticks({
+      triggerId: id,
+      limit: 3,
+      cursor: first.nextCursor!,
+    });
     expect(second.items.map((x) => x.tick.toISOString().slice(11, 13))).toEqual(["01", "00"]);
     expect(second.nextCursor).toBeNull();
   });

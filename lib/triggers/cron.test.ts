@@ -12,7 +12,7 @@ import {
 
 const at = (iso: string) => new Date(iso);
 const times = (cron: string, timezone: string, from: string, n: number) =>
-  nextFireTimes({ cron, timezone }, at(from), n);
+  nextFireTimes(cron, timezone, at(from), n);
 
 function errorOf(fn: () => unknown): ScheduleError {
   try {

@@ -189,12 +189,12 @@ export interface FireTime {
 }
 
 /** The next `count` fire times strictly after `from`, with DST gap/repeat flags. */
-export function nextFireTimes(
-  schedule: CompiledSchedule | { cron: string; timezone?: string },
-  from: Date,
-  count: number,
-): FireTime[] {
-  const s = "job" in schedule ? schedule : compileSchedule(schedule.cron, schedule.timezone);
+export function nextFireTimes(cron: string, tz: string, from: Date, count: number): FireTime[] {
+  return fireTimesOf(compileSchedule(cron, tz), from, count);
+}
+
+/** `nextFireTimes` for an already compiled schedule. */
+export function fireTimesOf(s: CompiledSchedule, from: Date, count: number): FireTime[] {
   const out: FireTime[] = [];
   let prev = from.getTime();
   for (let i = 0; i < count; i++) {

@@ -4,7 +4,7 @@ import {
   checkMinInterval,
   compileSchedule,
   DEFAULT_MIN_INTERVAL_SECONDS,
-  nextFireTimes,
+  fireTimesOf,
   ScheduleError,
 } from "@/lib/triggers/cron";
 import { fromZodError, ValidationError } from "../../errors";
@@ -33,7 +33,7 @@ export async function previewSchedule({ ctx, input }: { ctx: ServiceContext; inp
     timezone: schedule.timezone,
     /** Fixed-time: DST gap times shift to the jump, repeated times fire once; otherwise skipped / twice. */
     dstBehaviour: schedule.isFixedTime ? ("fixed-time" as const) : ("interval" as const),
-    times: nextFireTimes(schedule, now, count),
+    times: fireTimesOf(schedule, now, count),
     minInterval: checkMinInterval(
       schedule,
       ctx.config.scheduleMinIntervalSeconds ?? DEFAULT_MIN_INTERVAL_SECONDS,

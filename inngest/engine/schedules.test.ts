@@ -6,6 +6,7 @@ import { asc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runs, scheduleTicks, triggers } from "@/db/schema";
 import { newId } from "@/lib/ids";
+import { retentionBody } from "./maintenance-bodies";
 import { startEngineHarness, type EngineHarness } from "./testing";
 
 let e: EngineHarness;
@@ -64,5 +65,23 @@ describe("schedules through the engine", () => {
     expect(ticks).toHaveLength(1);
     expect(ticks[0]).toMatchObject({ status: "fired", runId: run.id });
     expect(await e.db.db.select().from(runs).where(eq(runs.triggerId, triggerId))).toHaveLength(1);
+  });
+
+  it("daily retention deletes tick history older than the run retention", async () => {
+    const [trigger] = await e.db.db.select().from(triggers).limit(1);
+    const old = new Date(e.h.clock.now() - 200 * 86_400_000);
+    await e.db.db.insert(scheduleTicks).values({
+      triggerId: trigger!.id,
+      workspaceId: trigger!.workspaceId,
+      tick: old,
+      status: "missed",
+      reason: "downtime: misfire policy skip",
+    });
+    await retentionBody();
+    const left = await e.db.db
+      .select()
+      .from(scheduleTicks)
+      .where(eq(scheduleTicks.triggerId, trigger!.id));
+    expect(left.map((x) => x.status)).toEqual(["fired"]);
   });
 });

@@ -8,6 +8,7 @@ import {
   nextFireTimes,
   planTicks,
   ScheduleError,
+  scheduleIssues,
 } from "./cron";
 
 const at = (iso: string) => new Date(iso);
@@ -180,6 +181,21 @@ describe("checkMinInterval", () => {
       ok: true,
       shortestGapSeconds: null,
     });
+  });
+});
+
+describe("scheduleIssues", () => {
+  const now = at("2026-05-01T00:00:00Z");
+  it("names the config field at fault, or nothing when the schedule is fine", () => {
+    expect(scheduleIssues("0 9 * * 1-5", "Europe/Berlin", 60, now)).toEqual([]);
+    expect(scheduleIssues("0 9 * * 1-5", "Berlin", 60, now)[0]!.path).toEqual([
+      "config",
+      "timezone",
+    ]);
+    expect(scheduleIssues("0 0 9 * * 1-5", "UTC", 60, now)[0]!.path).toEqual(["config", "cron"]);
+    expect(scheduleIssues("*/2 * * * *", "UTC", 300, now)).toEqual([
+      { path: ["config", "cron"], message: expect.stringMatching(/minimum interval is 300 s/) },
+    ]);
   });
 });
 

@@ -408,3 +408,28 @@ export function planTicks(args: PlanTicksArgs): TickPlan {
     cursor: new Date(Math.max(now, args.cursor?.getTime() ?? 0)).toISOString(),
   };
 }
+
+export interface ScheduleIssue {
+  path: ["config", ScheduleErrorField];
+  message: string;
+}
+
+/**
+ * Everything wrong with a schedule's cron and zone, as issues naming `config.cron` /
+ * `config.timezone` — for the trigger create/update services to reject a write with.
+ */
+export function scheduleIssues(
+  cron: string,
+  timezone: string,
+  minIntervalSeconds: number,
+  now: Date,
+): ScheduleIssue[] {
+  try {
+    const schedule = compileSchedule(cron, timezone);
+    const verdict = checkMinInterval(schedule, minIntervalSeconds, now);
+    return verdict.ok ? [] : [{ path: ["config", "cron"], message: verdict.message! }];
+  } catch (e) {
+    if (e instanceof ScheduleError) return [{ path: ["config", e.field], message: e.message }];
+    throw e;
+  }
+}

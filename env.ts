@@ -54,6 +54,8 @@ const EnvSchema = z
     /** Admission limits (SPEC §5), overridable per workspace. */
     SLUICE_MAX_ACTIVE_RUNS_PER_USER: z.coerce.number().int().min(1).default(5),
     SLUICE_MAX_ACTIVE_RUNS_PER_WORKSPACE: z.coerce.number().int().min(1).default(50),
+    /** Schedules may not fire more often than this (seconds between two fire times). */
+    SLUICE_SCHEDULE_MIN_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
     /** Retention (days). */
     SLUICE_RUN_RETENTION_DAYS: z.coerce.number().int().min(1).default(180),
     SLUICE_STEP_RETENTION_DAYS: z.coerce.number().int().min(1).default(30),

@@ -26,6 +26,12 @@ describe("configuration (env.ts)", () => {
     expect(parseEnv({ NODE_ENV: "production", DATABASE_URL: "postgres://u@h/db", SLUICE_SECRET: "x".repeat(40) }).DATABASE_URL).toBe("postgres://u@h/db");
   });
 
+  it("schedules' minimum interval defaults to 60 s and must be a positive whole number", () => {
+    expect(parseEnv({}).SLUICE_SCHEDULE_MIN_INTERVAL_SECONDS).toBe(60);
+    expect(parseEnv({ SLUICE_SCHEDULE_MIN_INTERVAL_SECONDS: "300" }).SLUICE_SCHEDULE_MIN_INTERVAL_SECONDS).toBe(300);
+    expect(() => parseEnv({ SLUICE_SCHEDULE_MIN_INTERVAL_SECONDS: "0" })).toThrow(/SLUICE_SCHEDULE_MIN_INTERVAL_SECONDS/);
+  });
+
   it("treats empty strings as unset", () => {
     expect(parseEnv({ DATABASE_URL: "", PORT: "" }).PORT).toBe(3000);
   });

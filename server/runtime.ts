@@ -24,6 +24,7 @@ export function getRuntime(): Runtime {
       publicUrl: publicUrl(),
       maxActiveRunsPerUser: env.SLUICE_MAX_ACTIVE_RUNS_PER_USER,
       maxActiveRunsPerWorkspace: env.SLUICE_MAX_ACTIVE_RUNS_PER_WORKSPACE,
+      scheduleMinIntervalSeconds: env.SLUICE_SCHEDULE_MIN_INTERVAL_SECONDS,
     },
     log: createLogger({ svc: "sluice" }),
   };

@@ -2,7 +2,7 @@ import "server-only";
 import { and, eq, inArray, isNull, lt, sql } from "drizzle-orm";
 import { EVENTS } from "@/inngest/events";
 import { enqueueOutbox } from "@/server/services/outbox/enqueue-outbox";
-import { runs, runSteps, executorRuns } from "@/db/schema";
+import { runs, runSteps, executorRuns, scheduleTicks } from "@/db/schema";
 import { finishRun, overdueRunIds } from "@/server/services/engine/finish-run";
 import { pruneOutbox } from "@/server/services/outbox/relay-outbox";
 import { admissionLimits, admitQueuedRuns } from "@/server/services/runs/admission";
@@ -118,6 +118,8 @@ export async function retentionBody() {
     )
     .returning({ id: runSteps.id });
   await pruneOutbox(db, new Date(now - 7 * 86_400_000));
+  // Schedule tick history follows the run retention; an old claim no longer guards anything.
+  await db.delete(scheduleTicks).where(lt(scheduleTicks.tick, runCutoff));
   // The embedded executor keeps its own history; finished executions follow the step retention.
   await db
     .delete(executorRuns)

@@ -1,3 +1,4 @@
+import { evaluateSchedulesFn } from "./evaluate-schedules";
 import { finalizeCancelledRun } from "./finalize-cancelled-run";
 import { reapRuns } from "./reap-runs";
 import { retention } from "./retention";
@@ -5,4 +6,4 @@ import { runWorkflow } from "./run-workflow";
 import { systemPing } from "./system-ping";
 
 /** Every function the app serves at /api/inngest. */
-export const functions = [runWorkflow, finalizeCancelledRun, reapRuns, retention, systemPing];
+export const functions = [runWorkflow, finalizeCancelledRun, reapRuns, retention, systemPing, evaluateSchedulesFn];

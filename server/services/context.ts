@@ -17,6 +17,8 @@ export interface ServiceConfig {
   publicUrl: string;
   maxActiveRunsPerUser: number;
   maxActiveRunsPerWorkspace: number;
+  /** Schedules may not fire more often than this (default DEFAULT_MIN_INTERVAL_SECONDS = 60). */
+  scheduleMinIntervalSeconds?: number;
 }
 
 export interface ServiceContext {

@@ -16,7 +16,8 @@ import {
 import { createApiToken } from "../services/api-tokens/create-api-token";
 import { createInvitation } from "../services/invitations/create-invitation";
 import { eq } from "drizzle-orm";
-import { runs as runsTable } from "@/db/schema";
+import { runs as runsTable, triggers as triggersTable } from "@/db/schema";
+import { newId } from "@/lib/ids";
 import { openApproval } from "../services/engine/approval-gate";
 import { startRun } from "../services/runs/start-run";
 import { createWorkflow } from "../services/workflows/create-workflow";
@@ -63,6 +64,19 @@ async function runIn(fx: WorkspaceFixture) {
   const workflowId = await wf(fx);
   const r = await startRun({ ctx: fx.ctx("owner"), input: { workflowId } });
   return r.runId;
+}
+/** A schedule trigger in the fixture's workspace (inserted directly: trigger CRUD is separate). */
+async function scheduleIn(fx: WorkspaceFixture) {
+  const id = newId("trg");
+  await fx.ctx("owner").db.insert(triggersTable).values({
+    id,
+    workspaceId: fx.workspaceId,
+    workflowId: await wf(fx),
+    kind: "schedule",
+    name: "Nightly",
+    config: { cron: "0 3 * * *", timezone: "Europe/Berlin" },
+  });
+  return id;
 }
 /** A pending approval (quorum 1, anyone with the approver role) on a run of the fixture. */
 async function approvalIn(fx: WorkspaceFixture) {
@@ -294,6 +308,15 @@ const CASES: Record<string, Case> = {
     access: "approver",
     input: async (fx) => ({ approvalId: (await approvalIn(fx)).approvalId, approve: true }),
     foreign: async (o) => ({ approvalId: (await approvalIn(o)).approvalId, approve: true }),
+  },
+  "schedule.preview": {
+    access: "viewer",
+    input: () => ({ cron: "0 9 * * 1-5", timezone: "Europe/Berlin", count: 3 }),
+  },
+  "schedule.ticks": {
+    access: "viewer",
+    input: async (fx) => ({ triggerId: await scheduleIn(fx) }),
+    foreign: async (o) => ({ triggerId: await scheduleIn(o) }),
   },
   "apiToken.list": { access: "admin" },
   "apiToken.create": { access: "admin", input: () => ({ name: "t", role: "viewer" }) },

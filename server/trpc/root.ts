@@ -1,6 +1,7 @@
 import { apiTokenRouter } from "./routers/api-token";
 import { approvalRouter } from "./routers/approval";
 import { runRouter } from "./routers/run";
+import { scheduleRouter } from "./routers/schedule";
 import { authRouter } from "./routers/auth";
 import { invitationRouter } from "./routers/invitation";
 import { meRouter } from "./routers/me";
@@ -23,6 +24,7 @@ export const appRouter = router({
   approval: approvalRouter,
   secret: secretRouter,
   settings: settingsRouter,
+  schedule: scheduleRouter,
 });
 
 export type AppRouter = typeof appRouter;

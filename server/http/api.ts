@@ -74,15 +74,36 @@ export function apiRoute<P extends Params = Params>(
 }
 
 /** Reads a JSON body with a size cap; clear errors for empty, oversized or malformed bodies. */
+/**
+ * Reads a request body as bytes, stopping as soon as it grows past `maxBytes` (→ null): an
+ * oversized body is never buffered whole, whatever Content-Length claimed.
+ */
+export async function readBodyCapped(req: Request, maxBytes: number): Promise<Buffer | null> {
+  if (!req.body) return Buffer.alloc(0);
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      return null;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks, size);
+}
+
 export async function readJsonBody(req: Request, maxBytes = 1024 * 1024): Promise<unknown> {
   const declared = Number(req.headers.get("content-length") ?? "0");
   if (declared > maxBytes)
     throw new PayloadTooLargeError(`Request body is larger than ${maxBytes} bytes`);
-  const buf = await req.arrayBuffer();
-  if (buf.byteLength > maxBytes)
-    throw new PayloadTooLargeError(`Request body is larger than ${maxBytes} bytes`);
+  const buf = await readBodyCapped(req, maxBytes);
+  if (buf === null) throw new PayloadTooLargeError(`Request body is larger than ${maxBytes} bytes`);
   if (buf.byteLength === 0) return {};
-  const text = new TextDecoder().decode(buf);
+  const text = buf.toString("utf8");
   try {
     return JSON.parse(text);
   } catch (e) {

@@ -1,6 +1,7 @@
 import { apiTokenRouter } from "./routers/api-token";
 import { approvalRouter } from "./routers/approval";
 import { runRouter } from "./routers/run";
+import { triggerRouter } from "./routers/trigger";
 import { scheduleRouter } from "./routers/schedule";
 import { authRouter } from "./routers/auth";
 import { invitationRouter } from "./routers/invitation";
@@ -22,6 +23,7 @@ export const appRouter = router({
   workflow: workflowRouter,
   run: runRouter,
   approval: approvalRouter,
+  trigger: triggerRouter,
   secret: secretRouter,
   settings: settingsRouter,
   schedule: scheduleRouter,

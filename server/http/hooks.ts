@@ -1,0 +1,31 @@
+import "server-only";
+import { getDb } from "@/db";
+import { getRuntime } from "../runtime";
+import { receiveWebhook } from "../services/triggers/receive-webhook";
+import { errorResponse, readBodyCapped } from "./api";
+
+/** `/api/hooks/<path>` adapter: Request → receiveWebhook → JSON Response. */
+export async function handleWebhook(
+  req: Request,
+  ctx: { params: Promise<{ path: string[] }> },
+): Promise<Response> {
+  const { path } = await ctx.params;
+  try {
+    const rt = getRuntime();
+    const answer = await receiveWebhook(
+      { db: await getDb(), keys: rt.keys, config: rt.config, log: rt.log },
+      {
+        method: req.method,
+        path: path.join("/"),
+        headers: req.headers,
+        query: new URL(req.url).searchParams,
+        readBody: (max) => readBodyCapped(req, max),
+      },
+    );
+    return Response.json(answer.body, { status: answer.status, headers: answer.headers });
+  } catch (e) {
+    const ref = Math.random().toString(36).slice(2, 10);
+    getRuntime().log.error("webhook failed", { ref, err: e });
+    return errorResponse(500, "internal", `Something went wrong on our side (ref ${ref})`);
+  }
+}

@@ -1,0 +1,37 @@
+import "server-only";
+import { eq } from "drizzle-orm";
+import { runs, workflows } from "@/db/schema";
+import { TriggerRef } from "@/lib/schemas/triggers";
+import { sampleRequest } from "@/lib/triggers/samples";
+import { WebhookConfig } from "@/lib/schemas/triggers";
+import { fromZodError } from "../../errors";
+import { requireRole, type ServiceContext } from "../context";
+import { listTriggerDeliveries } from "./list-trigger-deliveries";
+import { loadTrigger, publicTrigger } from "./load-trigger";
+
+/** One trigger with its workflow, last run, 20 recent deliveries and (webhooks) a sample request. */
+export async function getTrigger({ ctx, input }: { ctx: ServiceContext; input: unknown }) {
+  const ws = requireRole(ctx, "viewer");
+  const parsed = TriggerRef.safeParse(input);
+  if (!parsed.success) throw fromZodError(parsed.error);
+  const row = await loadTrigger(ctx.db, ws.id, parsed.data.triggerId);
+  const [wf] = await ctx.db
+    .select({ name: workflows.name })
+    .from(workflows)
+    .where(eq(workflows.id, row.workflowId));
+  const [lastRun] = row.lastRunId
+    ? await ctx.db.select({ status: runs.status }).from(runs).where(eq(runs.id, row.lastRunId))
+    : [];
+  const pub = publicTrigger(row, ctx.config.publicUrl);
+  const deliveries = await listTriggerDeliveries({ ctx, input: { triggerId: row.id, limit: 20 } });
+  return {
+    ...pub,
+    workflowName: wf?.name ?? null,
+    lastRunStatus: lastRun?.status ?? null,
+    deliveries: deliveries.items,
+    sample:
+      row.kind === "webhook" && pub.url
+        ? sampleRequest({ url: pub.url, config: WebhookConfig.parse(row.config) })
+        : null,
+  };
+}

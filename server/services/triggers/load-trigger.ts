@@ -1,0 +1,78 @@
+import "server-only";
+import { and, eq } from "drizzle-orm";
+import type { Queryable } from "@/db/client";
+import { triggers } from "@/db/schema";
+import { configSchemaFor, type TriggerKind } from "@/lib/schemas/triggers";
+import { scheduleIssues, DEFAULT_MIN_INTERVAL_SECONDS } from "@/lib/triggers/cron";
+import { fromZodError, NotFoundError, ValidationError } from "../../errors";
+import type { ServiceContext } from "../context";
+import type { TriggerRow } from "./start-trigger-run";
+
+/** A trigger of the workspace, or NotFound (another workspace's id looks exactly the same). */
+export async function loadTrigger(
+  db: Queryable,
+  workspaceId: string,
+  triggerId: string,
+  opts: { forUpdate?: boolean } = {},
+): Promise<TriggerRow> {
+  const q = db
+    .select()
+    .from(triggers)
+    .where(and(eq(triggers.id, triggerId), eq(triggers.workspaceId, workspaceId)))
+    .limit(1);
+  const [row] = opts.forUpdate ? await q.for("update") : await q;
+  if (!row) throw new NotFoundError("Trigger", triggerId);
+  return row;
+}
+
+/** A kind's config, parsed with defaults filled in; schedules also get their cron checked. */
+export function parseTriggerConfig(
+  ctx: ServiceContext,
+  kind: TriggerKind,
+  config: unknown,
+): Record<string, unknown> {
+  const parsed = configSchemaFor(kind).safeParse(config);
+  if (!parsed.success) {
+    const e = fromZodError(parsed.error, "Trigger config");
+    throw new ValidationError(
+      e.message,
+      e.issues.map((i) => ({ ...i, path: ["config", ...(i.path ?? [])] })),
+    );
+  }
+  const data = parsed.data as Record<string, unknown>;
+  if (kind === "schedule") {
+    const issues = scheduleIssues(
+      String(data.cron),
+      String(data.timezone),
+      ctx.config.scheduleMinIntervalSeconds ?? DEFAULT_MIN_INTERVAL_SECONDS,
+      ctx.now(),
+    );
+    if (issues.length)
+      throw new ValidationError(
+        `Schedule is invalid: ${issues[0]!.message}`,
+        issues.map((i) => ({ path: [...i.path], message: i.message })),
+      );
+  }
+  return data;
+}
+
+/** What every API answers about a trigger: never the secret. */
+export function publicTrigger(row: TriggerRow, publicUrl: string) {
+  return {
+    id: row.id,
+    workflowId: row.workflowId,
+    kind: row.kind,
+    name: row.name,
+    enabled: row.enabled,
+    config: row.config,
+    path: row.path,
+    url: row.path ? `${publicUrl}/api/hooks/${row.path}` : null,
+    hasPreviousSecret: !!row.previousSecret && !!row.previousSecretExpiresAt,
+    previousSecretExpiresAt: row.previousSecretExpiresAt,
+    lastFiredAt: row.lastFiredAt,
+    lastRunId: row.lastRunId,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+export type PublicTrigger = ReturnType<typeof publicTrigger>;

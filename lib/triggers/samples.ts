@@ -43,7 +43,7 @@ export function sampleRequest(args: {
       lines.push(
         "ID=msg_$(date +%s%N)",
         "TS=$(date +%s)",
-        `KEY=$(printf '%s' "\${SECRET#whsec_}" | openssl base64 -d -A | od -An -tx1 | tr -d ' \\n')`,
+        `KEY=$(printf '%s' "\${SECRET#whsec_}" | openssl base64 -d -A | od -An -v -tx1 | tr -d ' \\n')`,
         `SIG=$(printf '%s' "$ID.$TS.$BODY" | openssl dgst -sha256 -mac HMAC -macopt hexkey:$KEY -binary | openssl base64 -A)`,
       );
       headers.push(`-H "webhook-id: $ID"`, `-H "webhook-timestamp: $TS"`, `-H "webhook-signature: v1,$SIG"`);

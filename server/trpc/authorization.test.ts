@@ -25,6 +25,7 @@ import { listVersions } from "../services/workflows/list-versions";
 import { publishWorkflow } from "../services/workflows/publish-workflow";
 import { saveDraft } from "../services/workflows/save-draft";
 import { createSecret } from "../services/secrets/create-secret";
+import { createTrigger } from "../services/triggers/create-trigger";
 import { appRouter, createCaller } from "./root";
 
 type Access = "public" | "authed" | Role;
@@ -34,6 +35,16 @@ interface Case {
   input?: (fx: WorkspaceFixture, callerRole: Role) => Promise<unknown> | unknown;
   /** Builds an input naming a resource of ANOTHER workspace; must never succeed. */
   foreign?: (other: WorkspaceFixture) => Promise<unknown> | unknown;
+}
+
+/** A webhook trigger (via the service, so it has a sealed secret) on a published workflow. */
+async function webhookIn(fx: WorkspaceFixture) {
+  const { workflowId } = await wfWithVersions(fx);
+  const r = await createTrigger({
+    ctx: fx.ctx("owner"),
+    input: { kind: "webhook", workflowId, name: "Hook", config: {} },
+  });
+  return r.trigger.id;
 }
 
 /** A workflow in the fixture's workspace, with two versions (the second differs). */
@@ -318,6 +329,48 @@ const CASES: Record<string, Case> = {
     input: async (fx) => ({ triggerId: await scheduleIn(fx) }),
     foreign: async (o) => ({ triggerId: await scheduleIn(o) }),
   },
+  "trigger.list": { access: "viewer" },
+  "trigger.get": {
+    access: "viewer",
+    input: async (fx) => ({ triggerId: await webhookIn(fx) }),
+    foreign: async (o) => ({ triggerId: await webhookIn(o) }),
+  },
+  "trigger.deliveries": {
+    access: "viewer",
+    input: async (fx) => ({ triggerId: await webhookIn(fx) }),
+    foreign: async (o) => ({ triggerId: await webhookIn(o) }),
+  },
+  "trigger.create": {
+    access: "editor",
+    input: async (fx) => ({ kind: "webhook", workflowId: await wf(fx), name: "Hook", config: {} }),
+    foreign: async (o) => ({ kind: "webhook", workflowId: await wf(o), name: "Hook", config: {} }),
+  },
+  "trigger.update": {
+    access: "editor",
+    input: async (fx) => ({ triggerId: await webhookIn(fx), name: "Renamed" }),
+    foreign: async (o) => ({ triggerId: await webhookIn(o), name: "Renamed" }),
+  },
+  "trigger.setEnabled": {
+    access: "editor",
+    input: async (fx) => ({ triggerId: await webhookIn(fx), enabled: false }),
+    foreign: async (o) => ({ triggerId: await webhookIn(o), enabled: false }),
+  },
+  "trigger.delete": {
+    access: "editor",
+    input: async (fx) => ({ triggerId: await webhookIn(fx) }),
+    foreign: async (o) => ({ triggerId: await webhookIn(o) }),
+  },
+  "trigger.fire": {
+    access: "editor",
+    input: async (fx) => ({ triggerId: await webhookIn(fx) }),
+    foreign: async (o) => ({ triggerId: await webhookIn(o) }),
+  },
+  "trigger.rotateSecret": {
+    access: "editor",
+    input: async (fx) => ({ triggerId: await webhookIn(fx), graceMinutes: 5 }),
+    foreign: async (o) => ({ triggerId: await webhookIn(o), graceMinutes: 5 }),
+  },
+  "trigger.emitEvent": { access: "editor", input: () => ({ name: "test.event", data: {} }) },
   "apiToken.list": { access: "admin" },
   "apiToken.create": { access: "admin", input: () => ({ name: "t", role: "viewer" }) },
   "apiToken.revoke": {

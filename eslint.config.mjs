@@ -26,6 +26,7 @@ const config = [
     ignores: [
       ".next/**",
       "node_modules/**",
+      "bench/results/**",
       ".data/**",
       "db/migrations/**",
       "next-env.d.ts",

@@ -114,12 +114,18 @@ export function createExecutor(options: ExecutorOptions): Executor {
           const n = await releaseAllLeases(ctx);
           if (n) ctx.log.info("released leases left by a previous process", { jobs: n });
         }
-        worker = startWorker(ctx);
-        cron = startCron(ctx, { autoStart: startOpts.cron !== false });
+        const startWork = () => {
+          if (stopping) return;
+          worker = startWorker(ctx);
+          cron = startCron(ctx, { autoStart: startOpts.cron !== false });
+        };
         ctx.log.info("executor started", { url: server?.url, driver: ctx.driver, apps: opts.appUrls });
         if (startOpts.syncInBackground !== false && opts.appUrls.length) {
+          // Jobs left by a previous process may name this app at an old URL (another port): none
+          // runs before the first sync has stored where the app is now.
           backgroundSync = syncWithRetry(opts.appUrls);
-        }
+          void backgroundSync.then(startWork, startWork);
+        } else startWork();
         if (opts.resyncIntervalMs && opts.appUrls.length) {
           resyncTimer = setInterval(() => {
             for (const url of opts.appUrls) {

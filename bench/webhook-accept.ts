@@ -1,0 +1,147 @@
+/**
+ * Webhook accept latency (SPEC §10: p99 ≤ 25 ms at 500 req/s on 2 cores): the real receiver
+ * (`/api/hooks/<path>` adapter → signature check → mapping → createRun → delivery row) behind a
+ * node:http server, driven open-loop at a fixed rate by a worker thread with keep-alive
+ * connections. Every request is a new, correctly signed delivery, so every one creates a run
+ * (queued; no executor is running — this measures accepting, not executing).
+ *   npm run bench                       # PGlite in memory
+ *   BENCH_DATABASE_URL=postgres://… …   # a real Postgres
+ */
+import { createHmac } from "node:crypto";
+import http from "node:http";
+import { Worker } from "node:worker_threads";
+import { sql } from "drizzle-orm";
+import { setProcessDb } from "../db";
+import { openDb, type DbHandle } from "../db/client";
+import { migrateDb } from "../db/migrate";
+import { workspaces } from "../db/schema";
+import { setLogLevel } from "../lib/log";
+import { handleWebhook } from "../server/http/hooks";
+import { createTrigger } from "../server/services/triggers/create-trigger";
+import { createWorkflow } from "../server/services/workflows/create-workflow";
+import { createWorkspaceFixture } from "../server/testing/harness";
+import { median, percentile, report, round } from "./stats";
+
+const RATE = Number(process.env.BENCH_RATE ?? 500);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+
+const LOADER = `
+const { parentPort, workerData } = require("node:worker_threads");
+const http = require("node:http");
+const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+const { port, path, requests, rate } = workerData;
+const latencies = []; const statuses = {}; let done = 0;
+const start = performance.now();
+requests.forEach((r, i) => {
+  const at = start + (i * 1000) / rate;
+  setTimeout(function fire() {
+    const t0 = performance.now();
+    const req = http.request({ host: "127.0.0.1", port, path, method: "POST", agent,
+      headers: { "content-type": "application/json", "x-signature": r.sig, "content-length": Buffer.byteLength(r.body) } }, (res) => {
+      res.resume();
+      res.on("end", () => {
+        latencies.push(performance.now() - t0);
+        statuses[res.statusCode] = (statuses[res.statusCode] || 0) + 1;
+        if (++done === requests.length) parentPort.postMessage({ latencies, statuses, seconds: (performance.now() - start) / 1000 });
+      });
+    });
+    req.on("error", (e) => { statuses.error = (statuses.error || 0) + 1; if (++done === requests.length) parentPort.postMessage({ latencies, statuses, seconds: (performance.now() - start) / 1000 }); });
+    req.end(r.body);
+  }, Math.max(0, at - performance.now()));
+});
+`;
+
+async function open(): Promise<{ handle: DbHandle; drop?: () => Promise<void>; driver: string }> {
+  const url = process.env.BENCH_DATABASE_URL;
+  if (!url) return { handle: await openDb({}), driver: "pglite" };
+  const name = `sluice_bench_${Date.now().toString(36)}`;
+  const admin = await openDb({ url, maxConnections: 1 });
+  await admin.db.execute(sql.raw(`create database "${name}"`));
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return {
+    handle: await openDb({ url: u.toString(), maxConnections: 10 }),
+    driver: "postgres",
+    drop: async () => {
+      await admin.db.execute(sql.raw(`drop database if exists "${name}" with (force)`));
+      await admin.close();
+    },
+  };
+}
+
+async function main() {
+  setLogLevel("silent");
+  const { handle, drop, driver } = await open();
+  await migrateDb(handle);
+  setProcessDb(handle);
+  const fx = await createWorkspaceFixture(handle.db, "Bench");
+  await handle.db.update(workspaces).set({ settings: { maxActiveRunsPerUser: 1_000_000, maxActiveRunsPerWorkspace: 1_000_000 } });
+  const wf = await createWorkflow({ ctx: fx.ctx("editor"), input: { name: "Hooked" } });
+  const created = await createTrigger({
+    ctx: fx.ctx("editor"),
+    input: { kind: "webhook", workflowId: wf.id, name: "Bench", config: { rateLimit: { perMinute: 60_000, burst: 10_000 }, idempotency: "body_hash" } },
+  });
+  const secret = created.secret!;
+  const server = http.createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const body = Buffer.concat(chunks);
+    const request = new Request(`http://127.0.0.1${req.url}`, {
+      method: req.method,
+      headers: req.headers as Record<string, string>,
+      body: body.length ? body : undefined,
+    });
+    const path = req.url!.split("?")[0]!.replace(/^\/api\/hooks\//, "").split("/");
+    const answer = await handleWebhook(request, { params: Promise.resolve({ path }) });
+    res.writeHead(answer.status, { "content-type": "application/json" });
+    res.end(Buffer.from(await answer.arrayBuffer()));
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const port = (server.address() as { port: number }).port;
+
+  let serial = 0;
+  const requestsFor = (n: number) =>
+    Array.from({ length: n }, () => {
+      const body = JSON.stringify({ order: { id: `o-${++serial}`, total: serial % 1000 } });
+      return { body, sig: `sha256=${createHmac("sha256", secret).update(body).digest("hex")}` };
+    });
+  const round1 = async (rate: number, seconds: number) => {
+    const worker = new Worker(LOADER, { eval: true, workerData: { port, path: `/api/hooks/${created.trigger.path}`, requests: requestsFor(rate * seconds), rate } });
+    const result = await new Promise<{ latencies: number[]; statuses: Record<string, number>; seconds: number }>((resolve, reject) => {
+      worker.once("message", resolve);
+      worker.once("error", reject);
+    });
+    await worker.terminate();
+    return result;
+  };
+  await round1(100, 2); // warm-up
+  const p50s: number[] = [];
+  const p99s: number[] = [];
+  const achieved: number[] = [];
+  let statuses: Record<string, number> = {};
+  for (let i = 0; i < ROUNDS; i++) {
+    const r = await round1(RATE, SECONDS);
+    p50s.push(median(r.latencies));
+    p99s.push(percentile(r.latencies, 99));
+    achieved.push((RATE * SECONDS) / r.seconds);
+    statuses = r.statuses;
+  }
+  report(`webhook accept at ${RATE} req/s (${driver}, node:http + route adapter)`, {
+    rounds: ROUNDS,
+    requestsPerRound: RATE * SECONDS,
+    p50Ms: round(median(p50s)),
+    p99Ms: round(median(p99s)),
+    achievedRps: round(median(achieved), 1),
+    lastRoundStatuses: statuses,
+    targetP99Ms: 25,
+  });
+  server.close();
+  await handle.close();
+  await drop?.();
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -3,7 +3,8 @@
  * (`/api/hooks/<path>` adapter → signature check → mapping → createRun → delivery row) behind a
  * node:http server, driven open-loop at a fixed rate by a worker thread with keep-alive
  * connections. Every request is a new, correctly signed delivery, so every one creates a run
- * (queued; no executor is running — this measures accepting, not executing).
+ * (no executor is running — this measures accepting, not executing: with the default limits the
+ * first runs are admitted and the rest wait in the FIFO queue, as during a real burst).
  *   npm run bench                       # PGlite in memory
  *   BENCH_DATABASE_URL=postgres://… …   # a real Postgres
  */
@@ -14,7 +15,6 @@ import { sql } from "drizzle-orm";
 import { setProcessDb } from "../db";
 import { openDb, type DbHandle } from "../db/client";
 import { migrateDb } from "../db/migrate";
-import { workspaces } from "../db/schema";
 import { setLogLevel } from "../lib/log";
 import { handleWebhook } from "../server/http/hooks";
 import { createTrigger } from "../server/services/triggers/create-trigger";
@@ -76,7 +76,6 @@ async function main() {
   await migrateDb(handle);
   setProcessDb(handle);
   const fx = await createWorkspaceFixture(handle.db, "Bench");
-  await handle.db.update(workspaces).set({ settings: { maxActiveRunsPerUser: 1_000_000, maxActiveRunsPerWorkspace: 1_000_000 } });
   const wf = await createWorkflow({ ctx: fx.ctx("editor"), input: { name: "Hooked" } });
   const created = await createTrigger({
     ctx: fx.ctx("editor"),

@@ -51,14 +51,6 @@ export async function admitQueuedRuns(
   now: Date,
 ): Promise<string[]> {
   await lockWorkspaceAdmission(tx, workspaceId);
-  const queued = await tx
-    .select({ id: runs.id, workflowId: runs.workflowId, user: runs.accountableUserId })
-    .from(runs)
-    .where(and(eq(runs.workspaceId, workspaceId), eq(runs.status, "queued")))
-    .orderBy(asc(runs.queuedAt), asc(runs.id))
-    .limit(500);
-  if (queued.length === 0) return [];
-
   const activeRows = await tx
     .select({ workflowId: runs.workflowId, user: runs.accountableUserId, n: count() })
     .from(runs)
@@ -78,6 +70,15 @@ export async function admitQueuedRuns(
     if (r.user) perUser.set(r.user, (perUser.get(r.user) ?? 0) + r.n);
     perWorkflow.set(r.workflowId, (perWorkflow.get(r.workflowId) ?? 0) + r.n);
   }
+  // Saturated (the common case under a burst): nothing can start, so the queue is not read.
+  if (total >= limits.perWorkspace) return [];
+  const queued = await tx
+    .select({ id: runs.id, workflowId: runs.workflowId, user: runs.accountableUserId })
+    .from(runs)
+    .where(and(eq(runs.workspaceId, workspaceId), eq(runs.status, "queued")))
+    .orderBy(asc(runs.queuedAt), asc(runs.id))
+    .limit(500);
+  if (queued.length === 0) return [];
   const maxByWorkflow = await workflowLimits(
     tx,
     queued.map((q) => q.workflowId),

@@ -10,14 +10,20 @@ run() {
   local out; out=$(bash bench/build.sh "$1")
   node "$out" | tee -a /dev/stderr | grep '^BENCH ' | sed 's/^BENCH //' >> bench/results/latest.jsonl || true
 }
+# PGlite first (BENCH_DATABASE_URL would switch every script to Postgres), then Postgres if given.
+pg="${BENCH_DATABASE_URL:-}"
+unset BENCH_DATABASE_URL
 run bench/validate-hash.ts
 run bench/executor-steps.ts
 run bench/engine-runs.ts
-if [ -n "${BENCH_DATABASE_URL:-}" ]; then
+run bench/webhook-accept.ts
+if [ -n "$pg" ]; then
+  export BENCH_DATABASE_URL="$pg"
   run bench/executor-steps.ts
   run bench/engine-runs.ts
+  run bench/webhook-accept.ts
 fi
 for f in bench/*.ts; do
-  case "$f" in bench/stats.ts|bench/validate-hash.ts|bench/executor-steps.ts|bench/engine-runs.ts) ;; *) run "$f" ;; esac
+  case "$f" in bench/stats.ts|bench/validate-hash.ts|bench/executor-steps.ts|bench/engine-runs.ts|bench/webhook-accept.ts) ;; *) run "$f" ;; esac
 done
 echo "results: bench/results/latest.jsonl"

@@ -23,7 +23,7 @@ import { createWorkspaceFixture } from "../server/testing/harness";
 import { median, percentile, report, round } from "./stats";
 
 const RATE = Number(process.env.BENCH_RATE ?? 500);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
 const LOADER = `

@@ -84,7 +84,12 @@ export function Shell({
                 {current.name}
               </div>
             )}
-            <button type="button" className="btn btn-sm btn-ghost" style={{ color: "#9ca3af", marginTop: 4, padding: "2px 4px" }} onClick={() => setCreating(true)}>
+            <button
+              type="button"
+              className="btn btn-sm btn-ghost"
+              style={{ color: "#9ca3af", marginTop: 4, padding: "2px 4px" }}
+              onClick={() => setCreating(true)}
+            >
               + New workspace
             </button>
           </div>

@@ -69,6 +69,7 @@ test("run from the form, approve from the inbox, completed with its output", asy
   await form.submit();
   await expect(page).toHaveURL(/\/runs\/run_/);
   const run = new RunPage(page);
+  const runId = run.runId();
   await run.expectStatus("waiting");
   await expect(run.gates()).toContainText(`Ship ${release}?`);
 
@@ -82,14 +83,14 @@ test("run from the form, approve from the inbox, completed with its output", asy
   await page.getByRole("tab", { name: "History" }).click();
   await expect(page.getByRole("row").filter({ hasText: `Ship ${release}?` })).toContainText("LGTM");
 
-  await page.goto(`/runs/${run.runId()}`);
+  await run.goto(runId);
   await run.expectStatus("completed");
   await expect(run.output()).toContainText(`shipped ${release}`);
   await expect(run.stepRow("ship")).toContainText("completed");
 
   // The workflow's Runs tab lists it.
   await page.goto(`/workflows/${workflowId}/runs`);
-  await expect(page.getByRole("link", { name: run.runId() })).toBeVisible();
+  await expect(page.getByRole("link", { name: runId })).toBeVisible();
 });
 
 test("reject on the run page cancels the run", async ({ page, request }) => {

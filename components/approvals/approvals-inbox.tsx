@@ -29,7 +29,21 @@ export function ApprovalsInbox() {
             aria-selected={tab === t.id}
             aria-controls={`appr-panel-${t.id}`}
             className="btn btn-ghost"
+            tabIndex={tab === t.id ? 0 : -1}
             onClick={() => setTab(t.id)}
+            onKeyDown={(e) => {
+              const i = tabs.findIndex((x) => x.id === tab);
+              const next =
+                e.key === "ArrowRight"
+                  ? tabs[(i + 1) % tabs.length]
+                  : e.key === "ArrowLeft"
+                    ? tabs[(i + tabs.length - 1) % tabs.length]
+                    : null;
+              if (!next) return;
+              e.preventDefault();
+              setTab(next.id);
+              document.getElementById(`appr-tab-${next.id}`)?.focus();
+            }}
             style={tab === t.id ? { borderBottom: "2px solid var(--accent)" } : undefined}
           >
             {t.label}

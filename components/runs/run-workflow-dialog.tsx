@@ -1,7 +1,7 @@
 "use client";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useState, type FormEvent } from "react";
+import { useRef, useState, type FormEvent } from "react";
 import { Dialog } from "@/components/ui/dialog";
 import { ErrorState, LoadingRows } from "@/components/ui/states";
 import { useTRPC } from "@/lib/trpc/client";
@@ -110,6 +110,7 @@ function RunForm({
   const [values, setValues] = useState<FormValues>(() => initialFormValues(inputs));
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [formError, setFormError] = useState<string | null>(null);
+  const formRef = useRef<HTMLFormElement>(null);
   const start = useMutation(
     trpc.run.start.mutationOptions({
       onSuccess: (run) => {
@@ -124,6 +125,10 @@ function RunForm({
     if (!parsed.ok) {
       setErrors(parsed.errors);
       setFormError(parsed.formError);
+      // Take keyboard users to the first problem.
+      requestAnimationFrame(() =>
+        formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus(),
+      );
       return;
     }
     setErrors({});
@@ -131,7 +136,7 @@ function RunForm({
     start.mutate({ workflowId, versionId, input: parsed.value, idempotencyKey });
   }
   return (
-    <form className="stack" onSubmit={submit} noValidate aria-label="Run input">
+    <form ref={formRef} className="stack" onSubmit={submit} noValidate aria-label="Run input">
       <RunInputFields
         inputs={inputs}
         values={values}

@@ -72,25 +72,6 @@ export function RunsList({ workflowId }: { workflowId?: string }) {
             </label>
           ) : null}
           <label className="stack" style={{ gap: 2 }}>
-            <span className="small muted">Status</span>
-            <select
-              value={filters.status[0] ?? ""}
-              onChange={(e) =>
-                set({
-                  status: e.target.value ? [e.target.value as RunFilters["status"][number]] : [],
-                })
-              }
-              style={{ width: 150 }}
-            >
-              <option value="">Any status</option>
-              {RUN_LIST_STATUSES.map((s) => (
-                <option key={s} value={s}>
-                  {statusLabel(s)}
-                </option>
-              ))}
-            </select>
-          </label>
-          <label className="stack" style={{ gap: 2 }}>
             <span className="small muted">Trigger</span>
             <select
               value={filters.trigger ?? ""}
@@ -159,6 +140,29 @@ export function RunsList({ workflowId }: { workflowId?: string }) {
               Clear filters
             </button>
           ) : null}
+        </div>
+      </div>
+      <div className="card-body" style={{ paddingTop: 8, paddingBottom: 8 }}>
+        <div className="row" role="group" aria-label="Status" style={{ flexWrap: "wrap", gap: 6 }}>
+          <span className="small muted">Status</span>
+          {RUN_LIST_STATUSES.map((s) => {
+            const on = filters.status.includes(s);
+            return (
+              <button
+                key={s}
+                type="button"
+                className={on ? "btn btn-sm btn-primary" : "btn btn-sm"}
+                aria-pressed={on}
+                onClick={() =>
+                  set({
+                    status: on ? filters.status.filter((x) => x !== s) : [...filters.status, s],
+                  })
+                }
+              >
+                {statusLabel(s)}
+              </button>
+            );
+          })}
         </div>
       </div>
       {list.isPending ? (

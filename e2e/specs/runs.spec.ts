@@ -123,6 +123,22 @@ test("cancel a run sleeping in a delay step", async ({ page, request }) => {
   await run.cancel();
   await run.expectStatus("cancelled");
   await expect(run.stepRow("after")).toHaveCount(0);
+
+  // The runs list filters by status through the URL (kept on reload).
+  await page.goto("/runs");
+  const statuses = page.getByRole("group", { name: "Status" });
+  await statuses.getByRole("button", { name: "cancelled", exact: true }).click();
+  await expect(page).toHaveURL(/status=cancelled/);
+  await expect(page.getByRole("link", { name: runId })).toBeVisible();
+  await page.reload();
+  await expect(statuses.getByRole("button", { name: "cancelled", exact: true })).toHaveAttribute(
+    "aria-pressed",
+    "true",
+  );
+  await statuses.getByRole("button", { name: "cancelled", exact: true }).click();
+  await statuses.getByRole("button", { name: "completed", exact: true }).click();
+  await expect(page).toHaveURL(/status=completed/);
+  await expect(page.getByRole("link", { name: runId })).toHaveCount(0);
 });
 
 test("http step against a local server: status and body on the run page; rerun from a step repeats it", async ({

@@ -57,9 +57,12 @@ export function RunView({ runId }: { runId: string }) {
       steps: def.steps ?? [],
       edges: def.edges,
       positions: def.layout?.positions,
-      statuses: statusesFromAttempts(attempts),
+      statuses: {
+        ...Object.fromEntries((run.data?.reusedStepIds ?? []).map((id) => [id, "reused"])),
+        ...statusesFromAttempts(attempts),
+      },
     }),
-    [def.steps, def.edges, def.layout?.positions, attempts],
+    [def.steps, def.edges, def.layout?.positions, attempts, run.data?.reusedStepIds],
   );
 
   if (run.error)
@@ -203,6 +206,17 @@ export function RunView({ runId }: { runId: string }) {
           <div className="card-head">
             <h2 id="steps-h">Steps</h2>
           </div>
+          {r.reusedStepIds.length ? (
+            <div className="card-body small muted" style={{ paddingBottom: 0 }}>
+              Reused from <Link href={`/runs/${r.rerunOfRunId}`}>the original run</Link>:{" "}
+              {r.reusedStepIds.map((id, i) => (
+                <span key={id}>
+                  {i ? ", " : ""}
+                  <span className="mono">{id}</span>
+                </span>
+              ))}
+            </div>
+          ) : null}
           {steps.isPending ? (
             <LoadingRows rows={3} label="Loading steps" />
           ) : steps.error ? (

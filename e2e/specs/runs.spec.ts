@@ -178,6 +178,10 @@ test("http step against a local server: status and body on the run page; rerun f
   expect(calls).toBe(before + 1);
   // The reused step did not run again in the rerun.
   await expect(run.stepRow("prepare")).toHaveCount(0);
+  await expect(page.getByText("Reused from")).toContainText("prepare");
+  await expect(
+    page.getByTestId("run-graph").locator('.react-flow__node[data-id="prepare"]'),
+  ).toHaveClass(/run-node-reused/);
   await expect(run.stepRow("call")).toContainText("completed");
 });
 

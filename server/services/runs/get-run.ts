@@ -65,12 +65,14 @@ export async function getRun({ ctx, input }: { ctx: ServiceContext; input: unkno
     .from(runs)
     .where(and(eq(runs.workspaceId, ws.id), eq(runs.parentRunId, run.id)))
     .orderBy(asc(runs.createdAt));
-  const { rerunSeed: _seed, ...rest } = run;
+  const { rerunSeed, ...rest } = run;
   return {
     ...rest,
     workflowName: wf?.name ?? "(deleted workflow)",
     workflowSlug: wf?.slug ?? null,
     initiatorName: initiator?.name ?? null,
+    /** Steps of a rerun-from-step whose outcomes were reused from the original run (no attempts here). */
+    reusedStepIds: rerunSeed ? Object.keys(rerunSeed) : [],
     definition: await contentOf(ctx.db, ws.id, run.hash),
     children,
     pendingApprovals: pending.map((a) => ({

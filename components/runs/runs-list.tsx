@@ -1,7 +1,7 @@
 "use client";
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { usePathname, useSearchParams } from "next/navigation";
 import { EmptyState, ErrorState, LoadingRows } from "@/components/ui/states";
 import { RelativeTime } from "@/components/ui/time";
 import { RUN_LIST_STATUSES, TRIGGER_TYPES } from "@/lib/schemas/runs";
@@ -22,18 +22,21 @@ import {
  */
 export function RunsList({ workflowId }: { workflowId?: string }) {
   const trpc = useTRPC();
-  const router = useRouter();
   const pathname = usePathname();
   const params = useSearchParams();
   const filters: RunFilters = {
     ...filtersFromParams(new URLSearchParams(params.toString())),
     ...(workflowId ? { workflowId } : {}),
   };
+  // Native replaceState updates the URL at once (Next syncs useSearchParams with it), so quick
+  // successive clicks each build on the previous one instead of on a stale render.
+  const replaceUrl = (qs: string) =>
+    window.history.replaceState(null, "", qs ? `${pathname}?${qs}` : pathname);
   const set = (patch: Partial<RunFilters>) => {
-    const next = filtersToParams({ ...filters, ...patch });
+    const current = filtersFromParams(new URLSearchParams(window.location.search));
+    const next = filtersToParams({ ...current, ...(workflowId ? { workflowId } : {}), ...patch });
     if (workflowId) next.delete("workflow");
-    const qs = next.toString();
-    router.replace(qs ? `${pathname}?${qs}` : pathname, { scroll: false });
+    replaceUrl(next.toString());
   };
   const workflows = useQuery({
     ...trpc.workflow.list.queryOptions({ limit: 200 }),
@@ -135,7 +138,7 @@ export function RunsList({ workflowId }: { workflowId?: string }) {
               type="button"
               className="btn btn-sm btn-ghost"
               style={{ alignSelf: "flex-end" }}
-              onClick={() => router.replace(pathname, { scroll: false })}
+              onClick={() => replaceUrl("")}
             >
               Clear filters
             </button>

@@ -50,6 +50,10 @@ export function RunGraph({
         nodesConnectable={false}
         edgesFocusable={false}
         onNodeClick={(_, n) => onSelect(n.id)}
+        // Keyboard: a focused node selected with Enter/Space opens its details too.
+        onNodesChange={(changes) => {
+          for (const c of changes) if (c.type === "select" && c.selected) onSelect(c.id);
+        }}
         proOptions={{ hideAttribution: true }}
         minZoom={0.2}
       >

@@ -160,6 +160,13 @@ test("http step against a local server: status and body on the run page; rerun f
   const run = new RunPage(page);
   await run.goto(runId);
   await run.expectStatus("completed");
+  // Keyboard: focus the graph node and press Enter to open its details.
+  await page
+    .getByTestId("run-graph")
+    .getByRole("group", { name: /Step finish/ })
+    .focus();
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("region", { name: "Step finish" })).toBeVisible();
   const details = await run.openStep("call");
   await expect(details).toContainText('"status": 201');
   await expect(details).toContainText('"hello": "world"');

@@ -145,51 +145,60 @@ test("http step against a local server: status and body on the run page; rerun f
   page,
   request,
 }) => {
-  await allowPrivateHost(request, "127.0.0.1");
-  const workflowId = await publishWorkflow(request, {
-    schemaVersion: 1,
-    name: `Call ${stamp()}`,
-    steps: [
-      { id: "prepare", type: "transform", config: { value: { q: "ping" } } },
-      { id: "call", type: "http", config: { url: `${origin}/ping` } },
-      { id: "finish", type: "transform", config: { value: "{{ steps.call.output.data.status }}" } },
-    ],
-    output: "{{ steps.finish.output.data }}",
-  });
-  const runId = await startRun(request, workflowId);
-  const run = new RunPage(page);
-  await run.goto(runId);
-  await run.expectStatus("completed");
-  // Keyboard: focus the graph node and press Enter to open its details.
-  await page
-    .getByTestId("run-graph")
-    .getByRole("group", { name: /Step finish/ })
-    .focus();
-  await page.keyboard.press("Enter");
-  await expect(page.getByRole("region", { name: "Step finish" })).toBeVisible();
-  const details = await run.openStep("call");
-  await expect(details).toContainText('"status": 201');
-  await expect(details).toContainText('"hello": "world"');
-  await expect(run.output()).toContainText("201");
-  const before = calls;
+  const restorePolicies = await allowPrivateHost(request, "127.0.0.1");
+  try {
+    const workflowId = await publishWorkflow(request, {
+      schemaVersion: 1,
+      name: `Call ${stamp()}`,
+      steps: [
+        { id: "prepare", type: "transform", config: { value: { q: "ping" } } },
+        { id: "call", type: "http", config: { url: `${origin}/ping` } },
+        {
+          id: "finish",
+          type: "transform",
+          config: { value: "{{ steps.call.output.data.status }}" },
+        },
+      ],
+      output: "{{ steps.finish.output.data }}",
+    });
+    const runId = await startRun(request, workflowId);
+    const run = new RunPage(page);
+    await run.goto(runId);
+    await run.expectStatus("completed");
+    // Keyboard: focus the graph node and press Enter to open its details.
+    await page
+      .getByTestId("run-graph")
+      .getByRole("group", { name: /Step finish/ })
+      .focus();
+    await page.keyboard.press("Enter");
+    await expect(page.getByRole("region", { name: "Step finish" })).toBeVisible();
+    const details = await run.openStep("call");
+    await expect(details).toContainText('"status": 201');
+    await expect(details).toContainText('"hello": "world"');
+    await expect(run.output()).toContainText("201");
+    const before = calls;
 
-  // Rerun from the http step: the preview names it as a repeating side effect.
-  await run.page().getByRole("button", { name: "Rerun from here…" }).click();
-  const dialog = page.getByRole("dialog", { name: "Rerun" });
-  await expect(dialog.getByLabel("From step")).toHaveValue("call");
-  await expect(dialog.getByTestId("rerun-side-effects")).toContainText("call");
-  await dialog.getByRole("button", { name: "Start rerun" }).click();
-  await expect(page).not.toHaveURL(new RegExp(runId));
-  await run.expectStatus("completed");
-  await expect(page.getByRole("link", { name: runId })).toBeVisible();
-  expect(calls).toBe(before + 1);
-  // The reused step did not run again in the rerun.
-  await expect(run.stepRow("prepare")).toHaveCount(0);
-  await expect(page.getByText("Reused from")).toContainText("prepare");
-  await expect(
-    page.getByTestId("run-graph").locator('.react-flow__node[data-id="prepare"]'),
-  ).toHaveClass(/run-node-reused/);
-  await expect(run.stepRow("call")).toContainText("completed");
+    // Rerun from the http step: the preview names it as a repeating side effect.
+    await run.page().getByRole("button", { name: "Rerun from here…" }).click();
+    const dialog = page.getByRole("dialog", { name: "Rerun" });
+    await expect(dialog.getByLabel("From step")).toHaveValue("call");
+    await expect(dialog.getByTestId("rerun-side-effects")).toContainText("call");
+    await dialog.getByRole("button", { name: "Start rerun" }).click();
+    await expect(page).not.toHaveURL(new RegExp(runId));
+    await run.expectStatus("completed");
+    await expect(page.getByRole("link", { name: runId })).toBeVisible();
+    expect(calls).toBe(before + 1);
+    // The reused step did not run again in the rerun.
+    await expect(run.stepRow("prepare")).toHaveCount(0);
+    await expect(page.getByText("Reused from")).toContainText("prepare");
+    await expect(
+      page.getByTestId("run-graph").locator('.react-flow__node[data-id="prepare"]'),
+    ).toHaveClass(/run-node-reused/);
+    await expect(run.stepRow("call")).toContainText("completed");
+  } finally {
+    // Other specs share the workspace and expect loopback hosts refused.
+    await restorePolicies();
+  }
 });
 
 test("a new secret's value never shows again, also after a reload", async ({ page }) => {

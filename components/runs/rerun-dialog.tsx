@@ -5,6 +5,9 @@ import { useId, useState } from "react";
 import { Dialog } from "@/components/ui/dialog";
 import { Spinner } from "@/components/ui/states";
 import { useTRPC } from "@/lib/trpc/client";
+import type { InputSpec } from "@/lib/workflow/definition";
+import { RunInputFields } from "./run-input-fields";
+import { initialFormValues, parseFormValues, type FormValues } from "./run-input-form";
 
 function newKey() {
   return `ui-rerun-${Date.now()}-${Math.random().toString(36).slice(2)}`;
@@ -21,6 +24,7 @@ export function RerunDialog({
   stepIds,
   initialStep,
   originalInput,
+  inputs,
 }: {
   open: boolean;
   onClose: () => void;
@@ -28,6 +32,8 @@ export function RerunDialog({
   stepIds: string[];
   initialStep: string | null;
   originalInput: Record<string, unknown>;
+  /** The run's snapshot inputs: the edited input is a form like the manual run's. */
+  inputs: Record<string, InputSpec>;
 }) {
   return (
     <Dialog open={open} onClose={onClose} title="Rerun">
@@ -37,6 +43,7 @@ export function RerunDialog({
           stepIds={stepIds}
           initialStep={initialStep}
           originalInput={originalInput}
+          inputs={inputs}
           onClose={onClose}
         />
       ) : null}
@@ -49,33 +56,26 @@ function RerunForm({
   stepIds,
   initialStep,
   originalInput,
+  inputs,
   onClose,
 }: {
   runId: string;
   stepIds: string[];
   initialStep: string | null;
   originalInput: Record<string, unknown>;
+  inputs: Record<string, InputSpec>;
   onClose: () => void;
 }) {
   const trpc = useTRPC();
   const router = useRouter();
-  const ids = { from: useId(), step: useId(), version: useId(), edit: useId(), input: useId() };
+  const ids = { step: useId(), version: useId() };
   const [key] = useState(newKey);
   const [fromStep, setFromStep] = useState<string>(initialStep ?? "");
   const [version, setVersion] = useState<"pinned" | "current">("pinned");
   const [editInput, setEditInput] = useState(false);
-  const [inputText, setInputText] = useState(() => JSON.stringify(originalInput, null, 2));
-  let input: Record<string, unknown> | undefined;
-  let inputError: string | null = null;
-  if (editInput) {
-    try {
-      const v: unknown = JSON.parse(inputText);
-      if (v && typeof v === "object" && !Array.isArray(v)) input = v as Record<string, unknown>;
-      else inputError = "The input must be a JSON object of named values.";
-    } catch (e) {
-      inputError = `Not valid JSON: ${(e as Error).message}`;
-    }
-  }
+  const [values, setValues] = useState<FormValues>(() => initialFormValues(inputs, originalInput));
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [formError, setFormError] = useState<string | null>(null);
   const request = {
     runId,
     version,
@@ -141,7 +141,6 @@ function RerunForm({
       </div>
       <label className="row" style={{ gap: 6 }}>
         <input
-          id={ids.edit}
           type="checkbox"
           checked={editInput}
           onChange={(e) => setEditInput(e.target.checked)}
@@ -150,19 +149,20 @@ function RerunForm({
         Edit the input
       </label>
       {editInput ? (
-        <div className="field">
-          <label htmlFor={ids.input}>Input (JSON)</label>
-          <textarea
-            id={ids.input}
-            className="mono"
-            rows={6}
-            spellCheck={false}
-            value={inputText}
-            aria-invalid={inputError ? true : undefined}
-            onChange={(e) => setInputText(e.target.value)}
+        <fieldset className="stack" style={{ border: 0, padding: 0, margin: 0 }}>
+          <legend className="small muted">Input for the rerun</legend>
+          <RunInputFields
+            inputs={inputs}
+            values={values}
+            errors={errors}
+            onChange={(name, value) => setValues((v) => ({ ...v, [name]: value }))}
           />
-          {inputError ? <div className="error">{inputError}</div> : null}
-        </div>
+          {formError ? (
+            <div className="form-error" role="alert">
+              {formError}
+            </div>
+          ) : null}
+        </fieldset>
       ) : null}
       <section aria-label="Rerun preview" className="callout">
         {preview.isPending ? (
@@ -205,10 +205,19 @@ function RerunForm({
         <button
           type="button"
           className="btn btn-primary"
-          disabled={rerun.isPending || Boolean(inputError) || !preview.data}
-          onClick={() =>
-            rerun.mutate({ ...request, ...(input ? { input } : {}), idempotencyKey: key })
-          }
+          disabled={rerun.isPending || !preview.data}
+          onClick={() => {
+            if (!editInput) return rerun.mutate({ ...request, idempotencyKey: key });
+            const parsed = parseFormValues(inputs, values);
+            if (!parsed.ok) {
+              setErrors(parsed.errors);
+              setFormError(parsed.formError);
+              return;
+            }
+            setErrors({});
+            setFormError(null);
+            rerun.mutate({ ...request, input: parsed.value, idempotencyKey: key });
+          }}
         >
           {rerun.isPending ? <span className="spinner" aria-hidden /> : null}
           Start rerun

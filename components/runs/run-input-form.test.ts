@@ -32,6 +32,18 @@ describe("manual run form model", () => {
       tags: "",
     });
   });
+  it("starts from a previous run's input where given (reruns)", () => {
+    expect(
+      initialFormValues(inputs, { who: "Ada", count: 7, dry: false, env: "dev", tags: ["a"] }),
+    ).toEqual({
+      who: "Ada",
+      count: "7",
+      dry: false,
+      env: "0",
+      meta: "",
+      tags: '[\n  "a"\n]',
+    });
+  });
   it("reports field-level errors: required, bad number, bad JSON, wrong JSON type", () => {
     const r = parseFormValues(inputs, {
       who: "",

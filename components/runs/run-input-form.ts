@@ -20,11 +20,17 @@ export function controlOf(
   return "text";
 }
 
-/** Select option values are the enum index (enum values can be any JSON). */
-export function initialFormValues(inputs: Readonly<Record<string, InputSpec>>): FormValues {
+/**
+ * Form values for the inputs: from `given` (e.g. a run's input, for a rerun) where present, else
+ * the defaults. Select option values are the enum index (enum values can be any JSON).
+ */
+export function initialFormValues(
+  inputs: Readonly<Record<string, InputSpec>>,
+  given: Readonly<Record<string, unknown>> = {},
+): FormValues {
   const out: FormValues = {};
   for (const [name, spec] of Object.entries(inputs)) {
-    const d = spec.default;
+    const d = Object.prototype.hasOwnProperty.call(given, name) ? given[name] : spec.default;
     switch (controlOf(spec)) {
       case "select": {
         const i =

@@ -12,6 +12,7 @@ import { RunGraph } from "@/components/workflow-graph/run-graph";
 import { statusesFromAttempts, type LayoutInput } from "@/components/workflow-graph/layout";
 import { useTRPC } from "@/lib/trpc/client";
 import { STEP_CATALOG } from "@/lib/workflow/catalog";
+import type { InputSpec } from "@/lib/workflow/definition";
 import { ApprovalGate } from "./approval-gate";
 import { errorMessage, formatDuration, isActiveRun, runDuration } from "./format";
 import { JsonBlock } from "./json-block";
@@ -420,6 +421,7 @@ export function RunView({ runId }: { runId: string }) {
         stepIds={stepIds}
         initialStep={selected && stepIds.includes(selected) ? selected : null}
         originalInput={r.input}
+        inputs={(r.definition as { inputs?: Record<string, InputSpec> }).inputs ?? {}}
       />
     </div>
   );

@@ -104,6 +104,22 @@ test("reject on the run page cancels the run", async ({ page, request }) => {
   await run.decide(false, "Not this week");
   await run.expectStatus("cancelled");
   await expect(page.getByRole("alert", { name: "Run error" })).toBeVisible();
+
+  // Rerun the whole run with an edited input (the same generated form as a manual run).
+  await page.getByRole("button", { name: "Rerun…" }).click();
+  const dialog = page.getByRole("dialog", { name: "Rerun" });
+  await dialog.getByLabel("Edit the input").check();
+  await expect(dialog.getByLabel(/^release/)).toHaveValue("nope");
+  await dialog.getByLabel(/^release/).fill("");
+  await dialog.getByRole("button", { name: "Start rerun" }).click();
+  await expect(dialog.getByText(/Input "release" is required/)).toBeVisible();
+  await dialog.getByLabel(/^release/).fill("again");
+  await dialog.getByRole("button", { name: "Start rerun" }).click();
+  await expect(page).not.toHaveURL(new RegExp(runId));
+  await run.expectStatus("waiting");
+  await expect(run.gates()).toContainText("Ship again?");
+  await run.decide(false, "Still no");
+  await run.expectStatus("cancelled");
 });
 
 test("cancel a run sleeping in a delay step", async ({ page, request }) => {

@@ -27,14 +27,22 @@ export function NewWorkspaceDialog({ open, onClose }: { open: boolean; onClose: 
   return (
     <Dialog
       open={open}
-      onClose={() => { create.reset(); onClose(); }}
+      onClose={() => {
+        create.reset();
+        onClose();
+      }}
       title="New workspace"
       footer={
         <>
           <button type="button" className="btn" onClick={onClose}>
             Cancel
           </button>
-          <button type="button" className="btn btn-primary" disabled={create.isPending || !name.trim()} onClick={() => void submit().catch(() => undefined)}>
+          <button
+            type="button"
+            className="btn btn-primary"
+            disabled={create.isPending || !name.trim()}
+            onClick={() => void submit().catch(() => undefined)}
+          >
             Create workspace
           </button>
         </>
@@ -47,8 +55,16 @@ export function NewWorkspaceDialog({ open, onClose }: { open: boolean; onClose: 
           void submit().catch(() => undefined);
         }}
       >
-        <Field label="Workspace name" value={name} onChange={(e) => setName(e.target.value)} error={create.error?.message} autoFocus />
-        <p className="muted small" style={{ margin: 0 }}>You will be its owner. Workflows, runs and members are separate per workspace.</p>
+        <Field
+          label="Workspace name"
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          error={create.error?.message}
+          autoFocus
+        />
+        <p className="muted small" style={{ margin: 0 }}>
+          You will be its owner. Workflows, runs and members are separate per workspace.
+        </p>
       </form>
     </Dialog>
   );

@@ -2,7 +2,7 @@
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
 import { signOut, useSession } from "next-auth/react";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type ReactNode } from "react";
 import { useTRPC } from "@/lib/trpc/client";
 import { useToast } from "@/components/ui/toast";
@@ -38,6 +38,11 @@ export function Shell({
   const { update } = useSession();
   const switchWs = useMutation(trpc.workspace.switch.mutationOptions());
   const [creating, setCreating] = useState(false);
+  const pendingApprovals = useQuery({
+    ...trpc.approval.list.queryOptions({ scope: "mine", status: "pending" }),
+    refetchInterval: 15_000,
+  });
+  const pendingCount = pendingApprovals.data?.length ?? 0;
 
   async function onSwitch(id: string) {
     try {
@@ -84,7 +89,12 @@ export function Shell({
                 {current.name}
               </div>
             )}
-            <button type="button" className="btn btn-sm btn-ghost" style={{ color: "#9ca3af", marginTop: 4, padding: "2px 4px" }} onClick={() => setCreating(true)}>
+            <button
+              type="button"
+              className="btn btn-sm btn-ghost"
+              style={{ color: "#9ca3af", marginTop: 4, padding: "2px 4px" }}
+              onClick={() => setCreating(true)}
+            >
               + New workspace
             </button>
           </div>
@@ -98,6 +108,15 @@ export function Shell({
                 }
               >
                 {n.label}
+                {n.href === "/approvals" && pendingCount > 0 ? (
+                  <span
+                    className="badge badge-warn"
+                    aria-label={`${pendingCount} pending`}
+                    data-testid="approvals-badge"
+                  >
+                    {pendingCount}
+                  </span>
+                ) : null}
               </Link>
             ))}
           </nav>

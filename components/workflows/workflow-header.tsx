@@ -6,6 +6,7 @@ import { Tabs } from "@/components/shell/tabs";
 import { useRole } from "@/components/shell/role-context";
 import { Dialog } from "@/components/ui/dialog";
 import { Field } from "@/components/ui/field";
+import { RunWorkflowButton } from "@/components/runs/run-workflow-dialog";
 import { ErrorState } from "@/components/ui/states";
 import { useToast } from "@/components/ui/toast";
 import { useTRPC, useTRPCClient } from "@/lib/trpc/client";
@@ -96,6 +97,13 @@ export function WorkflowHeader({ workflowId }: { workflowId: string }) {
           <button type="button" className="btn" onClick={() => download("yaml")}>
             Export YAML
           </button>
+          {can("editor") && data ? (
+            <RunWorkflowButton
+              workflowId={workflowId}
+              versionId={data.currentVersion?.id ?? null}
+              version={data.currentVersion?.version ?? null}
+            />
+          ) : null}
           {can("editor") ? (
             <>
               <button
@@ -119,6 +127,7 @@ export function WorkflowHeader({ workflowId }: { workflowId: string }) {
           { href: `/workflows/${workflowId}`, label: "Overview" },
           { href: `/workflows/${workflowId}/edit`, label: "Editor" },
           { href: `/workflows/${workflowId}/versions`, label: "Versions" },
+          { href: `/workflows/${workflowId}/runs`, label: "Runs" },
         ]}
       />
       <Dialog

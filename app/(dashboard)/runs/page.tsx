@@ -1,6 +1,8 @@
 import type { Metadata } from "next";
+import { Suspense } from "react";
+import { RunsList } from "@/components/runs/runs-list";
 import { PageHead } from "@/components/shell/page-head";
-import { EmptyState } from "@/components/ui/states";
+import { LoadingRows } from "@/components/ui/states";
 
 export const metadata: Metadata = { title: "Runs" };
 
@@ -8,9 +10,9 @@ export default function RunsPage() {
   return (
     <div className="page">
       <PageHead title="Runs" description="Every execution of every workflow, live." />
-      <div className="card">
-        <EmptyState title="No runs yet">Runs appear here as soon as a workflow starts.</EmptyState>
-      </div>
+      <Suspense fallback={<LoadingRows rows={5} label="Loading runs" />}>
+        <RunsList />
+      </Suspense>
     </div>
   );
 }

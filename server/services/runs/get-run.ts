@@ -1,10 +1,11 @@
 import "server-only";
-import { and, asc, eq } from "drizzle-orm";
-import { approvals, runs, users, workflows } from "@/db/schema";
+import { and, asc, eq, inArray } from "drizzle-orm";
+import { approvalDecisions, approvals, runs, users, workflows } from "@/db/schema";
 import { RunRef } from "@/lib/schemas/runs";
-import { hasRole } from "@/lib/schemas/roles";
+import { hasRole, type Role } from "@/lib/schemas/roles";
 import { fromZodError } from "../../errors";
 import { requireRole, type ServiceContext } from "../context";
+import { approverRefusal } from "../approvals/approval-rules";
 import { signResumeToken } from "../approvals/resume-token";
 import { contentOf } from "../workflows/version-content";
 import { loadRun } from "./load-run";
@@ -32,6 +33,27 @@ export async function getRun({ ctx, input }: { ctx: ServiceContext; input: unkno
     .from(approvals)
     .where(and(eq(approvals.runId, run.id), eq(approvals.status, "pending")))
     .orderBy(asc(approvals.createdAt));
+  // Whether the caller may decide each open gate, and why not (same rules as decideApproval).
+  const userId = ctx.actor.type === "user" || ctx.actor.type === "token" ? ctx.actor.userId : null;
+  const [me] = userId
+    ? await ctx.db.select({ email: users.email }).from(users).where(eq(users.id, userId))
+    : [];
+  const mine =
+    userId && pending.length
+      ? await ctx.db
+          .select({ approvalId: approvalDecisions.approvalId })
+          .from(approvalDecisions)
+          .where(
+            and(
+              eq(approvalDecisions.userId, userId),
+              inArray(
+                approvalDecisions.approvalId,
+                pending.map((a) => a.id),
+              ),
+            ),
+          )
+      : [];
+  const decidedByMe = new Set(mine.map((d) => d.approvalId));
   const children = await ctx.db
     .select({
       id: runs.id,
@@ -43,12 +65,14 @@ export async function getRun({ ctx, input }: { ctx: ServiceContext; input: unkno
     .from(runs)
     .where(and(eq(runs.workspaceId, ws.id), eq(runs.parentRunId, run.id)))
     .orderBy(asc(runs.createdAt));
-  const { rerunSeed: _seed, ...rest } = run;
+  const { rerunSeed, ...rest } = run;
   return {
     ...rest,
     workflowName: wf?.name ?? "(deleted workflow)",
     workflowSlug: wf?.slug ?? null,
     initiatorName: initiator?.name ?? null,
+    /** Steps of a rerun-from-step whose outcomes were reused from the original run (no attempts here). */
+    reusedStepIds: rerunSeed ? Object.keys(rerunSeed) : [],
     definition: await contentOf(ctx.db, ws.id, run.hash),
     children,
     pendingApprovals: pending.map((a) => ({
@@ -60,6 +84,7 @@ export async function getRun({ ctx, input }: { ctx: ServiceContext; input: unkno
       quorum: a.quorum,
       expiresAt: a.expiresAt,
       approvers: a.approvers,
+      ...decisionRight(a, userId, me?.email ?? "", ws.role, decidedByMe),
       // The token is a credential for deciding: only people who may decide gates see it.
       resumeToken: !hasRole(ws.role, "approver")
         ? null
@@ -73,4 +98,25 @@ export async function getRun({ ctx, input }: { ctx: ServiceContext; input: unkno
           }),
     })),
   };
+}
+
+function decisionRight(
+  a: typeof approvals.$inferSelect,
+  userId: string | null,
+  email: string,
+  role: Role,
+  decidedByMe: ReadonlySet<string>,
+): { canDecide: boolean; whyNot: string | null } {
+  if (!userId) return { canDecide: false, whyNot: "Only signed-in members decide approvals here" };
+  const refusal = approverRefusal(
+    {
+      approvers: a.approvers,
+      allowInitiator: a.allowInitiator,
+      initiatorUserId: a.initiatorUserId,
+    },
+    { userId, email, role },
+  );
+  if (refusal) return { canDecide: false, whyNot: refusal };
+  if (decidedByMe.has(a.id)) return { canDecide: false, whyNot: "You already decided this gate" };
+  return { canDecide: true, whyNot: null };
 }

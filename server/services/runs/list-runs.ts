@@ -1,6 +1,6 @@
 import "server-only";
 import { and, desc, eq, exists, gte, inArray, lt, lte, or, sql, type SQL } from "drizzle-orm";
-import { runSteps, runs, workflows } from "@/db/schema";
+import { runSteps, runs, users, workflows } from "@/db/schema";
 import { ListRunsInput } from "@/lib/schemas/runs";
 import { fromZodError } from "../../errors";
 import { requireRole, type ServiceContext } from "../context";
@@ -58,6 +58,7 @@ export async function listRuns({ ctx, input }: { ctx: ServiceContext; input?: un
       version: runs.version,
       triggerType: runs.triggerType,
       initiatorType: runs.initiatorType,
+      initiatorName: users.name,
       parentRunId: runs.parentRunId,
       createdAt: runs.createdAt,
       startedAt: runs.startedAt,
@@ -67,6 +68,7 @@ export async function listRuns({ ctx, input }: { ctx: ServiceContext; input?: un
     })
     .from(runs)
     .innerJoin(workflows, eq(workflows.id, runs.workflowId))
+    .leftJoin(users, and(eq(runs.initiatorType, "user"), eq(users.id, runs.initiatorId)))
     .where(and(...where))
     .orderBy(desc(runs.createdAt), desc(runs.id))
     .limit(f.limit + 1);

@@ -1,0 +1,177 @@
+"use client";
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useState } from "react";
+import { ApprovalGate } from "@/components/runs/approval-gate";
+import { EmptyState, ErrorState, LoadingRows } from "@/components/ui/states";
+import { RelativeTime } from "@/components/ui/time";
+import { useTRPC } from "@/lib/trpc/client";
+
+type Tab = "mine" | "all" | "history";
+
+/** Approval requests: pending for me (decide inline), every open gate, and decided history. */
+export function ApprovalsInbox() {
+  const [tab, setTab] = useState<Tab>("mine");
+  const tabs: { id: Tab; label: string }[] = [
+    { id: "mine", label: "Waiting for me" },
+    { id: "all", label: "All open" },
+    { id: "history", label: "History" },
+  ];
+  return (
+    <div className="stack">
+      <div className="tabs" role="tablist" aria-label="Approvals">
+        {tabs.map((t) => (
+          <button
+            key={t.id}
+            type="button"
+            role="tab"
+            id={`appr-tab-${t.id}`}
+            aria-selected={tab === t.id}
+            aria-controls={`appr-panel-${t.id}`}
+            className="btn btn-ghost"
+            tabIndex={tab === t.id ? 0 : -1}
+            onClick={() => setTab(t.id)}
+            onKeyDown={(e) => {
+              const i = tabs.findIndex((x) => x.id === tab);
+              const next =
+                e.key === "ArrowRight"
+                  ? tabs[(i + 1) % tabs.length]
+                  : e.key === "ArrowLeft"
+                    ? tabs[(i + tabs.length - 1) % tabs.length]
+                    : null;
+              if (!next) return;
+              e.preventDefault();
+              setTab(next.id);
+              document.getElementById(`appr-tab-${next.id}`)?.focus();
+            }}
+            style={tab === t.id ? { borderBottom: "2px solid var(--accent)" } : undefined}
+          >
+            {t.label}
+          </button>
+        ))}
+      </div>
+      <div role="tabpanel" id={`appr-panel-${tab}`} aria-labelledby={`appr-tab-${tab}`}>
+        {tab === "history" ? <History /> : <Pending scope={tab} />}
+      </div>
+    </div>
+  );
+}
+
+function Pending({ scope }: { scope: "mine" | "all" }) {
+  const trpc = useTRPC();
+  const q = useQuery({
+    ...trpc.approval.list.queryOptions({ scope, status: "pending" }),
+    refetchInterval: 5000,
+  });
+  if (q.isPending)
+    return (
+      <div className="card">
+        <LoadingRows rows={3} label="Loading approvals" />
+      </div>
+    );
+  if (q.error)
+    return (
+      <div className="card">
+        <ErrorState message={q.error.message} onRetry={() => void q.refetch()} />
+      </div>
+    );
+  if (q.data.length === 0)
+    return (
+      <div className="card">
+        <EmptyState title={scope === "mine" ? "Nothing waiting for you" : "No open approvals"}>
+          {scope === "mine"
+            ? "Approval requests you can decide will appear here."
+            : "Runs waiting for a human decision appear here."}
+        </EmptyState>
+      </div>
+    );
+  return (
+    <section className="card" aria-label={scope === "mine" ? "Waiting for me" : "All open"}>
+      <div className="card-body stack">
+        {q.data.map((a) => (
+          <ApprovalGate key={a.id} gate={a} showRun />
+        ))}
+      </div>
+    </section>
+  );
+}
+
+function History() {
+  const trpc = useTRPC();
+  const q = useQuery(trpc.approval.list.queryOptions({ scope: "all", status: "decided" }));
+  if (q.isPending)
+    return (
+      <div className="card">
+        <LoadingRows rows={3} label="Loading history" />
+      </div>
+    );
+  if (q.error)
+    return (
+      <div className="card">
+        <ErrorState message={q.error.message} onRetry={() => void q.refetch()} />
+      </div>
+    );
+  if (q.data.length === 0)
+    return (
+      <div className="card">
+        <EmptyState title="No decisions yet" />
+      </div>
+    );
+  return (
+    <section className="card" aria-label="Approval history">
+      <table className="table">
+        <thead>
+          <tr>
+            <th scope="col">Request</th>
+            <th scope="col">Outcome</th>
+            <th scope="col">Decided by</th>
+            <th scope="col">When</th>
+          </tr>
+        </thead>
+        <tbody>
+          {q.data.map((a) => (
+            <tr key={a.id}>
+              <td>
+                <div>{a.prompt}</div>
+                <div className="small muted">
+                  {a.workflowName} ·{" "}
+                  <Link href={`/runs/${a.runId}`} className="mono">
+                    {a.runId}
+                  </Link>
+                </div>
+              </td>
+              <td>
+                <span
+                  className={
+                    a.status === "approved"
+                      ? "badge badge-ok"
+                      : a.status === "rejected"
+                        ? "badge badge-danger"
+                        : "badge"
+                  }
+                >
+                  {a.status}
+                </span>
+              </td>
+              <td>
+                {a.decisions.length === 0 ? (
+                  <span className="faint">—</span>
+                ) : (
+                  a.decisions.map((d, i) => (
+                    <div key={i} className="small">
+                      <strong>{d.userName}</strong> {d.decision}
+                      {d.reason ? <>: “{d.reason}”</> : null}
+                    </div>
+                  ))
+                )}
+              </td>
+              <td>
+                <RelativeTime date={a.decidedAt} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}

@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { errorMessage, formatDuration, isActiveRun, jsonPreview, runDuration } from "./format";
+
+describe("run formatting", () => {
+  it("formats durations", () => {
+    expect(formatDuration(null)).toBe("—");
+    expect(formatDuration(850)).toBe("850 ms");
+    expect(formatDuration(1234)).toBe("1.2 s");
+    expect(formatDuration(42_000)).toBe("42 s");
+    expect(formatDuration(245_000)).toBe("4 min 5 s");
+    expect(formatDuration(2 * 3_600_000 + 180_000)).toBe("2 h 3 min");
+  });
+  it("measures runs to now while active", () => {
+    const createdAt = new Date(1_000);
+    expect(
+      runDuration({ createdAt, startedAt: new Date(2_000), finishedAt: new Date(5_000) }),
+    ).toBe(3_000);
+    expect(runDuration({ createdAt, startedAt: null, finishedAt: null }, 4_000)).toBe(3_000);
+  });
+  it("truncates big payloads and keeps the full size", () => {
+    const big = { data: "x".repeat(10_000) };
+    const p = jsonPreview(big, 100);
+    expect(p.truncated).toBe(true);
+    expect(p.text.length).toBeLessThan(110);
+    expect(p.size).toBeGreaterThan(10_000);
+    expect(jsonPreview({ a: 1 }).truncated).toBe(false);
+  });
+  it("reads error messages and activity", () => {
+    expect(errorMessage({ message: "boom", code: "x" })).toBe("boom");
+    expect(errorMessage(null)).toBeNull();
+    expect(isActiveRun("waiting")).toBe(true);
+    expect(isActiveRun("completed")).toBe(false);
+  });
+});

@@ -1,0 +1,105 @@
+/** Pure display helpers for runs (no React), unit-tested. */
+
+export const ACTIVE_RUN_STATUSES = ["queued", "running", "waiting", "cancel_requested"] as const;
+
+export function isActiveRun(status: string): boolean {
+  return (ACTIVE_RUN_STATUSES as readonly string[]).includes(status);
+}
+
+export function statusLabel(status: string): string {
+  switch (status) {
+    case "cancel_requested":
+      return "cancelling";
+    case "timed_out":
+      return "timed out";
+    default:
+      return status;
+  }
+}
+
+/** CSS badge class for a run or step status. */
+export function statusTone(status: string): string {
+  switch (status) {
+    case "completed":
+      return "badge badge-ok";
+    case "failed":
+    case "timed_out":
+      return "badge badge-danger";
+    case "running":
+    case "queued":
+      return "badge badge-info";
+    case "waiting":
+    case "cancel_requested":
+      return "badge badge-warn";
+    case "cancelled":
+    case "skipped":
+      return "badge";
+    default:
+      return "badge";
+  }
+}
+
+/** "850 ms", "12.3 s", "4 min 5 s", "2 h 3 min". */
+export function formatDuration(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined || !Number.isFinite(ms) || ms < 0) return "—";
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const s = ms / 1000;
+  if (s < 60) return `${s < 10 ? s.toFixed(1) : Math.round(s)} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min ${Math.floor(s % 60)} s`;
+  const h = Math.floor(m / 60);
+  if (h < 24) return `${h} h ${m % 60} min`;
+  return `${Math.floor(h / 24)} d ${h % 24} h`;
+}
+
+function toTime(d: Date | string | null | undefined): number | null {
+  if (!d) return null;
+  const t = (typeof d === "string" ? new Date(d) : d).getTime();
+  return Number.isNaN(t) ? null : t;
+}
+
+/** Run duration: start (or creation) to finish, or to now while it is active. */
+export function runDuration(
+  run: {
+    createdAt: Date | string;
+    startedAt?: Date | string | null;
+    finishedAt?: Date | string | null;
+  },
+  now = Date.now(),
+): number | null {
+  const start = toTime(run.startedAt) ?? toTime(run.createdAt);
+  if (start === null) return null;
+  const end = toTime(run.finishedAt) ?? now;
+  return Math.max(0, end - start);
+}
+
+/** Pretty JSON, cut to `max` characters; `truncated` tells the UI to offer the full download. */
+export function jsonPreview(
+  value: unknown,
+  max = 4000,
+): { text: string; truncated: boolean; size: number } {
+  let text: string;
+  try {
+    text = JSON.stringify(value, null, 2) ?? "null";
+  } catch {
+    text = String(value);
+  }
+  if (text.length <= max) return { text, truncated: false, size: text.length };
+  return { text: `${text.slice(0, max)}\n…`, truncated: true, size: text.length };
+}
+
+/** The error message of a run/step error value ({ message } objects or strings). */
+export function errorMessage(error: unknown): string | null {
+  if (!error) return null;
+  if (typeof error === "string") return error;
+  if (typeof error === "object" && "message" in error && typeof error.message === "string")
+    return error.message;
+  return JSON.stringify(error);
+}
+
+export const WAITING_PRESETS: { minutes: number; label: string }[] = [
+  { minutes: 5, label: "5 minutes" },
+  { minutes: 60, label: "1 hour" },
+  { minutes: 24 * 60, label: "1 day" },
+  { minutes: 7 * 24 * 60, label: "1 week" },
+];

@@ -1,0 +1,245 @@
+"use client";
+import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { usePathname, useSearchParams } from "next/navigation";
+import { EmptyState, ErrorState, LoadingRows } from "@/components/ui/states";
+import { RelativeTime } from "@/components/ui/time";
+import { RUN_LIST_STATUSES, TRIGGER_TYPES } from "@/lib/schemas/runs";
+import { useTRPC } from "@/lib/trpc/client";
+import { WAITING_PRESETS, formatDuration, isActiveRun, runDuration, statusLabel } from "./format";
+import { RunStatusBadge } from "./run-status-badge";
+import {
+  filtersFromParams,
+  filtersToParams,
+  filtersToQuery,
+  hasFilters,
+  type RunFilters,
+} from "./runs-filters";
+
+/**
+ * Runs, newest first, filtered through the URL. With `workflowId` the list is fixed to one
+ * workflow (the workflow page's Runs tab). Polls every few seconds while anything is active.
+ */
+export function RunsList({ workflowId }: { workflowId?: string }) {
+  const trpc = useTRPC();
+  const pathname = usePathname();
+  const params = useSearchParams();
+  const filters: RunFilters = {
+    ...filtersFromParams(new URLSearchParams(params.toString())),
+    ...(workflowId ? { workflowId } : {}),
+  };
+  // Native replaceState updates the URL at once (Next syncs useSearchParams with it), so quick
+  // successive clicks each build on the previous one instead of on a stale render.
+  const replaceUrl = (qs: string) =>
+    window.history.replaceState(null, "", qs ? `${pathname}?${qs}` : pathname);
+  const set = (patch: Partial<RunFilters>) => {
+    const current = filtersFromParams(new URLSearchParams(window.location.search));
+    const next = filtersToParams({ ...current, ...(workflowId ? { workflowId } : {}), ...patch });
+    if (workflowId) next.delete("workflow");
+    replaceUrl(next.toString());
+  };
+  const workflows = useQuery({
+    ...trpc.workflow.list.queryOptions({ limit: 200 }),
+    enabled: !workflowId,
+  });
+  const list = useInfiniteQuery({
+    ...trpc.run.list.infiniteQueryOptions(filtersToQuery(filters), {
+      getNextPageParam: (last) => last.nextCursor ?? undefined,
+      initialCursor: undefined,
+    }),
+    refetchInterval: (q) =>
+      q.state.data?.pages.some((p) => p.items.some((r) => isActiveRun(r.status))) ? 2000 : 10_000,
+  });
+  const items = list.data?.pages.flatMap((p) => p.items) ?? [];
+  const filtered = hasFilters(filters, Boolean(workflowId));
+
+  return (
+    <section className="card" aria-label="Runs">
+      <div className="card-head" role="search" aria-label="Filter runs">
+        <div className="row grow" style={{ flexWrap: "wrap" }}>
+          {!workflowId ? (
+            <label className="stack" style={{ gap: 2 }}>
+              <span className="small muted">Workflow</span>
+              <select
+                value={filters.workflowId ?? ""}
+                onChange={(e) => set({ workflowId: e.target.value || undefined })}
+                style={{ width: 200 }}
+              >
+                <option value="">All workflows</option>
+                {workflows.data?.items.map((w) => (
+                  <option key={w.id} value={w.id}>
+                    {w.name}
+                  </option>
+                ))}
+              </select>
+            </label>
+          ) : null}
+          <label className="stack" style={{ gap: 2 }}>
+            <span className="small muted">Trigger</span>
+            <select
+              value={filters.trigger ?? ""}
+              onChange={(e) =>
+                set({ trigger: (e.target.value || undefined) as RunFilters["trigger"] })
+              }
+              style={{ width: 130 }}
+            >
+              <option value="">Any trigger</option>
+              {TRIGGER_TYPES.map((t) => (
+                <option key={t} value={t}>
+                  {t}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label className="stack" style={{ gap: 2 }}>
+            <span className="small muted">From</span>
+            <input
+              type="date"
+              value={filters.from ?? ""}
+              onChange={(e) => set({ from: e.target.value || undefined })}
+              style={{ width: 150 }}
+            />
+          </label>
+          <label className="stack" style={{ gap: 2 }}>
+            <span className="small muted">To</span>
+            <input
+              type="date"
+              value={filters.to ?? ""}
+              onChange={(e) => set({ to: e.target.value || undefined })}
+              style={{ width: 150 }}
+            />
+          </label>
+          <label className="stack" style={{ gap: 2 }}>
+            <span className="small muted">Waiting longer than</span>
+            <select
+              value={filters.waitingMinutes ? String(filters.waitingMinutes) : ""}
+              onChange={(e) => set({ waitingMinutes: Number(e.target.value) || undefined })}
+              style={{ width: 140 }}
+            >
+              <option value="">—</option>
+              {WAITING_PRESETS.map((w) => (
+                <option key={w.minutes} value={w.minutes}>
+                  {w.label}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label className="row" style={{ gap: 6, alignSelf: "flex-end", paddingBottom: 6 }}>
+            <input
+              type="checkbox"
+              checked={filters.retrying}
+              onChange={(e) => set({ retrying: e.target.checked })}
+              style={{ width: "auto" }}
+            />
+            Retrying
+          </label>
+          {filtered ? (
+            <button
+              type="button"
+              className="btn btn-sm btn-ghost"
+              style={{ alignSelf: "flex-end" }}
+              onClick={() => replaceUrl("")}
+            >
+              Clear filters
+            </button>
+          ) : null}
+        </div>
+      </div>
+      <div className="card-body" style={{ paddingTop: 8, paddingBottom: 8 }}>
+        <div className="row" role="group" aria-label="Status" style={{ flexWrap: "wrap", gap: 6 }}>
+          <span className="small muted">Status</span>
+          {RUN_LIST_STATUSES.map((s) => {
+            const on = filters.status.includes(s);
+            return (
+              <button
+                key={s}
+                type="button"
+                className={on ? "btn btn-sm btn-primary" : "btn btn-sm"}
+                aria-pressed={on}
+                onClick={() =>
+                  set({
+                    status: on ? filters.status.filter((x) => x !== s) : [...filters.status, s],
+                  })
+                }
+              >
+                {statusLabel(s)}
+              </button>
+            );
+          })}
+        </div>
+      </div>
+      {list.isPending ? (
+        <LoadingRows rows={5} label="Loading runs" />
+      ) : list.error ? (
+        <ErrorState message={list.error.message} onRetry={() => void list.refetch()} />
+      ) : items.length === 0 ? (
+        <EmptyState title={filtered ? "No runs match these filters" : "No runs yet"}>
+          {filtered
+            ? "Change or clear the filters to see more."
+            : "Runs appear here as soon as a workflow starts: run one from its page."}
+        </EmptyState>
+      ) : (
+        <>
+          <table className="table">
+            <thead>
+              <tr>
+                <th scope="col">Run</th>
+                <th scope="col">Status</th>
+                {!workflowId ? <th scope="col">Workflow</th> : null}
+                <th scope="col">Trigger</th>
+                <th scope="col">Initiator</th>
+                <th scope="col">Started</th>
+                <th scope="col">Duration</th>
+              </tr>
+            </thead>
+            <tbody>
+              {items.map((r) => (
+                <tr key={r.id}>
+                  <td>
+                    <Link href={`/runs/${r.id}`} className="mono">
+                      {r.id}
+                    </Link>
+                    {r.errorMessage ? (
+                      <div className="small faint" title={r.errorMessage}>
+                        {r.errorMessage.length > 80
+                          ? `${r.errorMessage.slice(0, 80)}…`
+                          : r.errorMessage}
+                      </div>
+                    ) : null}
+                  </td>
+                  <td>
+                    <RunStatusBadge status={r.status} />
+                  </td>
+                  {!workflowId ? (
+                    <td>
+                      <Link href={`/workflows/${r.workflowId}`}>{r.workflowName}</Link>{" "}
+                      <span className="faint small">v{r.version}</span>
+                    </td>
+                  ) : null}
+                  <td>{r.triggerType}</td>
+                  <td>{r.initiatorName ?? r.initiatorType}</td>
+                  <td>
+                    <RelativeTime date={r.startedAt ?? r.createdAt} />
+                  </td>
+                  <td>{formatDuration(runDuration(r))}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {list.hasNextPage ? (
+            <div className="card-body">
+              <button
+                type="button"
+                className="btn"
+                disabled={list.isFetchingNextPage}
+                onClick={() => void list.fetchNextPage()}
+              >
+                {list.isFetchingNextPage ? "Loading…" : "Load more"}
+              </button>
+            </div>
+          ) : null}
+        </>
+      )}
+    </section>
+  );
+}

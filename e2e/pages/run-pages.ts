@@ -1,0 +1,103 @@
+import { expect, type Locator, type Page } from "@playwright/test";
+
+export class RunPage {
+  constructor(private readonly p: Page) {}
+
+  page() {
+    return this.p;
+  }
+
+  async goto(runId: string) {
+    await this.p.goto(`/runs/${runId}`);
+    await expect(this.heading()).toContainText(runId);
+  }
+
+  heading() {
+    return this.p.getByRole("heading", { level: 1 });
+  }
+
+  runId() {
+    return this.p.url().match(/\/runs\/([^/?#]+)/)![1]!;
+  }
+
+  async expectStatus(status: string, timeout = 30_000) {
+    await expect(this.heading().locator("[data-status]")).toHaveAttribute("data-status", status, {
+      timeout,
+    });
+  }
+
+  timeline() {
+    return this.p.getByRole("table", { name: "Step timeline" });
+  }
+
+  stepRow(stepId: string): Locator {
+    return this.timeline().locator(`tr[data-step="${stepId}"]`);
+  }
+
+  async openStep(stepId: string) {
+    await this.stepRow(stepId).getByRole("button", { name: stepId, exact: true }).click();
+    const details = this.p.getByRole("region", { name: `Step ${stepId}` });
+    await expect(details).toBeVisible();
+    return details;
+  }
+
+  gates() {
+    return this.p.getByRole("region", { name: "Waiting for approval" });
+  }
+
+  async decide(approve: boolean, reason: string) {
+    const gates = this.gates();
+    await gates.getByLabel("Reason").fill(reason);
+    await gates.getByRole("button", { name: approve ? "Approve" : "Reject" }).click();
+  }
+
+  async cancel() {
+    await this.p.getByRole("button", { name: "Cancel run" }).click();
+    const dialog = this.p.getByRole("dialog", { name: "Cancel this run?" });
+    await dialog.getByRole("button", { name: "Cancel run" }).click();
+  }
+
+  output() {
+    return this.p.getByRole("region", { name: "Output" });
+  }
+}
+
+export class ApprovalsPage {
+  constructor(private readonly page: Page) {}
+
+  async goto() {
+    await this.page.goto("/approvals");
+    await expect(this.page.getByRole("heading", { name: "Approvals", exact: true })).toBeVisible();
+  }
+
+  gate(prompt: string) {
+    return this.page.getByRole("article", { name: `Approval: ${prompt}` });
+  }
+
+  async decide(prompt: string, approve: boolean, reason: string) {
+    const gate = this.gate(prompt);
+    await gate.getByLabel("Reason").fill(reason);
+    await gate.getByRole("button", { name: approve ? "Approve" : "Reject" }).click();
+  }
+}
+
+export class RunForm {
+  constructor(private readonly page: Page) {}
+
+  async open() {
+    await this.page.getByRole("button", { name: "Run…" }).click();
+    await expect(this.dialog()).toBeVisible();
+  }
+
+  dialog() {
+    return this.page.getByRole("dialog", { name: /^Run v/ });
+  }
+
+  field(name: string) {
+    return this.dialog().getByLabel(new RegExp(`^${name}( \\*)?$`));
+  }
+
+  async submit() {
+    await this.dialog().getByRole("button", { name: "Start run" }).click();
+  }
+}

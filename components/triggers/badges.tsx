@@ -1,7 +1,13 @@
 import Link from "next/link";
 import { deliveryTone, runTone, statusLabel } from "./trigger-model";
 
-export function StatusBadge({ status, kind = "delivery" }: { status: string; kind?: "delivery" | "run" }) {
+export function StatusBadge({
+  status,
+  kind = "delivery",
+}: {
+  status: string;
+  kind?: "delivery" | "run";
+}) {
   const tone = kind === "run" ? runTone(status) : deliveryTone(status);
   return <span className={tone ? `badge badge-${tone}` : "badge"}>{statusLabel(status)}</span>;
 }

@@ -64,7 +64,10 @@ export function SchedulePreview({ preview }: { preview: ReturnType<typeof useSch
                   <span className="mono">{t.local}</span>{" "}
                   <span className="faint small">{formatOffset(t.offsetMinutes)}</span>{" "}
                   {note ? (
-                    <span className={note.kind === "gap" ? "badge badge-warn" : "badge badge-info"} title={note.text}>
+                    <span
+                      className={note.kind === "gap" ? "badge badge-warn" : "badge badge-info"}
+                      title={note.text}
+                    >
                       {note.kind === "gap" ? "DST gap" : "DST repeat"}
                       <span className="sr-only">: {note.text}</span>
                     </span>

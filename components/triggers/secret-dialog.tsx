@@ -12,7 +12,13 @@ export interface ShownSecret {
 }
 
 /** The webhook URL and its signing secret, shown once right after create or rotate. */
-export function SecretDialog({ shown, onClose }: { shown: ShownSecret | null; onClose: () => void }) {
+export function SecretDialog({
+  shown,
+  onClose,
+}: {
+  shown: ShownSecret | null;
+  onClose: () => void;
+}) {
   const parsed = shown ? WebhookConfig.safeParse(shown.config) : null;
   const sample =
     shown && parsed?.success

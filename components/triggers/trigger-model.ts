@@ -56,11 +56,7 @@ export function runTone(status: string | null | undefined): Tone {
 export const statusLabel = (s: string) => s.replace(/_/g, " ");
 
 /** One line describing a trigger: the URL of a webhook, cron + zone of a schedule, an event pattern. */
-export function triggerSummary(t: {
-  kind: string;
-  url?: string | null;
-  config: unknown;
-}): string {
+export function triggerSummary(t: { kind: string; url?: string | null; config: unknown }): string {
   const c = (t.config ?? {}) as Record<string, unknown>;
   switch (t.kind) {
     case "webhook":
@@ -100,8 +96,7 @@ export function mappingToRows(mapping: unknown): MappingRow[] {
 }
 
 export type JsonObjectResult =
-  | { ok: true; value: Record<string, unknown> | undefined }
-  | { ok: false; error: string };
+  { ok: true; value: Record<string, unknown> | undefined } | { ok: false; error: string };
 
 /** A textarea holding a JSON object; blank = undefined (use the default). */
 export function parseJsonObject(text: string): JsonObjectResult {
@@ -113,7 +108,7 @@ export function parseJsonObject(text: string): JsonObjectResult {
     return { ok: false, error: `Not valid JSON: ${(e as Error).message}` };
   }
   if (!v || typeof v !== "object" || Array.isArray(v))
-    return { ok: false, error: "Must be a JSON object, e.g. {\"key\": \"value\"}" };
+    return { ok: false, error: 'Must be a JSON object, e.g. {"key": "value"}' };
   return { ok: true, value: v as Record<string, unknown> };
 }
 
@@ -145,7 +140,9 @@ export function issuesByField(
 /** The issues a tRPC error carries (see the error formatter), or none. */
 export function issuesOf(error: unknown): { path?: PropertyKey[]; message: string }[] {
   const data = (error as { data?: { issues?: unknown } } | null)?.data;
-  return Array.isArray(data?.issues) ? (data.issues as { path?: PropertyKey[]; message: string }[]) : [];
+  return Array.isArray(data?.issues)
+    ? (data.issues as { path?: PropertyKey[]; message: string }[])
+    : [];
 }
 
 /** Human description of a fire time's DST situation, or null when none. */

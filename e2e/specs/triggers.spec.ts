@@ -1,0 +1,82 @@
+import { createHmac } from "node:crypto";
+import { expect, test } from "@playwright/test";
+import { OWNER_STATE } from "../fixtures/users";
+import { publishedWorkflow, TriggersPage } from "../pages/trigger-pages";
+
+test.use({ storageState: OWNER_STATE });
+
+test("webhook: create in the UI, signed request starts a run, a bad signature is rejected and listed", async ({
+  page,
+  request,
+}) => {
+  const workflowId = await publishedWorkflow(request, `Hooked ${Date.now()}`);
+  const triggers = new TriggersPage(page);
+  await triggers.goto(workflowId);
+  await expect(page.getByRole("heading", { name: "No triggers yet" })).toBeVisible();
+
+  const { url, secret } = await triggers.createWebhook("Shop orders");
+  expect(url).toMatch(/\/api\/hooks\/[a-z0-9-]+$/);
+  expect(secret).toMatch(/^whsec_/);
+  await expect(triggers.row("Shop orders")).toContainText(url);
+
+  // A correctly signed delivery: 202 with the run id.
+  const body = JSON.stringify({ who: "playwright" });
+  const sig = createHmac("sha256", secret).update(body).digest("hex");
+  const ok = await request.post(url, {
+    data: body,
+    headers: { "content-type": "application/json", "X-Signature": `sha256=${sig}` },
+  });
+  expect(ok.status(), await ok.text()).toBe(202);
+  const { runId } = (await ok.json()) as { runId: string };
+  expect(runId).toBeTruthy();
+
+  // A wrongly signed one: 401 with a reason, recorded as rejected.
+  const bad = await request.post(url, {
+    data: body,
+    headers: {
+      "content-type": "application/json",
+      "X-Signature": `sha256=${createHmac("sha256", "whsec_wrong").update(body).digest("hex")}`,
+    },
+  });
+  expect(bad.status()).toBe(401);
+
+  await triggers.open("Shop orders");
+  const deliveries = triggers.deliveries();
+  const accepted = deliveries.getByRole("row").filter({ hasText: "accepted" });
+  await expect(accepted).toHaveCount(1);
+  await expect(accepted.getByRole("link", { name: `Run ${runId}` })).toHaveAttribute(
+    "href",
+    `/runs/${runId}`,
+  );
+  await expect(accepted).toContainText("202");
+  const rejected = deliveries.getByRole("row").filter({ hasText: "rejected" });
+  await expect(rejected).toHaveCount(1);
+  await expect(rejected).toContainText("401");
+  await expect(rejected).toContainText(/signature/i);
+  // The sanitized request is one click away.
+  await rejected.getByRole("button", { name: "Show request" }).click();
+  await expect(deliveries.getByLabel("Request")).toContainText("content-type");
+});
+
+test("schedule: the form previews the next 10 fire times and flags invalid cron at the field", async ({
+  page,
+  request,
+}) => {
+  const workflowId = await publishedWorkflow(request, `Scheduled ${Date.now()}`);
+  const triggers = new TriggersPage(page);
+  await triggers.goto(workflowId);
+  await page.getByRole("button", { name: "New schedule" }).click();
+  const form = triggers.formDialog("schedule");
+  await form.getByLabel("Name", { exact: true }).fill("Nightly");
+  await form.getByLabel("Cron expression").fill("not a cron");
+  await expect(form.getByText("No preview until the schedule is valid.")).toBeVisible();
+  await expect(form.getByLabel("Cron expression")).toHaveAttribute("aria-invalid", "true");
+  await form.getByLabel("Cron expression").fill("30 2 * * *");
+  await form.getByLabel("Time zone").fill("Europe/Berlin");
+  const times = form.getByRole("list", { name: "Next fire times" });
+  await expect(times.getByRole("listitem")).toHaveCount(10);
+  await expect(times.getByRole("listitem").first()).toContainText("02:30");
+  await form.getByRole("button", { name: "Create trigger" }).click();
+  await expect(form).toBeHidden();
+  await expect(triggers.row("Nightly")).toContainText("30 2 * * * (Europe/Berlin)");
+});

@@ -155,7 +155,7 @@ export function TriggerDetail({
                   <>
                     <dt>Previous secret</dt>
                     <dd>
-                      still accepted until <RelativeTime date={t.previousSecretExpiresAt} />
+                      still accepted; expires <RelativeTime date={t.previousSecretExpiresAt} />
                     </dd>
                   </>
                 ) : null}

@@ -119,7 +119,7 @@ export function WorkflowHeader({ workflowId }: { workflowId: string }) {
           { href: `/workflows/${workflowId}`, label: "Overview" },
           { href: `/workflows/${workflowId}/edit`, label: "Editor" },
           { href: `/workflows/${workflowId}/versions`, label: "Versions" },
-          { href: `/workflows/${workflowId}/triggers`, label: "Triggers" },
+          { href: `/workflows/${workflowId}/triggers`, label: "Triggers", prefix: true },
         ]}
       />
       <Dialog

@@ -76,7 +76,14 @@ test("schedule: the form previews the next 10 fire times and flags invalid cron 
   const times = form.getByRole("list", { name: "Next fire times" });
   await expect(times.getByRole("listitem")).toHaveCount(10);
   await expect(times.getByRole("listitem").first()).toContainText("02:30");
+  // DST: 02:30 on March Sundays in New York falls into the spring-forward gap once a year.
+  await form.getByLabel("Cron expression").fill("30 2 * 3 0");
+  await form.getByLabel("Time zone").fill("America/New_York");
+  await expect(times.getByRole("listitem")).toHaveCount(10);
+  const gap = times.getByRole("listitem").filter({ hasText: "DST gap" }).first();
+  await expect(gap).toContainText("03:00");
+  await expect(gap).toContainText("02:30 does not exist");
   await form.getByRole("button", { name: "Create trigger" }).click();
   await expect(form).toBeHidden();
-  await expect(triggers.row("Nightly")).toContainText("30 2 * * * (Europe/Berlin)");
+  await expect(triggers.row("Nightly")).toContainText("30 2 * 3 0 (America/New_York)");
 });

@@ -15,6 +15,7 @@ import { useTRPC, useTRPCClient } from "@/lib/trpc/client";
 import { RunLink, StatusBadge } from "./badges";
 import { SecretDialog, type ShownSecret } from "./secret-dialog";
 import { TriggerFormDialog } from "./trigger-form";
+import { TestEventPanel } from "./test-event-panel";
 import { TRIGGER_POLL_MS } from "./trigger-list";
 import {
   GRACE_OPTIONS,
@@ -561,68 +562,5 @@ function RotateDialog({
         ) : null}
       </div>
     </Dialog>
-  );
-}
-
-/** Emits a test event through `trigger.emitEvent` so an event trigger can be tried end to end. */
-export function TestEventPanel({ pattern }: { pattern: string }) {
-  const trpc = useTRPC();
-  const toast = useToast();
-  const [name, setName] = useState(() => pattern.replace(/\*$/, "test"));
-  const [data, setData] = useState("{}");
-  const [error, setError] = useState("");
-  const emit = useMutation(
-    trpc.trigger.emitEvent.mutationOptions({
-      onSuccess: () => toast(`Sent ${name}`),
-      onError: (e) => setError(e.message),
-    }),
-  );
-  return (
-    <section className="card" aria-labelledby="test-event-h">
-      <div className="card-head">
-        <h2 id="test-event-h">Send a test event</h2>
-      </div>
-      <form
-        className="card-body form"
-        noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
-          const parsed = parseJsonObject(data);
-          if (!parsed.ok) return setError(parsed.error);
-          setError("");
-          emit.mutate({ name: name.trim(), data: parsed.value ?? {} });
-        }}
-      >
-        <div className="form-row">
-          <Field
-            label="Event name"
-            value={name}
-            onChange={(e) => setName(e.target.value)}
-            spellCheck={false}
-          />
-          <Field
-            label="Event data (JSON object)"
-            render={(p) => (
-              <textarea
-                {...p}
-                value={data}
-                spellCheck={false}
-                onChange={(e) => setData(e.target.value)}
-              />
-            )}
-          />
-        </div>
-        {error ? (
-          <div className="form-error" role="alert">
-            {error}
-          </div>
-        ) : null}
-        <div>
-          <button type="submit" className="btn" disabled={emit.isPending}>
-            Send test event
-          </button>
-        </div>
-      </form>
-    </section>
   );
 }

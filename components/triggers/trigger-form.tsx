@@ -12,6 +12,7 @@ import {
 } from "@/lib/schemas/triggers";
 import { useTRPC } from "@/lib/trpc/client";
 import { SchedulePreview, useSchedulePreview } from "./schedule-preview";
+import { TestEventPanel } from "./test-event-panel";
 import {
   issuesByField,
   issuesOf,
@@ -628,6 +629,7 @@ export function TriggerFormDialog({
               error={err("mapping")}
               sourceHint="Map event data into run inputs with $.… paths over the event data."
             />
+            {mode.type === "edit" ? <TestEventPanel pattern={f.event} compact /> : null}
           </>
         ) : null}
 

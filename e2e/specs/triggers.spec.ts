@@ -1,6 +1,9 @@
 import { createHmac } from "node:crypto";
 import { expect, test } from "@playwright/test";
-import { OWNER_STATE } from "../fixtures/users";
+import { trpcMutation } from "../fixtures/trpc";
+import { OWNER_STATE, uniqueEmail } from "../fixtures/users";
+import { SignUpPage } from "../pages/auth-pages";
+import { MembersPage } from "../pages/settings-pages";
 import { publishedWorkflow, TriggersPage } from "../pages/trigger-pages";
 
 test.use({ storageState: OWNER_STATE });
@@ -86,4 +89,40 @@ test("schedule: the form previews the next 10 fire times and flags invalid cron 
   await form.getByRole("button", { name: "Create trigger" }).click();
   await expect(form).toBeHidden();
   await expect(triggers.row("Nightly")).toContainText("30 2 * 3 0 (America/New_York)");
+});
+
+test("viewers see triggers and deliveries but no buttons that change them", async ({
+  page,
+  request,
+  browser,
+}) => {
+  const workflowId = await publishedWorkflow(request, `Viewed ${Date.now()}`);
+  const created = await trpcMutation(request, "trigger.create", {
+    kind: "schedule",
+    workflowId,
+    name: "Hourly",
+    config: { cron: "0 * * * *", timezone: "UTC" },
+  });
+  expect(created.status(), await created.text()).toBe(200);
+
+  const members = new MembersPage(page);
+  await members.goto();
+  const link = await members.invite(uniqueEmail("trigger-viewer"), "viewer");
+  const viewerCtx = await browser.newContext({ storageState: { cookies: [], origins: [] } });
+  const viewer = await viewerCtx.newPage();
+  await viewer.goto(new URL(link).pathname);
+  await new SignUpPage(viewer).fill({ name: "Tina Viewer", password: "viewer-password-1" });
+  await expect(viewer).toHaveURL(/\/workflows/);
+
+  const triggers = new TriggersPage(viewer);
+  await triggers.goto(workflowId);
+  await expect(triggers.row("Hourly")).toContainText("0 * * * * (UTC)");
+  await expect(triggers.row("Hourly")).toContainText("enabled");
+  await expect(viewer.getByRole("button", { name: /^New / })).toHaveCount(0);
+  await expect(viewer.getByRole("switch")).toHaveCount(0);
+  await triggers.open("Hourly");
+  await expect(viewer.getByRole("region", { name: "Ticks" })).toBeVisible();
+  for (const name of ["Fire now", "Edit", "Delete", "Rotate secret"])
+    await expect(viewer.getByRole("button", { name, exact: true })).toHaveCount(0);
+  await viewerCtx.close();
 });

@@ -59,6 +59,27 @@ test("webhook: create in the UI, signed request starts a run, a bad signature is
   // The sanitized request is one click away.
   await rejected.getByRole("button", { name: "Show request" }).click();
   await expect(deliveries.getByLabel("Request")).toContainText("content-type");
+
+  // Rotate with a grace period: the new secret is shown once and works at once.
+  await page.getByRole("button", { name: "Rotate secret" }).click();
+  const rotate = page.getByRole("dialog", { name: "Rotate the signing secret" });
+  await rotate.getByLabel("Grace period").selectOption({ label: "1 hour" });
+  await rotate.getByRole("button", { name: "Rotate secret" }).click();
+  const rotated = page.getByRole("dialog", { name: "Secret rotated" });
+  const newSecret = (await rotated.getByTestId("webhook-secret").textContent())!.trim();
+  expect(newSecret).toMatch(/^whsec_/);
+  expect(newSecret).not.toBe(secret);
+  await rotated.getByRole("button", { name: "I have stored the secret" }).click();
+  await expect(page.getByText("Previous secret")).toBeVisible();
+  const again = await request.post(url, {
+    data: body,
+    headers: {
+      "content-type": "application/json",
+      "X-Signature": `sha256=${createHmac("sha256", newSecret).update(body).digest("hex")}`,
+    },
+  });
+  expect(again.status()).toBe(202);
+  await expect(deliveries.getByRole("row").filter({ hasText: "accepted" })).toHaveCount(2);
 });
 
 test("schedule: the form previews the next 10 fire times and flags invalid cron at the field", async ({
@@ -70,6 +91,10 @@ test("schedule: the form previews the next 10 fire times and flags invalid cron 
   await triggers.goto(workflowId);
   await page.getByRole("button", { name: "New schedule" }).click();
   const form = triggers.formDialog("schedule");
+  // Field-level errors: the name is required.
+  await form.getByRole("button", { name: "Create trigger" }).click();
+  await expect(form.getByLabel("Name", { exact: true })).toHaveAttribute("aria-invalid", "true");
+  await expect(form.getByText("Give the trigger a name")).toBeVisible();
   await form.getByLabel("Name", { exact: true }).fill("Nightly");
   await form.getByLabel("Cron expression").fill("not a cron");
   await expect(form.getByText("No preview until the schedule is valid.")).toBeVisible();

@@ -114,6 +114,23 @@ test("schedule: the form previews the next 10 fire times and flags invalid cron 
   await form.getByRole("button", { name: "Create trigger" }).click();
   await expect(form).toBeHidden();
   await expect(triggers.row("Nightly")).toContainText("30 2 * 3 0 (America/New_York)");
+
+  // Edit the cron on the detail page, then fire it by hand: the dialog links to the run.
+  await triggers.open("Nightly");
+  await page.getByRole("button", { name: "Edit", exact: true }).click();
+  const edit = page.getByRole("dialog", { name: "Edit “Nightly”" });
+  await edit.getByLabel("Cron expression").fill("0 3 * * *");
+  await expect(edit.getByRole("list", { name: "Next fire times" })).toContainText("03:00");
+  await edit.getByRole("button", { name: "Save changes" }).click();
+  await expect(edit).toBeHidden();
+  await expect(page.getByText("0 3 * * * (America/New_York)")).toBeVisible();
+  await page.getByRole("button", { name: "Fire now" }).click();
+  const fire = page.getByRole("dialog", { name: "Fire now" });
+  await fire.getByRole("button", { name: "Start run" }).click();
+  await expect(fire.getByRole("link", { name: /open run run_/ })).toHaveAttribute(
+    "href",
+    /^\/runs\/run_/,
+  );
 });
 
 test("viewers see triggers and deliveries but no buttons that change them", async ({

@@ -6,14 +6,23 @@ export function Tabs({
   items,
   label,
 }: {
-  items: { href: string; label: string }[];
+  /** `prefix`: also current on the pages below it (a list tab and its detail pages). */
+  items: { href: string; label: string; prefix?: boolean }[];
   label: string;
 }) {
   const pathname = usePathname();
   return (
     <nav className="tabs" aria-label={label}>
       {items.map((t) => (
-        <Link key={t.href} href={t.href} aria-current={pathname === t.href ? "page" : undefined}>
+        <Link
+          key={t.href}
+          href={t.href}
+          aria-current={
+            pathname === t.href || (t.prefix && pathname.startsWith(`${t.href}/`))
+              ? "page"
+              : undefined
+          }
+        >
           {t.label}
         </Link>
       ))}

@@ -29,7 +29,7 @@ export function Field({
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
-      {render ? render(control) : <input {...control} {...input} />}
+      {render ? render(control) : <input type="text" {...control} {...input} />}
       {hint ? (
         <div id={`${id}-hint`} className="hint">
           {hint}

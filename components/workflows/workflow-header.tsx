@@ -128,6 +128,7 @@ export function WorkflowHeader({ workflowId }: { workflowId: string }) {
           { href: `/workflows/${workflowId}/edit`, label: "Editor" },
           { href: `/workflows/${workflowId}/versions`, label: "Versions" },
           { href: `/workflows/${workflowId}/runs`, label: "Runs" },
+          { href: `/workflows/${workflowId}/triggers`, label: "Triggers", prefix: true },
         ]}
       />
       <Dialog

@@ -1,0 +1,90 @@
+"use client";
+import { useQuery } from "@tanstack/react-query";
+import { useEffect, useState } from "react";
+import { Spinner } from "@/components/ui/states";
+import { useTRPC } from "@/lib/trpc/client";
+import { dstNote, formatOffset, issuesByField, issuesOf } from "./trigger-model";
+
+export const PREVIEW_COUNT = 10;
+
+function useDebounced<T>(value: T, ms: number): T {
+  const [v, setV] = useState(value);
+  useEffect(() => {
+    const t = setTimeout(() => setV(value), ms);
+    return () => clearTimeout(t);
+  }, [value, ms]);
+  return v;
+}
+
+/**
+ * The server's preview of a cron expression (same compiled schedule as the scheduler), debounced
+ * while typing. Errors come back per field (`cron` / `timezone`) for the form to show in place.
+ */
+export function useSchedulePreview(cron: string, timezone: string) {
+  const trpc = useTRPC();
+  const input = useDebounced({ cron: cron.trim(), timezone: timezone.trim() || "UTC" }, 350);
+  const enabled = input.cron.length > 0;
+  const q = useQuery({
+    ...trpc.schedule.preview.queryOptions({ ...input, count: PREVIEW_COUNT }),
+    enabled,
+    retry: false,
+    placeholderData: (prev) => prev,
+  });
+  const errors = q.error ? issuesByField(issuesOf(q.error)) : {};
+  if (q.error && !errors.cron && !errors.timezone) errors.cron = q.error.message;
+  const isStale = input.cron !== cron.trim() || input.timezone !== (timezone.trim() || "UTC");
+  return { query: q, errors, enabled, isStale };
+}
+
+export function SchedulePreview({ preview }: { preview: ReturnType<typeof useSchedulePreview> }) {
+  const { query: q, enabled, isStale } = preview;
+  return (
+    <section aria-labelledby="preview-h" className="stack" style={{ gap: 6 }}>
+      <div className="row">
+        <strong id="preview-h">Next {PREVIEW_COUNT} fire times</strong>
+        {q.isFetching || isStale ? <Spinner label="Updating preview" /> : null}
+      </div>
+      {!enabled ? (
+        <p className="section-note">Type a cron expression to see when it fires.</p>
+      ) : q.error ? (
+        <p className="section-note">No preview until the schedule is valid.</p>
+      ) : q.data ? (
+        <>
+          {!q.data.minInterval.ok ? (
+            <div className="form-error" role="alert">
+              {q.data.minInterval.message ??
+                `Fires more often than every ${q.data.minInterval.minimumSeconds} s`}
+            </div>
+          ) : null}
+          <ol className="fire-times" aria-label="Next fire times">
+            {q.data.times.map((t) => {
+              const note = dstNote(t);
+              return (
+                <li key={t.at} className={note ? `fire-time dst-${note.kind}` : "fire-time"}>
+                  <span className="mono">{t.local}</span>{" "}
+                  <span className="faint small">{formatOffset(t.offsetMinutes)}</span>{" "}
+                  {note ? (
+                    <span
+                      className={note.kind === "gap" ? "badge badge-warn" : "badge badge-info"}
+                      title={note.text}
+                    >
+                      {note.kind === "gap" ? "DST gap" : "DST repeat"}
+                      <span className="sr-only">: {note.text}</span>
+                    </span>
+                  ) : null}
+                  {note ? <div className="small muted">{note.text}</div> : null}
+                </li>
+              );
+            })}
+          </ol>
+          <p className="section-note">
+            Times in {q.data.timezone}.{" "}
+            {q.data.dstBehaviour === "fixed-time"
+              ? "Fixed-time schedule: on DST changes a missing time fires at the jump and a repeated time fires once."
+              : "Interval schedule: on DST changes missing times are skipped and repeated times fire twice."}
+          </p>
+        </>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,128 @@
+import { describe, expect, it } from "vitest";
+import { ScheduleConfig } from "@/lib/schemas/triggers";
+import {
+  deliveryTone,
+  dstNote,
+  formatOffset,
+  issuesByField,
+  issuesOf,
+  mappingToRows,
+  parseJsonObject,
+  prettyJson,
+  rowsToMapping,
+  runTone,
+  triggerSummary,
+} from "./trigger-model";
+
+describe("triggerSummary", () => {
+  it("shows method + URL for webhooks, cron + zone for schedules, the pattern for events", () => {
+    expect(
+      triggerSummary({ kind: "webhook", url: "http://x/api/hooks/abc", config: { method: "PUT" } }),
+    ).toBe("PUT http://x/api/hooks/abc");
+    expect(
+      triggerSummary({
+        kind: "schedule",
+        config: { cron: "0 9 * * 1-5", timezone: "Europe/Berlin" },
+      }),
+    ).toBe("0 9 * * 1-5 (Europe/Berlin)");
+    expect(triggerSummary({ kind: "event", config: { event: "order.*" } })).toBe("order.*");
+  });
+});
+
+describe("tones", () => {
+  it("colours rejected and failed deliveries as danger, accepted as ok", () => {
+    expect(deliveryTone("accepted")).toBe("ok");
+    expect(deliveryTone("rejected")).toBe("danger");
+    expect(deliveryTone("rate_limited")).toBe("warn");
+    expect(deliveryTone("missed")).toBe("warn");
+    expect(runTone("completed")).toBe("ok");
+    expect(runTone("timed_out")).toBe("danger");
+    expect(runTone(null)).toBe("");
+  });
+});
+
+describe("mapping rows", () => {
+  it("drops blank rows, trims, and round-trips", () => {
+    const rows = [
+      { name: " orderId ", source: " $.order.id " },
+      { name: "", source: "" },
+      { name: "who", source: "query.who" },
+    ];
+    const m = rowsToMapping(rows);
+    expect(m).toEqual({ orderId: "$.order.id", who: "query.who" });
+    expect(mappingToRows(m)).toEqual([
+      { name: "orderId", source: "$.order.id" },
+      { name: "who", source: "query.who" },
+    ]);
+    expect(mappingToRows(undefined)).toEqual([]);
+  });
+});
+
+describe("parseJsonObject", () => {
+  it("accepts blank (default) and objects, refuses arrays, scalars and bad JSON", () => {
+    expect(parseJsonObject("  ")).toEqual({ ok: true, value: undefined });
+    expect(parseJsonObject('{"a":1}')).toEqual({ ok: true, value: { a: 1 } });
+    expect(parseJsonObject("[1]").ok).toBe(false);
+    expect(parseJsonObject("3").ok).toBe(false);
+    const bad = parseJsonObject("{a:");
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.error).toMatch(/^Not valid JSON/);
+  });
+  it("prettyJson leaves empty objects blank", () => {
+    expect(prettyJson({})).toBe("");
+    expect(prettyJson(undefined)).toBe("");
+    expect(prettyJson({ a: 1 })).toBe('{\n  "a": 1\n}');
+  });
+});
+
+describe("issuesByField", () => {
+  it("maps server paths (config.…) and client config paths onto the same keys", () => {
+    expect(
+      issuesByField([
+        { path: ["config", "cron"], message: "bad cron" },
+        { path: ["config", "cron"], message: "second message is dropped" },
+        { path: ["config", "verification", "header"], message: "bad header" },
+        { path: ["config", "mapping", "orderId"], message: "bad source" },
+        { path: ["name"], message: "a name" },
+        { path: [], message: "whole form" },
+      ]),
+    ).toEqual({
+      cron: "bad cron",
+      "verification.header": "bad header",
+      mapping: "bad source",
+      name: "a name",
+      _form: "whole form",
+    });
+  });
+  it("takes zod issues from a client-side parse directly", () => {
+    const r = ScheduleConfig.safeParse({ cron: "x", catchUpWindowMinutes: 0 });
+    expect(r.success).toBe(false);
+    if (!r.success) {
+      const f = issuesByField(r.error.issues);
+      expect(Object.keys(f).sort()).toEqual(["catchUpWindowMinutes", "cron"]);
+    }
+  });
+  it("issuesOf reads the issues of a tRPC error shape, or none", () => {
+    expect(issuesOf({ data: { issues: [{ path: ["x"], message: "m" }] } })).toHaveLength(1);
+    expect(issuesOf(new Error("plain"))).toEqual([]);
+    expect(issuesOf(null)).toEqual([]);
+  });
+});
+
+describe("DST notes", () => {
+  it("describes gaps and repeats, nothing otherwise", () => {
+    expect(dstNote({ dstGap: { wallTimes: ["02:30"], handling: "shifted" } })?.kind).toBe("gap");
+    expect(dstNote({ dstGap: { wallTimes: ["02:30"], handling: "skipped" } })?.text).toMatch(
+      /skipped/,
+    );
+    expect(dstNote({ dstRepeat: { occurrence: "second", firesTwice: true } })?.text).toMatch(
+      /both times/,
+    );
+    expect(dstNote({})).toBeNull();
+  });
+  it("formats UTC offsets", () => {
+    expect(formatOffset(120)).toBe("UTC+02:00");
+    expect(formatOffset(-330)).toBe("UTC-05:30");
+    expect(formatOffset(0)).toBe("UTC+00:00");
+  });
+});

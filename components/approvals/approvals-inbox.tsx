@@ -63,18 +63,8 @@ function Pending({ scope }: { scope: "mine" | "all" }) {
     ...trpc.approval.list.queryOptions({ scope, status: "pending" }),
     refetchInterval: 5000,
   });
-  if (q.isPending)
-    return (
-      <div className="card">
-        <LoadingRows rows={3} label="Loading approvals" />
-      </div>
-    );
-  if (q.error)
-    return (
-      <div className="card">
-        <ErrorState message={q.error.message} onRetry={() => void q.refetch()} />
-      </div>
-    );
+  if (q.isPending || q.isError)
+    return <QueryStateCard query={q} loadingLabel="Loading approvals" />;
   if (q.data.length === 0)
     return (
       <div className="card">
@@ -96,21 +86,29 @@ function Pending({ scope }: { scope: "mine" | "all" }) {
   );
 }
 
+/** A query's loading or error state, in a card (the inbox's lists share it). */
+function QueryStateCard({
+  query,
+  loadingLabel,
+}: {
+  query: { error: { message: string } | null; refetch: () => unknown };
+  loadingLabel: string;
+}) {
+  return (
+    <div className="card">
+      {query.error ? (
+        <ErrorState message={query.error.message} onRetry={() => void query.refetch()} />
+      ) : (
+        <LoadingRows rows={3} label={loadingLabel} />
+      )}
+    </div>
+  );
+}
+
 function History() {
   const trpc = useTRPC();
   const q = useQuery(trpc.approval.list.queryOptions({ scope: "all", status: "decided" }));
-  if (q.isPending)
-    return (
-      <div className="card">
-        <LoadingRows rows={3} label="Loading history" />
-      </div>
-    );
-  if (q.error)
-    return (
-      <div className="card">
-        <ErrorState message={q.error.message} onRetry={() => void q.refetch()} />
-      </div>
-    );
+  if (q.isPending || q.isError) return <QueryStateCard query={q} loadingLabel="Loading history" />;
   if (q.data.length === 0)
     return (
       <div className="card">

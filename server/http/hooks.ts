@@ -2,7 +2,7 @@ import "server-only";
 import { getDb } from "@/db";
 import { getRuntime } from "../runtime";
 import { receiveWebhook } from "../services/triggers/receive-webhook";
-import { errorResponse, readBodyCapped } from "./api";
+import { domainErrorResponse, readBodyCapped } from "./api";
 
 /** `/api/hooks/<path>` adapter: Request → receiveWebhook → JSON Response. */
 export async function handleWebhook(
@@ -24,8 +24,6 @@ export async function handleWebhook(
     );
     return Response.json(answer.body, { status: answer.status, headers: answer.headers });
   } catch (e) {
-    const ref = Math.random().toString(36).slice(2, 10);
-    getRuntime().log.error("webhook failed", { ref, err: e });
-    return errorResponse(500, "internal", `Something went wrong on our side (ref ${ref})`);
+    return domainErrorResponse(e);
   }
 }

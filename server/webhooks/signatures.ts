@@ -45,7 +45,8 @@ function sameDigest(received: Buffer | null, expected: Buffer): boolean {
 
 function decode(value: string, encoding: "hex" | "base64"): Buffer | null {
   const v = value.trim();
-  if (encoding === "hex") return /^[0-9a-fA-F]+$/.test(v) && v.length % 2 === 0 ? Buffer.from(v, "hex") : null;
+  if (encoding === "hex")
+    return /^[0-9a-fA-F]+$/.test(v) && v.length % 2 === 0 ? Buffer.from(v, "hex") : null;
   return /^[A-Za-z0-9+/_-]+=*$/.test(v) ? Buffer.from(v, "base64") : null;
 }
 
@@ -59,10 +60,7 @@ function checkTimestamp(raw: string | null, toleranceSeconds: number, now: Date,
 }
 
 /** Tries each secret (current first); any match verifies. */
-function anySecret(
-  secrets: string[],
-  matches: (secret: string) => boolean,
-): number | null {
+function anySecret(secrets: string[], matches: (secret: string) => boolean): number | null {
   let found: number | null = null;
   // Every secret is checked (no early exit), so timing does not reveal which one matched.
   secrets.forEach((s, i) => {
@@ -94,15 +92,20 @@ export function verifySignature(input: VerifyInput): VerifyResult {
       const idx = anySecret(secrets, (s) =>
         sameDigest(received, hmac(keyBytes("hmac", s), ts ? [`${ts.trim()}.`, body] : [body])),
       );
-      return idx === null ? fail("signature mismatch") : { ok: true, deliveryId: null, secretIndex: idx };
+      return idx === null
+        ? fail("signature mismatch")
+        : { ok: true, deliveryId: null, secretIndex: idx };
     }
 
     case "github": {
       const raw = headers.get("x-hub-signature-256");
       if (!raw) return fail("missing X-Hub-Signature-256 header");
-      if (!raw.startsWith("sha256=")) return fail('X-Hub-Signature-256 does not start with "sha256="');
+      if (!raw.startsWith("sha256="))
+        return fail('X-Hub-Signature-256 does not start with "sha256="');
       const received = decode(raw.slice(7), "hex");
-      const idx = anySecret(secrets, (s) => sameDigest(received, hmac(keyBytes("github", s), [body])));
+      const idx = anySecret(secrets, (s) =>
+        sameDigest(received, hmac(keyBytes("github", s), [body])),
+      );
       return idx === null
         ? fail("signature mismatch")
         : { ok: true, deliveryId: headers.get("x-github-delivery"), secretIndex: idx };
@@ -124,14 +127,17 @@ export function verifySignature(input: VerifyInput): VerifyResult {
           if (d) v1.push(d);
         }
       }
-      if (!t || v1.length === 0) return fail("malformed Stripe-Signature header (needs t= and v1=)");
+      if (!t || v1.length === 0)
+        return fail("malformed Stripe-Signature header (needs t= and v1=)");
       const bad = checkTimestamp(t, v.toleranceSeconds, now, "Stripe-Signature timestamp");
       if (bad) return fail(bad);
       const idx = anySecret(secrets, (s) => {
         const expected = hmac(keyBytes("stripe", s), [`${t}.`, body]);
         return v1.map((sig) => sameDigest(sig, expected)).includes(true);
       });
-      return idx === null ? fail("signature mismatch") : { ok: true, deliveryId: null, secretIndex: idx };
+      return idx === null
+        ? fail("signature mismatch")
+        : { ok: true, deliveryId: null, secretIndex: idx };
     }
 
     case "standard": {
@@ -152,7 +158,9 @@ export function verifySignature(input: VerifyInput): VerifyResult {
         const expected = hmac(keyBytes("standard", s), [`${id}.${ts!.trim()}.`, body]);
         return sigs.map((sig) => sameDigest(sig, expected)).includes(true);
       });
-      return idx === null ? fail("signature mismatch") : { ok: true, deliveryId: id, secretIndex: idx };
+      return idx === null
+        ? fail("signature mismatch")
+        : { ok: true, deliveryId: id, secretIndex: idx };
     }
   }
 }

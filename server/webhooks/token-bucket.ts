@@ -28,9 +28,8 @@ export function takeToken(
     b.tokens -= 1;
     return { ok: true };
   }
-  return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - b.tokens) / ratePerMs / 1000)) };
-}
-
-export function resetBuckets(): void {
-  buckets.clear();
+  return {
+    ok: false,
+    retryAfterSeconds: Math.max(1, Math.ceil((1 - b.tokens) / ratePerMs / 1000)),
+  };
 }

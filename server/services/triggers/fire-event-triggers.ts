@@ -49,22 +49,23 @@ export async function fireEventTriggers(
     if (!matchEvent(parsed.data, event).matches) continue;
     const payload = { ...event, depth };
     const record = async (status: "failed", reason: string) => {
-      await db
-        .insert(triggerDeliveries)
-        .values({
-          id: newId("dlv"),
-          workspaceId,
-          triggerId: trigger.id,
-          receivedAt: ctx(workspaceId).now(),
-          status,
-          reason,
-          deliveryKey: event.id,
-          request: { event: { id: event.id, name: event.name } },
-        });
+      await db.insert(triggerDeliveries).values({
+        id: newId("dlv"),
+        workspaceId,
+        triggerId: trigger.id,
+        receivedAt: ctx(workspaceId).now(),
+        status,
+        reason,
+        deliveryKey: event.id,
+        request: { event: { id: event.id, name: event.name } },
+      });
       result.failed.push({ triggerId: trigger.id, reason });
     };
     if (depth > MAX_EVENT_CHAIN_DEPTH) {
-      await record("failed", `event chain deeper than ${MAX_EVENT_CHAIN_DEPTH}: not started (loop guard)`);
+      await record(
+        "failed",
+        `event chain deeper than ${MAX_EVENT_CHAIN_DEPTH}: not started (loop guard)`,
+      );
       continue;
     }
     const mapped = applyMapping(parsed.data.mapping, parsed.data.input, { body: event });

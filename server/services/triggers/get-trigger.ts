@@ -1,12 +1,11 @@
 import "server-only";
 import { eq } from "drizzle-orm";
 import { runs, workflows } from "@/db/schema";
-import { TriggerRef } from "@/lib/schemas/triggers";
+import { TriggerRef, WebhookConfig } from "@/lib/schemas/triggers";
 import { sampleRequest } from "@/lib/triggers/samples";
-import { WebhookConfig } from "@/lib/schemas/triggers";
 import { fromZodError } from "../../errors";
 import { requireRole, type ServiceContext } from "../context";
-import { listTriggerDeliveries } from "./list-trigger-deliveries";
+import { deliveryPage } from "./list-trigger-deliveries";
 import { loadTrigger, publicTrigger } from "./load-trigger";
 
 /** One trigger with its workflow, last run, 20 recent deliveries and (webhooks) a sample request. */
@@ -23,7 +22,7 @@ export async function getTrigger({ ctx, input }: { ctx: ServiceContext; input: u
     ? await ctx.db.select({ status: runs.status }).from(runs).where(eq(runs.id, row.lastRunId))
     : [];
   const pub = publicTrigger(row, ctx.config.publicUrl);
-  const deliveries = await listTriggerDeliveries({ ctx, input: { triggerId: row.id, limit: 20 } });
+  const deliveries = await deliveryPage(ctx.db, row.id, 20);
   return {
     ...pub,
     workflowName: wf?.name ?? null,

@@ -1,6 +1,7 @@
 import "server-only";
 import { and, desc, eq, lt } from "drizzle-orm";
 import { z } from "zod";
+import type { Db } from "@/db/client";
 import { runs, triggerDeliveries } from "@/db/schema";
 import { fromZodError } from "../../errors";
 import { requireRole, type ServiceContext } from "../context";
@@ -15,24 +16,35 @@ const Input = z.object({
 export const ListTriggerDeliveriesInput = Input;
 
 /** A trigger's recent deliveries (newest first), with each started run's status. */
-export async function listTriggerDeliveries({ ctx, input }: { ctx: ServiceContext; input: unknown }) {
+export async function listTriggerDeliveries({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: unknown;
+}) {
   const ws = requireRole(ctx, "viewer");
   const parsed = Input.safeParse(input);
   if (!parsed.success) throw fromZodError(parsed.error);
   const trigger = await loadTrigger(ctx.db, ws.id, parsed.data.triggerId);
-  const rows = await ctx.db
+  return deliveryPage(ctx.db, trigger.id, parsed.data.limit, parsed.data.before);
+}
+
+/** One page of a (already authorized) trigger's deliveries, newest first. */
+export async function deliveryPage(db: Db, triggerId: string, limit: number, before?: string) {
+  const rows = await db
     .select({ d: triggerDeliveries, runStatus: runs.status })
     .from(triggerDeliveries)
     .leftJoin(runs, eq(runs.id, triggerDeliveries.runId))
     .where(
       and(
-        eq(triggerDeliveries.triggerId, trigger.id),
-        parsed.data.before ? lt(triggerDeliveries.receivedAt, new Date(parsed.data.before)) : undefined,
+        eq(triggerDeliveries.triggerId, triggerId),
+        before ? lt(triggerDeliveries.receivedAt, new Date(before)) : undefined,
       ),
     )
     .orderBy(desc(triggerDeliveries.receivedAt))
-    .limit(parsed.data.limit + 1);
-  const page = rows.slice(0, parsed.data.limit);
+    .limit(limit + 1);
+  const page = rows.slice(0, limit);
   return {
     items: page.map(({ d, runStatus }) => ({
       id: d.id,
@@ -45,6 +57,6 @@ export async function listTriggerDeliveries({ ctx, input }: { ctx: ServiceContex
       runStatus: runStatus ?? null,
       request: d.request,
     })),
-    nextBefore: rows.length > parsed.data.limit ? page.at(-1)!.d.receivedAt.toISOString() : null,
+    nextBefore: rows.length > limit ? page.at(-1)!.d.receivedAt.toISOString() : null,
   };
 }

@@ -75,4 +75,3 @@ export function publicTrigger(row: TriggerRow, publicUrl: string) {
     updatedAt: row.updatedAt,
   };
 }
-export type PublicTrigger = ReturnType<typeof publicTrigger>;

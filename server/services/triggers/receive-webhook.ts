@@ -42,7 +42,12 @@ export interface WebhookAnswer {
 const BODY_PREVIEW_BYTES = 4096;
 const TERMINAL = new Set<string>(TERMINAL_RUN_STATUSES);
 
-const error = (status: number, code: string, message: string, extra: Record<string, unknown> = {}): WebhookAnswer => ({
+const error = (
+  status: number,
+  code: string,
+  message: string,
+  extra: Record<string, unknown> = {},
+): WebhookAnswer => ({
   status,
   body: { error: { code, message, ...extra } },
 });
@@ -54,7 +59,10 @@ const error = (status: number, code: string, message: string, extra: Record<stri
  * outcome — accepted, duplicate, rejected with the reason, rate limited, too large, failed — is a
  * delivery row; nothing is answered with a silent 200.
  */
-export async function receiveWebhook(deps: WebhookDeps, req: IncomingWebhook): Promise<WebhookAnswer> {
+export async function receiveWebhook(
+  deps: WebhookDeps,
+  req: IncomingWebhook,
+): Promise<WebhookAnswer> {
   const now = deps.now ?? (() => new Date());
   const [trigger] = await deps.db
     .select()
@@ -63,24 +71,19 @@ export async function receiveWebhook(deps: WebhookDeps, req: IncomingWebhook): P
     .limit(1);
   if (!trigger) return error(404, "not_found", "No webhook is configured at this path");
   const parsedConfig = WebhookConfig.safeParse(trigger.config);
-  if (!parsedConfig.success) return error(500, "internal", "This webhook's configuration is invalid");
+  if (!parsedConfig.success)
+    return error(500, "internal", "This webhook's configuration is invalid");
   const config = parsedConfig.data;
   const hidden = sensitiveHeaders(config.verification);
-  const headersForRecord = () => {
-    const out: Record<string, string> = {};
-    req.headers.forEach((value, name) => {
-      out[name] = hidden.has(name.toLowerCase()) ? "[redacted]" : value.slice(0, 500);
-    });
-    return out;
-  };
-  const queryObject = () => {
-    const q: Record<string, string | string[]> = {};
-    for (const key of new Set(req.query.keys())) {
-      const all = req.query.getAll(key);
-      q[key] = all.length === 1 ? all[0]! : all;
-    }
-    return q;
-  };
+  const recordedHeaders: Record<string, string> = {};
+  req.headers.forEach((value, name) => {
+    recordedHeaders[name] = hidden.has(name.toLowerCase()) ? "[redacted]" : value.slice(0, 500);
+  });
+  const query: Record<string, string | string[]> = {};
+  for (const key of new Set(req.query.keys())) {
+    const all = req.query.getAll(key);
+    query[key] = all.length === 1 ? all[0]! : all;
+  }
   let body: Buffer | null = null;
   const record = async (
     status: (typeof triggerDeliveries.$inferInsert)["status"],
@@ -99,45 +102,94 @@ export async function receiveWebhook(deps: WebhookDeps, req: IncomingWebhook): P
       runId: extra.runId ?? null,
       request: {
         method: req.method,
-        headers: headersForRecord(),
-        query: queryObject(),
+        headers: recordedHeaders,
+        query,
         bodyBytes: body?.length ?? null,
         bodyPreview: body ? body.subarray(0, BODY_PREVIEW_BYTES).toString("utf8") : null,
       },
     });
     return answer;
   };
-  const reject = (status: number, code: string, reason: string, kind: "rejected" | "too_large" | "rate_limited" | "failed" = "rejected", headers?: Record<string, string>) =>
-    record(kind, { ...error(status, code, reason), headers }, { reason });
+  const reject = (
+    status: number,
+    code: string,
+    reason: string,
+    kind: "rejected" | "too_large" | "rate_limited" | "failed" = "rejected",
+    headers?: Record<string, string>,
+  ) => record(kind, { ...error(status, code, reason), headers }, { reason });
 
   if (!trigger.enabled) return reject(404, "not_found", "This webhook is disabled");
   if (req.method.toUpperCase() !== config.method)
-    return reject(405, "method_not_allowed", `This webhook accepts ${config.method}, not ${req.method}`, "rejected", { allow: config.method });
+    return reject(
+      405,
+      "method_not_allowed",
+      `This webhook accepts ${config.method}, not ${req.method}`,
+      "rejected",
+      { allow: config.method },
+    );
   const bucket = takeToken(trigger.id, config.rateLimit, now().getTime());
   if (!bucket.ok)
-    return reject(429, "rate_limited", `Rate limit of ${config.rateLimit.perMinute}/min exceeded`, "rate_limited", {
-      "retry-after": String(bucket.retryAfterSeconds),
-    });
+    return reject(
+      429,
+      "rate_limited",
+      `Rate limit of ${config.rateLimit.perMinute}/min exceeded`,
+      "rate_limited",
+      {
+        "retry-after": String(bucket.retryAfterSeconds),
+      },
+    );
   const declared = Number(req.headers.get("content-length") ?? NaN);
   if (Number.isFinite(declared) && declared > config.maxBodyBytes)
-    return reject(413, "payload_too_large", `The body is ${declared} bytes; the limit is ${config.maxBodyBytes}`, "too_large");
+    return reject(
+      413,
+      "payload_too_large",
+      `The body is ${declared} bytes; the limit is ${config.maxBodyBytes}`,
+      "too_large",
+    );
   body = await req.readBody(config.maxBodyBytes);
   if (body === null)
-    return reject(413, "payload_too_large", `The body is larger than the ${config.maxBodyBytes}-byte limit`, "too_large");
+    return reject(
+      413,
+      "payload_too_large",
+      `The body is larger than the ${config.maxBodyBytes}-byte limit`,
+      "too_large",
+    );
 
   const secrets: string[] = [];
   if (config.verification.preset !== "none") {
     try {
-      if (trigger.secret) secrets.push(openWebhookSecret(deps.keys, trigger.workspaceId, trigger.id, trigger.secret));
-      if (trigger.previousSecret && trigger.previousSecretExpiresAt && trigger.previousSecretExpiresAt > now())
-        secrets.push(openWebhookSecret(deps.keys, trigger.workspaceId, trigger.id, trigger.previousSecret));
+      if (trigger.secret)
+        secrets.push(openWebhookSecret(deps.keys, trigger.workspaceId, trigger.id, trigger.secret));
+      if (
+        trigger.previousSecret &&
+        trigger.previousSecretExpiresAt &&
+        trigger.previousSecretExpiresAt > now()
+      )
+        secrets.push(
+          openWebhookSecret(deps.keys, trigger.workspaceId, trigger.id, trigger.previousSecret),
+        );
     } catch (e) {
-      deps.log.error("webhook secret cannot be decrypted", { triggerId: trigger.id, err: (e as Error).message });
-      return reject(500, "internal", "The webhook's secret cannot be read (master secret changed?)", "failed");
+      deps.log.error("webhook secret cannot be decrypted", {
+        triggerId: trigger.id,
+        err: (e as Error).message,
+      });
+      return reject(
+        500,
+        "internal",
+        "The webhook's secret cannot be read (master secret changed?)",
+        "failed",
+      );
     }
   }
-  const verified = verifySignature({ verification: config.verification, secrets, headers: req.headers, body, now: now() });
-  if (!verified.ok) return reject(401, "invalid_signature", `Signature rejected: ${verified.reason}`);
+  const verified = verifySignature({
+    verification: config.verification,
+    secrets,
+    headers: req.headers,
+    body,
+    now: now(),
+  });
+  if (!verified.ok)
+    return reject(401, "invalid_signature", `Signature rejected: ${verified.reason}`);
 
   let payload: unknown = null;
   const text = body.toString("utf8");
@@ -152,18 +204,26 @@ export async function receiveWebhook(deps: WebhookDeps, req: IncomingWebhook): P
 
   const mapped = applyMapping(config.mapping, config.input, {
     body: payload,
-    query: queryObject(),
+    query,
     headers: Object.fromEntries([...req.headers].map(([k, v]) => [k.toLowerCase(), v])),
   });
   if (mapped.missing.length)
-    return reject(422, "mapping_failed", `Mapped values are missing from the request: ${mapped.missing.join(", ")}`);
+    return reject(
+      422,
+      "mapping_failed",
+      `Mapped values are missing from the request: ${mapped.missing.join(", ")}`,
+    );
 
   let deliveryKey: string | null = null;
-  if (config.idempotency === "body_hash") deliveryKey = `sha256:${createHash("sha256").update(body).digest("hex")}`;
+  if (config.idempotency === "body_hash")
+    deliveryKey = `sha256:${createHash("sha256").update(body).digest("hex")}`;
   else if (config.idempotency === "delivery_id") {
     deliveryKey =
       verified.deliveryId ??
-      (config.verification.preset === "stripe" && payload && typeof payload === "object" && typeof (payload as { id?: unknown }).id === "string"
+      (config.verification.preset === "stripe" &&
+      payload &&
+      typeof payload === "object" &&
+      typeof (payload as { id?: unknown }).id === "string"
         ? (payload as { id: string }).id
         : null) ??
       req.headers.get(config.idHeader);
@@ -176,7 +236,13 @@ export async function receiveWebhook(deps: WebhookDeps, req: IncomingWebhook): P
     started = await deps.db.transaction(async (tx) => {
       const r = await startTriggerRun(tx, ctx, trigger as TriggerRow, {
         input: mapped.input,
-        payload: { method: req.method, path: req.path, query: queryObject(), headers: headersForRecord(), body: payload },
+        payload: {
+          method: req.method,
+          path: req.path,
+          query,
+          headers: recordedHeaders,
+          body: payload,
+        },
         idempotencyKey: deliveryKey,
       });
       return { runId: r.run.id, duplicate: r.deduplicated };
@@ -187,7 +253,15 @@ export async function receiveWebhook(deps: WebhookDeps, req: IncomingWebhook): P
     return reject(status, e.code.toLowerCase(), e.message, "failed");
   }
   if (started.duplicate)
-    return record("duplicate", { status: 200, body: { runId: started.runId, duplicate: true } }, { runId: started.runId, deliveryKey, reason: "already received: the existing run is answered" });
+    return record(
+      "duplicate",
+      { status: 200, body: { runId: started.runId, duplicate: true } },
+      {
+        runId: started.runId,
+        deliveryKey,
+        reason: "already received: the existing run is answered",
+      },
+    );
   await record("accepted", { status: 202, body: {} }, { runId: started.runId, deliveryKey });
   if (config.mode === "async") return { status: 202, body: { runId: started.runId } };
 
@@ -201,10 +275,18 @@ export async function receiveWebhook(deps: WebhookDeps, req: IncomingWebhook): P
     if (run && TERMINAL.has(run.status))
       return {
         status: 200,
-        body: { runId: started.runId, status: run.status, output: run.output ?? null, ...(run.error ? { error: run.error } : {}) },
+        body: {
+          runId: started.runId,
+          status: run.status,
+          output: run.output ?? null,
+          ...(run.error ? { error: run.error } : {}),
+        },
       };
     if (Date.now() >= deadline)
-      return { status: 202, body: { runId: started.runId, status: run?.status ?? "queued", timedOut: true } };
+      return {
+        status: 202,
+        body: { runId: started.runId, status: run?.status ?? "queued", timedOut: true },
+      };
     await new Promise((r) => setTimeout(r, 100));
   }
 }

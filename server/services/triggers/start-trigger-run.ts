@@ -58,7 +58,9 @@ export async function startTriggerRun(
     trigger: { type: trigger.kind, id: trigger.id, payload: args.payload },
     initiator: args.initiator ?? { type: trigger.kind, id: trigger.id },
     accountableUserId: args.initiator?.id ?? null,
-    idempotencyKey: args.idempotencyKey ? `${trigger.kind}:${trigger.id}:${args.idempotencyKey}` : null,
+    idempotencyKey: args.idempotencyKey
+      ? `${trigger.kind}:${trigger.id}:${args.idempotencyKey}`
+      : null,
   });
   if (!result.deduplicated) {
     await tx

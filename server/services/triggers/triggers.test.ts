@@ -43,7 +43,12 @@ describe("trigger CRUD", () => {
     expect(web.trigger.url).toMatch(/\/api\/hooks\/orders-in$/);
     const sched = await createTrigger({
       ctx: fx.ctx("editor"),
-      input: { kind: "schedule", workflowId, name: "Nightly", config: { cron: "0 3 * * *", timezone: "Europe/Berlin" } },
+      input: {
+        kind: "schedule",
+        workflowId,
+        name: "Nightly",
+        config: { cron: "0 3 * * *", timezone: "Europe/Berlin" },
+      },
     });
     expect(sched.secret).toBeNull();
     const ev = await createTrigger({
@@ -60,7 +65,10 @@ describe("trigger CRUD", () => {
     const everything = JSON.stringify([listed, got]);
     expect(everything).not.toContain(web.secret!);
     expect(everything).not.toContain("ciphertext");
-    const audit = await t.db.select().from(auditEvents).where(eq(auditEvents.targetId, web.trigger.id));
+    const audit = await t.db
+      .select()
+      .from(auditEvents)
+      .where(eq(auditEvents.targetId, web.trigger.id));
     expect(audit.map((a) => a.action)).toEqual(["trigger.created"]);
     expect(JSON.stringify(audit)).not.toContain(web.secret!);
   });
@@ -68,42 +76,83 @@ describe("trigger CRUD", () => {
   it("refuses bad input with the field that is wrong", async () => {
     const bad = (config: Record<string, unknown>, kind = "schedule") =>
       createTrigger({ ctx: fx.ctx("editor"), input: { kind, workflowId, name: "X", config } });
-    await expect(bad({ cron: "61 * * * *" })).rejects.toMatchObject({ issues: [{ path: ["config", "cron"] }] });
-    await expect(bad({ cron: "0 3 * * *", timezone: "Mars/Olympus" })).rejects.toMatchObject({ issues: [{ path: ["config", "timezone"] }] });
+    await expect(bad({ cron: "61 * * * *" })).rejects.toMatchObject({
+      issues: [{ path: ["config", "cron"] }],
+    });
+    await expect(bad({ cron: "0 3 * * *", timezone: "Mars/Olympus" })).rejects.toMatchObject({
+      issues: [{ path: ["config", "timezone"] }],
+    });
     await expect(bad({ cron: "* * * * * *" })).rejects.toThrow(/fields/);
     await expect(bad({ methd: "POST" }, "webhook")).rejects.toThrow(/methd|Unrecognized/);
-    await expect(bad({ mapping: { order: "order.id" } }, "webhook")).rejects.toThrow(/\$\.order\.id/);
+    await expect(bad({ mapping: { order: "order.id" } }, "webhook")).rejects.toThrow(
+      /\$\.order\.id/,
+    );
     await expect(bad({ event: "bad name!" }, "event")).rejects.toThrow(/event name/);
     await expect(
-      createTrigger({ ctx: fx.ctx("editor"), input: { kind: "webhook", workflowId, name: "Dup", path: "orders-in", config: {} } }),
+      createTrigger({
+        ctx: fx.ctx("editor"),
+        input: { kind: "webhook", workflowId, name: "Dup", path: "orders-in", config: {} },
+      }),
     ).rejects.toThrow(/taken/);
   });
 
   it("is scoped to the workspace and to editors", async () => {
-    const foreignWf = (await createWorkflow({ ctx: other.ctx("editor"), input: { name: "Theirs" } })).id;
+    const foreignWf = (
+      await createWorkflow({ ctx: other.ctx("editor"), input: { name: "Theirs" } })
+    ).id;
     await expect(
-      createTrigger({ ctx: fx.ctx("editor"), input: { kind: "event", workflowId: foreignWf, name: "X", config: { event: "a.b" } } }),
+      createTrigger({
+        ctx: fx.ctx("editor"),
+        input: { kind: "event", workflowId: foreignWf, name: "X", config: { event: "a.b" } },
+      }),
     ).rejects.toThrow(/not found/);
     await expect(
-      createTrigger({ ctx: fx.ctx("viewer"), input: { kind: "event", workflowId, name: "X", config: { event: "a.b" } } }),
+      createTrigger({
+        ctx: fx.ctx("viewer"),
+        input: { kind: "event", workflowId, name: "X", config: { event: "a.b" } },
+      }),
     ).rejects.toThrow(/editor/);
-    const mine = await createTrigger({ ctx: fx.ctx("editor"), input: { kind: "event", workflowId, name: "Mine", config: { event: "a.b" } } });
-    await expect(getTrigger({ ctx: other.ctx("owner"), input: { triggerId: mine.trigger.id } })).rejects.toThrow(/not found/);
-    await expect(deleteTrigger({ ctx: other.ctx("owner"), input: { triggerId: mine.trigger.id } })).rejects.toThrow(/not found/);
+    const mine = await createTrigger({
+      ctx: fx.ctx("editor"),
+      input: { kind: "event", workflowId, name: "Mine", config: { event: "a.b" } },
+    });
+    await expect(
+      getTrigger({ ctx: other.ctx("owner"), input: { triggerId: mine.trigger.id } }),
+    ).rejects.toThrow(/not found/);
+    await expect(
+      deleteTrigger({ ctx: other.ctx("owner"), input: { triggerId: mine.trigger.id } }),
+    ).rejects.toThrow(/not found/);
   });
 
   it("updates config for the trigger's kind, fires now, and deletes", async () => {
-    const ev = await createTrigger({ ctx: fx.ctx("editor"), input: { kind: "event", workflowId, name: "E", config: { event: "a.b" } } });
-    const updated = await updateTrigger({ ctx: fx.ctx("editor"), input: { triggerId: ev.trigger.id, name: "E2", config: { event: "c.*" } } });
+    const ev = await createTrigger({
+      ctx: fx.ctx("editor"),
+      input: { kind: "event", workflowId, name: "E", config: { event: "a.b" } },
+    });
+    const updated = await updateTrigger({
+      ctx: fx.ctx("editor"),
+      input: { triggerId: ev.trigger.id, name: "E2", config: { event: "c.*" } },
+    });
     expect(updated).toMatchObject({ name: "E2", config: { event: "c.*" } });
-    await expect(updateTrigger({ ctx: fx.ctx("editor"), input: { triggerId: ev.trigger.id, config: { cron: "0 * * * *" } } })).rejects.toThrow();
+    await expect(
+      updateTrigger({
+        ctx: fx.ctx("editor"),
+        input: { triggerId: ev.trigger.id, config: { cron: "0 * * * *" } },
+      }),
+    ).rejects.toThrow();
     const fired = await fireTrigger({ ctx: fx.ctx("editor"), input: { triggerId: ev.trigger.id } });
     expect(fired.runId).toMatch(/^run_/);
     const got = await getTrigger({ ctx: fx.ctx("viewer"), input: { triggerId: ev.trigger.id } });
     expect(got.lastRunId).toBe(fired.runId);
-    expect(got.deliveries[0]).toMatchObject({ status: "accepted", runId: fired.runId, reason: "fired manually" });
+    expect(got.deliveries[0]).toMatchObject({
+      status: "accepted",
+      runId: fired.runId,
+      reason: "fired manually",
+    });
     await deleteTrigger({ ctx: fx.ctx("editor"), input: { triggerId: ev.trigger.id } });
-    await expect(getTrigger({ ctx: fx.ctx("viewer"), input: { triggerId: ev.trigger.id } })).rejects.toThrow(/not found/);
+    await expect(
+      getTrigger({ ctx: fx.ctx("viewer"), input: { triggerId: ev.trigger.id } }),
+    ).rejects.toThrow(/not found/);
   });
 });
 
@@ -114,8 +163,17 @@ describe("the sample request", () => {
     it(`produces a valid ${preset} signature with openssl`, () => {
       const secret = "whsec_" + Buffer.alloc(32, 7).toString("base64");
       const config = WebhookConfig.parse({ verification: { preset } });
-      const script = sampleRequest({ url: "http://localhost/api/hooks/x", config, secret, body: '{"a":1}' });
-      const out = execFileSync("bash", ["-c", `curl() { for a in "$@"; do printf '%s\\n' "$a"; done; }\n${script}`], { encoding: "utf8" });
+      const script = sampleRequest({
+        url: "http://localhost/api/hooks/x",
+        config,
+        secret,
+        body: '{"a":1}',
+      });
+      const out = execFileSync(
+        "bash",
+        ["-c", `curl() { for a in "$@"; do printf '%s\\n' "$a"; done; }\n${script}`],
+        { encoding: "utf8" },
+      );
       const lines = out.split("\n");
       const headers = new Headers();
       lines.forEach((l, i) => {
@@ -126,7 +184,13 @@ describe("the sample request", () => {
       });
       const sent = lines[lines.indexOf("--data") + 1]!;
       expect(sent).toBe('{"a":1}');
-      const verdict = verifySignature({ verification: config.verification, secrets: [secret], headers, body: Buffer.from(sent), now: new Date() });
+      const verdict = verifySignature({
+        verification: config.verification,
+        secrets: [secret],
+        headers,
+        body: Buffer.from(sent),
+        now: new Date(),
+      });
       expect(verdict).toMatchObject({ ok: true });
     });
   }

@@ -34,14 +34,24 @@ type Hook = { id: string; path: string; secret: string };
 async function hook(config: Record<string, unknown> = {}, name = "Hook"): Promise<Hook> {
   const r = await createTrigger({
     ctx: e.ws.ctx("editor"),
-    input: { kind: "webhook", workflowId, name, config: { mapping: { order: "$.order.id" }, ...config } },
+    input: {
+      kind: "webhook",
+      workflowId,
+      name,
+      config: { mapping: { order: "$.order.id" }, ...config },
+    },
   });
   return { id: r.trigger.id, path: r.trigger.path!, secret: r.secret! };
 }
 
 async function send(
   path: string,
-  opts: { method?: string; headers?: Record<string, string>; body?: string | ReadableStream; query?: string } = {},
+  opts: {
+    method?: string;
+    headers?: Record<string, string>;
+    body?: string | ReadableStream;
+    query?: string;
+  } = {},
 ): Promise<Response> {
   const req = new Request(`http://localhost/api/hooks/${path}${opts.query ?? ""}`, {
     method: opts.method ?? "POST",
@@ -52,19 +62,26 @@ async function send(
   return handleWebhook(req, { params: Promise.resolve({ path: path.split("/") }) });
 }
 
-const hex = (secret: string, data: string) => createHmac("sha256", secret).update(data).digest("hex");
+const hex = (secret: string, data: string) =>
+  createHmac("sha256", secret).update(data).digest("hex");
 const nowSec = () => Math.floor(Date.now() / 1000);
 const body = (id: string) => JSON.stringify({ order: { id } });
 const deliveries = (triggerId: string) =>
   e.db.db.select().from(triggerDeliveries).where(eq(triggerDeliveries.triggerId, triggerId));
 const runsOf = (triggerId: string) =>
-  e.db.db.select().from(runs).where(and(eq(runs.triggerType, "webhook"), eq(runs.triggerId, triggerId)));
+  e.db.db
+    .select()
+    .from(runs)
+    .where(and(eq(runs.triggerType, "webhook"), eq(runs.triggerId, triggerId)));
 
 describe("webhook signatures", () => {
   it("generic HMAC: valid → 202 and a run with mapped input; tampered → 401 recorded without secrets", async () => {
     const h = await hook();
     const b = body("A-1");
-    const ok = await send(h.path, { headers: { "x-signature": `sha256=${hex(h.secret, b)}` }, body: b });
+    const ok = await send(h.path, {
+      headers: { "x-signature": `sha256=${hex(h.secret, b)}` },
+      body: b,
+    });
     expect(ok.status).toBe(202);
     const { runId } = await ok.json();
     const run = await e.waitFor(runId, ["completed", "failed"]);
@@ -72,7 +89,10 @@ describe("webhook signatures", () => {
     expect(run.triggerType).toBe("webhook");
 
     const forged = hex(h.secret, b);
-    const bad = await send(h.path, { headers: { "x-signature": `sha256=${forged}` }, body: body("A-2") });
+    const bad = await send(h.path, {
+      headers: { "x-signature": `sha256=${forged}` },
+      body: body("A-2"),
+    });
     expect(bad.status).toBe(401);
     expect((await bad.json()).error.message).toMatch(/signature mismatch/);
     const rows = await deliveries(h.id);
@@ -85,12 +105,31 @@ describe("webhook signatures", () => {
   });
 
   it("generic HMAC with a timestamp header refuses stale deliveries", async () => {
-    const h = await hook({ verification: { preset: "hmac", header: "X-Sig", prefix: "", encoding: "base64", timestampHeader: "X-Ts" } });
-    const sign = (ts: number, b: string) => createHmac("sha256", h.secret).update(`${ts}.${b}`).digest("base64");
+    const h = await hook({
+      verification: {
+        preset: "hmac",
+        header: "X-Sig",
+        prefix: "",
+        encoding: "base64",
+        timestampHeader: "X-Ts",
+      },
+    });
+    const sign = (ts: number, b: string) =>
+      createHmac("sha256", h.secret).update(`${ts}.${b}`).digest("base64");
     const b = body("T-1");
-    expect((await send(h.path, { headers: { "x-sig": sign(nowSec(), b), "x-ts": String(nowSec()) }, body: b })).status).toBe(202);
+    expect(
+      (
+        await send(h.path, {
+          headers: { "x-sig": sign(nowSec(), b), "x-ts": String(nowSec()) },
+          body: b,
+        })
+      ).status,
+    ).toBe(202);
     const old = nowSec() - 301;
-    const stale = await send(h.path, { headers: { "x-sig": sign(old, b), "x-ts": String(old) }, body: b });
+    const stale = await send(h.path, {
+      headers: { "x-sig": sign(old, b), "x-ts": String(old) },
+      body: b,
+    });
     expect(stale.status).toBe(401);
     expect((await stale.json()).error.message).toMatch(/tolerance/);
   });
@@ -98,16 +137,26 @@ describe("webhook signatures", () => {
   it("GitHub: valid, tampered, missing, and a replayed delivery id → one run", async () => {
     const h = await hook({ verification: { preset: "github" } });
     const b = body("G-1");
-    const headers = { "x-hub-signature-256": `sha256=${hex(h.secret, b)}`, "x-github-delivery": "d-1" };
+    const headers = {
+      "x-hub-signature-256": `sha256=${hex(h.secret, b)}`,
+      "x-github-delivery": "d-1",
+    };
     const first = await send(h.path, { headers, body: b });
     expect(first.status).toBe(202);
     const replay = await send(h.path, { headers, body: b });
     expect(replay.status).toBe(200);
     expect(await replay.json()).toEqual({ runId: (await first.json()).runId, duplicate: true });
     expect((await send(h.path, { headers, body: body("G-2") })).status).toBe(401);
-    expect((await send(h.path, { headers: { "x-github-delivery": "d-2" }, body: b })).status).toBe(401);
+    expect((await send(h.path, { headers: { "x-github-delivery": "d-2" }, body: b })).status).toBe(
+      401,
+    );
     expect(await runsOf(h.id)).toHaveLength(1);
-    expect((await deliveries(h.id)).map((d) => d.status).sort()).toEqual(["accepted", "duplicate", "rejected", "rejected"]);
+    expect((await deliveries(h.id)).map((d) => d.status).sort()).toEqual([
+      "accepted",
+      "duplicate",
+      "rejected",
+      "rejected",
+    ]);
   });
 
   it("Stripe: timestamped v1 signatures, several v1 values, stale and replayed events", async () => {
@@ -115,15 +164,27 @@ describe("webhook signatures", () => {
     const b = JSON.stringify({ id: "evt_1", order: { id: "S-1" } });
     const t = nowSec();
     const sig = hex(h.secret, `${t}.${b}`);
-    const good = await send(h.path, { headers: { "stripe-signature": `t=${t},v1=${"0".repeat(64)},v1=${sig}` }, body: b });
+    const good = await send(h.path, {
+      headers: { "stripe-signature": `t=${t},v1=${"0".repeat(64)},v1=${sig}` },
+      body: b,
+    });
     expect(good.status).toBe(202);
     // The same Stripe event again (its id is the delivery id) → the same run.
-    const again = await send(h.path, { headers: { "stripe-signature": `t=${t},v1=${sig}` }, body: b });
+    const again = await send(h.path, {
+      headers: { "stripe-signature": `t=${t},v1=${sig}` },
+      body: b,
+    });
     expect((await again.json()).duplicate).toBe(true);
     const old = t - 600;
-    const stale = await send(h.path, { headers: { "stripe-signature": `t=${old},v1=${hex(h.secret, `${old}.${b}`)}` }, body: b });
+    const stale = await send(h.path, {
+      headers: { "stripe-signature": `t=${old},v1=${hex(h.secret, `${old}.${b}`)}` },
+      body: b,
+    });
     expect(stale.status).toBe(401);
-    const tampered = await send(h.path, { headers: { "stripe-signature": `t=${t},v1=${sig}` }, body: b.replace("S-1", "S-9") });
+    const tampered = await send(h.path, {
+      headers: { "stripe-signature": `t=${t},v1=${sig}` },
+      body: b.replace("S-1", "S-9"),
+    });
     expect(tampered.status).toBe(401);
     expect(await runsOf(h.id)).toHaveLength(1);
   });
@@ -135,24 +196,48 @@ describe("webhook signatures", () => {
       `v1,${createHmac("sha256", key).update(`${id}.${ts}.${b}`).digest("base64")}`;
     const b = body("W-1");
     const ts = nowSec();
-    const headers = { "webhook-id": "msg_1", "webhook-timestamp": String(ts), "webhook-signature": `v1,bm9wZQ== ${sign("msg_1", ts, b)}` };
+    const headers = {
+      "webhook-id": "msg_1",
+      "webhook-timestamp": String(ts),
+      "webhook-signature": `v1,bm9wZQ== ${sign("msg_1", ts, b)}`,
+    };
     expect((await send(h.path, { headers, body: b })).status).toBe(202);
     expect((await send(h.path, { headers, body: b })).status).toBe(200);
     const stale = ts - 400;
-    expect((await send(h.path, { headers: { ...headers, "webhook-timestamp": String(stale), "webhook-signature": sign("msg_1", stale, b) }, body: b })).status).toBe(401);
-    expect((await send(h.path, { headers: { ...headers, "webhook-id": "msg_2" }, body: b })).status).toBe(401);
+    expect(
+      (
+        await send(h.path, {
+          headers: {
+            ...headers,
+            "webhook-timestamp": String(stale),
+            "webhook-signature": sign("msg_1", stale, b),
+          },
+          body: b,
+        })
+      ).status,
+    ).toBe(401);
+    expect(
+      (await send(h.path, { headers: { ...headers, "webhook-id": "msg_2" }, body: b })).status,
+    ).toBe(401);
     expect(await runsOf(h.id)).toHaveLength(1);
   });
 
   it("secret rotation: the old secret verifies during the grace period, not after", async () => {
     const h = await hook({ idempotency: "none" });
-    const rotated = await rotateWebhookSecret({ ctx: e.ws.ctx("editor"), input: { triggerId: h.id, graceMinutes: 60 } });
+    const rotated = await rotateWebhookSecret({
+      ctx: e.ws.ctx("editor"),
+      input: { triggerId: h.id, graceMinutes: 60 },
+    });
     expect(rotated.secret).not.toBe(h.secret);
     const b = body("R-1");
-    const withSecret = (s: string) => send(h.path, { headers: { "x-signature": `sha256=${hex(s, b)}` }, body: b });
+    const withSecret = (s: string) =>
+      send(h.path, { headers: { "x-signature": `sha256=${hex(s, b)}` }, body: b });
     expect((await withSecret(h.secret)).status).toBe(202);
     expect((await withSecret(rotated.secret)).status).toBe(202);
-    await e.db.db.update(triggers).set({ previousSecretExpiresAt: new Date(Date.now() - 1000) }).where(eq(triggers.id, h.id));
+    await e.db.db
+      .update(triggers)
+      .set({ previousSecretExpiresAt: new Date(Date.now() - 1000) })
+      .where(eq(triggers.id, h.id));
     expect((await withSecret(h.secret)).status).toBe(401);
     expect((await withSecret(rotated.secret)).status).toBe(202);
   });
@@ -163,10 +248,14 @@ describe("webhook limits and delivery semantics", () => {
     const h = await hook({ idempotency: "body_hash" });
     const b = body("D-1");
     const answers = await Promise.all(
-      Array.from({ length: 10 }, () => send(h.path, { headers: { "x-signature": `sha256=${hex(h.secret, b)}` }, body: b })),
+      Array.from({ length: 10 }, () =>
+        send(h.path, { headers: { "x-signature": `sha256=${hex(h.secret, b)}` }, body: b }),
+      ),
     );
     const payloads = await Promise.all(answers.map((a) => a.json()));
-    expect(answers.map((a) => a.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200, 202]);
+    expect(answers.map((a) => a.status).sort()).toEqual([
+      200, 200, 200, 200, 200, 200, 200, 200, 200, 202,
+    ]);
     expect(new Set(payloads.map((p) => p.runId)).size).toBe(1);
     expect(await runsOf(h.id)).toHaveLength(1);
     const rows = await deliveries(h.id);
@@ -176,7 +265,11 @@ describe("webhook limits and delivery semantics", () => {
   });
 
   it("rate limit → 429 with Retry-After, recorded", async () => {
-    const h = await hook({ verification: { preset: "none" }, idempotency: "none", rateLimit: { perMinute: 1, burst: 2 } });
+    const h = await hook({
+      verification: { preset: "none" },
+      idempotency: "none",
+      rateLimit: { perMinute: 1, burst: 2 },
+    });
     const b = body("L-1");
     expect((await send(h.path, { body: b })).status).toBe(202);
     expect((await send(h.path, { body: b })).status).toBe(202);
@@ -189,9 +282,15 @@ describe("webhook limits and delivery semantics", () => {
   it("size limit → 413 by Content-Length and by a streamed body, before any parsing", async () => {
     const h = await hook({ verification: { preset: "none" }, maxBodyBytes: 1024 });
     const big = JSON.stringify({ order: { id: "x".repeat(2000) } });
-    const declared = await send(h.path, { body: big, headers: { "content-length": String(big.length) } });
+    const declared = await send(h.path, {
+      body: big,
+      headers: { "content-length": String(big.length) },
+    });
     expect(declared.status).toBe(413);
-    const chunks = [new TextEncoder().encode(big.slice(0, 900)), new TextEncoder().encode(big.slice(900))];
+    const chunks = [
+      new TextEncoder().encode(big.slice(0, 900)),
+      new TextEncoder().encode(big.slice(900)),
+    ];
     const stream = new ReadableStream<Uint8Array>({
       pull(c) {
         const next = chunks.shift();
@@ -217,7 +316,10 @@ describe("webhook limits and delivery semantics", () => {
     const unmapped = await send(h.path, { body: JSON.stringify({ other: 1 }) });
     expect(unmapped.status).toBe(422);
     expect((await unmapped.json()).error.message).toContain("order ← $.order.id");
-    await setTriggerEnabled({ ctx: e.ws.ctx("editor"), input: { triggerId: h.id, enabled: false } });
+    await setTriggerEnabled({
+      ctx: e.ws.ctx("editor"),
+      input: { triggerId: h.id, enabled: false },
+    });
     expect((await send(h.path, { body: body("M-2") })).status).toBe(404);
     const reasons = (await deliveries(h.id)).map((d) => d.reason ?? "");
     expect(reasons.some((r) => r.includes("disabled"))).toBe(true);

@@ -59,6 +59,8 @@ const EnvSchema = z
     /** Retention (days). */
     SLUICE_RUN_RETENTION_DAYS: z.coerce.number().int().min(1).default(180),
     SLUICE_STEP_RETENTION_DAYS: z.coerce.number().int().min(1).default(30),
+    /** Closed change proposals are deleted after this many days (their audit rows stay). */
+    SLUICE_PROPOSAL_RETENTION_DAYS: z.coerce.number().int().min(1).default(365),
   })
   .superRefine((env, ctx) => {
     if (Boolean(env.GITHUB_ID) !== Boolean(env.GITHUB_SECRET)) {

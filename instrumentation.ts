@@ -7,7 +7,8 @@ export async function register() {
   // NEXT_RUNTIME is inlined by Next at build time; reading it here rather than through env.ts lets
   // the edge bundle drop the Node-only import below.
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
-  const { embeddedExecutorSynced, installShutdownHandlers, startEmbeddedExecutor } = await import("./inngest/executor/embedded");
+  const { embeddedExecutorSynced, installShutdownHandlers, startEmbeddedExecutor } =
+    await import("./inngest/executor/embedded");
   installShutdownHandlers();
   const { effectiveSigningKey } = await import("./inngest/signing-key");
   startEmbeddedExecutor({ signingKey: effectiveSigningKey() });

@@ -21,13 +21,20 @@ async function main() {
   }
   const driver = process.env.BENCH_DATABASE_URL ? "postgres" : "pglite";
   const e = await startEngineHarness("bench");
-  await e.db.db.update((await import("../db/schema")).workspaces).set({ settings: { maxActiveRunsPerUser: 100_000, maxActiveRunsPerWorkspace: 100_000 } }).where(eq((await import("../db/schema")).workspaces.id, e.ws.workspaceId));
+  await e.db.db
+    .update((await import("../db/schema")).workspaces)
+    .set({ settings: { maxActiveRunsPerUser: 100_000, maxActiveRunsPerWorkspace: 100_000 } })
+    .where(eq((await import("../db/schema")).workspaces.id, e.ws.workspaceId));
   try {
     const chain = await e.workflow({
       schemaVersion: 1,
       name: "Chain",
       constraints: { maxSteps: 1000 },
-      steps: Array.from({ length: CHAIN }, (_, i) => ({ id: `s${i}`, type: "transform", config: { value: i } })),
+      steps: Array.from({ length: CHAIN }, (_, i) => ({
+        id: `s${i}`,
+        type: "transform",
+        config: { value: i },
+      })),
     });
     const perStep: number[] = [];
     for (let r = 0; r < CHAIN_RUNS + 1; r++) {
@@ -37,7 +44,13 @@ async function main() {
       if (r === 0) continue; // warm-up
       perStep.push((done.finishedAt!.getTime() - done.startedAt!.getTime()) / CHAIN);
     }
-    report(`engine per no-op step (${driver}, in-process)`, { steps: CHAIN, runs: CHAIN_RUNS, medianMs: round(median(perStep)), p95Ms: round(percentile(perStep, 95)), targetMs: 5 });
+    report(`engine per no-op step (${driver}, in-process)`, {
+      steps: CHAIN,
+      runs: CHAIN_RUNS,
+      medianMs: round(median(perStep)),
+      p95Ms: round(percentile(perStep, 95)),
+      targetMs: 5,
+    });
 
     const three = await e.workflow({
       schemaVersion: 1,
@@ -53,14 +66,22 @@ async function main() {
     const ids = await Promise.all(Array.from({ length: THROUGHPUT_RUNS }, () => e.start(three)));
     await e.h.until(
       async () => {
-        const rows = await e.db.db.select({ status: runs.status }).from(runs).where(inArray(runs.id, ids));
+        const rows = await e.db.db
+          .select({ status: runs.status })
+          .from(runs)
+          .where(inArray(runs.id, ids));
         return rows.filter((r) => r.status === "completed").length === ids.length;
       },
       "all runs",
       600_000,
     );
     const seconds = (performance.now() - t0) / 1000;
-    report(`three-step runs per second (${driver}, in-process)`, { runs: THROUGHPUT_RUNS, seconds: round(seconds), runsPerSecond: round(THROUGHPUT_RUNS / seconds), target: 100 });
+    report(`three-step runs per second (${driver}, in-process)`, {
+      runs: THROUGHPUT_RUNS,
+      seconds: round(seconds),
+      runsPerSecond: round(THROUGHPUT_RUNS / seconds),
+      target: 100,
+    });
   } finally {
     await e.close();
   }

@@ -40,17 +40,23 @@ async function main() {
     id: "bench",
     isDev: true,
     baseUrl: "http://executor.bench",
-    fetch: ((i: RequestInfo | URL, init?: RequestInit) => bridge.target!(new Request(i, init))) as typeof fetch,
+    fetch: ((i: RequestInfo | URL, init?: RequestInit) =>
+      bridge.target!(new Request(i, init))) as typeof fetch,
     logger: { info() {}, warn() {}, error() {}, debug() {} },
   });
-  const fn = inngest.createFunction({ id: "noop", triggers: [{ event: "bench/go" }] }, async ({ step }) => {
-    for (let i = 0; i < STEPS; i++) await step.run(`s${i}`, () => i);
-    return "done";
-  });
+  const fn = inngest.createFunction(
+    { id: "noop", triggers: [{ event: "bench/go" }] },
+    async ({ step }) => {
+      for (let i = 0; i < STEPS; i++) await step.run(`s${i}`, () => i);
+      return "done";
+    },
+  );
   const executor = createExecutor({
     db: handle,
     appUrls: ["http://app.bench/api/inngest"],
-    transport: inProcessTransport(serve({ client: inngest, functions: [fn] }) as unknown as ServeHandler),
+    transport: inProcessTransport(
+      serve({ client: inngest, functions: [fn] }) as unknown as ServeHandler,
+    ),
     log: createLogger(),
   });
   bridge.target = executor.fetch;
@@ -72,7 +78,8 @@ async function main() {
     for (const c of calls) sdk.push(c.durationMs ?? 0);
   }
   const wall = performance.now() - t0;
-  const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
+  const pct = (xs: number[], p: number) =>
+    [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
   report(`executor overhead per no-op step (${handle.driver}, in-process)`, {
     runs: RUNS,
     stepsPerRun: STEPS,

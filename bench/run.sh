@@ -17,13 +17,15 @@ run bench/validate-hash.ts
 run bench/executor-steps.ts
 run bench/engine-runs.ts
 run bench/webhook-accept.ts
+run bench/parallel-fanout.ts
 if [ -n "$pg" ]; then
   export BENCH_DATABASE_URL="$pg"
   run bench/executor-steps.ts
   run bench/engine-runs.ts
   run bench/webhook-accept.ts
+  run bench/parallel-fanout.ts
 fi
 for f in bench/*.ts; do
-  case "$f" in bench/stats.ts|bench/validate-hash.ts|bench/executor-steps.ts|bench/engine-runs.ts|bench/webhook-accept.ts) ;; *) run "$f" ;; esac
+  case "$f" in bench/stats.ts|bench/validate-hash.ts|bench/executor-steps.ts|bench/engine-runs.ts|bench/webhook-accept.ts|bench/parallel-fanout.ts) ;; *) run "$f" ;; esac
 done
 echo "results: bench/results/latest.jsonl"

@@ -17,4 +17,9 @@ for (let i = 0; i < RUNS; i++) {
   hashNormalizedDefinition(r.definition);
   times.push(performance.now() - t0);
 }
-report("validate+hash 1000 steps", { runs: RUNS, medianMs: round(median(times)), p95Ms: round(percentile(times, 95)), targetMs: 20 });
+report("validate+hash 1000 steps", {
+  runs: RUNS,
+  medianMs: round(median(times)),
+  p95Ms: round(percentile(times, 95)),
+  targetMs: 20,
+});

@@ -79,7 +79,12 @@ async function main() {
   const wf = await createWorkflow({ ctx: fx.ctx("editor"), input: { name: "Hooked" } });
   const created = await createTrigger({
     ctx: fx.ctx("editor"),
-    input: { kind: "webhook", workflowId: wf.id, name: "Bench", config: { rateLimit: { perMinute: 60_000, burst: 10_000 }, idempotency: "body_hash" } },
+    input: {
+      kind: "webhook",
+      workflowId: wf.id,
+      name: "Bench",
+      config: { rateLimit: { perMinute: 60_000, burst: 10_000 }, idempotency: "body_hash" },
+    },
   });
   const secret = created.secret!;
   const server = http.createServer(async (req, res) => {
@@ -91,7 +96,10 @@ async function main() {
       headers: req.headers as Record<string, string>,
       body: body.length ? body : undefined,
     });
-    const path = req.url!.split("?")[0]!.replace(/^\/api\/hooks\//, "").split("/");
+    const path = req
+      .url!.split("?")[0]!
+      .replace(/^\/api\/hooks\//, "")
+      .split("/");
     const answer = await handleWebhook(request, { params: Promise.resolve({ path }) });
     res.writeHead(answer.status, { "content-type": "application/json" });
     res.end(Buffer.from(await answer.arrayBuffer()));
@@ -106,8 +114,20 @@ async function main() {
       return { body, sig: `sha256=${createHmac("sha256", secret).update(body).digest("hex")}` };
     });
   const round1 = async (rate: number, seconds: number) => {
-    const worker = new Worker(LOADER, { eval: true, workerData: { port, path: `/api/hooks/${created.trigger.path}`, requests: requestsFor(rate * seconds), rate } });
-    const result = await new Promise<{ latencies: number[]; statuses: Record<string, number>; seconds: number }>((resolve, reject) => {
+    const worker = new Worker(LOADER, {
+      eval: true,
+      workerData: {
+        port,
+        path: `/api/hooks/${created.trigger.path}`,
+        requests: requestsFor(rate * seconds),
+        rate,
+      },
+    });
+    const result = await new Promise<{
+      latencies: number[];
+      statuses: Record<string, number>;
+      seconds: number;
+    }>((resolve, reject) => {
       worker.once("message", resolve);
       worker.once("error", reject);
     });

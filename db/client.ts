@@ -51,10 +51,17 @@ export async function openDb(opts: OpenDbOptions): Promise<DbHandle> {
   }
   const { PGlite } = await import("@electric-sql/pglite");
   const { drizzle } = await import("drizzle-orm/pglite");
-  const client = opts.dataDir ? new PGlite(opts.dataDir) : new PGlite(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {});
+  const client = opts.dataDir
+    ? new PGlite(opts.dataDir)
+    : new PGlite(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {});
   await client.waitReady;
   const db = drizzle(client, { schema, casing: "snake_case" }) as unknown as Db;
-  return { db, driver: "pglite", close: () => client.close(), dumpDataDir: () => client.dumpDataDir("gzip") };
+  return {
+    db,
+    driver: "pglite",
+    close: () => client.close(),
+    dumpDataDir: () => client.dumpDataDir("gzip"),
+  };
 }
 
 /** Rows of a raw `db.execute(sql)` — postgres.js returns an array, PGlite `{ rows }`. */

@@ -57,7 +57,10 @@ async function pgliteTemplate(): Promise<Blob> {
     const full = path.join(MIGRATIONS_FOLDER, f);
     if (fs.statSync(full).isFile()) digest.update(f).update(fs.readFileSync(full));
   }
-  const file = path.join(os.tmpdir(), `sluice-pglite-template-${digest.digest("hex").slice(0, 16)}.tar.gz`);
+  const file = path.join(
+    os.tmpdir(),
+    `sluice-pglite-template-${digest.digest("hex").slice(0, 16)}.tar.gz`,
+  );
   if (!fs.existsSync(file)) {
     const fresh = await openDb({});
     await migrateDb(fresh);

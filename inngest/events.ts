@@ -10,12 +10,17 @@ export const EVENTS = {
   runCancel: "sluice/run.cancel",
   approvalDecided: "sluice/approval.decided",
   workflowEvent: "sluice/workflow.event",
+  proposalDryRunRequested: "proposal/dry-run.requested",
 } as const;
 
 export const RunStartData = z.object({ runId: z.string(), workspaceId: z.string() });
 export type RunStartData = z.infer<typeof RunStartData>;
 
-export const RunCancelData = z.object({ runId: z.string(), workspaceId: z.string(), reason: z.string().optional() });
+export const RunCancelData = z.object({
+  runId: z.string(),
+  workspaceId: z.string(),
+  reason: z.string().optional(),
+});
 export type RunCancelData = z.infer<typeof RunCancelData>;
 
 export const ApprovalDecidedData = z.object({
@@ -33,3 +38,11 @@ export const WorkflowEventData = z.object({
   data: z.unknown(),
 });
 export type WorkflowEventData = z.infer<typeof WorkflowEventData>;
+
+/** Replays recent runs through a proposal's definition; `request` discards stale requests. */
+export const ProposalDryRunRequestedData = z.object({
+  proposalId: z.string(),
+  workspaceId: z.string(),
+  request: z.number().int(),
+});
+export type ProposalDryRunRequestedData = z.infer<typeof ProposalDryRunRequestedData>;

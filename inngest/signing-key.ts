@@ -11,7 +11,12 @@ import { loadOrCreateMasterSecret } from "../server/keys";
  */
 export function effectiveSigningKey(e: Env = env): string | undefined {
   if (e.INNGEST_SIGNING_KEY) return e.INNGEST_SIGNING_KEY;
-  if (e.SLUICE_EXECUTOR !== "embedded" || e.NODE_ENV !== "production" || e.NEXT_PHASE === "phase-production-build") return undefined;
+  if (
+    e.SLUICE_EXECUTOR !== "embedded" ||
+    e.NODE_ENV !== "production" ||
+    e.NEXT_PHASE === "phase-production-build"
+  )
+    return undefined;
   const g = globalThis as typeof globalThis & { __sluiceSigningKey?: string };
   if (!g.__sluiceSigningKey) {
     const master = e.SLUICE_SECRET ?? loadOrCreateMasterSecret(e.SLUICE_DATA_DIR);

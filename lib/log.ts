@@ -36,7 +36,18 @@ export function addLogRedactor(fn: Redactor): () => void {
 }
 
 function serializeError(e: unknown): unknown {
-  if (e instanceof Error) return { name: e.name, message: e.message, stack: e.stack };
+  if (e instanceof Error) {
+    // A driver error wrapped by the ORM carries the database's reason (deadlock, timeout…) as its cause.
+    const cause = e.cause as { name?: unknown; message?: unknown; code?: unknown } | undefined;
+    return {
+      name: e.name,
+      message: e.message,
+      stack: e.stack,
+      ...(cause && typeof cause === "object"
+        ? { cause: { name: cause.name, message: cause.message, code: cause.code } }
+        : {}),
+    };
+  }
   return e;
 }
 

@@ -24,7 +24,13 @@ export function workflowEventHooks(): WorkflowEventHook[] {
 /** Event triggers: every delivered workflow event starts the runs of matching triggers. */
 async function eventTriggerHook(row: OutboxRow): Promise<void> {
   if (!row.workspaceId) return;
-  const p = row.payload as { eventId?: string; name?: string; data?: unknown; source?: unknown; at?: string };
+  const p = row.payload as {
+    eventId?: string;
+    name?: string;
+    data?: unknown;
+    source?: unknown;
+    at?: string;
+  };
   const db = await getDb();
   const rt = getRuntime();
   await fireEventTriggers(

@@ -19,3 +19,4 @@ export const DiffEditor = dynamic(() => import("./diff-editor-impl"), {
   loading: EditorLoading,
 });
 export type { EditorMarker, JsonEditorHandle } from "./json-editor-impl";
+export type { DiffEditorHandle } from "./diff-editor-impl";

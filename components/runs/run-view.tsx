@@ -6,7 +6,7 @@ import { useRole } from "@/components/shell/role-context";
 import { ConfirmDialog } from "@/components/ui/dialog";
 import { CopyButton } from "@/components/ui/copy-button";
 import { ErrorState, LoadingRows } from "@/components/ui/states";
-import { RelativeTime } from "@/components/ui/time";
+import { RelativeTime, useNow } from "@/components/ui/time";
 import { useToast } from "@/components/ui/toast";
 import { RunGraph } from "@/components/workflow-graph/run-graph";
 import { statusesFromAttempts, type LayoutInput } from "@/components/workflow-graph/layout";
@@ -34,6 +34,8 @@ export function RunView({ runId }: { runId: string }) {
   const qc = useQueryClient();
   const toast = useToast();
   const { can } = useRole();
+  // An active run's duration runs to "now": not known while server-rendering (see useNow).
+  const now = useNow();
   const run = useQuery(trpc.run.get.queryOptions({ runId }));
   const steps = useQuery(trpc.run.steps.queryOptions({ runId }));
   const active = run.data ? isActiveRun(run.data.status) : false;
@@ -165,7 +167,9 @@ export function RunView({ runId }: { runId: string }) {
           </div>
           <div>
             <div className="small muted">Duration</div>
-            <span data-testid="run-duration">{formatDuration(runDuration(r))}</span>
+            <span data-testid="run-duration">
+              {now === null ? "—" : formatDuration(runDuration(r, now))}
+            </span>
           </div>
           <div>
             <div className="small muted">Step attempts</div>

@@ -3,7 +3,7 @@ import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useSearchParams } from "next/navigation";
 import { EmptyState, ErrorState, LoadingRows } from "@/components/ui/states";
-import { RelativeTime } from "@/components/ui/time";
+import { RelativeTime, useNow } from "@/components/ui/time";
 import { RUN_LIST_STATUSES, TRIGGER_TYPES } from "@/lib/schemas/runs";
 import { useTRPC } from "@/lib/trpc/client";
 import { WAITING_PRESETS, formatDuration, isActiveRun, runDuration, statusLabel } from "./format";
@@ -22,6 +22,8 @@ import {
  */
 export function RunsList({ workflowId }: { workflowId?: string }) {
   const trpc = useTRPC();
+  // Active runs' durations run to "now": not known while server-rendering (see useNow).
+  const now = useNow();
   const pathname = usePathname();
   const params = useSearchParams();
   const filters: RunFilters = {
@@ -221,7 +223,7 @@ export function RunsList({ workflowId }: { workflowId?: string }) {
                   <td>
                     <RelativeTime date={r.startedAt ?? r.createdAt} />
                   </td>
-                  <td>{formatDuration(runDuration(r))}</td>
+                  <td>{now === null ? "—" : formatDuration(runDuration(r, now))}</td>
                 </tr>
               ))}
             </tbody>

@@ -43,6 +43,9 @@ function PoliciesForm({ saved, isAdmin }: { saved: WorkspacePolicies; isAdmin: b
   const [scripts, setScripts] = useState(saved.scriptStepsEnabled);
   const [hosts, setHosts] = useState<string[]>(saved.allowedPrivateHosts);
   const [forbidden, setForbidden] = useState<StepType[]>(saved.forbiddenStepTypes);
+  const [selfApproval, setSelfApproval] = useState(saved.allowSelfApproval);
+  const [dryRunRuns, setDryRunRuns] = useState(String(saved.proposalDryRunRuns));
+  const dryRunRunsId = useId();
   const [draftHost, setDraftHost] = useState("");
   const [hostError, setHostError] = useState<string | undefined>();
   const hostInputId = useId();
@@ -57,7 +60,10 @@ function PoliciesForm({ saved, isAdmin }: { saved: WorkspacePolicies; isAdmin: b
   const dirty =
     scripts !== saved.scriptStepsEnabled ||
     JSON.stringify(hosts) !== JSON.stringify(saved.allowedPrivateHosts) ||
-    JSON.stringify([...forbidden].sort()) !== JSON.stringify([...saved.forbiddenStepTypes].sort());
+    JSON.stringify([...forbidden].sort()) !==
+      JSON.stringify([...saved.forbiddenStepTypes].sort()) ||
+    selfApproval !== saved.allowSelfApproval ||
+    Number(dryRunRuns) !== saved.proposalDryRunRuns;
   const readOnly = !isAdmin;
 
   const addHost = () => {
@@ -79,6 +85,8 @@ function PoliciesForm({ saved, isAdmin }: { saved: WorkspacePolicies; isAdmin: b
           scriptStepsEnabled: scripts,
           allowedPrivateHosts: hosts,
           forbiddenStepTypes: forbidden,
+          allowSelfApproval: selfApproval,
+          proposalDryRunRuns: Number(dryRunRuns),
         });
       }}
     >
@@ -221,6 +229,43 @@ function PoliciesForm({ saved, isAdmin }: { saved: WorkspacePolicies; isAdmin: b
               ))}
             </div>
           </fieldset>
+        </div>
+      </section>
+
+      <section className="card" aria-labelledby="proposals-h">
+        <div className="card-head">
+          <h2 id="proposals-h">Change proposals</h2>
+        </div>
+        <div className="card-body stack">
+          <label className="check">
+            <input
+              type="checkbox"
+              checked={selfApproval}
+              disabled={readOnly}
+              onChange={(e) => setSelfApproval(e.target.checked)}
+            />
+            <span>Let a proposer approve their own change proposal</span>
+          </label>
+          <p className="section-note">
+            Off by default: a second person (approver or above) reviews every proposal. Turn it on
+            only for a workspace run by one person.
+          </p>
+          <div className="field" style={{ maxWidth: 240 }}>
+            <label htmlFor={dryRunRunsId}>Runs replayed by a dry run</label>
+            <input
+              id={dryRunRunsId}
+              type="number"
+              min={1}
+              max={100}
+              value={dryRunRuns}
+              disabled={readOnly}
+              onChange={(e) => setDryRunRuns(e.target.value)}
+            />
+            <div className="muted small">
+              A proposal is replayed against this many of the workflow&apos;s latest finished runs
+              (1–100).
+            </div>
+          </div>
         </div>
       </section>
 

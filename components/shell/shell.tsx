@@ -16,6 +16,7 @@ const NAV = [
   { href: "/workflows", label: "Workflows" },
   { href: "/runs", label: "Runs" },
   { href: "/approvals", label: "Approvals" },
+  { href: "/proposals", label: "Proposals" },
   { href: "/settings", label: "Settings" },
 ];
 
@@ -43,6 +44,11 @@ export function Shell({
     refetchInterval: 15_000,
   });
   const pendingCount = pendingApprovals.data?.length ?? 0;
+  const proposalCounts = useQuery({
+    ...trpc.proposal.counts.queryOptions(),
+    refetchInterval: 30_000,
+  });
+  const pendingProposals = proposalCounts.data?.pendingReview ?? 0;
 
   async function onSwitch(id: string) {
     try {
@@ -115,6 +121,15 @@ export function Shell({
                     data-testid="approvals-badge"
                   >
                     {pendingCount}
+                  </span>
+                ) : null}
+                {n.href === "/proposals" && pendingProposals > 0 ? (
+                  <span
+                    className="badge badge-warn"
+                    aria-label={`${pendingProposals} awaiting review`}
+                    data-testid="proposals-badge"
+                  >
+                    {pendingProposals}
                   </span>
                 ) : null}
               </Link>

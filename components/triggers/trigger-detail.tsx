@@ -8,7 +8,7 @@ import { CopyButton } from "@/components/ui/copy-button";
 import { ConfirmDialog, Dialog } from "@/components/ui/dialog";
 import { Field } from "@/components/ui/field";
 import { EmptyState, ErrorState, LoadingRows } from "@/components/ui/states";
-import { RelativeTime } from "@/components/ui/time";
+import { LocalTime, RelativeTime } from "@/components/ui/time";
 import { useToast } from "@/components/ui/toast";
 import type { TriggerKind } from "@/lib/schemas/triggers";
 import { useTRPC, useTRPCClient } from "@/lib/trpc/client";
@@ -412,9 +412,7 @@ function TicksTable({ triggerId }: { triggerId: string }) {
             {q.data.items.map((k) => (
               <tr key={new Date(k.tick).toISOString()}>
                 <td>
-                  <time dateTime={new Date(k.tick).toISOString()}>
-                    {new Date(k.tick).toLocaleString()}
-                  </time>
+                  <LocalTime date={k.tick} />
                 </td>
                 <td>
                   <StatusBadge status={k.status} />

@@ -90,3 +90,14 @@ describe("statusesFromAttempts", () => {
     ).toEqual({ a: "completed" });
   });
 });
+
+describe("layoutGraph edge status", () => {
+  //   a ──(added)──▶ b
+  it("carries an edge's status through to the laid-out edge", () => {
+    const g = layoutGraph({
+      steps: [s("a"), s("b")],
+      edges: [{ from: "a", to: "b", status: "added" }],
+    });
+    expect(g.edges).toEqual([{ id: "e0:a->b", source: "a", target: "b", status: "added" }]);
+  });
+});

@@ -13,6 +13,8 @@ export interface GraphEdgeInput {
   readonly from: string;
   readonly to: string;
   readonly port?: string;
+  /** Carried through to the laid-out edge (e.g. a diff status); layout ignores it. */
+  readonly status?: string;
 }
 export interface LayoutInput {
   readonly steps: readonly GraphStepLike[];
@@ -35,6 +37,7 @@ export interface LaidOutEdge {
   readonly source: string;
   readonly target: string;
   readonly label?: string;
+  readonly status?: string;
 }
 
 export const LAYER_GAP = 110;
@@ -131,6 +134,7 @@ export function layoutGraph(input: LayoutInput): { nodes: LaidOutNode[]; edges: 
         source: e.from,
         target: e.to,
         ...(e.port && e.port !== "success" ? { label: e.port } : {}),
+        ...(e.status ? { status: e.status } : {}),
       })),
   };
 }

@@ -8,6 +8,14 @@ import { useTRPC } from "@/lib/trpc/client";
 
 type Bump = "patch" | "minor" | "major";
 
+/** The version a bump of `current` publishes ("1.0.0" for a first version). */
+export function previewBump(current: string | null, bump: Bump): string {
+  const cur = current?.split(".").map(Number);
+  return cur && cur.length === 3 && cur.every(Number.isInteger)
+    ? formatVersion(bumpVersion({ major: cur[0]!, minor: cur[1]!, patch: cur[2]! }, bump))
+    : "1.0.0";
+}
+
 export function PublishDialog({
   open,
   onClose,
@@ -42,11 +50,7 @@ export function PublishDialog({
       },
     }),
   );
-  const cur = currentVersion?.split(".").map(Number);
-  const preview = (b: Bump) =>
-    cur && cur.length === 3
-      ? formatVersion(bumpVersion({ major: cur[0]!, minor: cur[1]!, patch: cur[2]! }, b))
-      : "1.0.0";
+  const preview = (b: Bump) => previewBump(currentVersion, b);
   const issues = (
     publish.error?.data as
       { issues?: { message: string; path?: (string | number)[] }[] } | undefined

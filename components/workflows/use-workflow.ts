@@ -2,6 +2,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "@/lib/trpc/client";
 
+/** The workflow, as `workflow.get` (the workflow layout awaits it on the server). */
 export function useWorkflow(workflowId: string) {
   const trpc = useTRPC();
   return useQuery(trpc.workflow.get.queryOptions({ workflowId }));

@@ -1,7 +1,8 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
-import { DiffEditor, JsonEditor } from "@/components/code-editor";
+import { useMemo, useState } from "react";
+import { JsonEditor } from "@/components/code-editor";
+import { DefinitionDiffView } from "@/components/diff/definition-diff-view";
 import { useRole } from "@/components/shell/role-context";
 import { ConfirmDialog } from "@/components/ui/dialog";
 import { EmptyState, ErrorState, LoadingRows } from "@/components/ui/states";
@@ -218,8 +219,19 @@ function VersionViewer({ workflowId, versionId }: { workflowId: string; versionI
 function Comparison({ workflowId, from, to }: { workflowId: string; from: string; to: string }) {
   const trpc = useTRPC();
   const cmp = useQuery(trpc.workflow.compare.queryOptions({ workflowId, from, to }));
-  if (cmp.isPending) return <LoadingRows />;
-  if (cmp.error) return <ErrorState message={cmp.error.message} />;
+  // The service sends both sides as JSON text; the canvas and canonical diff need the values.
+  const sides = useMemo(
+    () =>
+      cmp.data
+        ? {
+            before: JSON.parse(cmp.data.from.json) as unknown,
+            after: JSON.parse(cmp.data.to.json) as unknown,
+          }
+        : null,
+    [cmp.data],
+  );
+  if (cmp.isPending) return <LoadingRows label="Loading comparison" />;
+  if (cmp.error) return <ErrorState message={cmp.error.message} onRetry={() => cmp.refetch()} />;
   const d = cmp.data;
   return (
     <div className="stack">
@@ -230,7 +242,13 @@ function Comparison({ workflowId, from, to }: { workflowId: string; from: string
             : `${d.from.label} → ${d.to.label}: ${describeSummary(d.diff.summary)}`}
         </p>
       ) : null}
-      <DiffEditor original={d.from.json} modified={d.to.json} height="55vh" />
+      <DefinitionDiffView
+        before={sides!.before}
+        after={sides!.after}
+        beforeLabel={d.from.label}
+        afterLabel={d.to.label}
+        idPrefix="cmp"
+      />
     </div>
   );
 }

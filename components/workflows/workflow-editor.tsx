@@ -5,7 +5,8 @@ import { JsonEditor, type JsonEditorHandle } from "@/components/code-editor";
 import { useRole } from "@/components/shell/role-context";
 import { LoadingRows } from "@/components/ui/states";
 import { useTRPC } from "@/lib/trpc/client";
-import { validateDefinition, workflowJsonSchema } from "@/lib/workflow";
+import { hashNormalizedDefinition, validateDefinition, workflowJsonSchema } from "@/lib/workflow";
+import { ProposeChangeDialog } from "@/components/proposals/propose-change-dialog";
 import { IssueList, type EditorIssue } from "./issue-list";
 import { PublishDialog } from "./publish-dialog";
 import { useWorkflow } from "./use-workflow";
@@ -50,6 +51,7 @@ export function WorkflowEditor({
         savedAt: wf.data.draftUpdatedAt,
       }}
       currentVersion={wf.data.currentVersion?.version ?? null}
+      currentHash={wf.data.currentVersion?.hash ?? null}
     />
   );
 }
@@ -58,11 +60,13 @@ function LoadedEditor({
   workflowId,
   initial,
   currentVersion,
+  currentHash,
 }: {
   workflowId: string;
   view: "json" | "graph";
   initial: { text: string; revision: number; savedAt: Date };
   currentVersion: string | null;
+  currentHash: string | null;
 }) {
   const trpc = useTRPC();
   const qc = useQueryClient();
@@ -71,6 +75,7 @@ function LoadedEditor({
   const [text, setText] = useState(initial.text);
   const [save, setSave] = useState<SaveState>({ kind: "saved", at: initial.savedAt });
   const [publishing, setPublishing] = useState(false);
+  const [proposing, setProposing] = useState(false);
   // What the server has: the text last saved and its draft revision.
   const [saved, setSaved] = useState({ text: initial.text, revision: initial.revision });
   const editor = useRef<JsonEditorHandle | null>(null);
@@ -83,17 +88,30 @@ function LoadedEditor({
       return { ok: false as const, error: (e as Error).message };
     }
   }, [text]);
-  const issues: EditorIssue[] = useMemo(() => {
+  const { issues, draftHash } = useMemo((): {
+    issues: EditorIssue[];
+    draftHash: string | null;
+  } => {
     if (!parsed.ok)
-      return [
-        {
-          severity: "error",
-          code: "JSON_SYNTAX",
-          message: `Not valid JSON: ${parsed.error}`,
-          path: [],
-        },
-      ];
-    return validateDefinition(parsed.value).issues;
+      return {
+        issues: [
+          {
+            severity: "error",
+            code: "JSON_SYNTAX",
+            message: `Not valid JSON: ${parsed.error}`,
+            path: [],
+          },
+        ],
+        draftHash: null,
+      };
+    const result = validateDefinition(parsed.value);
+    // Hashed exactly as publishing does (lib/workflow/hash.ts is isomorphic), so the editor knows
+    // "identical to the current version" before the server would answer "unchanged".
+    return {
+      issues: result.issues,
+      draftHash:
+        result.ok && result.definition ? hashNormalizedDefinition(result.definition) : null,
+    };
   }, [parsed]);
 
   const saveDraft = useMutation(trpc.workflow.saveDraft.mutationOptions());
@@ -134,6 +152,14 @@ function LoadedEditor({
   }, [dirty]);
 
   const errorCount = issues.filter((i) => i.severity === "error").length;
+  // Publishing was only blocked by errors, so an unchanged draft opened the dialog for a no-op.
+  // The live text's hash, not workflow.get's hasDraftChanges, which lags behind unsaved edits.
+  const isUnchanged = draftHash !== null && draftHash === currentHash;
+  const publishBlocked = errorCount
+    ? "Fix the problems listed below first"
+    : isUnchanged
+      ? `The draft is identical to v${currentVersion}`
+      : undefined;
 
   return (
     <div className="editor-layout">
@@ -158,8 +184,10 @@ function LoadedEditor({
               <button
                 type="button"
                 className="btn btn-primary"
-                disabled={errorCount > 0 || save.kind === "saving" || save.kind === "conflict"}
-                title={errorCount ? "Fix the problems listed below first" : undefined}
+                disabled={
+                  publishBlocked !== undefined || save.kind === "saving" || save.kind === "conflict"
+                }
+                title={publishBlocked}
                 onClick={async () => {
                   await doSave();
                   setPublishing(true);
@@ -167,6 +195,24 @@ function LoadedEditor({
               >
                 Publish…
               </button>
+              {currentVersion ? (
+                <button
+                  type="button"
+                  className="btn"
+                  disabled={!parsed.ok || save.kind === "saving" || save.kind === "conflict"}
+                  title={
+                    parsed.ok
+                      ? `Ask for a review of the draft as a change to v${currentVersion}`
+                      : "Fix the JSON first"
+                  }
+                  onClick={async () => {
+                    await doSave();
+                    setProposing(true);
+                  }}
+                >
+                  Propose change…
+                </button>
+              ) : null}
             </>
           ) : (
             <span className="badge">read-only</span>
@@ -201,6 +247,13 @@ function LoadedEditor({
         workflowId={workflowId}
         draftRevision={saved.revision}
         currentVersion={currentVersion}
+      />
+      <ProposeChangeDialog
+        open={proposing}
+        onClose={() => setProposing(false)}
+        workflowId={workflowId}
+        definition={parsed.ok ? parsed.value : null}
+        baseHash={currentHash}
       />
     </div>
   );

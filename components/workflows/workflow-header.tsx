@@ -129,6 +129,7 @@ export function WorkflowHeader({ workflowId }: { workflowId: string }) {
           { href: `/workflows/${workflowId}/versions`, label: "Versions" },
           { href: `/workflows/${workflowId}/runs`, label: "Runs" },
           { href: `/workflows/${workflowId}/triggers`, label: "Triggers", prefix: true },
+          { href: `/workflows/${workflowId}/proposals`, label: "Proposals", prefix: true },
         ]}
       />
       <Dialog

@@ -2,6 +2,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
+import { SelfModificationCard } from "@/components/proposals/self-modification-card";
 import { useRole } from "@/components/shell/role-context";
 import { Field } from "@/components/ui/field";
 import { LoadingRows } from "@/components/ui/states";
@@ -12,6 +13,7 @@ import { useWorkflow } from "./use-workflow";
 
 export function WorkflowOverview({ workflowId }: { workflowId: string }) {
   const wf = useWorkflow(workflowId);
+  const { can } = useRole();
   if (wf.isPending)
     return (
       <div className="card">
@@ -66,6 +68,12 @@ export function WorkflowOverview({ workflowId }: { workflowId: string }) {
           </div>
         </div>
       </section>
+      {can("editor") ? (
+        <SelfModificationCard
+          workflowId={workflowId}
+          currentVersionId={d.currentVersion?.id ?? null}
+        />
+      ) : null}
     </div>
   );
 }

@@ -19,7 +19,13 @@ import { sql } from "drizzle-orm";
 import { createdAt, tstz } from "./common";
 
 export const EXECUTOR_FUNCTION_STATUSES = ["active", "invalid", "removed"] as const;
-export const EXECUTOR_RUN_STATUSES = ["queued", "running", "completed", "failed", "cancelled"] as const;
+export const EXECUTOR_RUN_STATUSES = [
+  "queued",
+  "running",
+  "completed",
+  "failed",
+  "cancelled",
+] as const;
 export const EXECUTOR_JOB_KINDS = ["call", "wake", "pause_timeout", "run_timeout"] as const;
 export const EXECUTOR_PAUSE_KINDS = ["wait", "invoke"] as const;
 export const EXECUTOR_PAUSE_STATUSES = ["pending", "resolved", "expired", "cancelled"] as const;
@@ -62,7 +68,10 @@ export const executorFunctions = pgTable(
     createdAt: createdAt(),
     updatedAt: tstz("updated_at").notNull().defaultNow(),
   },
-  (t) => [index("executor_functions_app_idx").on(t.appId), index("executor_functions_status_idx").on(t.status)],
+  (t) => [
+    index("executor_functions_app_idx").on(t.appId),
+    index("executor_functions_status_idx").on(t.status),
+  ],
 );
 
 /** Every accepted event, as delivered to functions. Append-only. */
@@ -116,8 +125,14 @@ export const executorRuns = pgTable(
     /** Memoised steps so far (a run fails beyond the executor's step limit). */
     stepCount: integer("step_count").notNull().default(0),
     /** Concurrency groups this run's calls count against (`scope:fn:key`) and their limits. */
-    concurrencyKeys: text("concurrency_keys").array().notNull().default(sql`'{}'::text[]`),
-    concurrencyLimits: integer("concurrency_limits").array().notNull().default(sql`'{}'::int[]`),
+    concurrencyKeys: text("concurrency_keys")
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
+    concurrencyLimits: integer("concurrency_limits")
+      .array()
+      .notNull()
+      .default(sql`'{}'::int[]`),
     /** Invoke linkage: the parent run and the step waiting for this run. */
     parentRunId: text("parent_run_id"),
     parentStepId: text("parent_step_id"),
@@ -154,7 +169,10 @@ export const executorSteps = pgTable(
     output: jsonb("output"),
     createdAt: createdAt(),
   },
-  (t) => [primaryKey({ columns: [t.runId, t.stepId] }), index("executor_steps_run_seq_idx").on(t.runId, t.seq)],
+  (t) => [
+    primaryKey({ columns: [t.runId, t.stepId] }),
+    index("executor_steps_run_seq_idx").on(t.runId, t.seq),
+  ],
 );
 
 /** Append-only history of a run: each SDK call outcome, retry, wait, wake and error. */
@@ -201,8 +219,14 @@ export const executorJobs = pgTable(
     /** How many times a worker leased this job (> 1 means an earlier lease was lost). */
     claims: integer("claims").notNull().default(0),
     payload: jsonb("payload").$type<Record<string, unknown>>().notNull().default({}),
-    concurrencyKeys: text("concurrency_keys").array().notNull().default(sql`'{}'::text[]`),
-    concurrencyLimits: integer("concurrency_limits").array().notNull().default(sql`'{}'::int[]`),
+    concurrencyKeys: text("concurrency_keys")
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
+    concurrencyLimits: integer("concurrency_limits")
+      .array()
+      .notNull()
+      .default(sql`'{}'::int[]`),
     createdAt: createdAt(),
   },
   (t) => [
@@ -259,7 +283,10 @@ export const executorCronClaims = pgTable(
     runId: text("run_id"),
     createdAt: createdAt(),
   },
-  (t) => [primaryKey({ columns: [t.functionId, t.cron, t.tickAt] }), index("executor_cron_claims_tick_idx").on(t.tickAt)],
+  (t) => [
+    primaryKey({ columns: [t.functionId, t.cron, t.tickAt] }),
+    index("executor_cron_claims_tick_idx").on(t.tickAt),
+  ],
 );
 
 /** `idempotency` keys: one run per (function, key) within 24 h. */
@@ -271,5 +298,8 @@ export const executorIdempotency = pgTable(
     runId: text("run_id").notNull(),
     expiresAt: tstz("expires_at").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.functionId, t.key] }), index("executor_idempotency_expires_idx").on(t.expiresAt)],
+  (t) => [
+    primaryKey({ columns: [t.functionId, t.key] }),
+    index("executor_idempotency_expires_idx").on(t.expiresAt),
+  ],
 );

@@ -8,3 +8,4 @@ export * from "./executor";
 export * from "./outbox";
 export * from "./secrets";
 export * from "./triggers";
+export * from "./proposals";

@@ -23,7 +23,9 @@ export const outbox = pgTable(
     deliveredAt: tstz("delivered_at"),
   },
   (t) => [
-    index("outbox_pending_idx").on(t.availableAt).where(sql`${t.deliveredAt} is null`),
+    index("outbox_pending_idx")
+      .on(t.availableAt)
+      .where(sql`${t.deliveredAt} is null`),
     index("outbox_workspace_idx").on(t.workspaceId, t.createdAt),
   ],
 );

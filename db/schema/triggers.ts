@@ -62,7 +62,9 @@ export const triggers = pgTable(
   (t) => [
     uniqueIndex("triggers_path_key").on(t.path),
     index("triggers_workflow_idx").on(t.workspaceId, t.workflowId),
-    index("triggers_event_idx").on(t.workspaceId, t.eventName).where(sql`${t.kind} = 'event'`),
+    index("triggers_event_idx")
+      .on(t.workspaceId, t.eventName)
+      .where(sql`${t.kind} = 'event'`),
     index("triggers_schedule_idx").on(t.kind, t.enabled),
     index("triggers_created_by_idx").on(t.createdBy),
     index("triggers_last_run_idx").on(t.lastRunId),

@@ -60,6 +60,25 @@ export class RunPage {
   output() {
     return this.p.getByRole("region", { name: "Output" });
   }
+
+  graph() {
+    return this.p.getByTestId("run-graph");
+  }
+
+  /** The React Flow canvas (role "application") inside the graph card. */
+  graphCanvas() {
+    return this.graph().getByRole("application");
+  }
+
+  /** Every step node (a group named "Step <name> (<type>), <status>"). */
+  graphNodes() {
+    return this.graph().getByRole("group", { name: /^Step / });
+  }
+
+  /** The zoom / fit-view buttons of the graph. */
+  graphControls() {
+    return this.graph().getByRole("button", { name: /^(Zoom In|Zoom Out|Fit View)$/ });
+  }
 }
 
 export class ApprovalsPage {

@@ -55,6 +55,35 @@ export class DefinitionEditor {
     ).toBeVisible();
   }
 
+  publishButton() {
+    return this.page.getByRole("button", { name: "Publish…" });
+  }
+
+  /** Monaco's completion list (a listbox named "Suggest"). */
+  suggestions() {
+    return this.page.getByRole("listbox", { name: "Suggest" });
+  }
+
+  /** Its rows: "option"s, or "listitem"s when the user agent says Windows (Monaco's choice). */
+  suggestionRows() {
+    const list = this.suggestions();
+    return list.getByRole("option").or(list.getByRole("listitem"));
+  }
+
+  /**
+   * Opens completion where a new key of the root object goes: a new line after `{`, then `"`
+   * (a JSON trigger character). Leaves the document unparsable, so nothing is autosaved.
+   */
+  async openKeyCompletion() {
+    await this.editor().locator(".monaco-editor .view-lines").click();
+    await this.page.keyboard.press("ControlOrMeta+Home");
+    await this.page.keyboard.press("End");
+    await this.page.keyboard.press("Enter");
+    await this.page.keyboard.type('"');
+    await expect(this.suggestionRows().first()).toBeVisible();
+    return this.suggestionRows();
+  }
+
   async publish(bump: "patch" | "minor" | "major" = "patch") {
     await this.page.getByRole("button", { name: "Publish…" }).click();
     const dialog = this.page.getByRole("dialog", { name: "Publish a new version" });
@@ -64,5 +93,37 @@ export class DefinitionEditor {
       .catch(() => undefined);
     await dialog.getByRole("button", { name: /^Publish v/ }).click();
     await expect(dialog).toBeHidden();
+  }
+}
+
+export class VersionsPage {
+  constructor(private readonly page: Page) {}
+
+  async goto(workflowId: string) {
+    await this.page.goto(`/workflows/${workflowId}/versions`);
+    await expect(this.history().getByRole("row").nth(1)).toBeVisible();
+  }
+
+  history() {
+    return this.page.getByRole("region", { name: "History" });
+  }
+
+  /** Picks the two sides of the Compare card by their version labels ("v1.0.0", "Draft"). */
+  async compare(from: string, to: string) {
+    await this.page.getByLabel("From", { exact: true }).selectOption({ label: from });
+    await this.page.getByLabel("To", { exact: true }).selectOption({ label: to });
+    await expect(this.page.getByTestId("diff-summary")).toContainText(`${from} → ${to}`);
+  }
+
+  /** A link of the workflow's section tabs (Overview, Editor, Versions, Runs, …). */
+  tab(name: string) {
+    return this.page
+      .getByRole("navigation", { name: "Workflow sections" })
+      .getByRole("link", { name, exact: true });
+  }
+
+  /** The side-by-side Monaco diff of the comparison, once it has rendered. */
+  jsonDiff() {
+    return this.page.getByTestId("diff-editor").locator(".monaco-diff-editor");
   }
 }

@@ -1,11 +1,43 @@
 import type { StepConfig } from "@/lib/workflow";
+import { DomainError } from "@/server/errors";
+import { createProposal } from "@/server/services/proposals/create-proposal";
+import { engineNow, engineRuntime } from "../engine/runtime";
 import { StepFailure, type ActionHandler } from "./types";
 
 /**
- * `propose_change`: opens a change proposal for the running workflow. Proposals (review, risk,
- * dry run, apply) are not part of this release, so the step fails with a clear user error
- * instead of pretending to succeed.
+ * `propose_change`: opens a change proposal for the running workflow through the same service
+ * verb as every other path. The proposal links back to this run and step, and acts for the run's
+ * accountable user (who may then not approve it). A refusal (stale base, policy, invalid change)
+ * is a user error of the step, with the service's message.
  */
-export const proposeChangeHandler: ActionHandler<StepConfig<"propose_change">> = async () => {
-  throw new StepFailure("propose_change steps need change proposals, which this Sluice version does not provide yet", "user", { code: "NOT_AVAILABLE" });
+export const proposeChangeHandler: ActionHandler<StepConfig<"propose_change">> = async (ctx) => {
+  const rt = await engineRuntime();
+  const c = ctx.config;
+  try {
+    const r = await createProposal({
+      ctx: {
+        db: rt.db,
+        keys: rt.keys,
+        config: rt.config,
+        log: ctx.log,
+        now: engineNow,
+        actor: { type: "system", name: `run:${ctx.runId}` },
+        workspace: { id: ctx.workspaceId, role: "editor" },
+      },
+      input: {
+        workflowId: ctx.workflowId,
+        summary: c.summary,
+        ...(c.rationale !== undefined ? { rationale: c.rationale } : {}),
+        ...(c.patch !== undefined ? { patch: c.patch } : { definition: c.definition }),
+      },
+      origin: { kind: "run", runId: ctx.runId, stepId: ctx.stepId, stepPath: ctx.stepPath },
+    });
+    return { data: { proposalId: r.id, status: r.status, risk: r.risk } };
+  } catch (e) {
+    if (e instanceof DomainError)
+      throw new StepFailure(e.message, "user", {
+        code: (e.details as { reason?: string } | undefined)?.reason ?? e.code,
+      });
+    throw e;
+  }
 };

@@ -18,7 +18,13 @@ import { scriptHandler } from "./script";
 import { transformHandler } from "./transform";
 import type { ActionHandler } from "./types";
 
-export const ORCHESTRATED_TYPES = ["approval", "delay", "wait_for_event", "loop", "subworkflow"] as const satisfies readonly StepType[];
+export const ORCHESTRATED_TYPES = [
+  "approval",
+  "delay",
+  "wait_for_event",
+  "loop",
+  "subworkflow",
+] as const satisfies readonly StepType[];
 export type OrchestratedType = (typeof ORCHESTRATED_TYPES)[number];
 export type ActionType = Exclude<StepType, OrchestratedType>;
 

@@ -14,7 +14,12 @@ import {
   type StepType,
   type TemplateContext,
 } from "@/lib/workflow";
-import { beginAttempt, endAttempt, recordInstantAttempt, type AttemptKey } from "@/server/services/engine/step-records";
+import {
+  beginAttempt,
+  endAttempt,
+  recordInstantAttempt,
+  type AttemptKey,
+} from "@/server/services/engine/step-records";
 import { enqueueWorkflowEvents } from "@/server/services/engine/workflow-events";
 import { MissingSecretsError, resolveSecrets } from "@/server/services/secrets/resolve-secrets";
 import { loadWorkspaceIntegrations } from "@/server/services/settings/load-workspace-integrations";
@@ -64,9 +69,18 @@ const DEFAULT_TIMEOUT: Partial<Record<StepType, number>> = {
 const CANCEL_POLL_MS = 1_000;
 
 /** Steps without I/O of their own: no secrets, no policy, no deadline machinery, one transaction. */
-const INSTANT_TYPES: ReadonlySet<string> = new Set(["transform", "condition", "return", "emit_event"]);
+const INSTANT_TYPES: ReadonlySet<string> = new Set([
+  "transform",
+  "condition",
+  "return",
+  "emit_event",
+]);
 
-function instantContext(args: AttemptArgs, config: unknown, log: ActionContext["log"]): ActionContext {
+function instantContext(
+  args: AttemptArgs,
+  config: unknown,
+  log: ActionContext["log"],
+): ActionContext {
   return {
     workspaceId: args.key.workspaceId,
     workflowId: args.workflowId,
@@ -180,20 +194,12 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
   ]);
 
   // 2. Templates → the concrete config, validated again against the type's schema.
-  let config: unknown;
-  try {
-    const resolved = resolveStepConfig(type, args.config, {
-      ...args.context,
-      secrets: (n) => secretValues[n],
-    });
-    config = STEP_CATALOG[type].config.parse(resolved);
-  } catch (e) {
-    const message =
-      e instanceof TemplateResolutionError
-        ? e.message
-        : `The step's config is invalid after resolving templates: ${(e as Error).message}`;
-    return fail(new StepFailure(message, "user"));
-  }
+  const resolvedConfig = resolveActionConfig(type, args.config, {
+    ...args.context,
+    secrets: (n) => secretValues[n],
+  });
+  if (!resolvedConfig.ok) return fail(new StepFailure(resolvedConfig.message, "user"));
+  const config = resolvedConfig.config;
 
   const entry = handlerFor(type);
   if (entry.kind !== "action") return fail(new Error(`${type} is not an action step`));
@@ -213,13 +219,26 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
       ...(result.port ? { port: result.port } : {}),
       now: now(),
       inTx: result.emit?.length
-        ? (tx) => enqueueWorkflowEvents(tx, args.key.workspaceId, result.emit!.map((ev) => ({ ...ev, source: { runId: args.key.runId, stepPath: args.key.path } })), now()).then(() => undefined)
+        ? (tx) =>
+            enqueueWorkflowEvents(
+              tx,
+              args.key.workspaceId,
+              result.emit!.map((ev) => ({
+                ...ev,
+                source: { runId: args.key.runId, stepPath: args.key.path },
+              })),
+              now(),
+            ).then(() => undefined)
         : undefined,
     });
     return { ok: true, output, ...(result.port ? { port: result.port } : {}) };
   }
 
-  await beginAttempt(db, args.key, { input: redactor.value(config), now: now(), refresh: args.refreshStatus !== false });
+  await beginAttempt(db, args.key, {
+    input: redactor.value(config),
+    now: now(),
+    refresh: args.refreshStatus !== false,
+  });
 
   // 3. Run the handler with a deadline and a cancel watch (scripts get SIGTERM → SIGKILL).
   // The step's timeoutMs, else the config's own (http, script, code), else the type default;
@@ -339,5 +358,30 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
   } finally {
     clearTimeout(timer);
     clearInterval(watch);
+  }
+}
+
+/**
+ * Templates → the concrete config, validated again against the type's schema (pure; the
+ * proposal dry run evaluates pure steps with it too).
+ */
+export function resolveActionConfig(
+  type: StepType,
+  config: unknown,
+  context: TemplateContext,
+): { ok: true; config: unknown } | { ok: false; message: string } {
+  try {
+    return {
+      ok: true,
+      config: STEP_CATALOG[type].config.parse(resolveStepConfig(type, config, context)),
+    };
+  } catch (e) {
+    return {
+      ok: false,
+      message:
+        e instanceof TemplateResolutionError
+          ? e.message
+          : `The step's config is invalid after resolving templates: ${(e as Error).message}`,
+    };
   }
 }

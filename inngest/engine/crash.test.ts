@@ -36,11 +36,25 @@ interface State {
   redelivered?: boolean;
 }
 
-async function start(mode: "setup" | "resume" | "emit", runId?: string, extra: Record<string, string> = {}): Promise<ChildProcess> {
+async function start(
+  mode: "setup" | "resume" | "emit",
+  runId?: string,
+  extra: Record<string, string> = {},
+): Promise<ChildProcess> {
   const [appPort, execPort] = [await freePort(), await freePort()];
   const proc = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", fixture], {
     cwd: process.cwd(),
-    env: { ...process.env, ENGINE_DB: target, ENGINE_APP_PORT: String(appPort), SLUICE_EXECUTOR_PORT: String(execPort), ENGINE_MODE: mode, ENGINE_RUN_ID: runId ?? "", ENGINE_OUT: path.join(dir, "state.json"), NODE_ENV: "test", ...extra },
+    env: {
+      ...process.env,
+      ENGINE_DB: target,
+      ENGINE_APP_PORT: String(appPort),
+      SLUICE_EXECUTOR_PORT: String(execPort),
+      ENGINE_MODE: mode,
+      ENGINE_RUN_ID: runId ?? "",
+      ENGINE_OUT: path.join(dir, "state.json"),
+      NODE_ENV: "test",
+      ...extra,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stderr = "";
@@ -73,7 +87,8 @@ async function until<T>(check: () => T | undefined | false, what: string, ms = 3
   for (;;) {
     const v = check();
     if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(state())}`);
+    if (Date.now() > end)
+      throw new Error(`timed out waiting for ${what}: ${JSON.stringify(state())}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
@@ -93,11 +108,19 @@ afterAll(async () => {
 describe("engine crash safety", () => {
   it("a run killed mid-delay completes after a restart with no lost or duplicated step", async () => {
     child = await start("setup");
-    const waiting = await until(() => state()?.status === "waiting" && state(), "the run to wait in its delay");
+    const waiting = await until(
+      () => state()?.status === "waiting" && state(),
+      "the run to wait in its delay",
+    );
     child.kill("SIGKILL");
     await new Promise((r) => child!.once("exit", r));
     child = await start("resume", waiting.runId);
-    const done = await until(() => state()?.status === "completed" && state()!.events.every((e) => e.deliveredAt) && state(), "the run to complete", 60_000);
+    const done = await until(
+      () =>
+        state()?.status === "completed" && state()!.events.every((e) => e.deliveredAt) && state(),
+      "the run to complete",
+      60_000,
+    );
     child.kill("SIGKILL");
     const completed = done.steps.filter((s) => s.status === "completed").map((s) => s.path);
     expect(completed.sort()).toEqual(["a", "announce", "b", "pause"]);
@@ -116,18 +139,28 @@ describe("engine crash safety", () => {
     fs.rmSync(path.join(dir, "state.json"), { force: true });
     child = await start("emit");
     // Committed, never delivered: the relay does not run in this mode.
-    const committed = await until(() => state()?.events.some((e) => e.name === "order.paid") && state(), "the event to commit");
+    const committed = await until(
+      () => state()?.events.some((e) => e.name === "order.paid") && state(),
+      "the event to commit",
+    );
     expect(committed.events.find((e) => e.name === "order.paid")!.deliveredAt).toBeNull();
     expect(committed.eventRuns).toEqual([]);
     child.kill("SIGKILL");
     await new Promise((r) => child!.once("exit", r));
     // Restart with the relay; the first delivery is then forgotten once and delivered again.
     child = await start("resume", "", { ENGINE_REDELIVER: "1" });
-    const delivered = (s: State | undefined) => !!s?.events.find((e) => e.name === "order.paid")?.deliveredAt;
+    const delivered = (s: State | undefined) =>
+      !!s?.events.find((e) => e.name === "order.paid")?.deliveredAt;
     const done = await until(
       () => {
         const s = state();
-        return s && s.redelivered && delivered(s) && s.eventRuns.length > 0 && s.eventRuns.every((r) => r.status === "completed") ? s : undefined;
+        return s &&
+          s.redelivered &&
+          delivered(s) &&
+          s.eventRuns.length > 0 &&
+          s.eventRuns.every((r) => r.status === "completed")
+          ? s
+          : undefined;
       },
       "the event's run to complete after a redelivery",
       60_000,

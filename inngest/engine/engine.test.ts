@@ -1,4 +1,6 @@
+import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { execRows } from "@/db/client";
 import { startEngineHarness, type EngineHarness } from "./testing";
 
 let e: EngineHarness;
@@ -55,6 +57,60 @@ describe("run engine: basics", () => {
         "run.finished",
       ]),
     );
+  });
+});
+
+describe("run engine: SDK requests per step", () => {
+  /*
+   *   s0 ─▶ s1 ─▶ … ─▶ s9      a lone chain: every step runs inline in the discovery request
+   *                              (no race-mode tag, so no StepPlanned + targeted call per step)
+   *
+   *   a ─┬─▶ j                 parallel branches: tagged race-mode, planned and called one by one
+   *   b ─┘
+   */
+  const history = async (runId: string) => {
+    const rows = await execRows<{ type: string; n: number }>(
+      e.db.db,
+      sql`select h.type, count(*)::int as n from executor_history h
+          join runs r on r.inngest_run_id = h.run_id where r.id = ${runId} group by h.type`,
+    );
+    return Object.fromEntries(rows.map((r) => [r.type, r.n]));
+  };
+
+  it("runs a lone chain's steps inline: no step is planned for a separate call", async () => {
+    const wf = await e.workflow({
+      schemaVersion: 1,
+      name: "Lone chain",
+      steps: Array.from({ length: 10 }, (_, i) => ({
+        id: `s${i}`,
+        type: "transform",
+        config: { value: i },
+      })),
+    });
+    const runId = await e.start(wf);
+    expect((await e.waitFor(runId, ["completed", "failed"])).status).toBe("completed");
+    const h = await history(runId);
+    expect(h["step.planned"] ?? 0).toBe(0);
+    expect(h["step.completed"]).toBeGreaterThanOrEqual(10);
+  });
+
+  it("plans parallel branches for their own calls (race mode) and still completes", async () => {
+    const wf = await e.workflow({
+      schemaVersion: 1,
+      name: "Two branches",
+      steps: [
+        { id: "a", type: "transform", config: { value: 1 } },
+        { id: "b", type: "transform", config: { value: 2 } },
+        { id: "j", type: "transform", config: { value: 3 } },
+      ],
+      edges: [
+        { from: "a", to: "j" },
+        { from: "b", to: "j" },
+      ],
+    });
+    const runId = await e.start(wf);
+    expect((await e.waitFor(runId, ["completed", "failed"])).status).toBe("completed");
+    expect((await history(runId))["step.planned"]).toBeGreaterThanOrEqual(2);
   });
 });
 

@@ -34,7 +34,10 @@ async function eventTrigger(workflowId: string, config: Record<string, unknown>)
   return id;
 }
 const runsOf = (workflowId: string) =>
-  e.db.db.select().from(runs).where(and(eq(runs.workflowId, workflowId), eq(runs.triggerType, "event")));
+  e.db.db
+    .select()
+    .from(runs)
+    .where(and(eq(runs.workflowId, workflowId), eq(runs.triggerType, "event")));
 const deliveriesOf = (triggerId: string) =>
   e.db.db.select().from(triggerDeliveries).where(eq(triggerDeliveries.triggerId, triggerId));
 const settle = async () => {
@@ -46,7 +49,9 @@ const echo = (name: string) => ({
   schemaVersion: 1,
   name,
   inputs: { order: { type: "string", required: true } },
-  steps: [{ id: "got", type: "transform", config: { value: "{{ input.order }} via {{ trigger.name }}" } }],
+  steps: [
+    { id: "got", type: "transform", config: { value: "{{ input.order }} via {{ trigger.name }}" } },
+  ],
   output: "{{ steps.got.output.data }}",
 });
 
@@ -58,13 +63,19 @@ describe("event triggers", () => {
       filter: { ref: "trigger.data.total", gte: 100 },
       mapping: { order: "$.data.id" },
     });
-    await emitEvents({ ctx: e.ws.ctx("editor"), input: [
-      { name: "order.paid", data: { id: "small", total: 5 } },
-      { name: "order.paid", data: { id: "big", total: 500 }, id: "evt-big" },
-      { name: "invoice.paid", data: { id: "other", total: 900 } },
-    ] });
+    await emitEvents({
+      ctx: e.ws.ctx("editor"),
+      input: [
+        { name: "order.paid", data: { id: "small", total: 5 } },
+        { name: "order.paid", data: { id: "big", total: 500 }, id: "evt-big" },
+        { name: "invoice.paid", data: { id: "other", total: 900 } },
+      ],
+    });
     // The same event id again (a client retry) starts nothing new.
-    await emitEvents({ ctx: e.ws.ctx("editor"), input: { name: "order.paid", data: { id: "big", total: 500 }, id: "evt-big" } });
+    await emitEvents({
+      ctx: e.ws.ctx("editor"),
+      input: { name: "order.paid", data: { id: "big", total: 500 }, id: "evt-big" },
+    });
     await settle();
     const started = await e.h.until(async () => {
       const r = await runsOf(wf);
@@ -76,21 +87,31 @@ describe("event triggers", () => {
     await settle();
     expect(await runsOf(wf)).toHaveLength(1);
     const d = await deliveriesOf(trg);
-    expect(d.map((x) => [x.status, x.deliveryKey, x.runId])).toEqual([["accepted", "evt-big", run.id]]);
+    expect(d.map((x) => [x.status, x.deliveryKey, x.runId])).toEqual([
+      ["accepted", "evt-big", run.id],
+    ]);
   });
 
   it("refuses to let API callers forge system events", async () => {
     await expect(
       emitEvents({ ctx: e.ws.ctx("editor"), input: { name: "run.completed", data: {} } }),
     ).rejects.toThrow(/reserved name/);
-    await expect(emitEvents({ ctx: e.ws.ctx("viewer"), input: { name: "x.y" } })).rejects.toThrow(/editor/);
+    await expect(emitEvents({ ctx: e.ws.ctx("viewer"), input: { name: "x.y" } })).rejects.toThrow(
+      /editor/,
+    );
   });
 
   it("emit_event steps and run.completed system events start other workflows", async () => {
     const source = await e.workflow({
       schemaVersion: 1,
       name: "Source",
-      steps: [{ id: "tell", type: "emit_event", config: { event: "shipment.ready", data: { id: "s-1" } } }],
+      steps: [
+        {
+          id: "tell",
+          type: "emit_event",
+          config: { event: "shipment.ready", data: { id: "s-1" } },
+        },
+      ],
     });
     const onEmit = await e.workflow(echo("On shipment"));
     const onDone = await e.workflow({
@@ -109,7 +130,9 @@ describe("event triggers", () => {
     const runId = await e.start(source);
     await e.waitFor(runId, ["completed"]);
     const emitted = await e.h.until(async () => (await runsOf(onEmit))[0], "the emit_event run");
-    expect((await e.waitFor(emitted.id, ["completed", "failed"])).output).toBe("s-1 via shipment.ready");
+    expect((await e.waitFor(emitted.id, ["completed", "failed"])).output).toBe(
+      "s-1 via shipment.ready",
+    );
     const after = await e.h.until(async () => (await runsOf(onDone))[0], "the run.completed run");
     expect((await e.waitFor(after.id, ["completed", "failed"])).output).toBe(runId);
   });
@@ -138,9 +161,15 @@ describe("event triggers", () => {
 
   it("records why a matching trigger could not start a run (disabled workflow)", async () => {
     const wf = await e.workflow(echo("Disabled listener"));
-    const trg = await eventTrigger(wf, { event: "order.refunded", mapping: { order: "$.data.id" } });
+    const trg = await eventTrigger(wf, {
+      event: "order.refunded",
+      mapping: { order: "$.data.id" },
+    });
     await updateWorkflow({ ctx: e.ws.ctx("editor"), input: { workflowId: wf, isEnabled: false } });
-    await emitEvents({ ctx: e.ws.ctx("editor"), input: { name: "order.refunded", data: { id: "r-1" } } });
+    await emitEvents({
+      ctx: e.ws.ctx("editor"),
+      input: { name: "order.refunded", data: { id: "r-1" } },
+    });
     const failed = await e.h.until(async () => (await deliveriesOf(trg))[0], "a failed delivery");
     expect(failed.status).toBe("failed");
     expect(failed.reason).toMatch(/disabled/);

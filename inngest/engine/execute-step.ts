@@ -88,7 +88,7 @@ async function waiting(env: EngineEnv, fn: () => Promise<StepOutcome>): Promise<
 }
 
 /** constraints.maxSteps: executed step attempts per run. Exceeding it fails the run. */
-function countAttempt(env: EngineEnv, path: string): boolean {
+export function countAttempt(env: EngineEnv, path: string): boolean {
   env.attempts++;
   if (env.attempts <= env.maxAttempts) return true;
   env.abort ??= {
@@ -169,7 +169,9 @@ async function runApproval(
     if: `async.data.approvalId == ${JSON.stringify(opened.approvalId)}`,
     timeout: new Date(opened.expiresAt),
   });
-  const check = env.step.run(sid(env, `${path}@1~check`, true), () => checkApprovalBody({ approvalId: opened.approvalId }));
+  const check = env.step.run(sid(env, `${path}@1~check`, true), () =>
+    checkApprovalBody({ approvalId: opened.approvalId }),
+  );
   await Promise.race<unknown>([
     waiting,
     check.then((decided): unknown => {
@@ -236,8 +238,19 @@ async function runWait(
   if ("error" in begun) return { kind: "failed", error: begun.error };
   if (env.halted) return HALTED;
   // Race the durable wait with a look-back for events sent before the wait was registered.
-  const waiting = env.step.waitForEvent(sid(env, `${path}@1~wait`, true), { event: EVENTS.workflowEvent, if: begun.expression, timeout: new Date(begun.until) });
-  const lookback = env.step.run(sid(env, `${path}@1~lookback`, true), () => lookbackWaitBody({ workspaceId: env.plan.workspaceId, event: begun.event, match: begun.match, since: begun.since }));
+  const waiting = env.step.waitForEvent(sid(env, `${path}@1~wait`, true), {
+    event: EVENTS.workflowEvent,
+    if: begun.expression,
+    timeout: new Date(begun.until),
+  });
+  const lookback = env.step.run(sid(env, `${path}@1~lookback`, true), () =>
+    lookbackWaitBody({
+      workspaceId: env.plan.workspaceId,
+      event: begun.event,
+      match: begun.match,
+      since: begun.since,
+    }),
+  );
   const event = await Promise.race<unknown>([
     waiting,
     lookback.then((found): unknown => {
@@ -314,6 +327,34 @@ async function runLoop(
     beginLoopBody({ key, config: node.config, context: ctx }),
   );
   if ("error" in begun) return { kind: "failed", error: begun.error };
+  const outcome = await runLoopIterations(env, scope, path, node, ctx, begun);
+  await env.step.run(sid(env, `${path}@1~end`), () =>
+    endLoopBody({ key, outcome: outcome as never }),
+  );
+  return outcome;
+}
+
+/** A loop's resolved config, as `beginLoopBody` returns it. */
+export interface LoopStart {
+  items: unknown[];
+  concurrency: number;
+  workflow: string | null;
+  version: string | null;
+  input: unknown;
+}
+
+/**
+ * Runs a loop's iterations and folds them into its outcome. Each body iteration goes through
+ * `runGraph` with the same env, so its effects (durable or the dry run's simulated ones) apply.
+ */
+export async function runLoopIterations(
+  env: EngineEnv,
+  scope: Scope,
+  path: string,
+  node: Node,
+  ctx: TemplateContext,
+  begun: LoopStart,
+): Promise<StepOutcome> {
   const config = node.config as { body?: { steps: unknown[]; edges?: unknown[] } };
   const bodyGraph = config.body
     ? buildRunnableGraph({
@@ -341,9 +382,7 @@ async function runLoop(
     if (done.verdict.status !== "completed") stop = true;
     if (env.halted) stop = true;
   }
-  const outcome = loopOutcome(results, { items: begun.items.length });
-  await env.step.run(sid(env, `${path}@1~end`), () => endLoopBody({ key, outcome: outcome as never }));
-  return outcome;
+  return loopOutcome(results, { items: begun.items.length });
 }
 
 async function runIteration(

@@ -16,9 +16,51 @@ export async function loadPlanBody(runId: string, executionId?: string) {
 }
 
 /**
- * Ends the run with the verdict: the output is the `return` value or the definition's `output`
+ * How a run ends, given its verdict (pure; production and the proposal dry run share it): an
+ * abort wins; a completed run's output is the `return` value or the definition's `output`
  * template resolved over the final context (a template that fails to resolve fails the run).
  */
+export function runEnding(a: {
+  verdict: RunVerdict;
+  state: RunState;
+  base: TemplateContext;
+  outputTemplate: unknown;
+  abort?: { status: string; reason: string; message: string };
+}): { status: RunVerdict["status"]; output: unknown; error: Record<string, unknown> | null } {
+  if (a.abort) {
+    return {
+      status: a.abort.status as RunVerdict["status"],
+      output: null,
+      error: { code: a.abort.reason, message: a.abort.message },
+    };
+  }
+  if (a.verdict.status !== "completed") {
+    return { status: a.verdict.status, output: null, error: describeFailure(a.verdict, a.state) };
+  }
+  try {
+    const output = a.verdict.returned
+      ? (a.verdict.output ?? null)
+      : a.outputTemplate === undefined
+        ? null
+        : resolveTemplate(
+            a.outputTemplate,
+            { ...a.base, steps: stepsContext(a.state) },
+            { strict: true },
+          );
+    return { status: "completed", output, error: null };
+  } catch (e) {
+    return {
+      status: "failed",
+      output: null,
+      error: {
+        code: "output_unresolved",
+        message: `The workflow's output could not be resolved: ${(e as Error).message}`,
+      },
+    };
+  }
+}
+
+/** Ends the run with the verdict (see runEnding). */
 export async function finishRunBody(a: {
   runId: string;
   verdict: RunVerdict;
@@ -29,33 +71,7 @@ export async function finishRunBody(a: {
   leftInFlight: number;
 }) {
   const { db, config } = await engineRuntime();
-  let status = a.verdict.status;
-  let output: unknown = null;
-  let error: Record<string, unknown> | null = null;
-  if (a.abort) {
-    status = a.abort.status as typeof status;
-    error = { code: a.abort.reason, message: a.abort.message };
-  } else if (status === "completed") {
-    try {
-      output = a.verdict.returned
-        ? (a.verdict.output ?? null)
-        : a.outputTemplate === undefined
-          ? null
-          : resolveTemplate(
-              a.outputTemplate,
-              { ...a.base, steps: stepsContext(a.state) },
-              { strict: true },
-            );
-    } catch (e) {
-      status = "failed";
-      error = {
-        code: "output_unresolved",
-        message: `The workflow's output could not be resolved: ${(e as Error).message}`,
-      };
-    }
-  } else {
-    error = describeFailure(a.verdict, a.state);
-  }
+  const { status, output, error } = runEnding(a);
   const done = await finishRun(
     db,
     config,

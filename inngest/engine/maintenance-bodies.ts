@@ -62,16 +62,30 @@ export async function reapRunsBody() {
   const stranded = await db
     .select({ id: runs.id, workspaceId: runs.workspaceId })
     .from(runs)
-    .where(and(eq(runs.status, "running"), isNull(runs.startedAt), isNull(runs.parentRunId), lt(runs.updatedAt, new Date(now.getTime() - 120_000))))
+    .where(
+      and(
+        eq(runs.status, "running"),
+        isNull(runs.startedAt),
+        isNull(runs.parentRunId),
+        lt(runs.updatedAt, new Date(now.getTime() - 120_000)),
+      ),
+    )
     .limit(100);
   if (stranded.length) {
     await db.transaction((tx) =>
       enqueueOutbox(
         tx,
-        stranded.map((r) => ({ workspaceId: r.workspaceId, topic: "inngest" as const, name: EVENTS.runStart, payload: { runId: r.id, workspaceId: r.workspaceId }, id: `start_${r.id}_${now.getTime()}` })),
+        stranded.map((r) => ({
+          workspaceId: r.workspaceId,
+          topic: "inngest" as const,
+          name: EVENTS.runStart,
+          payload: { runId: r.id, workspaceId: r.workspaceId },
+          id: `start_${r.id}_${now.getTime()}`,
+        })),
       ),
     );
-    for (const r of stranded) await db.update(runs).set({ updatedAt: now }).where(eq(runs.id, r.id));
+    for (const r of stranded)
+      await db.update(runs).set({ updatedAt: now }).where(eq(runs.id, r.id));
   }
   const queuedWorkspaces = await db
     .selectDistinct({ workspaceId: runs.workspaceId })

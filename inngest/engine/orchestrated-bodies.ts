@@ -277,32 +277,33 @@ export async function endWaitBody(a: {
 
 // --- loop --------------------------------------------------------------------------------------
 
-export async function beginLoopBody(a: {
-  key: AttemptKey;
-  config: unknown;
-  context: TemplateContext;
-}) {
-  const { db } = await engineRuntime();
+/** A loop's items resolved and checked (pure; the proposal dry run uses it too). */
+export function resolveLoopStart(
+  config: unknown,
+  context: TemplateContext,
+):
+  | { error: string }
+  | {
+      items: unknown[];
+      concurrency: number;
+      workflow: string | null;
+      version: string | null;
+      input: unknown;
+    } {
   let c: StepConfig<"loop">;
   try {
-    c = resolve("loop", a.config, a.context) as StepConfig<"loop">;
+    c = resolve("loop", config, context) as StepConfig<"loop">;
   } catch (e) {
-    return failStep(a.key, `The loop's config is invalid: ${message(e)}`);
+    return { error: `The loop's config is invalid: ${message(e)}` };
   }
   if (!Array.isArray(c.items))
-    return failStep(
-      a.key,
-      `The loop's items must be an array, got ${c.items === null ? "null" : typeof c.items}`,
-    );
+    return {
+      error: `The loop's items must be an array, got ${c.items === null ? "null" : typeof c.items}`,
+    };
   if (c.items.length > c.maxItems)
-    return failStep(
-      a.key,
-      `The loop has ${c.items.length} items, more than its maxItems (${c.maxItems})`,
-    );
-  await beginAttempt(db, a.key, {
-    input: { items: c.items.length, concurrency: c.concurrency },
-    now: engineNow(),
-  });
+    return {
+      error: `The loop has ${c.items.length} items, more than its maxItems (${c.maxItems})`,
+    };
   return {
     items: c.items as unknown[],
     concurrency: c.concurrency,
@@ -310,6 +311,21 @@ export async function beginLoopBody(a: {
     version: c.version ?? null,
     input: c.input ?? null,
   };
+}
+
+export async function beginLoopBody(a: {
+  key: AttemptKey;
+  config: unknown;
+  context: TemplateContext;
+}) {
+  const { db } = await engineRuntime();
+  const start = resolveLoopStart(a.config, a.context);
+  if ("error" in start) return failStep(a.key, start.error);
+  await beginAttempt(db, a.key, {
+    input: { items: start.items.length, concurrency: start.concurrency },
+    now: engineNow(),
+  });
+  return start;
 }
 
 export async function endLoopBody(a: {
@@ -430,10 +446,12 @@ export async function endChildBody(a: {
 function matchesEvent(payload: Record<string, unknown>, match: Record<string, unknown>): boolean {
   for (const [path, expected] of Object.entries(match)) {
     const parts = path.split(".");
-    const root: unknown = parts[0] === "name" || parts[0] === "data" || parts[0] === "eventId" ? payload : payload.data;
+    const root: unknown =
+      parts[0] === "name" || parts[0] === "data" || parts[0] === "eventId" ? payload : payload.data;
     let cur: unknown = root;
     for (const p of parts) {
-      if (cur === null || typeof cur !== "object" || !Object.prototype.hasOwnProperty.call(cur, p)) return false;
+      if (cur === null || typeof cur !== "object" || !Object.prototype.hasOwnProperty.call(cur, p))
+        return false;
       cur = (cur as Record<string, unknown>)[p];
     }
     if (cur !== expected) return false;
@@ -441,20 +459,41 @@ function matchesEvent(payload: Record<string, unknown>, match: Record<string, un
   return true;
 }
 
-export async function lookbackWaitBody(a: { workspaceId: string; event: string; match: Record<string, unknown>; since: string }) {
+export async function lookbackWaitBody(a: {
+  workspaceId: string;
+  event: string;
+  match: Record<string, unknown>;
+  since: string;
+}) {
   const { db } = await engineRuntime();
   const rows = await db
     .select()
     .from(outbox)
-    .where(and(eq(outbox.workspaceId, a.workspaceId), eq(outbox.topic, "event"), eq(outbox.name, a.event), gte(outbox.createdAt, new Date(Date.parse(a.since) - 1_000))))
+    .where(
+      and(
+        eq(outbox.workspaceId, a.workspaceId),
+        eq(outbox.topic, "event"),
+        eq(outbox.name, a.event),
+        gte(outbox.createdAt, new Date(Date.parse(a.since) - 1_000)),
+      ),
+    )
     .orderBy(asc(outbox.createdAt), asc(outbox.id))
     .limit(500);
   const hit = rows.find((r) => matchesEvent(r.payload, a.match));
-  return hit ? { name: EVENTS.workflowEvent, id: hit.id, data: { ...hit.payload, workspaceId: a.workspaceId } } : null;
+  return hit
+    ? {
+        name: EVENTS.workflowEvent,
+        id: hit.id,
+        data: { ...hit.payload, workspaceId: a.workspaceId },
+      }
+    : null;
 }
 
 export async function checkApprovalBody(a: { approvalId: string }) {
   const { db } = await engineRuntime();
-  const [row] = await db.select({ status: approvals.status }).from(approvals).where(eq(approvals.id, a.approvalId));
+  const [row] = await db
+    .select({ status: approvals.status })
+    .from(approvals)
+    .where(eq(approvals.id, a.approvalId));
   return row && row.status !== "pending" ? { decided: row.status } : null;
 }

@@ -16,7 +16,7 @@ import {
 } from "@/lib/workflow";
 import { recordSkipsBody } from "./record-bodies";
 import { executeStep } from "./execute-step";
-import { sid, type EngineEnv, type Scope } from "./types";
+import { sid, type EngineEffects, type EngineEnv, type EngineNode, type Scope } from "./types";
 
 export interface GraphResult {
   verdict: RunVerdict;
@@ -25,21 +25,29 @@ export interface GraphResult {
   leftInFlight: number;
 }
 
-type Node = {
-  id: string;
-  type: string;
-  when?: unknown;
-  config?: unknown;
-  retry?: unknown;
-  timeoutMs?: number;
-  name?: string;
+type Node = EngineNode;
+
+/**
+ * Production effects: each step runs through durable steps (`executeStep`), and each planning
+ * round's skips are recorded in one durable step whose id is stable across replays.
+ */
+export const durableEffects: EngineEffects = {
+  // A call, not a reference: execute-step imports this module back (loops), so the binding may
+  // not be initialized yet when this object is built.
+  execute: (env, scope, node, ctx) => executeStep(env, scope, node, ctx),
+  async recordSkips(env, scope, round, items) {
+    await env.step.run(sid(env, `${scope.prefix || "run"}~skip#${round}`), () =>
+      recordSkipsBody({ runId: env.plan.runId, workspaceId: env.plan.workspaceId, items }),
+    );
+  },
 };
 
 /**
  * Drives one graph (the workflow, or one loop iteration) with the pure state machine: starts ready
  * steps, records skips, and reacts to each step outcome in completion order — `Promise.race` over
  * the steps in flight, which the durable executor replays deterministically (the memo stack is in
- * completion order and steps are tagged `parallelMode: race`).
+ * completion order and steps are tagged `parallelMode: race`). What a step does is `env.effects`
+ * (durable in production, simulated in the proposal dry run); the planning here is shared.
  */
 export async function runGraph(
   env: EngineEnv,
@@ -47,6 +55,7 @@ export async function runGraph(
   scope: Scope,
   seed?: Record<string, StepOutcome>,
 ): Promise<GraphResult> {
+  const effects = env.effects ?? durableEffects;
   let state = initialState(graph);
   if (seed) {
     for (const [id, outcome] of Object.entries(seed)) {
@@ -104,19 +113,18 @@ export async function runGraph(
     const records = [...notStarted, ...whenSkips];
     if (records.length && !env.halted) {
       round++;
-      await env.step.run(sid(env, `${scope.prefix || "run"}~skip#${round}`), () =>
-        recordSkipsBody({
-          runId: env.plan.runId,
-          workspaceId: env.plan.workspaceId,
-          items: records.map((r) => ({
-            stepId: r.stepId,
-            path: scope.prefix + r.stepId,
-            stepType: graph.nodes.get(r.stepId)!.type,
-            status: r.status,
-            reason: r.reason,
-            detail: "detail" in r ? (r.detail as string | undefined) : undefined,
-          })),
-        }),
+      await effects.recordSkips(
+        env,
+        scope,
+        round,
+        records.map((r) => ({
+          stepId: r.stepId,
+          path: scope.prefix + r.stepId,
+          stepType: graph.nodes.get(r.stepId)!.type,
+          status: r.status,
+          reason: r.reason,
+          detail: "detail" in r ? (r.detail as string | undefined) : undefined,
+        })),
       );
     }
     if (actions.finished)
@@ -135,7 +143,7 @@ export async function runGraph(
       const node = graph.nodes.get(id)!.step;
       inflight.set(
         id,
-        executeStep(env, scope, node, ctx).then((outcome) => ({ id, outcome })),
+        effects.execute(env, scope, node, ctx).then((outcome) => ({ id, outcome })),
       );
     }
     if (inflight.size === 0) {
@@ -148,6 +156,10 @@ export async function runGraph(
     }
     const done = await Promise.race(inflight.values());
     inflight.delete(done.id);
+    // The chain ended: a step that runs alone afterwards is no longer tagged race-mode (one
+    // inline SDK request instead of two and a queue trip). Replays reach this point in the same
+    // order (the memo stack is in completion order), so the tags are the same on every replay.
+    env.active--;
     state = applyOutcome(state, done.id, done.outcome);
   }
 }

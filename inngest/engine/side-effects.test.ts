@@ -19,12 +19,24 @@ beforeAll(async () => {
       failuresLeft--;
       return sendJson(res, 503, { error: "try later" });
     }
-    if (req.url?.startsWith("/limited")) return sendJson(res, 429, { error: "slow down" }, { "retry-after": "2" });
+    if (req.url?.startsWith("/limited"))
+      return sendJson(res, 429, { error: "slow down" }, { "retry-after": "2" });
     if (req.url?.startsWith("/bad")) return sendJson(res, 400, { error: "bad request" });
     // Echoes what it received, secret included: the engine must redact it from what it stores.
-    return sendJson(res, 200, { got: JSON.parse(body || "{}"), auth: req.headers.authorization ?? null, idem: req.headers["idempotency-key"] ?? null });
+    return sendJson(res, 200, {
+      got: JSON.parse(body || "{}"),
+      auth: req.headers.authorization ?? null,
+      idem: req.headers["idempotency-key"] ?? null,
+    });
   });
-  await updateWorkspacePolicies({ ctx: e.ws.ctx("admin"), input: { scriptStepsEnabled: false, allowedPrivateHosts: ["127.0.0.1"], forbiddenStepTypes: [] } });
+  await updateWorkspacePolicies({
+    ctx: e.ws.ctx("admin"),
+    input: {
+      scriptStepsEnabled: false,
+      allowedPrivateHosts: ["127.0.0.1"],
+      forbiddenStepTypes: [],
+    },
+  });
   await createSecret({ ctx: e.ws.ctx("admin"), input: { name: "API_KEY", value: SECRET } });
 });
 afterAll(async () => {
@@ -38,11 +50,21 @@ describe("side-effect steps in runs", () => {
     const wf = await e.workflow({
       schemaVersion: 1,
       name: "Flaky",
-      steps: [{ id: "call", type: "http", config: { method: "POST", url: `${api.origin}/flaky`, body: { n: 1 } }, retry: { maxAttempts: 3, backoffMs: [1000, 2000] } }],
+      steps: [
+        {
+          id: "call",
+          type: "http",
+          config: { method: "POST", url: `${api.origin}/flaky`, body: { n: 1 } },
+          retry: { maxAttempts: 3, backoffMs: [1000, 2000] },
+        },
+      ],
       output: "{{ steps.call.output.data.status }}",
     });
     const runId = await e.start(wf);
-    const run = await e.waitFor(runId, ["completed", "failed"], { advanceMs: 1_000, timeoutMs: 30_000 });
+    const run = await e.waitFor(runId, ["completed", "failed"], {
+      advanceMs: 1_000,
+      timeoutMs: 30_000,
+    });
     expect(run.status, JSON.stringify(run.error)).toBe("completed");
     expect(run.output).toBe(200);
     const attempts = (await e.steps(runId)).filter((s) => s.path === "call");
@@ -51,7 +73,9 @@ describe("side-effect steps in runs", () => {
       [2, "failed", "operational"],
       [3, "completed", null],
     ]);
-    const keys = api.requests.filter((r) => r.url === "/flaky").map((r) => r.headers["idempotency-key"]);
+    const keys = api.requests
+      .filter((r) => r.url === "/flaky")
+      .map((r) => r.headers["idempotency-key"]);
     expect(keys).toEqual([`${runId}:call:1`, `${runId}:call:2`, `${runId}:call:3`]);
   });
 
@@ -59,7 +83,14 @@ describe("side-effect steps in runs", () => {
     const wf = await e.workflow({
       schemaVersion: 1,
       name: "Bad request",
-      steps: [{ id: "call", type: "http", config: { url: `${api.origin}/bad` }, retry: { maxAttempts: 5, backoffMs: 1000 } }],
+      steps: [
+        {
+          id: "call",
+          type: "http",
+          config: { url: `${api.origin}/bad` },
+          retry: { maxAttempts: 5, backoffMs: 1000 },
+        },
+      ],
     });
     const run = await e.waitFor(await e.start(wf), ["completed", "failed"]);
     expect(run.status).toBe("failed");
@@ -74,8 +105,21 @@ describe("side-effect steps in runs", () => {
       schemaVersion: 1,
       name: "Secretive",
       steps: [
-        { id: "call", type: "http", config: { method: "POST", url: `${api.origin}/echo`, headers: { authorization: "Bearer {{ secrets.API_KEY }}" }, body: { key: "{{ secrets.API_KEY }}" } } },
-        { id: "after", type: "transform", config: { value: "{{ steps.call.output.data.body.auth }}" } },
+        {
+          id: "call",
+          type: "http",
+          config: {
+            method: "POST",
+            url: `${api.origin}/echo`,
+            headers: { authorization: "Bearer {{ secrets.API_KEY }}" },
+            body: { key: "{{ secrets.API_KEY }}" },
+          },
+        },
+        {
+          id: "after",
+          type: "transform",
+          config: { value: "{{ steps.call.output.data.body.auth }}" },
+        },
       ],
       output: "{{ steps.call.output.data.body }}",
     });
@@ -86,8 +130,13 @@ describe("side-effect steps in runs", () => {
     const received = api.requests.find((r) => r.url === "/echo")!;
     expect(received.headers.authorization).toBe(`Bearer ${SECRET}`);
     // …but nothing Sluice stored contains it, in plain, base64 or URL-encoded form.
-    const stored = JSON.stringify([run, await e.steps(runId), await e.db.db.select().from(runEvents).where(eq(runEvents.runId, runId))]);
-    for (const form of [SECRET, Buffer.from(SECRET).toString("base64"), encodeURIComponent(SECRET)]) expect(stored).not.toContain(form);
+    const stored = JSON.stringify([
+      run,
+      await e.steps(runId),
+      await e.db.db.select().from(runEvents).where(eq(runEvents.runId, runId)),
+    ]);
+    for (const form of [SECRET, Buffer.from(SECRET).toString("base64"), encodeURIComponent(SECRET)])
+      expect(stored).not.toContain(form);
     expect(stored).toContain("[REDACTED:API_KEY]");
   });
 
@@ -95,7 +144,13 @@ describe("side-effect steps in runs", () => {
     const wf = await e.workflow({
       schemaVersion: 1,
       name: "Missing secret",
-      steps: [{ id: "call", type: "http", config: { url: `${api.origin}/echo`, headers: { authorization: "{{ secrets.NOPE }}" } } }],
+      steps: [
+        {
+          id: "call",
+          type: "http",
+          config: { url: `${api.origin}/echo`, headers: { authorization: "{{ secrets.NOPE }}" } },
+        },
+      ],
     });
     const run = await e.waitFor(await e.start(wf), ["completed", "failed"]);
     expect(run.status).toBe("failed");
@@ -105,7 +160,14 @@ describe("side-effect steps in runs", () => {
   });
 
   it("waits on a delay (durable timer) and resumes", async () => {
-    const wf = await e.workflow({ schemaVersion: 1, name: "Delay", steps: [{ id: "pause", type: "delay", config: { duration: "10m" } }, { id: "after", type: "transform", config: { value: 1 } }] });
+    const wf = await e.workflow({
+      schemaVersion: 1,
+      name: "Delay",
+      steps: [
+        { id: "pause", type: "delay", config: { duration: "10m" } },
+        { id: "after", type: "transform", config: { value: 1 } },
+      ],
+    });
     const runId = await e.start(wf);
     await e.waitFor(runId, ["waiting"]);
     const [pause] = await e.steps(runId);
@@ -119,14 +181,36 @@ describe("side-effect steps in runs", () => {
       schemaVersion: 1,
       name: "Wait",
       inputs: { order: { type: "string", required: true } },
-      steps: [{ id: "paid", type: "wait_for_event", config: { event: "order.paid", match: { "data.orderId": "{{ input.order }}" }, timeout: "30m" } }],
+      steps: [
+        {
+          id: "paid",
+          type: "wait_for_event",
+          config: {
+            event: "order.paid",
+            match: { "data.orderId": "{{ input.order }}" },
+            timeout: "30m",
+          },
+        },
+      ],
       output: "{{ steps.paid.output.data }}",
     });
     const runId = await e.start(wf, { order: "A-1" });
     await e.waitFor(runId, ["waiting"]);
-    await e.db.db.transaction((tx) => enqueueWorkflowEvents(tx, e.ws.workspaceId, [{ name: "order.paid", data: { orderId: "B-2" } }]));
-    await e.db.db.transaction((tx) => enqueueWorkflowEvents(tx, e.ws.workspaceId, [{ name: "order.shipped", data: { orderId: "A-1" } }]));
-    await e.db.db.transaction((tx) => enqueueWorkflowEvents(tx, e.ws.workspaceId, [{ name: "order.paid", data: { orderId: "A-1", total: 42 } }]));
+    await e.db.db.transaction((tx) =>
+      enqueueWorkflowEvents(tx, e.ws.workspaceId, [
+        { name: "order.paid", data: { orderId: "B-2" } },
+      ]),
+    );
+    await e.db.db.transaction((tx) =>
+      enqueueWorkflowEvents(tx, e.ws.workspaceId, [
+        { name: "order.shipped", data: { orderId: "A-1" } },
+      ]),
+    );
+    await e.db.db.transaction((tx) =>
+      enqueueWorkflowEvents(tx, e.ws.workspaceId, [
+        { name: "order.paid", data: { orderId: "A-1", total: 42 } },
+      ]),
+    );
     const run = await e.waitFor(runId, ["completed", "failed"]);
     expect(run.status).toBe("completed");
     expect(run.output).toMatchObject({ name: "order.paid", data: { orderId: "A-1", total: 42 } });
@@ -143,10 +227,26 @@ describe("side-effect steps in runs", () => {
     const waiter = await e.workflow({
       schemaVersion: 1,
       name: "Waiter",
-      steps: [{ id: "w", type: "wait_for_event", config: { event: "deploy.done", match: { "data.env": "prod" }, timeout: "1h" } }],
+      steps: [
+        {
+          id: "w",
+          type: "wait_for_event",
+          config: { event: "deploy.done", match: { "data.env": "prod" }, timeout: "1h" },
+        },
+      ],
       output: "{{ steps.w.output.data.data.version }}",
     });
-    const emitter = await e.workflow({ schemaVersion: 1, name: "Emitter", steps: [{ id: "say", type: "emit_event", config: { event: "deploy.done", data: { env: "prod", version: "9.9.9" } } }] });
+    const emitter = await e.workflow({
+      schemaVersion: 1,
+      name: "Emitter",
+      steps: [
+        {
+          id: "say",
+          type: "emit_event",
+          config: { event: "deploy.done", data: { env: "prod", version: "9.9.9" } },
+        },
+      ],
+    });
     const waitRun = await e.start(waiter);
     await e.waitFor(waitRun, ["waiting"]);
     const emitRun = await e.start(emitter);
@@ -160,24 +260,55 @@ describe("side-effect steps in runs", () => {
 
 describe("script steps in runs", () => {
   it("are refused unless the workspace enables them, then run with their output captured", async () => {
-    const wf = await e.workflow({ schemaVersion: 1, name: "Script", steps: [{ id: "sh", type: "script", config: { command: "echo hello; exit 3" } }], output: "{{ steps.sh.output.data }}" });
+    const wf = await e.workflow({
+      schemaVersion: 1,
+      name: "Script",
+      steps: [{ id: "sh", type: "script", config: { command: "echo hello; exit 3" } }],
+      output: "{{ steps.sh.output.data }}",
+    });
     const refused = await e.waitFor(await e.start(wf), ["completed", "failed"]);
     expect(refused.status).toBe("failed");
-    expect(JSON.stringify((await e.steps(refused.id))[0]!.error)).toMatch(/script steps are disabled|not enabled/i);
+    expect(JSON.stringify((await e.steps(refused.id))[0]!.error)).toMatch(
+      /script steps are disabled|not enabled/i,
+    );
 
-    await updateWorkspacePolicies({ ctx: e.ws.ctx("admin"), input: { scriptStepsEnabled: true, allowedPrivateHosts: ["127.0.0.1"], forbiddenStepTypes: [] } });
+    await updateWorkspacePolicies({
+      ctx: e.ws.ctx("admin"),
+      input: {
+        scriptStepsEnabled: true,
+        allowedPrivateHosts: ["127.0.0.1"],
+        forbiddenStepTypes: [],
+      },
+    });
     const ok = await e.waitFor(await e.start(wf), ["completed", "failed"]);
     expect(ok.status, JSON.stringify(ok.error)).toBe("completed");
     expect(ok.output).toMatchObject({ exitCode: 3, stdout: "hello\n" });
   });
 
   it("stops a running script when the run is cancelled (SIGTERM, then SIGKILL)", async () => {
-    await updateWorkspacePolicies({ ctx: e.ws.ctx("admin"), input: { scriptStepsEnabled: true, allowedPrivateHosts: ["127.0.0.1"], forbiddenStepTypes: [] } });
+    await updateWorkspacePolicies({
+      ctx: e.ws.ctx("admin"),
+      input: {
+        scriptStepsEnabled: true,
+        allowedPrivateHosts: ["127.0.0.1"],
+        forbiddenStepTypes: [],
+      },
+    });
     const pidFile = `/tmp/sluice-script-${Date.now()}.pid`;
-    const wf = await e.workflow({ schemaVersion: 1, name: "Long script", steps: [{ id: "sh", type: "script", config: { command: `sleep 120 & echo $! > ${pidFile}; wait` } }] });
+    const wf = await e.workflow({
+      schemaVersion: 1,
+      name: "Long script",
+      steps: [
+        { id: "sh", type: "script", config: { command: `sleep 120 & echo $! > ${pidFile}; wait` } },
+      ],
+    });
     const runId = await e.start(wf);
     const fs = await import("node:fs");
-    await e.h.until(() => fs.existsSync(pidFile) && fs.readFileSync(pidFile, "utf8").trim().length > 0, "the script to start", 20_000);
+    await e.h.until(
+      () => fs.existsSync(pidFile) && fs.readFileSync(pidFile, "utf8").trim().length > 0,
+      "the script to start",
+      20_000,
+    );
     const { cancelRun } = await import("@/server/services/runs/cancel-run");
     const started = Date.now();
     await cancelRun({ ctx: e.ws.ctx("editor"), input: { runId } });
@@ -189,13 +320,17 @@ describe("script steps in runs", () => {
     expect(sh.status).not.toBe("completed");
     // The script's own child process (same process group) is gone too.
     const pid = Number(fs.readFileSync(pidFile, "utf8").trim());
-    await e.h.until(() => {
-      try {
-        process.kill(pid, 0);
-        return false;
-      } catch {
-        return true;
-      }
-    }, "the script's process group to be killed", 20_000);
+    await e.h.until(
+      () => {
+        try {
+          process.kill(pid, 0);
+          return false;
+        } catch {
+          return true;
+        }
+      },
+      "the script's process group to be killed",
+      20_000,
+    );
   });
 });

@@ -17,6 +17,7 @@ import { saveDraft } from "@/server/services/workflows/save-draft";
 import { startRun } from "@/server/services/runs/start-run";
 import { inngest } from "../client";
 import { executorBridge, startHarness, type Harness } from "../executor/testing";
+import type { ExecutorOptions } from "../executor/options";
 import { functions } from "../functions";
 import { workflowEventHooks } from "@/server/boot";
 import { setEngineClock } from "./runtime";
@@ -45,7 +46,15 @@ export interface EngineHarness {
   close(): Promise<void>;
 }
 
-export async function startEngineHarness(label: string): Promise<EngineHarness> {
+export interface EngineHarnessOptions {
+  /** Executor options over the harness defaults (which retry after 20 ms instead of 15 s+). */
+  executor?: Partial<ExecutorOptions>;
+}
+
+export async function startEngineHarness(
+  label: string,
+  opts: EngineHarnessOptions = {},
+): Promise<EngineHarness> {
   const db = await createTestDb(label);
   setProcessDb(db);
   const ws = await createWorkspaceFixture(db.db, "Engine");
@@ -56,7 +65,7 @@ export async function startEngineHarness(label: string): Promise<EngineHarness> 
     bridge,
     db,
     label,
-    executor: { backoff: () => 20 },
+    executor: { backoff: () => 20, ...opts.executor },
   });
   // Deadlines and expiries the engine computes must agree with the executor's (manual) timers.
   setEngineClock(h.clock.now);

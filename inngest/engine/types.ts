@@ -1,6 +1,11 @@
 import type { GetStepTools, StepOptionsOrId } from "inngest";
 import type { RunPlan } from "@/server/services/engine/run-plan";
-import type { StepContextEntry, TemplateContext, WorkflowDefinition } from "@/lib/workflow";
+import type {
+  StepContextEntry,
+  StepOutcome,
+  TemplateContext,
+  WorkflowDefinition,
+} from "@/lib/workflow";
 import type { inngest } from "../client";
 import type { Semaphore } from "./semaphore";
 
@@ -28,6 +33,47 @@ export interface EngineEnv {
   active: number;
   /** Waiting steps (approval, delay, event wait) in flight. */
   waiting: number;
+  /**
+   * What running a step and recording skips does. Absent = the durable effects of production runs
+   * (`durableEffects` in run-graph.ts); the proposal dry run plugs in simulated ones so it drives
+   * graphs with the same `runGraph` (loop iterations included, they recurse through it).
+   */
+  effects?: EngineEffects;
+}
+
+/** A step as the driver hands it to `execute` (top level or loop body). */
+export interface EngineNode {
+  id: string;
+  type: string;
+  when?: unknown;
+  config?: unknown;
+  retry?: unknown;
+  timeoutMs?: number;
+  name?: string;
+}
+
+/** A skipped or never-started step, as recorded in one batch per planning round. */
+export interface SkipItem {
+  stepId: string;
+  /** `scope.prefix + stepId`. */
+  path: string;
+  stepType: string;
+  status: "skipped" | "cancelled";
+  reason: string;
+  detail?: string;
+}
+
+/** The side of the driver that touches the world; `runGraph` itself only plans. */
+export interface EngineEffects {
+  /** Runs one started step to its final outcome (retries included). */
+  execute(
+    env: EngineEnv,
+    scope: Scope,
+    node: EngineNode,
+    ctx: TemplateContext,
+  ): Promise<StepOutcome>;
+  /** Records one planning round's skips; `round` numbers the rounds of this graph (stable ids). */
+  recordSkips(env: EngineEnv, scope: Scope, round: number, items: SkipItem[]): Promise<void>;
 }
 
 /**

@@ -73,7 +73,13 @@ export interface RunDetail extends RunSummary {
     durationMs: number | null;
     at: string;
   }>;
-  jobs: Array<{ kind: string; stepId: string | null; attempt: number; runAt: string; leased: boolean }>;
+  jobs: Array<{
+    kind: string;
+    stepId: string | null;
+    attempt: number;
+    runAt: string;
+    leased: boolean;
+  }>;
 }
 
 export interface ListRunsQuery {
@@ -95,9 +101,20 @@ export interface AdminApi {
   cancelRun(id: string, reason?: string): Promise<{ cancelled: boolean }>;
   /** Syncs the given serve URLs (default: the configured ones). */
   sync(urls?: string[]): Promise<SyncResult[]>;
-  listEvents(q?: { name?: string; limit?: number }): Promise<Array<{ id: string; name: string; payload: unknown; duplicateOf: string | null; receivedAt: string }>>;
+  listEvents(q?: { name?: string; limit?: number }): Promise<
+    Array<{
+      id: string;
+      name: string;
+      payload: unknown;
+      duplicateOf: string | null;
+      receivedAt: string;
+    }>
+  >;
   /** Resolves with the run once it reaches one of `statuses` (default: any terminal status). */
-  waitForRun(id: string, opts?: { timeoutMs?: number; statuses?: ExecutorRunStatus[] }): Promise<RunDetail>;
+  waitForRun(
+    id: string,
+    opts?: { timeoutMs?: number; statuses?: ExecutorRunStatus[] },
+  ): Promise<RunDetail>;
 }
 
 export function createAdminApi(
@@ -108,19 +125,40 @@ export function createAdminApi(
     const [run] = await ex.db.select().from(executorRuns).where(eq(executorRuns.id, id));
     if (!run) return undefined;
     const [steps, history, jobs] = await Promise.all([
-      ex.db.select().from(executorSteps).where(eq(executorSteps.runId, id)).orderBy(asc(executorSteps.seq)),
-      ex.db.select().from(executorHistory).where(eq(executorHistory.runId, id)).orderBy(asc(executorHistory.id)),
-      ex.db.select().from(executorJobs).where(eq(executorJobs.runId, id)).orderBy(asc(executorJobs.runAt)),
+      ex.db
+        .select()
+        .from(executorSteps)
+        .where(eq(executorSteps.runId, id))
+        .orderBy(asc(executorSteps.seq)),
+      ex.db
+        .select()
+        .from(executorHistory)
+        .where(eq(executorHistory.runId, id))
+        .orderBy(asc(executorHistory.id)),
+      ex.db
+        .select()
+        .from(executorJobs)
+        .where(eq(executorJobs.runId, id))
+        .orderBy(asc(executorJobs.runAt)),
     ]);
     const stepCalls = (stepId: string) =>
-      history.filter((h) => h.stepId === stepId && ["step.completed", "step.errored", "step.failed"].includes(h.type));
-    const stepInfo = (stepId: string, base: Omit<StepInfo, "attempts" | "errors" | "durationMs">): StepInfo => {
+      history.filter(
+        (h) =>
+          h.stepId === stepId && ["step.completed", "step.errored", "step.failed"].includes(h.type),
+      );
+    const stepInfo = (
+      stepId: string,
+      base: Omit<StepInfo, "attempts" | "errors" | "durationMs">,
+    ): StepInfo => {
       const calls = stepCalls(stepId);
       return {
         ...base,
         attempts: calls.length,
         errors: calls.filter((h) => h.error).map((h) => h.error!),
-        durationMs: calls.reduce<number | null>((sum, h) => (h.durationMs === null ? sum : (sum ?? 0) + h.durationMs), null),
+        durationMs: calls.reduce<number | null>(
+          (sum, h) => (h.durationMs === null ? sum : (sum ?? 0) + h.durationMs),
+          null,
+        ),
       };
     };
     const memoised = steps.map((s) =>
@@ -133,16 +171,29 @@ export function createAdminApi(
         completedAt: iso(s.createdAt),
       }),
     );
-    const pendingStatus: Record<string, string> = { StepPlanned: "running", Sleep: "sleeping", WaitForEvent: "waiting", InvokeFunction: "invoking" };
+    const pendingStatus: Record<string, string> = {
+      StepPlanned: "running",
+      Sleep: "sleeping",
+      WaitForEvent: "waiting",
+      InvokeFunction: "invoking",
+    };
     const pending = Object.entries(run.pending).map(([stepId, p]) =>
-      stepInfo(stepId, { id: stepId, name: p.name ?? null, status: pendingStatus[p.op] ?? p.op, op: p.op, output: null, completedAt: null }),
+      stepInfo(stepId, {
+        id: stepId,
+        name: p.name ?? null,
+        status: pendingStatus[p.op] ?? p.op,
+        op: p.op,
+        output: null,
+        completedAt: null,
+      }),
     );
     return {
       ...summary(run),
       event: run.event,
       output: run.output,
       error: run.error,
-      durationMs: run.startedAt && run.endedAt ? run.endedAt.getTime() - run.startedAt.getTime() : null,
+      durationMs:
+        run.startedAt && run.endedAt ? run.endedAt.getTime() - run.startedAt.getTime() : null,
       steps: [...memoised, ...pending],
       history: history.map((h) => ({
         type: h.type,
@@ -155,7 +206,13 @@ export function createAdminApi(
         durationMs: h.durationMs,
         at: h.createdAt.toISOString(),
       })),
-      jobs: jobs.map((j) => ({ kind: j.kind, stepId: j.stepId, attempt: j.attempt, runAt: j.runAt.toISOString(), leased: Boolean(j.leaseUntil) })),
+      jobs: jobs.map((j) => ({
+        kind: j.kind,
+        stepId: j.stepId,
+        attempt: j.attempt,
+        runAt: j.runAt.toISOString(),
+        leased: Boolean(j.leaseUntil),
+      })),
     };
   }
 
@@ -180,7 +237,8 @@ export function createAdminApi(
     },
 
     async listRuns(q = {}) {
-      if (q.status && !EXECUTOR_RUN_STATUSES.includes(q.status)) throw new Error(`unknown status "${q.status}"`);
+      if (q.status && !EXECUTOR_RUN_STATUSES.includes(q.status))
+        throw new Error(`unknown status "${q.status}"`);
       const where: SQL[] = [];
       if (q.status) where.push(eq(executorRuns.status, q.status));
       if (q.functionId) where.push(eq(executorRuns.functionId, q.functionId));
@@ -216,7 +274,13 @@ export function createAdminApi(
         .where(q.name ? eq(executorEvents.name, q.name) : undefined)
         .orderBy(desc(executorEvents.id))
         .limit(Math.min(Math.max(q.limit ?? 50, 1), 500));
-      return rows.map((r) => ({ id: r.id, name: r.name, payload: r.payload, duplicateOf: r.duplicateOf, receivedAt: r.receivedAt.toISOString() }));
+      return rows.map((r) => ({
+        id: r.id,
+        name: r.name,
+        payload: r.payload,
+        duplicateOf: r.duplicateOf,
+        receivedAt: r.receivedAt.toISOString(),
+      }));
     },
 
     async waitForRun(id, opts = {}) {
@@ -233,7 +297,9 @@ export function createAdminApi(
           if (run && statuses.includes(run.status)) return run;
           const left = deadline - Date.now();
           if (left <= 0) {
-            throw new Error(`run ${id} did not reach ${statuses.join("|")} within ${timeoutMs} ms (status: ${run?.status ?? "missing"})`);
+            throw new Error(
+              `run ${id} did not reach ${statuses.join("|")} within ${timeoutMs} ms (status: ${run?.status ?? "missing"})`,
+            );
           }
           // Woken at once by a local finish; the short poll covers other transitions and processes.
           await new Promise<void>((resolve) => {
@@ -266,5 +332,7 @@ function summary(run: typeof executorRuns.$inferSelect): RunSummary {
 }
 
 function isErrorMemo(v: unknown): boolean {
-  return Boolean(v && typeof v === "object" && "error" in (v as object) && Object.keys(v as object).length === 1);
+  return Boolean(
+    v && typeof v === "object" && "error" in (v as object) && Object.keys(v as object).length === 1,
+  );
 }

@@ -3,56 +3,84 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { syncApp } from "./registry";
-import { executorBridge, startHarness, testClient, TEST_APP_URL, TEST_EXECUTOR_URL, type Harness } from "./testing";
+import {
+  executorBridge,
+  startHarness,
+  testClient,
+  TEST_APP_URL,
+  TEST_EXECUTOR_URL,
+  type Harness,
+} from "./testing";
 
 const bridge = executorBridge();
 const inngest = testClient("basic", bridge);
 const calls: Record<string, number> = {};
 const bump = (k: string) => (calls[k] = (calls[k] ?? 0) + 1);
 
-const single = inngest.createFunction({ id: "single", triggers: [{ event: "basic/single" }] }, async ({ event, step }) => {
-  const a = await step.run("a", () => {
-    bump("single.a");
-    return { n: (event.data as { n: number }).n + 1 };
-  });
-  const b = await step.run("b", () => a.n * 2);
-  return { a, b };
-});
+const single = inngest.createFunction(
+  { id: "single", triggers: [{ event: "basic/single" }] },
+  async ({ event, step }) => {
+    const a = await step.run("a", () => {
+      bump("single.a");
+      return { n: (event.data as { n: number }).n + 1 };
+    });
+    const b = await step.run("b", () => a.n * 2);
+    return { a, b };
+  },
+);
 
 // Values that look like memo wrappers must survive the round trip unchanged.
-const shapes = inngest.createFunction({ id: "shapes", triggers: [{ event: "basic/shapes" }] }, async ({ step }) => {
-  const undef = await step.run("undef", () => undefined);
-  const wrapped = await step.run("wrapped", () => ({ data: 1 }));
-  const err = await step.run("error-like", () => ({ error: "not an error" }));
-  const text = await step.run("text", () => "hello");
-  const results: number[] = [];
-  for (let i = 0; i < 3; i++) results.push(await step.run("loop", () => i));
-  return { undef: undef ?? "was-null", wrapped, err, text, results };
-});
+const shapes = inngest.createFunction(
+  { id: "shapes", triggers: [{ event: "basic/shapes" }] },
+  async ({ step }) => {
+    const undef = await step.run("undef", () => undefined);
+    const wrapped = await step.run("wrapped", () => ({ data: 1 }));
+    const err = await step.run("error-like", () => ({ error: "not an error" }));
+    const text = await step.run("text", () => "hello");
+    const results: number[] = [];
+    for (let i = 0; i < 3; i++) results.push(await step.run("loop", () => i));
+    return { undef: undef ?? "was-null", wrapped, err, text, results };
+  },
+);
 
-const sender = inngest.createFunction({ id: "sender", triggers: [{ event: "basic/send" }] }, async ({ step }) => {
-  const sent = await step.sendEvent("fan-out", [
-    { name: "basic/received", data: { k: 1 } },
-    { name: "basic/received", data: { k: 2 } },
-  ]);
-  return sent;
-});
-const receiver = inngest.createFunction({ id: "receiver", triggers: [{ event: "basic/received" }] }, async ({ event }) => {
-  bump(`received.${(event.data as { k: number }).k}`);
-  return event.data;
-});
+const sender = inngest.createFunction(
+  { id: "sender", triggers: [{ event: "basic/send" }] },
+  async ({ step }) => {
+    const sent = await step.sendEvent("fan-out", [
+      { name: "basic/received", data: { k: 1 } },
+      { name: "basic/received", data: { k: 2 } },
+    ]);
+    return sent;
+  },
+);
+const receiver = inngest.createFunction(
+  { id: "receiver", triggers: [{ event: "basic/received" }] },
+  async ({ event }) => {
+    bump(`received.${(event.data as { k: number }).k}`);
+    return event.data;
+  },
+);
 
-const wildcard = inngest.createFunction({ id: "wildcard", triggers: [{ event: "basic/wild.*" }] }, async ({ event }) => event.name);
+const wildcard = inngest.createFunction(
+  { id: "wildcard", triggers: [{ event: "basic/wild.*" }] },
+  async ({ event }) => event.name,
+);
 
 const expression = inngest.createFunction(
-  { id: "expression", triggers: [{ event: "basic/expr", if: "event.data.ok == true && event.data.n > 2" }] },
+  {
+    id: "expression",
+    triggers: [{ event: "basic/expr", if: "event.data.ok == true && event.data.n > 2" }],
+  },
   async ({ event }) => event.data,
 );
 
-const dedup = inngest.createFunction({ id: "dedup", triggers: [{ event: "basic/dedup" }] }, async () => {
-  bump("dedup");
-  return "ran";
-});
+const dedup = inngest.createFunction(
+  { id: "dedup", triggers: [{ event: "basic/dedup" }] },
+  async () => {
+    bump("dedup");
+    return "ran";
+  },
+);
 
 let h: Harness;
 beforeAll(async () => {
@@ -89,7 +117,9 @@ describe("steps", () => {
       text: "hello",
       results: [0, 1, 2],
     });
-    const byName = Object.fromEntries(run.steps.filter((s) => s.name !== "loop").map((s) => [s.name, s.output]));
+    const byName = Object.fromEntries(
+      run.steps.filter((s) => s.name !== "loop").map((s) => [s.name, s.output]),
+    );
     expect(byName).toEqual({
       undef: { data: null },
       wrapped: { data: { data: 1 } },
@@ -160,7 +190,10 @@ describe("event API", () => {
   });
 
   it("rejects malformed events with 400 and a message", async () => {
-    const res = await bridge.fetch(`${TEST_EXECUTOR_URL}/e/k`, { method: "POST", body: JSON.stringify([{ data: {} }]) });
+    const res = await bridge.fetch(`${TEST_EXECUTOR_URL}/e/k`, {
+      method: "POST",
+      body: JSON.stringify([{ data: {} }]),
+    });
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ status: 400, error: expect.stringContaining("name") });
     const notJson = await bridge.fetch(`${TEST_EXECUTOR_URL}/e/k`, { method: "POST", body: "{" });

@@ -66,15 +66,24 @@ async function kill(proc: ChildProcess) {
   await exited;
 }
 
-const api = async <T>(p: string, init?: RequestInit) => (await (await fetch(`http://127.0.0.1:${execPort}${p}`, init)).json()) as T;
+const api = async <T>(p: string, init?: RequestInit) =>
+  (await (await fetch(`http://127.0.0.1:${execPort}${p}`, init)).json()) as T;
 const sideEffects = () => {
   const file = path.join(dir, "side-effects.log");
-  return fs.existsSync(file) ? fs.readFileSync(file, "utf8").trim().split("\n").filter(Boolean) : [];
+  return fs.existsSync(file)
+    ? fs.readFileSync(file, "utf8").trim().split("\n").filter(Boolean)
+    : [];
 };
-async function until<T>(fn: () => Promise<T | undefined | false> | T | undefined | false, what: string, ms = 20_000): Promise<T> {
+async function until<T>(
+  fn: () => Promise<T | undefined | false> | T | undefined | false,
+  what: string,
+  ms = 20_000,
+): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
-    const v = await Promise.resolve().then(fn).catch(() => undefined);
+    const v = await Promise.resolve()
+      .then(fn)
+      .catch(() => undefined);
     if (v) return v as T;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
@@ -99,13 +108,26 @@ afterAll(async () => {
 describe("crash safety", () => {
   it("kill -9 while sleeping and mid-step: the run completes, no step result lost or duplicated", async () => {
     child = await start();
-    await until(async () => (await api<{ functions: unknown[] }>("/admin/functions")).functions.length === 1, "the sync");
-    const { ids } = await api<{ ids: string[] }>("/e/key", { method: "POST", body: JSON.stringify({ name: "crash/go", data: {} }) });
-    const runId = await until(async () => (await api<{ runs: Array<{ id: string }> }>(`/admin/runs?eventId=${ids[0]}`)).runs[0]?.id, "the run");
+    await until(
+      async () => (await api<{ functions: unknown[] }>("/admin/functions")).functions.length === 1,
+      "the sync",
+    );
+    const { ids } = await api<{ ids: string[] }>("/e/key", {
+      method: "POST",
+      body: JSON.stringify({ name: "crash/go", data: {} }),
+    });
+    const runId = await until(
+      async () =>
+        (await api<{ runs: Array<{ id: string }> }>(`/admin/runs?eventId=${ids[0]}`)).runs[0]?.id,
+      "the run",
+    );
     const run = () => api<RunDetail>(`/admin/runs/${runId}`);
 
     // 1. Killed while the run sleeps (step one committed).
-    await until(async () => (await run()).steps.some((s) => s.name === "nap" && s.status === "sleeping"), "the sleep");
+    await until(
+      async () => (await run()).steps.some((s) => s.name === "nap" && s.status === "sleeping"),
+      "the sleep",
+    );
     await kill(child);
 
     // 2. Restarted: the durable timer fires; killed again while step two is executing.
@@ -116,10 +138,14 @@ describe("crash safety", () => {
 
     // 3. Restarted: step two's lease is recovered and the step runs again; the run completes.
     child = await start();
-    const done = await until(async () => {
-      const r = await run();
-      return r.status === "completed" ? r : undefined;
-    }, "the run to complete", 30_000);
+    const done = await until(
+      async () => {
+        const r = await run();
+        return r.status === "completed" ? r : undefined;
+      },
+      "the run to complete",
+      30_000,
+    );
 
     expect(done.output).toBe(6);
     expect(done.steps.map((s) => [s.name, s.output])).toEqual([
@@ -133,6 +159,10 @@ describe("crash safety", () => {
     expect(effects.filter((e) => e === "one")).toHaveLength(1); // committed before the first kill: never re-run
     expect(effects.filter((e) => e === "two:start")).toHaveLength(2); // killed mid-step: at-least-once
     expect(effects.filter((e) => e === "three")).toHaveLength(1);
-    expect(done.history.some((e) => e.type === "step.completed" && e.stepName === "two" && e.attempt === 1)).toBe(true);
+    expect(
+      done.history.some(
+        (e) => e.type === "step.completed" && e.stepName === "two" && e.attempt === 1,
+      ),
+    ).toBe(true);
   }, 90_000);
 });

@@ -12,23 +12,39 @@ const inngest = testClient("cron", bridge);
 let berlinRuns = 0;
 let minuteRuns = 0;
 
-const berlin = inngest.createFunction({ id: "berlin-nine", triggers: [{ cron: "TZ=Europe/Berlin 0 9 * * *" }] }, async ({ event }) => {
-  berlinRuns++;
-  return event.data;
-});
-const everyMinute = inngest.createFunction({ id: "every-minute", triggers: [{ cron: "* * * * *" }] }, async () => {
-  minuteRuns++;
-  return "tick";
-});
+const berlin = inngest.createFunction(
+  { id: "berlin-nine", triggers: [{ cron: "TZ=Europe/Berlin 0 9 * * *" }] },
+  async ({ event }) => {
+    berlinRuns++;
+    return event.data;
+  },
+);
+const everyMinute = inngest.createFunction(
+  { id: "every-minute", triggers: [{ cron: "* * * * *" }] },
+  async () => {
+    minuteRuns++;
+    return "tick";
+  },
+);
 
-const berlinTime = new Intl.DateTimeFormat("en-GB", { timeZone: "Europe/Berlin", hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
+const berlinTime = new Intl.DateTimeFormat("en-GB", {
+  timeZone: "Europe/Berlin",
+  hour: "2-digit",
+  minute: "2-digit",
+  hourCycle: "h23",
+});
 const hourIn = (ms: number) => berlinTime.format(new Date(ms));
 
 let a: Harness;
 let b: Harness;
 let secondHandle: DbHandle | undefined;
 beforeAll(async () => {
-  a = await startHarness({ client: inngest, functions: [berlin, everyMinute], bridge, label: "cron" });
+  a = await startHarness({
+    client: inngest,
+    functions: [berlin, everyMinute],
+    bridge,
+    label: "cron",
+  });
   // The second executor: its own pool on the same Postgres database, or the same PGlite handle.
   secondHandle = a.db.driver === "postgres" ? await openDb({ url: a.db.url }) : undefined;
   b = await startHarness({
@@ -65,7 +81,9 @@ describe("cron", () => {
   });
 
   it("two executors on one database fire each tick exactly once", async () => {
-    const before = (await a.executor.admin.listRuns({ functionId: "cron-every-minute", limit: 500 })).length;
+    const before = (
+      await a.executor.admin.listRuns({ functionId: "cron-every-minute", limit: 500 })
+    ).length;
     for (let i = 0; i < 5; i++) {
       a.clock.advance(60_000);
       const fired = await Promise.all([a.executor.scanCron(), b.executor.scanCron()]);

@@ -103,7 +103,12 @@ export function startCron(ex: ExecutorContext, opts: { autoStart?: boolean } = {
 }
 
 /** Claims and fires one tick; false when another executor (or an earlier scan) already did. */
-async function fireTick(ex: ExecutorContext, functionId: string, cron: string, at: number): Promise<boolean> {
+async function fireTick(
+  ex: ExecutorContext,
+  functionId: string,
+  cron: string,
+  at: number,
+): Promise<boolean> {
   return inTx(ex, async (c) => {
     const fn = ex.registry.get(functionId);
     if (!fn || fn.status !== "active") return false;
@@ -115,8 +120,15 @@ async function fireTick(ex: ExecutorContext, functionId: string, cron: string, a
     );
     if (!claimed.length) return false;
     const eventId = ulid(c.now);
-    const event: EventPayload = { name: "inngest/scheduled.timer", data: { cron }, id: eventId, ts: at };
-    await c.tx.insert(executorEvents).values({ id: eventId, name: event.name, payload: event, receivedAt: new Date(c.now) });
+    const event: EventPayload = {
+      name: "inngest/scheduled.timer",
+      data: { cron },
+      id: eventId,
+      ts: at,
+    };
+    await c.tx
+      .insert(executorEvents)
+      .values({ id: eventId, name: event.name, payload: event, receivedAt: new Date(c.now) });
     const created = await createRun(c, { fn, event, eventId, cronTick: at });
     if ("runId" in created) {
       await execRows(
@@ -125,7 +137,9 @@ async function fireTick(ex: ExecutorContext, functionId: string, cron: string, a
             where function_id = ${functionId} and cron = ${cron} and tick_at = ${new Date(at).toISOString()}::timestamptz`,
       );
     }
-    c.afterCommit(() => ex.log.info("cron tick fired", { functionId, cron, tick: new Date(at).toISOString() }));
+    c.afterCommit(() =>
+      ex.log.info("cron tick fired", { functionId, cron, tick: new Date(at).toISOString() }),
+    );
     return true;
   });
 }

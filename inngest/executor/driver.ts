@@ -11,29 +11,59 @@ import { inTx, type ExecutorContext, type TxCtx } from "./context";
 import { parseRetryAfter } from "./durations";
 import { canonicalize } from "./jcs";
 import { finishRun } from "./lifecycle";
-import { applyOutcome, failRun, type CallInfo, type CallOutcome, type ErrorObject, type SdkOp } from "./ops";
+import {
+  applyOutcome,
+  failRun,
+  type CallInfo,
+  type CallOutcome,
+  type ErrorObject,
+  type SdkOp,
+} from "./ops";
 import { newLeaseToken, type ClaimedRun, type Job } from "./queue";
-import { completeJobAndLoadRun, isActive, memoize, saveRun, stateFromSnapshot, type Memo } from "./run-state";
+import {
+  completeJobAndLoadRun,
+  isActive,
+  memoize,
+  saveRun,
+  stateFromSnapshot,
+  type Memo,
+} from "./run-state";
 import { signatureHeader, verifySignature } from "./signing";
 
 /**
  * Runs one call job. Returns the run's next discovery when it was handed off to this worker
  * (see run-state.ts `handoffToken`): the caller runs it right away in the same slot.
  */
-export async function runCallJob(ex: ExecutorContext, job: Job, allowHandoff = true): Promise<Job | undefined> {
+export async function runCallJob(
+  ex: ExecutorContext,
+  job: Job,
+  allowHandoff = true,
+): Promise<Job | undefined> {
   const run = job.call?.run;
   const fn = run ? ex.registry.get(run.functionId) : undefined;
 
-  if (!run || !isActive(run.status as ExecutorRunStatus) || !fn || fn.status !== "active" || job.attempt >= fn.maxAttempts) {
+  if (
+    !run ||
+    !isActive(run.status as ExecutorRunStatus) ||
+    !fn ||
+    fn.status !== "active" ||
+    job.attempt >= fn.maxAttempts
+  ) {
     await inTx(ex, async (c) => {
       const s = await completeJobAndLoadRun(c, job);
       if (!s) return;
       if (!fn || fn.status !== "active") {
-        const why = !fn ? "is not registered with the executor (was the app synced?)" : `is ${fn.status}${fn.errors.length ? `: ${fn.errors.join("; ")}` : ""}`;
+        const why = !fn
+          ? "is not registered with the executor (was the app synced?)"
+          : `is ${fn.status}${fn.errors.length ? `: ${fn.errors.join("; ")}` : ""}`;
         await failRun(c, s, `function "${s.row.functionId}" ${why}`);
       } else {
         // Only reachable when leases were lost repeatedly (a crash or hang on every attempt).
-        await failRun(c, s, `gave up after ${job.attempt} attempts: the call never completed (executor crash or request hang)`);
+        await failRun(
+          c,
+          s,
+          `gave up after ${job.attempt} attempts: the call never completed (executor crash or request hang)`,
+        );
       }
       await saveRun(c, s);
     });
@@ -77,14 +107,30 @@ export async function runCallJob(ex: ExecutorContext, job: Job, allowHandoff = t
   const t0 = performance.now();
   let outcome: CallOutcome;
   try {
-    const res = await ex.opts.transport({ method: "POST", url: url.toString(), headers, body, timeoutMs: ex.opts.requestTimeoutMs });
+    const res = await ex.opts.transport({
+      method: "POST",
+      url: url.toString(),
+      headers,
+      body,
+      timeoutMs: ex.opts.requestTimeoutMs,
+    });
     outcome = classify(ex, res.status, res.headers, res.body);
   } catch (e) {
-    outcome = { kind: "error", error: { name: "Error", message: (e as Error).message }, retriable: true };
+    outcome = {
+      kind: "error",
+      error: { name: "Error", message: (e as Error).message },
+      retriable: true,
+    };
   }
   const durationMs = Math.round(performance.now() - t0);
   if (outcome.kind === "error") {
-    ex.log.warn("SDK call failed", { runId: job.runId, functionId: fn.id, stepId: job.stepId, attempt: job.attempt, error: outcome.error.message });
+    ex.log.warn("SDK call failed", {
+      runId: job.runId,
+      functionId: fn.id,
+      stepId: job.stepId,
+      attempt: job.attempt,
+      error: outcome.error.message,
+    });
   }
 
   const token = newLeaseToken();
@@ -92,8 +138,11 @@ export async function runCallJob(ex: ExecutorContext, job: Job, allowHandoff = t
   const info = { job, fn, startedAt, durationMs };
   // Optimistic path for the common answer (steps that ran): no transaction, one guarded statement.
   // (Only when it cannot hit the step limit: failing the run is not a single-statement change.)
-  const plain = isPlainStepResult(outcome) && run.stepCount + outcome.ops.length <= ex.opts.maxStepsPerRun;
-  let saved = plain ? await saveOptimistically(ex, job, run, info, outcome, handoffOk ? token : undefined) : undefined;
+  const plain =
+    isPlainStepResult(outcome) && run.stepCount + outcome.ops.length <= ex.opts.maxStepsPerRun;
+  let saved = plain
+    ? await saveOptimistically(ex, job, run, info, outcome, handoffOk ? token : undefined)
+    : undefined;
   if (saved === undefined) {
     saved = await inTx(ex, async (c) => {
       const s = await completeJobAndLoadRun(c, job);
@@ -110,7 +159,9 @@ export async function runCallJob(ex: ExecutorContext, job: Job, allowHandoff = t
   const known = new Set(job.call!.memo.map(([id]) => id));
   const memoNext: Array<[string, unknown]> = [
     ...job.call!.memo,
-    ...saved.memos.filter((m) => !known.has(m.stepId)).map((m): [string, unknown] => [m.stepId, m.output]),
+    ...saved.memos
+      .filter((m) => !known.has(m.stepId))
+      .map((m): [string, unknown] => [m.stepId, m.output]),
   ];
   return {
     id: saved.jobId,
@@ -123,14 +174,22 @@ export async function runCallJob(ex: ExecutorContext, job: Job, allowHandoff = t
     payload: {},
     leaseToken: token,
     call: {
-      run: { ...run, status: "running", pending: saved.pending, stepCount: memoNext.length, startedAt: run.startedAt ?? startedAt.getTime() },
+      run: {
+        ...run,
+        status: "running",
+        pending: saved.pending,
+        stepCount: memoNext.length,
+        startedAt: run.startedAt ?? startedAt.getTime(),
+      },
       memo: memoNext,
     },
   };
 }
 
 function isPlainStepResult(outcome: CallOutcome): outcome is Extract<CallOutcome, { kind: "ops" }> {
-  return outcome.kind === "ops" && outcome.ops.length > 0 && outcome.ops.every((o) => o.op === "StepRun");
+  return (
+    outcome.kind === "ops" && outcome.ops.length > 0 && outcome.ops.every((o) => o.op === "StepRun")
+  );
 }
 
 /**
@@ -147,7 +206,12 @@ async function saveOptimistically(
   handoffToken: string | undefined,
 ): Promise<{ jobId: number; memos: Memo[]; pending: ExecutorPendingSteps } | null | undefined> {
   const hooks: Array<() => void> = [];
-  const c: TxCtx = { tx: ex.db as unknown as Tx, ex, now: ex.clock.now(), afterCommit: (h) => hooks.push(h) };
+  const c: TxCtx = {
+    tx: ex.db as unknown as Tx,
+    ex,
+    now: ex.clock.now(),
+    afterCommit: (h) => hooks.push(h),
+  };
   const s = stateFromSnapshot({
     id: job.runId,
     functionId: run.functionId,
@@ -176,13 +240,26 @@ async function saveOptimistically(
 }
 
 /** Turns an SDK response into an outcome (protocol §2.4). */
-export function classify(ex: ExecutorContext, status: number, headers: Headers, text: string): CallOutcome {
+export function classify(
+  ex: ExecutorContext,
+  status: number,
+  headers: Headers,
+  text: string,
+): CallOutcome {
   if (ex.opts.signingKeys.length && status !== 401) {
-    const check = verifySignature(headers.get("x-inngest-signature"), text, ex.opts.signingKeys, Date.now());
+    const check = verifySignature(
+      headers.get("x-inngest-signature"),
+      text,
+      ex.opts.signingKeys,
+      Date.now(),
+    );
     if (!check.ok) {
       return {
         kind: "error",
-        error: { name: "Error", message: `the app's response signature is invalid (${check.reason}); is INNGEST_SIGNING_KEY the same in the app?` },
+        error: {
+          name: "Error",
+          message: `the app's response signature is invalid (${check.reason}); is INNGEST_SIGNING_KEY the same in the app?`,
+        },
         retriable: true,
         status,
       };
@@ -196,7 +273,10 @@ export function classify(ex: ExecutorContext, status: number, headers: Headers, 
   } catch {
     return {
       kind: "error",
-      error: { name: "Error", message: `the app answered HTTP ${status} with a body that is not JSON: ${text.slice(0, 200)}` },
+      error: {
+        name: "Error",
+        message: `the app answered HTTP ${status} with a body that is not JSON: ${text.slice(0, 200)}`,
+      },
       retriable: !noRetry,
       status,
     };
@@ -204,20 +284,38 @@ export function classify(ex: ExecutorContext, status: number, headers: Headers, 
   if (status === 200) return { kind: "complete", data: json };
   if (status === 206) {
     if (!Array.isArray(json)) {
-      return { kind: "error", error: { name: "Error", message: "the app answered 206 without an op list" }, retriable: true, status };
+      return {
+        kind: "error",
+        error: { name: "Error", message: "the app answered 206 without an op list" },
+        retriable: true,
+        status,
+      };
     }
     return { kind: "ops", ops: json as SdkOp[], retryAfterMs };
   }
   if (status === 401) {
     return {
       kind: "error",
-      error: { name: "Error", message: "the app refused the executor's signature (401); the app and the executor must share INNGEST_SIGNING_KEY" },
+      error: {
+        name: "Error",
+        message:
+          "the app refused the executor's signature (401); the app and the executor must share INNGEST_SIGNING_KEY",
+      },
       retriable: true,
       status,
     };
   }
   if (status === 201) {
-    return { kind: "error", error: { name: "Error", message: "streaming responses (INNGEST_STREAMING) are not supported by the embedded executor" }, retriable: false, status };
+    return {
+      kind: "error",
+      error: {
+        name: "Error",
+        message:
+          "streaming responses (INNGEST_STREAMING) are not supported by the embedded executor",
+      },
+      retriable: false,
+      status,
+    };
   }
   const error: ErrorObject =
     json && typeof json === "object" && !Array.isArray(json)
@@ -231,7 +329,10 @@ function normaliseError(obj: Record<string, unknown>, status: number): ErrorObje
   if (typeof obj.message === "string") return obj as ErrorObject;
   // v4's "Could not find step" answer: { error, requestedStep, foundSteps, … }
   if (typeof obj.error === "string") return { name: "Error", message: obj.error, ...obj };
-  return { name: "Error", message: `the app answered HTTP ${status}: ${JSON.stringify(obj).slice(0, 300)}` };
+  return {
+    name: "Error",
+    message: `the app answered HTTP ${status}: ${JSON.stringify(obj).slice(0, 300)}`,
+  };
 }
 
 /** `wake` job: a sleep ended; its memo is null. */

@@ -48,7 +48,10 @@ export function resolveUntil(text: string, now: number): number | undefined {
 }
 
 /** `Retry-After`: whole seconds or an HTTP/ISO date. Returns the delay in ms from `now`. */
-export function parseRetryAfter(header: string | null | undefined, now: number): number | undefined {
+export function parseRetryAfter(
+  header: string | null | undefined,
+  now: number,
+): number | undefined {
   if (!header) return undefined;
   const trimmed = header.trim();
   if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;

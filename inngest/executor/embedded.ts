@@ -58,8 +58,11 @@ export function embeddedExecutor(): Promise<Executor> | undefined {
  * Starts the executor once per process (later calls return the same one). Returns undefined when
  * a real Inngest is configured or during `next build`.
  */
-export function startEmbeddedExecutor(opts: { signingKey?: string } = {}): EmbeddedState | undefined {
-  if (env.SLUICE_EXECUTOR !== "embedded" || env.NEXT_PHASE === "phase-production-build") return undefined;
+export function startEmbeddedExecutor(
+  opts: { signingKey?: string } = {},
+): EmbeddedState | undefined {
+  if (env.SLUICE_EXECUTOR !== "embedded" || env.NEXT_PHASE === "phase-production-build")
+    return undefined;
   if (g.__sluiceExecutor) return g.__sluiceExecutor;
 
   const log = createLogger({ component: "executor" });
@@ -112,7 +115,8 @@ export function startEmbeddedExecutor(opts: { signingKey?: string } = {}): Embed
     await server?.close();
     // Never cache a failed start (a port in use, a database that is not reachable yet): retry.
     if (g.__sluiceExecutor === state) g.__sluiceExecutor = undefined;
-    if (!stopping && !g.__sluiceShutdown?.stopping) setTimeout(() => startEmbeddedExecutor(opts), 5_000).unref();
+    if (!stopping && !g.__sluiceShutdown?.stopping)
+      setTimeout(() => startEmbeddedExecutor(opts), 5_000).unref();
   });
   return state;
 }

@@ -33,13 +33,20 @@ const SYSTEM_FN_EVENT = /^inngest\/function\./;
 
 function validate(input: unknown, index: number): EventPayload {
   const where = `event[${index}]`;
-  if (!input || typeof input !== "object" || Array.isArray(input)) throw new EventValidationError(`${where} must be an object`);
+  if (!input || typeof input !== "object" || Array.isArray(input))
+    throw new EventValidationError(`${where} must be an object`);
   const e = input as Record<string, unknown>;
-  if (typeof e.name !== "string" || !e.name.trim()) throw new EventValidationError(`${where}.name must be a non-empty string`);
-  if (e.data !== undefined && e.data !== null && (typeof e.data !== "object" || Array.isArray(e.data))) {
+  if (typeof e.name !== "string" || !e.name.trim())
+    throw new EventValidationError(`${where}.name must be a non-empty string`);
+  if (
+    e.data !== undefined &&
+    e.data !== null &&
+    (typeof e.data !== "object" || Array.isArray(e.data))
+  ) {
     throw new EventValidationError(`${where}.data must be an object`);
   }
-  if (e.id !== undefined && e.id !== null && typeof e.id !== "string") throw new EventValidationError(`${where}.id must be a string`);
+  if (e.id !== undefined && e.id !== null && typeof e.id !== "string")
+    throw new EventValidationError(`${where}.id must be a string`);
   if (e.ts !== undefined && e.ts !== null && (typeof e.ts !== "number" || !Number.isFinite(e.ts))) {
     throw new EventValidationError(`${where}.ts must be a number (ms since the epoch)`);
   }
@@ -54,7 +61,11 @@ export interface IngestOptions {
 }
 
 /** Stores and routes events; returns their ids in input order. */
-export async function ingestEvents(c: TxCtx, inputs: unknown[], opts: IngestOptions = {}): Promise<string[]> {
+export async function ingestEvents(
+  c: TxCtx,
+  inputs: unknown[],
+  opts: IngestOptions = {},
+): Promise<string[]> {
   if (!inputs.length) return [];
   const events = inputs.map(validate);
   const ids = seededUlids(opts.seed, events.length) ?? events.map(() => ulid(c.now));
@@ -75,7 +86,8 @@ export async function ingestEvents(c: TxCtx, inputs: unknown[], opts: IngestOpti
         id: ids[i]!,
         name: p.name,
         payload: p,
-        externalId: typeof events[i]!.id === "string" && events[i]!.id ? (events[i]!.id as string) : null,
+        externalId:
+          typeof events[i]!.id === "string" && events[i]!.id ? (events[i]!.id as string) : null,
         receivedAt: new Date(c.now),
       })),
     )
@@ -91,19 +103,34 @@ export async function ingestEvents(c: TxCtx, inputs: unknown[], opts: IngestOpti
     if (typeof externalId === "string" && externalId) {
       const duplicateOf = await claimExternalId(c, externalId, id);
       if (duplicateOf) {
-        await execRows(c.tx, sql`update executor_events set duplicate_of = ${duplicateOf} where id = ${id}`);
-        c.ex.log.info("event ignored: its id was already used within 24 h", { name: event.name, externalId, duplicateOf });
+        await execRows(
+          c.tx,
+          sql`update executor_events set duplicate_of = ${duplicateOf} where id = ${id}`,
+        );
+        c.ex.log.info("event ignored: its id was already used within 24 h", {
+          name: event.name,
+          externalId,
+          duplicateOf,
+        });
         continue;
       }
     }
     await routeEvent(c, event, id);
   }
-  if (!opts.internal) c.ex.log.debug("events accepted", { count: ids.length, names: [...new Set(payloads.map((p) => p.name))] });
+  if (!opts.internal)
+    c.ex.log.debug("events accepted", {
+      count: ids.length,
+      names: [...new Set(payloads.map((p) => p.name))],
+    });
   return ids;
 }
 
 /** Claims a user-supplied id for 24 h; returns the event that already holds it, if any. */
-async function claimExternalId(c: TxCtx, externalId: string, eventId: string): Promise<string | undefined> {
+async function claimExternalId(
+  c: TxCtx,
+  externalId: string,
+  eventId: string,
+): Promise<string | undefined> {
   const claimed = await execRows(
     c.tx,
     sql`insert into executor_event_ids (external_id, event_id, expires_at)
@@ -143,7 +170,12 @@ async function routeEvent(c: TxCtx, event: EventPayload, eventId: string): Promi
 async function cancelMatching(c: TxCtx, event: EventPayload, eventId: string): Promise<void> {
   for (const fn of c.ex.registry.cancelling(event.name)) {
     const rules = fn.cancel.filter((r) => r.event === event.name);
-    const runs = await execRows<{ id: string; event: Record<string, unknown>; event_id: string | null; created: number }>(
+    const runs = await execRows<{
+      id: string;
+      event: Record<string, unknown>;
+      event_id: string | null;
+      created: number;
+    }>(
       c.tx,
       sql`select id, event, event_id, (extract(epoch from created_at) * 1000)::float8 as created
           from executor_runs where function_id = ${fn.id} and status in ('queued', 'running')

@@ -86,7 +86,12 @@ export function createExecutor(options: ExecutorOptions): Executor {
         } catch (e) {
           const delays = opts.syncRetryDelaysMs;
           const delay = delays[Math.min(attempt, delays.length - 1)]!;
-          ctx.log[attempt < 3 ? "info" : "warn"]("app not synced yet; retrying", { url, attempt, retryInMs: delay, error: (e as Error).message });
+          ctx.log[attempt < 3 ? "info" : "warn"]("app not synced yet; retrying", {
+            url,
+            attempt,
+            retryInMs: delay,
+            error: (e as Error).message,
+          });
           await new Promise((r) => setTimeout(r, delay).unref?.());
         }
       }
@@ -119,7 +124,11 @@ export function createExecutor(options: ExecutorOptions): Executor {
           worker = startWorker(ctx);
           cron = startCron(ctx, { autoStart: startOpts.cron !== false });
         };
-        ctx.log.info("executor started", { url: server?.url, driver: ctx.driver, apps: opts.appUrls });
+        ctx.log.info("executor started", {
+          url: server?.url,
+          driver: ctx.driver,
+          apps: opts.appUrls,
+        });
         if (startOpts.syncInBackground !== false && opts.appUrls.length) {
           // Jobs left by a previous process may name this app at an old URL (another port): none
           // runs before the first sync has stored where the app is now.

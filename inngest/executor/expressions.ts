@@ -61,7 +61,8 @@ export function evaluateKey(
   try {
     const v = compileExpression(expression)(vars);
     if (typeof v === "string") return { ok: true, key: v };
-    if (typeof v === "bigint" || typeof v === "number" || typeof v === "boolean") return { ok: true, key: String(v) };
+    if (typeof v === "bigint" || typeof v === "number" || typeof v === "boolean")
+      return { ok: true, key: String(v) };
     return { ok: true, key: canonicalize(v) };
   } catch (e) {
     return { ok: false, error: firstLine(e) };

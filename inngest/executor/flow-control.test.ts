@@ -5,7 +5,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Logger } from "../../lib/log";
-import { executorBridge, startHarness, testClient, TEST_EXECUTOR_URL, type Harness } from "./testing";
+import {
+  executorBridge,
+  startHarness,
+  testClient,
+  TEST_EXECUTOR_URL,
+  type Harness,
+} from "./testing";
 
 const bridge = executorBridge();
 const inngest = testClient("flow", bridge);
@@ -22,17 +28,25 @@ function enter(group: string) {
 }
 const leave = (group: string) => active.set(group, (active.get(group) ?? 1) - 1);
 
-const globalLimit = inngest.createFunction({ id: "global-limit", concurrency: 1, triggers: [{ event: "flow/global" }] }, async ({ step }) => {
-  await step.run("work", async () => {
-    enter("global");
-    await delay(30);
-    leave("global");
-  });
-  return "ok";
-});
+const globalLimit = inngest.createFunction(
+  { id: "global-limit", concurrency: 1, triggers: [{ event: "flow/global" }] },
+  async ({ step }) => {
+    await step.run("work", async () => {
+      enter("global");
+      await delay(30);
+      leave("global");
+    });
+    return "ok";
+  },
+);
 
 const keyedLimit = inngest.createFunction(
-  { id: "keyed-limit", retries: 0, concurrency: { limit: 1, key: "event.data.user" }, triggers: [{ event: "flow/keyed" }] },
+  {
+    id: "keyed-limit",
+    retries: 0,
+    concurrency: { limit: 1, key: "event.data.user" },
+    triggers: [{ event: "flow/keyed" }],
+  },
   async ({ event, step }) => {
     const { user, pair } = event.data as { user: string; pair: number };
     await step.run("work", async () => {
@@ -43,7 +57,8 @@ const keyedLimit = inngest.createFunction(
       const other = user === "a" ? "b" : "a";
       const deadline = Date.now() + 4_000;
       while (!started.has(other)) {
-        if (Date.now() > deadline) throw new Error(`no run of user ${other} ran alongside ${user}${pair}`);
+        if (Date.now() > deadline)
+          throw new Error(`no run of user ${other} ran alongside ${user}${pair}`);
         await delay(5);
       }
       await delay(20);
@@ -54,40 +69,90 @@ const keyedLimit = inngest.createFunction(
 );
 
 let idemRuns = 0;
-const idempotent = inngest.createFunction({ id: "idempotent", idempotency: "event.data.orderId", triggers: [{ event: "flow/order" }] }, async () => {
-  idemRuns++;
-  return "charged";
-});
+const idempotent = inngest.createFunction(
+  { id: "idempotent", idempotency: "event.data.orderId", triggers: [{ event: "flow/order" }] },
+  async () => {
+    idemRuns++;
+    return "charged";
+  },
+);
 
 // Each of these uses an option the executor refuses.
 const refused = [
-  inngest.createFunction({ id: "rate-limited", rateLimit: { limit: 1, period: "1m" }, triggers: [{ event: "flow/refused" }] }, async () => "x"),
-  inngest.createFunction({ id: "throttled", throttle: { limit: 1, period: "1m" }, triggers: [{ event: "flow/refused" }] }, async () => "x"),
-  inngest.createFunction({ id: "debounced", debounce: { period: "5s" }, triggers: [{ event: "flow/refused" }] }, async () => "x"),
-  inngest.createFunction({ id: "batched", batchEvents: { maxSize: 10, timeout: "5s" }, triggers: [{ event: "flow/refused" }] }, async () => "x"),
-  inngest.createFunction({ id: "prioritised", priority: { run: "event.data.p" }, triggers: [{ event: "flow/refused" }] }, async () => "x"),
-  inngest.createFunction({ id: "singleton", singleton: { mode: "skip" }, triggers: [{ event: "flow/refused" }] }, async () => "x"),
-  inngest.createFunction({ id: "jittered", triggers: [{ cron: "* * * * *", jitter: "10s" }] }, async () => "x"),
-  inngest.createFunction({ id: "bad-expression", triggers: [{ event: "flow/refused", if: "event.data.x ==" }] }, async () => "x"),
+  inngest.createFunction(
+    {
+      id: "rate-limited",
+      rateLimit: { limit: 1, period: "1m" },
+      triggers: [{ event: "flow/refused" }],
+    },
+    async () => "x",
+  ),
+  inngest.createFunction(
+    {
+      id: "throttled",
+      throttle: { limit: 1, period: "1m" },
+      triggers: [{ event: "flow/refused" }],
+    },
+    async () => "x",
+  ),
+  inngest.createFunction(
+    { id: "debounced", debounce: { period: "5s" }, triggers: [{ event: "flow/refused" }] },
+    async () => "x",
+  ),
+  inngest.createFunction(
+    {
+      id: "batched",
+      batchEvents: { maxSize: 10, timeout: "5s" },
+      triggers: [{ event: "flow/refused" }],
+    },
+    async () => "x",
+  ),
+  inngest.createFunction(
+    { id: "prioritised", priority: { run: "event.data.p" }, triggers: [{ event: "flow/refused" }] },
+    async () => "x",
+  ),
+  inngest.createFunction(
+    { id: "singleton", singleton: { mode: "skip" }, triggers: [{ event: "flow/refused" }] },
+    async () => "x",
+  ),
+  inngest.createFunction(
+    { id: "jittered", triggers: [{ cron: "* * * * *", jitter: "10s" }] },
+    async () => "x",
+  ),
+  inngest.createFunction(
+    { id: "bad-expression", triggers: [{ event: "flow/refused", if: "event.data.x ==" }] },
+    async () => "x",
+  ),
 ];
 
-const signalWaiter = inngest.createFunction({ id: "signal", triggers: [{ event: "flow/signal" }] }, async ({ step }) => {
-  await step.run("before", () => 1);
-  await step.waitForSignal("sig", { signal: "go", timeout: "1h", onConflict: "fail" });
-  return "unreachable";
-});
+const signalWaiter = inngest.createFunction(
+  { id: "signal", triggers: [{ event: "flow/signal" }] },
+  async ({ step }) => {
+    await step.run("before", () => 1);
+    await step.waitForSignal("sig", { signal: "go", timeout: "1h", onConflict: "fail" });
+    return "unreachable";
+  },
+);
 
-const fetcher = inngest.createFunction({ id: "fetcher", triggers: [{ event: "flow/fetch" }] }, async ({ step }) => {
-  const res = await step.fetch("http://127.0.0.1:9/never-called");
-  return res.status;
-});
+const fetcher = inngest.createFunction(
+  { id: "fetcher", triggers: [{ event: "flow/fetch" }] },
+  async ({ step }) => {
+    const res = await step.fetch("http://127.0.0.1:9/never-called");
+    return res.status;
+  },
+);
 
 // timeouts.start: a run that cannot start in time (its only slot is held) is cancelled.
 let releaseGate: () => void = () => {};
 const gate = new Promise<void>((r) => (releaseGate = r));
 let holderStarted = false;
 const startLimited = inngest.createFunction(
-  { id: "start-limited", concurrency: 1, timeouts: { start: "1m" }, triggers: [{ event: "flow/start-limited" }] },
+  {
+    id: "start-limited",
+    concurrency: 1,
+    timeouts: { start: "1m" },
+    triggers: [{ event: "flow/start-limited" }],
+  },
   async ({ event, step }) => {
     if ((event.data as { hold?: boolean }).hold) {
       await step.run("hold", async () => {
@@ -99,26 +164,45 @@ const startLimited = inngest.createFunction(
   },
 );
 
-const invokesRefused = inngest.createFunction({ id: "invokes-refused", triggers: [{ event: "flow/invoke-refused" }] }, async ({ step }) => {
-  try {
-    await step.invoke("call", { function: refused[0]!, data: {} });
-    return "invoked";
-  } catch (e) {
-    return (e as Error).message;
-  }
-});
+const invokesRefused = inngest.createFunction(
+  { id: "invokes-refused", triggers: [{ event: "flow/invoke-refused" }] },
+  async ({ step }) => {
+    try {
+      await step.invoke("call", { function: refused[0]!, data: {} });
+      return "invoked";
+    } catch (e) {
+      return (e as Error).message;
+    }
+  },
+);
 
 const logLines: Array<{ level: string; msg: string; fields?: Record<string, unknown> }> = [];
 function captureLogger(base: Record<string, unknown> = {}): Logger {
-  const push = (level: string) => (msg: string, fields?: Record<string, unknown>) => void logLines.push({ level, msg, fields: { ...base, ...fields } });
-  return { debug: push("debug"), info: push("info"), warn: push("warn"), error: push("error"), child: (f) => captureLogger({ ...base, ...f }) };
+  const push = (level: string) => (msg: string, fields?: Record<string, unknown>) =>
+    void logLines.push({ level, msg, fields: { ...base, ...fields } });
+  return {
+    debug: push("debug"),
+    info: push("info"),
+    warn: push("warn"),
+    error: push("error"),
+    child: (f) => captureLogger({ ...base, ...f }),
+  };
 }
 
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness({
     client: inngest,
-    functions: [globalLimit, keyedLimit, idempotent, ...refused, signalWaiter, fetcher, startLimited, invokesRefused],
+    functions: [
+      globalLimit,
+      keyedLimit,
+      idempotent,
+      ...refused,
+      signalWaiter,
+      fetcher,
+      startLimited,
+      invokesRefused,
+    ],
     bridge,
     label: "flow",
     executor: { log: captureLogger() },
@@ -143,8 +227,12 @@ describe("concurrency", () => {
         { user: "b", pair: 2 },
       ].map((d) => h.send("flow/keyed", d)),
     );
-    const runs = await Promise.all(ids.map(async (id) => h.waitForRun((await h.runsFor(id))[0]!, undefined, 20_000)));
-    expect(runs.map((r) => [r.status, r.error?.message])).toEqual(Array(4).fill(["completed", undefined]));
+    const runs = await Promise.all(
+      ids.map(async (id) => h.waitForRun((await h.runsFor(id))[0]!, undefined, 20_000)),
+    );
+    expect(runs.map((r) => [r.status, r.error?.message])).toEqual(
+      Array(4).fill(["completed", undefined]),
+    );
     expect(maxActive.get("user:a")).toBe(1);
     expect(maxActive.get("user:b")).toBe(1);
   });
@@ -201,7 +289,10 @@ describe("unsupported features are refused loudly", () => {
     for (const [id, re] of Object.entries(expectations)) {
       expect(byId[id]?.status, id).toBe("invalid");
       expect(byId[id]!.errors.join("\n"), id).toMatch(re);
-      expect(logLines.some((l) => l.level === "error" && l.fields?.functionId === id), `log for ${id}`).toBe(true);
+      expect(
+        logLines.some((l) => l.level === "error" && l.fields?.functionId === id),
+        `log for ${id}`,
+      ).toBe(true);
     }
     expect(byId["flow-global-limit"]?.status).toBe("active");
 
@@ -218,7 +309,9 @@ describe("unsupported features are refused loudly", () => {
   it("fails a run that uses an op the executor does not implement, naming it", async () => {
     const run = await h.trigger("flow/signal");
     expect(run.status).toBe("failed");
-    expect(run.error?.message).toMatch(/step "sig" uses step\.waitForSignal\(\) \(op WaitForSignal\), which the embedded executor does not support/);
+    expect(run.error?.message).toMatch(
+      /step "sig" uses step\.waitForSignal\(\) \(op WaitForSignal\), which the embedded executor does not support/,
+    );
     expect(run.steps.find((s) => s.name === "before")?.status).toBe("completed");
   });
 
@@ -230,6 +323,8 @@ describe("unsupported features are refused loudly", () => {
 
   it("refuses to invoke an invalid function with a clear step error", async () => {
     const run = await h.trigger("flow/invoke-refused");
-    expect(run.output).toMatch(/could not invoke function "flow-rate-limited": it is invalid: rateLimit is not supported/);
+    expect(run.output).toMatch(
+      /could not invoke function "flow-rate-limited": it is invalid: rateLimit is not supported/,
+    );
   });
 });

@@ -24,10 +24,17 @@ export function concurrencyGroups(
     if (spec.key) {
       const r = evaluateKey(spec.key, { event });
       if (r.ok) value = r.key;
-      else c.ex.log.warn("concurrency key could not be evaluated; the run joins the unkeyed group", { functionId: fn.id, key: spec.key, error: r.error });
+      else
+        c.ex.log.warn("concurrency key could not be evaluated; the run joins the unkeyed group", {
+          functionId: fn.id,
+          key: spec.key,
+          error: r.error,
+        });
     }
     // fn scope: per function; env/account scope: the key alone, shared by every function using it.
-    keys.push(spec.scope === "fn" ? `fn:${fn.id}:${spec.key ?? ""}:${value}` : `${spec.scope}:${value}`);
+    keys.push(
+      spec.scope === "fn" ? `fn:${fn.id}:${spec.key ?? ""}:${value}` : `${spec.scope}:${value}`,
+    );
     limits.push(spec.limit);
   }
   return { keys, limits };
@@ -46,7 +53,10 @@ export async function claimIdempotency(
   if (!fn.idempotency) return {};
   const r = evaluateKey(fn.idempotency, { event });
   if (!r.ok) {
-    c.ex.log.warn("idempotency key could not be evaluated; the run starts without one", { functionId: fn.id, error: r.error });
+    c.ex.log.warn("idempotency key could not be evaluated; the run starts without one", {
+      functionId: fn.id,
+      error: r.error,
+    });
     return {};
   }
   const expires = new Date(c.now + IDEMPOTENCY_WINDOW_MS).toISOString();

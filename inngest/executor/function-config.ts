@@ -37,7 +37,16 @@ export interface FunctionSpec {
 }
 
 /** Options and trigger fields the executor implements; anything else is refused. */
-const SUPPORTED_KEYS = new Set(["id", "name", "triggers", "steps", "concurrency", "idempotency", "cancel", "timeouts"]);
+const SUPPORTED_KEYS = new Set([
+  "id",
+  "name",
+  "triggers",
+  "steps",
+  "concurrency",
+  "idempotency",
+  "cancel",
+  "timeouts",
+]);
 const REFUSED_KEYS: Record<string, string> = {
   batchEvents: "batchEvents (event batching)",
   rateLimit: "rateLimit",
@@ -58,7 +67,9 @@ export function parseFunctionConfig(appId: string, raw: Record<string, unknown>)
   const errors: string[] = [];
   const id = String(raw.id ?? "");
   const unsupported = (what: string) =>
-    errors.push(`${what} is not supported by the embedded executor; remove it or run on Inngest (SLUICE_EXECUTOR=inngest)`);
+    errors.push(
+      `${what} is not supported by the embedded executor; remove it or run on Inngest (SLUICE_EXECUTOR=inngest)`,
+    );
 
   for (const [key, value] of Object.entries(raw)) {
     if (value === undefined || value === null) continue;
@@ -67,14 +78,20 @@ export function parseFunctionConfig(appId: string, raw: Record<string, unknown>)
   }
 
   // steps: exactly the one HTTP entry point the JS SDK registers.
-  const steps = (raw.steps ?? {}) as Record<string, { runtime?: { type?: string; url?: string }; retries?: { attempts?: number } }>;
+  const steps = (raw.steps ?? {}) as Record<
+    string,
+    { runtime?: { type?: string; url?: string }; retries?: { attempts?: number } }
+  >;
   const entry = steps.step;
   let url = "";
   let retries = DEFAULT_RETRIES;
   if (!entry || Object.keys(steps).length !== 1) {
-    errors.push(`steps must hold exactly one entry named "step" (got ${JSON.stringify(Object.keys(steps))})`);
+    errors.push(
+      `steps must hold exactly one entry named "step" (got ${JSON.stringify(Object.keys(steps))})`,
+    );
   } else {
-    if (entry.runtime?.type !== "http") unsupported(`the "${entry.runtime?.type}" runtime (connect)`);
+    if (entry.runtime?.type !== "http")
+      unsupported(`the "${entry.runtime?.type}" runtime (connect)`);
     url = entry.runtime?.url ?? "";
     if (!url) errors.push("steps.step.runtime.url is missing");
     const attempts = entry.retries?.attempts;
@@ -93,7 +110,8 @@ export function parseFunctionConfig(appId: string, raw: Record<string, unknown>)
       if (cronError) errors.push(`triggers[${i}].cron: ${cronError}`);
       triggers.push({ cron: t.cron });
     } else if (typeof t.event === "string") {
-      const expression = typeof t.expression === "string" && t.expression.trim() ? t.expression : undefined;
+      const expression =
+        typeof t.expression === "string" && t.expression.trim() ? t.expression : undefined;
       if (expression) {
         const err = expressionError(expression);
         if (err) errors.push(`triggers[${i}].expression: ${err}`);
@@ -121,7 +139,8 @@ export function parseFunctionConfig(appId: string, raw: Record<string, unknown>)
       errors.push(`concurrency[${i}].limit must be a non-negative integer`);
       continue;
     }
-    if (!["fn", "env", "account"].includes(scope)) errors.push(`concurrency[${i}].scope "${scope}" is unknown`);
+    if (!["fn", "env", "account"].includes(scope))
+      errors.push(`concurrency[${i}].scope "${scope}" is unknown`);
     const key = typeof c.key === "string" && c.key.trim() ? c.key : undefined;
     if (key) {
       const err = expressionError(key);
@@ -168,7 +187,8 @@ export function parseFunctionConfig(appId: string, raw: Record<string, unknown>)
     const v = rawTimeouts[key];
     if (v === undefined || v === null) continue;
     const ms = typeof v === "string" ? parseDuration(v) : undefined;
-    if (ms === undefined || ms <= 0) errors.push(`timeouts.${key} "${String(v)}" is not a positive duration`);
+    if (ms === undefined || ms <= 0)
+      errors.push(`timeouts.${key} "${String(v)}" is not a positive duration`);
     else timeouts[field] = ms;
   }
   for (const key of Object.keys(rawTimeouts)) {

@@ -14,7 +14,9 @@ describe("durations", () => {
     expect(parseDuration("1w1s")).toBe(604_801_000);
     expect(parseDuration("")).toBe(0);
     expect(parseDuration("soon")).toBeUndefined();
-    expect(resolveUntil("2030-01-01T00:00:00.000Z", 0)).toBe(Math.min(Date.parse("2030-01-01T00:00:00.000Z"), 31_536_000_000));
+    expect(resolveUntil("2030-01-01T00:00:00.000Z", 0)).toBe(
+      Math.min(Date.parse("2030-01-01T00:00:00.000Z"), 31_536_000_000),
+    );
     expect(resolveUntil("10s", 1_000)).toBe(11_000);
     expect(resolveUntil("nonsense", 0)).toBeUndefined();
     expect(parseRetryAfter("30", 0)).toBe(30_000);
@@ -43,15 +45,22 @@ describe("ULIDs", () => {
 
 describe("JCS and signatures", () => {
   it("canonicalises key order and number forms", () => {
-    expect(canonicalize({ b: 1, a: [true, null, { d: 1e21, c: "x" }], u: undefined })).toBe('{"a":[true,null,{"c":"x","d":1e+21}],"b":1}');
+    expect(canonicalize({ b: 1, a: [true, null, { d: 1e21, c: "x" }], u: undefined })).toBe(
+      '{"a":[true,null,{"c":"x","d":1e+21}],"b":1}',
+    );
   });
   it("signs and verifies as the SDK does (key text without its prefix)", () => {
     const key = `signkey-prod-${"ab".repeat(32)}`;
     const header = signatureHeader(key, "body", 1_700_000_000_000);
     expect(verifySignature(header, "body", [key], 1_700_000_000_000)).toEqual({ ok: true });
     expect(verifySignature(header, "other", [key], 1_700_000_000_000).ok).toBe(false);
-    expect(verifySignature(header, "body", [key], 1_700_000_000_000 + 6 * 60_000)).toMatchObject({ ok: false, reason: expect.stringContaining("window") });
-    expect(verifySignature(header, "body", [`signkey-prod-${"cd".repeat(32)}`, key], 1_700_000_000_000)).toEqual({ ok: true });
+    expect(verifySignature(header, "body", [key], 1_700_000_000_000 + 6 * 60_000)).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining("window"),
+    });
+    expect(
+      verifySignature(header, "body", [`signkey-prod-${"cd".repeat(32)}`, key], 1_700_000_000_000),
+    ).toEqual({ ok: true });
     expect(hashedSigningKey(key)).toMatch(/^signkey-prod-[0-9a-f]{64}$/);
     expect(checkBearer(`Bearer ${hashedSigningKey(key)}`, [key])).toBe(true);
     expect(checkBearer(`Bearer ${key}`, [key])).toBe(true);
@@ -63,7 +72,9 @@ describe("JCS and signatures", () => {
 describe("expressions", () => {
   const event = { name: "a/b", data: { id: 5, user: "u1", ok: true } };
   it("evaluates CEL; errors (missing keys, type mismatches) are no match", () => {
-    expect(matches("event.data.id == async.data.id", { event, async: { data: { id: 5 } } })).toBe(true);
+    expect(matches("event.data.id == async.data.id", { event, async: { data: { id: 5 } } })).toBe(
+      true,
+    );
     expect(matches("event.data.missing == 1", { event })).toBe(false);
     expect(matches("event.data.id + 'x' == 'y'", { event })).toBe(false);
     expect(matches("lowercase('ABC') == 'abc'", {})).toBe(true);
@@ -75,25 +86,49 @@ describe("expressions", () => {
 });
 
 describe("function configs", () => {
-  const base = { id: "app-fn", name: "fn", triggers: [{ event: "x" }], steps: { step: { id: "step", name: "step", runtime: { type: "http", url: "http://a/api" } } } };
+  const base = {
+    id: "app-fn",
+    name: "fn",
+    triggers: [{ event: "x" }],
+    steps: { step: { id: "step", name: "step", runtime: { type: "http", url: "http://a/api" } } },
+  };
   it("accepts supported options and derives attempts from retries", () => {
-    const { spec, errors } = parseFunctionConfig("app", { ...base, steps: { step: { ...base.steps.step, retries: { attempts: 2 } } }, concurrency: [{ limit: 2, key: "event.data.u" }], idempotency: "event.data.id", cancel: [{ event: "c", if: "async.data.id == event.data.id", timeout: "1h" }], timeouts: { finish: "5m" } });
+    const { spec, errors } = parseFunctionConfig("app", {
+      ...base,
+      steps: { step: { ...base.steps.step, retries: { attempts: 2 } } },
+      concurrency: [{ limit: 2, key: "event.data.u" }],
+      idempotency: "event.data.id",
+      cancel: [{ event: "c", if: "async.data.id == event.data.id", timeout: "1h" }],
+      timeouts: { finish: "5m" },
+    });
     expect(errors).toEqual([]);
     expect(spec.maxAttempts).toBe(3);
     expect(spec.concurrency).toEqual([{ limit: 2, key: "event.data.u", scope: "fn" }]);
-    expect(spec.cancel).toEqual([{ event: "c", if: "async.data.id == event.data.id", timeoutMs: 3_600_000 }]);
+    expect(spec.cancel).toEqual([
+      { event: "c", if: "async.data.id == event.data.id", timeoutMs: 3_600_000 },
+    ]);
     expect(spec.timeouts).toEqual({ finishMs: 300_000 });
     expect(parseFunctionConfig("app", base).spec.maxAttempts).toBe(5);
   });
   it("refuses unknown and unsupported options by name", () => {
-    const { errors } = parseFunctionConfig("app", { ...base, throttle: { limit: 1, period: "1s" }, somethingNew: true, steps: { step: { ...base.steps.step, runtime: { type: "ws", url: "x" } } } });
+    const { errors } = parseFunctionConfig("app", {
+      ...base,
+      throttle: { limit: 1, period: "1s" },
+      somethingNew: true,
+      steps: { step: { ...base.steps.step, runtime: { type: "ws", url: "x" } } },
+    });
     expect(errors.join("\n")).toMatch(/throttle is not supported/);
     expect(errors.join("\n")).toMatch(/the option "somethingNew" is not supported/);
     expect(errors.join("\n")).toMatch(/"ws" runtime \(connect\)/);
   });
   it("splits TZ= prefixes off cron expressions", () => {
-    expect(parseCron("TZ=Europe/Paris 0 9 * * *")).toEqual({ expression: "0 9 * * *", timezone: "Europe/Paris" });
+    expect(parseCron("TZ=Europe/Paris 0 9 * * *")).toEqual({
+      expression: "0 9 * * *",
+      timezone: "Europe/Paris",
+    });
     expect(parseCron("*/5 * * * *")).toEqual({ expression: "*/5 * * * *" });
-    expect(parseFunctionConfig("app", { ...base, triggers: [{ cron: "not a cron" }] }).errors[0]).toMatch(/invalid cron/);
+    expect(
+      parseFunctionConfig("app", { ...base, triggers: [{ cron: "not a cron" }] }).errors[0],
+    ).toMatch(/invalid cron/);
   });
 });

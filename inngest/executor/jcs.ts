@@ -5,7 +5,8 @@
 export function canonicalize(value: unknown): string {
   if (typeof value === "bigint") return value.toString();
   if (value === null || typeof value !== "object") {
-    if (typeof value === "number" && !Number.isFinite(value)) throw new Error("JCS: non-finite number");
+    if (typeof value === "number" && !Number.isFinite(value))
+      throw new Error("JCS: non-finite number");
     // JSON.stringify already uses the ECMAScript number and string serialisation JCS mandates.
     return JSON.stringify(value) ?? "null";
   }

@@ -32,7 +32,10 @@ export async function createRun(c: TxCtx, input: NewRun): Promise<CreateRunResul
   const runId = ulid(c.now);
   const idem = await claimIdempotency(c, fn, event, runId);
   if (idem.duplicateOf) {
-    c.ex.log.info("run skipped: idempotency key already used", { functionId: fn.id, duplicateOf: idem.duplicateOf });
+    c.ex.log.info("run skipped: idempotency key already used", {
+      functionId: fn.id,
+      duplicateOf: idem.duplicateOf,
+    });
     return { skipped: "idempotency", duplicateOf: idem.duplicateOf };
   }
   const groups = concurrencyGroups(c, fn, event);
@@ -53,7 +56,12 @@ export async function createRun(c: TxCtx, input: NewRun): Promise<CreateRunResul
   });
   await enqueue(c, { runId, kind: "call", concurrency: groups });
   if (fn.timeouts.startMs) {
-    await enqueue(c, { runId, kind: "run_timeout", runAt: c.now + fn.timeouts.startMs, payload: { type: "start" } });
+    await enqueue(c, {
+      runId,
+      kind: "run_timeout",
+      runAt: c.now + fn.timeouts.startMs,
+      payload: { type: "start" },
+    });
   }
   return { runId };
 }
@@ -72,7 +80,11 @@ export async function finishRun(c: TxCtx, s: RunState, outcome: RunOutcome): Pro
   const run = s.row;
   const output = outcome.status === "completed" ? (outcome.output ?? null) : null;
   const error =
-    outcome.status === "failed" ? outcome.error : outcome.status === "cancelled" ? { ...CANCELLED_ERROR, reason: outcome.reason } : null;
+    outcome.status === "failed"
+      ? outcome.error
+      : outcome.status === "cancelled"
+        ? { ...CANCELLED_ERROR, reason: outcome.reason }
+        : null;
   await c.tx
     .update(executorRuns)
     .set({
@@ -89,7 +101,11 @@ export async function finishRun(c: TxCtx, s: RunState, outcome: RunOutcome): Pro
     c.tx,
     sql`update executor_pauses set status = 'cancelled', resolved_at = now() where run_id = ${run.id} and status = 'pending'`,
   );
-  s.history.push({ type: `run.${outcome.status}`, error, data: outcome.status === "completed" ? { output } : null });
+  s.history.push({
+    type: `run.${outcome.status}`,
+    error,
+    data: outcome.status === "completed" ? { output } : null,
+  });
 
   const base = {
     function_id: run.functionId,
@@ -105,19 +121,32 @@ export async function finishRun(c: TxCtx, s: RunState, outcome: RunOutcome): Pro
     system.push({ name: "inngest/function.failed", data: { ...base, error }, ts });
     system.push({ name: "inngest/function.finished", data: { ...base, error }, ts });
   } else {
-    system.push({ name: "inngest/function.cancelled", data: { ...base, error: CANCELLED_ERROR }, ts });
-    system.push({ name: "inngest/function.finished", data: { ...base, error: CANCELLED_ERROR }, ts });
+    system.push({
+      name: "inngest/function.cancelled",
+      data: { ...base, error: CANCELLED_ERROR },
+      ts,
+    });
+    system.push({
+      name: "inngest/function.finished",
+      data: { ...base, error: CANCELLED_ERROR },
+      ts,
+    });
   }
   await ingestEvents(c, system, { internal: true });
 
   if (run.parentRunId && run.parentStepId) {
-    const memo = outcome.status === "completed" ? { data: output } : { error: error ?? CANCELLED_ERROR };
+    const memo =
+      outcome.status === "completed" ? { data: output } : { error: error ?? CANCELLED_ERROR };
     await resolveInvoke(c, run.id, memo);
   }
   c.afterCommit(() => {
     c.ex.notifyRunFinished(run.id);
     const log = outcome.status === "failed" ? c.ex.log.warn : c.ex.log.info;
-    log(`run ${outcome.status}`, { runId: run.id, functionId: run.functionId, ...(error ? { error } : {}) });
+    log(`run ${outcome.status}`, {
+      runId: run.id,
+      functionId: run.functionId,
+      ...(error ? { error } : {}),
+    });
   });
 }
 

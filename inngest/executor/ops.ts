@@ -17,7 +17,15 @@ import { createRun, finishRun } from "./lifecycle";
 import { createPause } from "./pauses";
 import type { Job } from "./queue";
 import type { RegisteredFunction } from "./registry";
-import { callConcurrency, discoverLater, later, memoize, memoizedAmong, stepCount, type RunState } from "./run-state";
+import {
+  callConcurrency,
+  discoverLater,
+  later,
+  memoize,
+  memoizedAmong,
+  stepCount,
+  type RunState,
+} from "./run-state";
 import { ulid } from "./ulid";
 
 export interface SdkOp {
@@ -36,7 +44,13 @@ export type ErrorObject = Record<string, unknown> & { name?: string; message?: s
 export type CallOutcome =
   | { kind: "complete"; data: unknown }
   | { kind: "ops"; ops: SdkOp[]; retryAfterMs?: number }
-  | { kind: "error"; error: ErrorObject; retriable: boolean; retryAfterMs?: number; status?: number };
+  | {
+      kind: "error";
+      error: ErrorObject;
+      retriable: boolean;
+      retryAfterMs?: number;
+      status?: number;
+    };
 
 const UNSUPPORTED_OPS: Record<string, string> = {
   WaitForSignal: "step.waitForSignal()",
@@ -56,12 +70,21 @@ export interface CallInfo {
   durationMs: number;
 }
 
-export async function applyOutcome(c: TxCtx, s: RunState, call: CallInfo, outcome: CallOutcome): Promise<void> {
+export async function applyOutcome(
+  c: TxCtx,
+  s: RunState,
+  call: CallInfo,
+  outcome: CallOutcome,
+): Promise<void> {
   const { job, fn } = call;
   if (!s.row.startedAt) {
     s.startedAt = call.startedAt;
     if (fn.timeouts.finishMs) {
-      later(s, { kind: "run_timeout", runAt: c.now + fn.timeouts.finishMs, payload: { type: "finish" } });
+      later(s, {
+        kind: "run_timeout",
+        runAt: c.now + fn.timeouts.finishMs,
+        payload: { type: "finish" },
+      });
     }
   }
   const timing = { startedAt: call.startedAt, durationMs: call.durationMs, attempt: job.attempt };
@@ -98,8 +121,21 @@ export async function applyOutcome(c: TxCtx, s: RunState, call: CallInfo, outcom
         if (attempt + 1 < fn.maxAttempts) {
           const delay = outcome.retryAfterMs ?? c.ex.opts.backoff(attempt + 1);
           s.pending[op.id] = { op: "StepPlanned", name, ...(race ? { race } : {}) };
-          later(s, { kind: "call", stepId: op.id, attempt: attempt + 1, runAt: c.now + delay, concurrency: callConcurrency(s) });
-          s.history.push({ type: "step.errored", stepId: op.id, stepName: name, error, data: { retryInMs: delay }, ...timing });
+          later(s, {
+            kind: "call",
+            stepId: op.id,
+            attempt: attempt + 1,
+            runAt: c.now + delay,
+            concurrency: callConcurrency(s),
+          });
+          s.history.push({
+            type: "step.errored",
+            stepId: op.id,
+            stepName: name,
+            error,
+            data: { retryInMs: delay },
+            ...timing,
+          });
         } else {
           memoize(s, { id: op.id, name, op: "StepFailed" }, { error });
           s.history.push({ type: "step.failed", stepId: op.id, stepName: name, error, ...timing });
@@ -108,7 +144,8 @@ export async function applyOutcome(c: TxCtx, s: RunState, call: CallInfo, outcom
         break;
       }
       case "StepFailed": {
-        const error = op.error ?? (op.data as ErrorObject) ?? { name: "Error", message: "step failed" };
+        const error = op.error ??
+          (op.data as ErrorObject) ?? { name: "Error", message: "step failed" };
         memoize(s, { id: op.id, name, op: op.op }, { error });
         s.history.push({ type: "step.failed", stepId: op.id, stepName: name, error, ...timing });
         progressed = true;
@@ -124,12 +161,21 @@ export async function applyOutcome(c: TxCtx, s: RunState, call: CallInfo, outcom
       case "Sleep": {
         const until = resolveUntil(op.name ?? "", c.now);
         if (until === undefined) {
-          await failRun(c, s, `step "${name}": the sleep duration ${JSON.stringify(op.name)} is not a duration or ISO date`);
+          await failRun(
+            c,
+            s,
+            `step "${name}": the sleep duration ${JSON.stringify(op.name)} is not a duration or ISO date`,
+          );
           break;
         }
         s.pending[op.id] = { op: op.op, name, ...(race ? { race } : {}) };
         later(s, { kind: "wake", stepId: op.id, runAt: until, payload: { name } });
-        s.history.push({ type: "sleep.scheduled", stepId: op.id, stepName: name, data: { until: new Date(until).toISOString() } });
+        s.history.push({
+          type: "sleep.scheduled",
+          stepId: op.id,
+          stepName: name,
+          data: { until: new Date(until).toISOString() },
+        });
         progressed = true;
         break;
       }
@@ -137,11 +183,22 @@ export async function applyOutcome(c: TxCtx, s: RunState, call: CallInfo, outcom
         const timeout = String(op.opts?.timeout ?? "");
         const until = resolveUntil(timeout, c.now);
         if (!op.name || until === undefined) {
-          await failRun(c, s, `step "${name}": waitForEvent needs an event name and a timeout (got ${JSON.stringify(op.opts)})`);
+          await failRun(
+            c,
+            s,
+            `step "${name}": waitForEvent needs an event name and a timeout (got ${JSON.stringify(op.opts)})`,
+          );
           break;
         }
         const expression = typeof op.opts?.if === "string" ? op.opts.if : undefined;
-        await createPause(c, s, { kind: "wait", stepId: op.id, stepName: name, eventName: op.name, expression, expiresAt: until });
+        await createPause(c, s, {
+          kind: "wait",
+          stepId: op.id,
+          stepName: name,
+          eventName: op.name,
+          expression,
+          expiresAt: until,
+        });
         if (race) s.pending[op.id]!.race = true;
         s.history.push({
           type: "wait.started",
@@ -159,7 +216,10 @@ export async function applyOutcome(c: TxCtx, s: RunState, call: CallInfo, outcom
       }
       case "RunComplete": {
         // Only sent in checkpoint mode (never enabled here); its data is the run's result.
-        await finishRun(c, s, { status: "completed", output: (op.data as { data?: unknown } | undefined)?.data ?? op.data });
+        await finishRun(c, s, {
+          status: "completed",
+          output: (op.data as { data?: unknown } | undefined)?.data ?? op.data,
+        });
         break;
       }
       case "DiscoveryRequest": {
@@ -168,8 +228,14 @@ export async function applyOutcome(c: TxCtx, s: RunState, call: CallInfo, outcom
         break;
       }
       default: {
-        const what = UNSUPPORTED_OPS[op.op] ? `${UNSUPPORTED_OPS[op.op]} (op ${op.op})` : `the op "${op.op}"`;
-        await failRun(c, s, `step "${name}" uses ${what}, which the embedded executor does not support; run this function on Inngest (SLUICE_EXECUTOR=inngest)`);
+        const what = UNSUPPORTED_OPS[op.op]
+          ? `${UNSUPPORTED_OPS[op.op]} (op ${op.op})`
+          : `the op "${op.op}"`;
+        await failRun(
+          c,
+          s,
+          `step "${name}" uses ${what}, which the embedded executor does not support; run this function on Inngest (SLUICE_EXECUTOR=inngest)`,
+        );
       }
     }
   }
@@ -177,18 +243,45 @@ export async function applyOutcome(c: TxCtx, s: RunState, call: CallInfo, outcom
   if (!s.finished && stepCount(s) > c.ex.opts.maxStepsPerRun) {
     await failRun(c, s, `the run exceeded the limit of ${c.ex.opts.maxStepsPerRun} steps`);
   }
-  if (!s.finished && !progressed && Object.keys(s.pending).length === 0) {
-    // Nothing pending and nothing new: the SDK reported no progress. Treat it as a failed call.
-    await callFailed(c, s, call, { name: "Error", message: "the SDK reported no new steps and nothing is pending" }, true);
+  if (s.finished) return;
+  if (done.size > 0) {
+    // The SDK is still waiting for steps that have settled: it answered from a memo without their
+    // results (they settled while this call was in flight, and their own discovery was dropped as
+    // a duplicate of this one — one discovery per run). Not a failure (protocol §2.8): discover
+    // again; the next request carries the whole memo, so the SDK cannot re-report them again.
+    discoverLater(s);
+    return;
+  }
+  if (!progressed && Object.keys(s.pending).length === 0) {
+    // Nothing pending, nothing new, nothing stale: the function made no progress.
+    await callFailed(
+      c,
+      s,
+      call,
+      { name: "Error", message: "the SDK reported no new steps and nothing is pending" },
+      true,
+    );
   }
 }
 
-async function invoke(c: TxCtx, s: RunState, op: SdkOp, name: string, race: boolean): Promise<void> {
+async function invoke(
+  c: TxCtx,
+  s: RunState,
+  op: SdkOp,
+  name: string,
+  race: boolean,
+): Promise<void> {
   const targetId = String(op.opts?.function_id ?? "");
-  const payload = (op.opts?.payload ?? {}) as { data?: Record<string, unknown>; user?: Record<string, unknown>; v?: string };
+  const payload = (op.opts?.payload ?? {}) as {
+    data?: Record<string, unknown>;
+    user?: Record<string, unknown>;
+    v?: string;
+  };
   const target = c.ex.registry.get(targetId);
   if (!target || target.status !== "active") {
-    const why = target ? `is ${target.status}${target.errors.length ? `: ${target.errors.join("; ")}` : ""}` : "is not registered with the executor";
+    const why = target
+      ? `is ${target.status}${target.errors.length ? `: ${target.errors.join("; ")}` : ""}`
+      : "is not registered with the executor";
     const error = { name: "Error", message: `could not invoke function "${targetId}": it ${why}` };
     memoize(s, { id: op.id, name, op: op.op }, { error });
     s.history.push({ type: "invoke.failed", stepId: op.id, stepName: name, error });
@@ -198,24 +291,45 @@ async function invoke(c: TxCtx, s: RunState, op: SdkOp, name: string, race: bool
   const eventId = ulid(c.now);
   const event: EventPayload = {
     name: INVOKED_EVENT,
-    data: { ...(payload.data ?? {}), _inngest: { fn_id: targetId, correlation_id: correlationId, source_run_id: s.row.id } },
+    data: {
+      ...(payload.data ?? {}),
+      _inngest: { fn_id: targetId, correlation_id: correlationId, source_run_id: s.row.id },
+    },
     id: eventId,
     ts: c.now,
     ...(payload.user ? { user: payload.user } : {}),
     ...(payload.v ? { v: payload.v } : {}),
   };
-  const created = await createRun(c, { fn: target, event, parent: { runId: s.row.id, stepId: op.id } });
+  const created = await createRun(c, {
+    fn: target,
+    event,
+    parent: { runId: s.row.id, stepId: op.id },
+  });
   if (!("runId" in created)) {
-    const error = { name: "Error", message: `invoked function "${targetId}" did not start (${created.skipped})` };
+    const error = {
+      name: "Error",
+      message: `invoked function "${targetId}" did not start (${created.skipped})`,
+    };
     memoize(s, { id: op.id, name, op: op.op }, { error });
     s.history.push({ type: "invoke.failed", stepId: op.id, stepName: name, error });
     return;
   }
   const timeout = typeof op.opts?.timeout === "string" ? op.opts.timeout : undefined;
   const until = timeout ? resolveUntil(timeout, c.now) : undefined;
-  await createPause(c, s, { kind: "invoke", stepId: op.id, stepName: name, childRunId: created.runId, expiresAt: until });
+  await createPause(c, s, {
+    kind: "invoke",
+    stepId: op.id,
+    stepName: name,
+    childRunId: created.runId,
+    expiresAt: until,
+  });
   if (race) s.pending[op.id]!.race = true;
-  s.history.push({ type: "invoke.started", stepId: op.id, stepName: name, data: { childRunId: created.runId, functionId: targetId } });
+  s.history.push({
+    type: "invoke.started",
+    stepId: op.id,
+    stepName: name,
+    data: { childRunId: created.runId, functionId: targetId },
+  });
 }
 
 /**
@@ -234,8 +348,20 @@ async function callFailed(
   const timing = { startedAt: call.startedAt, durationMs: call.durationMs, attempt: job.attempt };
   if (retriable && job.attempt + 1 < fn.maxAttempts) {
     const delay = retryAfterMs ?? c.ex.opts.backoff(job.attempt + 1);
-    later(s, { kind: "call", stepId: job.stepId, attempt: job.attempt + 1, runAt: c.now + delay, concurrency: callConcurrency(s) });
-    s.history.push({ type: "function.errored", stepId: job.stepId, error, data: { retryInMs: delay }, ...timing });
+    later(s, {
+      kind: "call",
+      stepId: job.stepId,
+      attempt: job.attempt + 1,
+      runAt: c.now + delay,
+      concurrency: callConcurrency(s),
+    });
+    s.history.push({
+      type: "function.errored",
+      stepId: job.stepId,
+      error,
+      data: { retryInMs: delay },
+      ...timing,
+    });
     return;
   }
   s.history.push({ type: "function.failed", stepId: job.stepId, error, ...timing });
@@ -244,6 +370,10 @@ async function callFailed(
 
 export async function failRun(c: TxCtx, s: RunState, message: string): Promise<void> {
   const error = { name: "Error", message };
-  c.ex.log.error("run failed by the executor", { runId: s.row.id, functionId: s.row.functionId, error: message });
+  c.ex.log.error("run failed by the executor", {
+    runId: s.row.id,
+    functionId: s.row.functionId,
+    error: message,
+  });
   await finishRun(c, s, { status: "failed", error });
 }

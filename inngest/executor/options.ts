@@ -67,7 +67,9 @@ export interface ResolvedOptions {
   resyncIntervalMs?: number;
 }
 
-const BACKOFF_TABLE_MS = [15e3, 30e3, 60e3, 120e3, 300e3, 600e3, 1_200e3, 2_400e3, 3_600e3, 7_200e3];
+const BACKOFF_TABLE_MS = [
+  15e3, 30e3, 60e3, 120e3, 300e3, 600e3, 1_200e3, 2_400e3, 3_600e3, 7_200e3,
+];
 
 /** Inngest's retry schedule: 15 s doubling up to 2 h, plus up to 30 s of jitter. */
 export function defaultBackoff(attempt: number): number {
@@ -75,7 +77,9 @@ export function defaultBackoff(attempt: number): number {
   return base + Math.floor(Math.random() * 30_000);
 }
 
-export function resolveOptions(o: ExecutorOptions): ResolvedOptions & { clock: Clock; log: Logger } {
+export function resolveOptions(
+  o: ExecutorOptions,
+): ResolvedOptions & { clock: Clock; log: Logger } {
   const leaseMs = o.leaseMs ?? 30_000;
   return {
     appUrls: o.appUrls ?? [],

@@ -14,94 +14,125 @@ const inngest = testClient("par", bridge);
 const counts = new Map<string, number>();
 const count = (k: string) => counts.set(k, (counts.get(k) ?? 0) + 1);
 const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
-type Body = { url?: string; version?: number; steps?: Record<string, unknown>; ctx?: Record<string, unknown> & { run_id: string; stack: { stack: string[] } } };
+type Body = {
+  url?: string;
+  version?: number;
+  steps?: Record<string, unknown>;
+  ctx?: Record<string, unknown> & { run_id: string; stack: { stack: string[] } };
+};
 const calls: Array<{ req: TransportRequest; body: Body; status: number }> = [];
 
-const all = inngest.createFunction({ id: "all", triggers: [{ event: "par/all" }] }, async ({ event, step }) => {
-  const tag = (event.data as { tag: string }).tag;
-  const results = await Promise.all(
-    [30, 5, 15, 0, 20].map((ms, i) =>
-      step.run(`p${i}`, async () => {
-        count(`${tag}.p${i}`);
-        await delay(ms);
-        return i * 10;
-      }),
-    ),
-  );
-  const after = await step.run("after", () => {
-    count(`${tag}.after`);
-    return results.reduce((a, b) => a + b, 0);
-  });
-  return { results, after };
-});
+const all = inngest.createFunction(
+  { id: "all", triggers: [{ event: "par/all" }] },
+  async ({ event, step }) => {
+    const tag = (event.data as { tag: string }).tag;
+    const results = await Promise.all(
+      [30, 5, 15, 0, 20].map((ms, i) =>
+        step.run(`p${i}`, async () => {
+          count(`${tag}.p${i}`);
+          await delay(ms);
+          return i * 10;
+        }),
+      ),
+    );
+    const after = await step.run("after", () => {
+      count(`${tag}.after`);
+      return results.reduce((a, b) => a + b, 0);
+    });
+    return { results, after };
+  },
+);
 
 // Plain Promise.race: the executor discovers once both settled; the SDK replays the memo in
 // completion order, so the step that finished first wins.
-const race = inngest.createFunction({ id: "race", triggers: [{ event: "par/race" }] }, async ({ event, step }) => {
-  const tag = (event.data as { tag: string }).tag;
-  const winner = await Promise.race([
-    step.run("slow", async () => {
-      count(`${tag}.slow`);
-      await delay(150);
-      return "slow";
-    }),
-    step.run("fast", () => {
-      count(`${tag}.fast`);
-      return "fast";
-    }),
-  ]);
-  await step.run("after", () => count(`${tag}.after`));
-  return winner;
-});
-
-// Race mode: the run moves on after the first result while the loser is still pending.
-const raceMode = inngest.createFunction({ id: "race-mode", triggers: [{ event: "par/race-mode" }] }, async ({ event, step, group }) => {
-  const tag = (event.data as { tag: string }).tag;
-  const winner = await group.parallel({ mode: "race" }, () =>
-    Promise.race([
+const race = inngest.createFunction(
+  { id: "race", triggers: [{ event: "par/race" }] },
+  async ({ event, step }) => {
+    const tag = (event.data as { tag: string }).tag;
+    const winner = await Promise.race([
+      step.run("slow", async () => {
+        count(`${tag}.slow`);
+        await delay(150);
+        return "slow";
+      }),
       step.run("fast", () => {
         count(`${tag}.fast`);
         return "fast";
       }),
-      step.waitForEvent("approval", { event: "par/approve", timeout: "1h", if: `async.data.tag == "${tag}"` }),
-    ]),
-  );
-  const after = await step.run("after", () => {
-    count(`${tag}.after`);
-    return "after-ran";
-  });
-  return { winner, after };
-});
+    ]);
+    await step.run("after", () => count(`${tag}.after`));
+    return winner;
+  },
+);
+
+// Race mode: the run moves on after the first result while the loser is still pending.
+const raceMode = inngest.createFunction(
+  { id: "race-mode", triggers: [{ event: "par/race-mode" }] },
+  async ({ event, step, group }) => {
+    const tag = (event.data as { tag: string }).tag;
+    const winner = await group.parallel({ mode: "race" }, () =>
+      Promise.race([
+        step.run("fast", () => {
+          count(`${tag}.fast`);
+          return "fast";
+        }),
+        step.waitForEvent("approval", {
+          event: "par/approve",
+          timeout: "1h",
+          if: `async.data.tag == "${tag}"`,
+        }),
+      ]),
+    );
+    const after = await step.run("after", () => {
+      count(`${tag}.after`);
+      return "after-ran";
+    });
+    return { winner, after };
+  },
+);
 
 // Nested fan-out with a sleep among the siblings.
-const mixed = inngest.createFunction({ id: "mixed", triggers: [{ event: "par/mixed" }] }, async ({ step }) => {
-  const [a, , b] = await Promise.all([step.run("a", () => "A"), step.sleep("nap", "10m"), step.run("b", () => "B")]);
-  return `${a}${b}`;
-});
+const mixed = inngest.createFunction(
+  { id: "mixed", triggers: [{ event: "par/mixed" }] },
+  async ({ step }) => {
+    const [a, , b] = await Promise.all([
+      step.run("a", () => "A"),
+      step.sleep("nap", "10m"),
+      step.run("b", () => "B"),
+    ]);
+    return `${a}${b}`;
+  },
+);
 
-const ordered = inngest.createFunction({ id: "ordered", retries: 2, triggers: [{ event: "p/ordered" }] }, async ({ step }) => {
-  const [slow, fast] = await Promise.all([
-    step.run("slow", async () => {
-      await new Promise((r) => setTimeout(r, 100));
-      return "slow";
-    }),
-    step.run("fast", () => "fast"),
-  ]);
-  return step.run("last", () => `${fast}-${slow}`);
-});
-
-const wireRace = inngest.createFunction({ id: "wire-race", triggers: [{ event: "p/race" }] }, async ({ step, group }) => {
-  const winner = await group.parallel({ mode: "race" }, () =>
-    Promise.race([
-      step.run("quick", () => "quick"),
-      step.run("slowpoke", async () => {
-        await new Promise((r) => setTimeout(r, 150));
-        return "slowpoke";
+const ordered = inngest.createFunction(
+  { id: "ordered", retries: 2, triggers: [{ event: "p/ordered" }] },
+  async ({ step }) => {
+    const [slow, fast] = await Promise.all([
+      step.run("slow", async () => {
+        await new Promise((r) => setTimeout(r, 100));
+        return "slow";
       }),
-    ]),
-  );
-  return winner;
-});
+      step.run("fast", () => "fast"),
+    ]);
+    return step.run("last", () => `${fast}-${slow}`);
+  },
+);
+
+const wireRace = inngest.createFunction(
+  { id: "wire-race", triggers: [{ event: "p/race" }] },
+  async ({ step, group }) => {
+    const winner = await group.parallel({ mode: "race" }, () =>
+      Promise.race([
+        step.run("quick", () => "quick"),
+        step.run("slowpoke", async () => {
+          await new Promise((r) => setTimeout(r, 150));
+          return "slowpoke";
+        }),
+      ]),
+    );
+    return winner;
+  },
+);
 
 let h: Harness;
 beforeAll(async () => {
@@ -110,7 +141,8 @@ beforeAll(async () => {
     functions: [all, race, raceMode, mixed, ordered, wireRace],
     bridge,
     label: "parallel",
-    onCall: (req, res) => calls.push({ req, body: (req.body ? JSON.parse(req.body) : {}) as Body, status: res.status }),
+    onCall: (req, res) =>
+      calls.push({ req, body: (req.body ? JSON.parse(req.body) : {}) as Body, status: res.status }),
   });
 });
 afterAll(async () => h?.close());
@@ -153,7 +185,11 @@ describe("parallel steps", () => {
     const [runId] = await h.runsFor(eventId);
     const waiting = await h.until(async () => {
       const r = await h.executor.admin.getRun(runId!);
-      return r && counts.get("rm1.after") === 1 && r.steps.some((s) => s.name === "approval" && s.status === "waiting") ? r : undefined;
+      return r &&
+        counts.get("rm1.after") === 1 &&
+        r.steps.some((s) => s.name === "approval" && s.status === "waiting")
+        ? r
+        : undefined;
     }, "the run to pass the race while the wait is pending");
     expect(waiting.status).toBe("running");
     expect(counts.get("rm1.fast")).toBe(1);
@@ -171,7 +207,10 @@ describe("parallel steps", () => {
     const [runId] = await h.runsFor(eventId);
     await h.until(async () => {
       const r = await h.executor.admin.getRun(runId!);
-      return r?.steps.filter((s) => s.status === "completed").length === 2 && r.steps.some((s) => s.status === "sleeping");
+      return (
+        r?.steps.filter((s) => s.status === "completed").length === 2 &&
+        r.steps.some((s) => s.status === "sleeping")
+      );
     }, "both steps done and the sleep pending");
     h.clock.advance(10 * 60_000);
     const run = await h.waitForRun(runId!);
@@ -180,7 +219,8 @@ describe("parallel steps", () => {
   });
 });
 
-const sha1 = async (s: string) => (await import("node:crypto")).createHash("sha1").update(s).digest("hex");
+const sha1 = async (s: string) =>
+  (await import("node:crypto")).createHash("sha1").update(s).digest("hex");
 
 describe("wire protocol", () => {
   it("syncs in-band with a PUT carrying the serve URL", () => {
@@ -204,21 +244,33 @@ describe("wire protocol", () => {
     }
     // The discovery after both siblings lists them in the order they finished: fast, then slow.
     const last = mine.at(-1)!;
-    expect(last.body.ctx!.stack.stack.slice(0, 2)).toEqual([await sha1("fast"), await sha1("slow")]);
-    expect(Object.keys(last.body.steps!)).toEqual(expect.arrayContaining([await sha1("fast"), await sha1("slow")]));
+    expect(last.body.ctx!.stack.stack.slice(0, 2)).toEqual([
+      await sha1("fast"),
+      await sha1("slow"),
+    ]);
+    expect(Object.keys(last.body.steps!)).toEqual(
+      expect.arrayContaining([await sha1("fast"), await sha1("slow")]),
+    );
     // Each planned sibling got its own targeted call.
-    const targeted = mine.filter((c) => !c.req.url.endsWith("stepId=step")).map((c) => new URL(c.req.url).searchParams.get("stepId"));
+    const targeted = mine
+      .filter((c) => !c.req.url.endsWith("stepId=step"))
+      .map((c) => new URL(c.req.url).searchParams.get("stepId"));
     expect(targeted.sort()).toEqual([await sha1("fast"), await sha1("slow")].sort());
   });
 
   it("sets disable_immediate_execution on a discovery made while a race sibling is pending", async () => {
     const run = await h.trigger("p/race");
     expect(run.output).toBe("quick");
-    const discoveries = calls.filter((c) => c.body.ctx?.run_id === run.id && c.req.url.endsWith("stepId=step"));
+    const discoveries = calls.filter(
+      (c) => c.body.ctx?.run_id === run.id && c.req.url.endsWith("stepId=step"),
+    );
     const withPending = discoveries.filter((c) => c.body.ctx!.stack.stack.length === 1);
     expect(withPending.length).toBeGreaterThan(0);
     for (const d of withPending) expect(d.body.ctx!.disable_immediate_execution).toBe(true);
     expect(discoveries[0]!.body.ctx!.disable_immediate_execution).toBe(false);
-    expect(run.steps.filter((s) => s.status === "completed").map((s) => s.name)).toEqual(["quick", "slowpoke"]);
+    expect(run.steps.filter((s) => s.status === "completed").map((s) => s.name)).toEqual([
+      "quick",
+      "slowpoke",
+    ]);
   });
 });

@@ -50,18 +50,29 @@ export async function createPause(
   if (p.expiresAt !== undefined) {
     later(s, { kind: "pause_timeout", runAt: p.expiresAt, payload: { pauseId: id } });
   }
-  s.pending[p.stepId] = { op: p.kind === "wait" ? "WaitForEvent" : "InvokeFunction", name: p.stepName };
+  s.pending[p.stepId] = {
+    op: p.kind === "wait" ? "WaitForEvent" : "InvokeFunction",
+    name: p.stepName,
+  };
 }
 
 /** Compare-and-set pending → `to`. The caller holds the run lock. */
-async function settlePause(c: TxCtx, pauseId: string, to: "resolved" | "expired", eventId?: string): Promise<boolean> {
+async function settlePause(
+  c: TxCtx,
+  pauseId: string,
+  to: "resolved" | "expired",
+  eventId?: string,
+): Promise<boolean> {
   const res = await execRows(
     c.tx,
     sql`update executor_pauses set status = ${to}, resolved_event_id = ${eventId ?? null}, resolved_at = now()
         where id = ${pauseId} and status = 'pending' returning id`,
   );
   if (res.length) {
-    await execRows(c.tx, sql`delete from executor_jobs where kind = 'pause_timeout' and payload->>'pauseId' = ${pauseId}`);
+    await execRows(
+      c.tx,
+      sql`delete from executor_jobs where kind = 'pause_timeout' and payload->>'pauseId' = ${pauseId}`,
+    );
   }
   return res.length > 0;
 }
@@ -89,14 +100,28 @@ export async function resumeWaits(c: TxCtx, event: EventPayload, eventId: string
     if (!s) continue;
     if (!(await settlePause(c, p.id, "resolved", eventId))) continue;
     memoize(s, { id: p.step_id, name: p.step_name, op: "WaitForEvent" }, event);
-    s.history.push({ type: "wait.resumed", stepId: p.step_id, stepName: p.step_name, data: { eventId, eventName: event.name } });
+    s.history.push({
+      type: "wait.resumed",
+      stepId: p.step_id,
+      stepName: p.step_name,
+      data: { eventId, eventName: event.name },
+    });
     await saveRun(c, s);
   }
 }
 
 /** Delivers an invoked run's result to the parent step waiting for it. */
-export async function resolveInvoke(c: TxCtx, childRunId: string, memo: { data: unknown } | { error: unknown }): Promise<void> {
-  const [p] = await execRows<{ id: string; run_id: string; step_id: string; step_name: string | null }>(
+export async function resolveInvoke(
+  c: TxCtx,
+  childRunId: string,
+  memo: { data: unknown } | { error: unknown },
+): Promise<void> {
+  const [p] = await execRows<{
+    id: string;
+    run_id: string;
+    step_id: string;
+    step_name: string | null;
+  }>(
     c.tx,
     sql`select id, run_id, step_id, step_name from executor_pauses
         where kind = 'invoke' and child_run_id = ${childRunId} and status = 'pending'`,
@@ -119,12 +144,25 @@ export async function resolveInvoke(c: TxCtx, childRunId: string, memo: { data: 
 /** A `pause_timeout` job: the wait or invoke ran out of time (memo null / a timeout error). */
 export async function expirePause(c: TxCtx, s: RunState, job: Job): Promise<void> {
   const pauseId = String(job.payload.pauseId ?? "");
-  const [p] = await execRows<{ id: string; kind: ExecutorPauseKind; step_id: string; step_name: string | null }>(
+  const [p] = await execRows<{
+    id: string;
+    kind: ExecutorPauseKind;
+    step_id: string;
+    step_name: string | null;
+  }>(
     c.tx,
     sql`select id, kind, step_id, step_name from executor_pauses where id = ${pauseId} and run_id = ${s.row.id}`,
   );
   if (!p || !(await settlePause(c, p.id, "expired"))) return;
   const memo = p.kind === "wait" ? null : { error: INVOKE_TIMEOUT_ERROR };
-  memoize(s, { id: p.step_id, name: p.step_name, op: p.kind === "wait" ? "WaitForEvent" : "InvokeFunction" }, memo);
-  s.history.push({ type: p.kind === "wait" ? "wait.timed_out" : "invoke.timed_out", stepId: p.step_id, stepName: p.step_name });
+  memoize(
+    s,
+    { id: p.step_id, name: p.step_name, op: p.kind === "wait" ? "WaitForEvent" : "InvokeFunction" },
+    memo,
+  );
+  s.history.push({
+    type: p.kind === "wait" ? "wait.timed_out" : "invoke.timed_out",
+    stepId: p.step_id,
+    stepName: p.step_name,
+  });
 }

@@ -13,7 +13,11 @@
 import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { execRows } from "../../db/client";
-import { executorJobs, type ExecutorJobKind, type ExecutorPendingSteps } from "../../db/schema/executor";
+import {
+  executorJobs,
+  type ExecutorJobKind,
+  type ExecutorPendingSteps,
+} from "../../db/schema/executor";
 import type { ExecutorContext, TxCtx } from "./context";
 
 export interface Job {
@@ -91,7 +95,8 @@ export async function deleteRunJobs(c: TxCtx, runId: string): Promise<void> {
 }
 
 // Calls also bring their run and memo, so a step costs no extra read before the SDK request.
-const RETURNING = sql.raw(`returning j.id, j.run_id, j.kind, j.step_id, j.attempt, j.claims, j.payload,
+const RETURNING =
+  sql.raw(`returning j.id, j.run_id, j.kind, j.step_id, j.attempt, j.claims, j.payload,
   (extract(epoch from j.run_at) * 1000)::float8 as run_at, j.lease_token,
   case when j.kind = 'call' then (
     select jsonb_build_object('status', r.status, 'functionId', r.function_id, 'event', r.event,
@@ -220,14 +225,20 @@ export async function claimLimitedJobs(ex: ExecutorContext, limit: number): Prom
   });
 }
 
-/** Extends the leases of jobs still in flight. */
+/**
+ * Extends the leases of jobs still in flight. A job whose row is locked is skipped: its result
+ * transaction is completing it right now, and waiting for it while holding the other rows could
+ * close a deadlock cycle (a lease is renewed every third of its length, so one skip is harmless).
+ */
 export async function renewLeases(ex: ExecutorContext, jobs: Job[]): Promise<void> {
   if (!jobs.length) return;
   await execRows(
     ex.db,
     sql`update executor_jobs set lease_until = now() + make_interval(secs => ${ex.opts.leaseMs / 1000})
-        where id = any(${sql.param(jobs.map((j) => j.id))}::bigint[])
-          and lease_token = any(${sql.param(jobs.map((j) => j.leaseToken))}::text[])`,
+        where id in (select id from executor_jobs
+                     where id = any(${sql.param(jobs.map((j) => j.id))}::bigint[])
+                       and lease_token = any(${sql.param(jobs.map((j) => j.leaseToken))}::text[])
+                     for update skip locked)`,
   );
 }
 
@@ -243,7 +254,10 @@ export async function releaseJob(ex: ExecutorContext, job: Job, runAt: number): 
 
 /** Clears every lease (PGlite start-up: no other process can hold one). */
 export async function releaseAllLeases(ex: ExecutorContext): Promise<number> {
-  const res = await execRows(ex.db, sql`update executor_jobs set lease_until = null where lease_until is not null returning id`);
+  const res = await execRows(
+    ex.db,
+    sql`update executor_jobs set lease_until = null where lease_until is not null returning id`,
+  );
   return res.length;
 }
 
@@ -264,6 +278,12 @@ export async function nextDueAt(ex: ExecutorContext): Promise<number | undefined
 export async function pruneExpired(ex: ExecutorContext): Promise<void> {
   const now = new Date(ex.clock.now()).toISOString();
   await execRows(ex.db, sql`delete from executor_event_ids where expires_at < ${now}::timestamptz`);
-  await execRows(ex.db, sql`delete from executor_idempotency where expires_at < ${now}::timestamptz`);
-  await execRows(ex.db, sql`delete from executor_cron_claims where tick_at < ${now}::timestamptz - interval '7 days'`);
+  await execRows(
+    ex.db,
+    sql`delete from executor_idempotency where expires_at < ${now}::timestamptz`,
+  );
+  await execRows(
+    ex.db,
+    sql`delete from executor_cron_claims where tick_at < ${now}::timestamptz - interval '7 days'`,
+  );
 }

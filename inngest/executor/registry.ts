@@ -51,7 +51,8 @@ export function createRegistry(): Registry {
       if (fn.status !== "active") continue;
       for (const t of fn.triggers) {
         if ("cron" in t) crons.push({ fn, cron: t.cron });
-        else if (t.event.endsWith("*")) wildcards.push({ prefix: t.event.slice(0, -1), fn, expression: t.expression });
+        else if (t.event.endsWith("*"))
+          wildcards.push({ prefix: t.event.slice(0, -1), fn, expression: t.expression });
         else {
           const arr = exact.get(t.event) ?? [];
           arr.push({ fn, expression: t.expression });
@@ -71,7 +72,8 @@ export function createRegistry(): Registry {
     all: () => [...fns.values()],
     forEvent(name) {
       const out = [...(exact.get(name) ?? [])];
-      for (const w of wildcards) if (name.startsWith(w.prefix)) out.push({ fn: w.fn, expression: w.expression });
+      for (const w of wildcards)
+        if (name.startsWith(w.prefix)) out.push({ fn: w.fn, expression: w.expression });
       return out;
     },
     cancelling: (name) => cancels.get(name) ?? [],
@@ -101,21 +103,35 @@ export interface SyncResult {
 }
 
 /** Last stored config per serve URL, so a periodic re-sync that finds no change writes nothing. */
-const lastSynced = new WeakMap<ExecutorContext, Map<string, { digest: string; result: SyncResult }>>();
+const lastSynced = new WeakMap<
+  ExecutorContext,
+  Map<string, { digest: string; result: SyncResult }>
+>();
 
 /**
  * In-band sync: asks the SDK at `url` for its config and stores it. With `onlyIfChanged` (periodic
  * re-syncs) a config identical to the one this process stored last is not written again.
  */
-export async function syncApp(ex: ExecutorContext, url: string, opts: { onlyIfChanged?: boolean } = {}): Promise<SyncResult> {
+export async function syncApp(
+  ex: ExecutorContext,
+  url: string,
+  opts: { onlyIfChanged?: boolean } = {},
+): Promise<SyncResult> {
   const body = canonicalize({ url });
   const headers: Record<string, string> = {
     "content-type": "application/json",
     "x-inngest-sync-kind": "in_band",
     "x-inngest-server-kind": ex.opts.signingKeys.length ? "cloud" : "dev",
   };
-  if (ex.opts.signingKeys[0]) headers["x-inngest-signature"] = signatureHeader(ex.opts.signingKeys[0], body);
-  const res = await ex.opts.transport({ method: "PUT", url, headers, body, timeoutMs: ex.opts.requestTimeoutMs });
+  if (ex.opts.signingKeys[0])
+    headers["x-inngest-signature"] = signatureHeader(ex.opts.signingKeys[0], body);
+  const res = await ex.opts.transport({
+    method: "PUT",
+    url,
+    headers,
+    body,
+    timeoutMs: ex.opts.requestTimeoutMs,
+  });
   if (res.status !== 200) {
     throw new Error(`sync of ${url} failed: HTTP ${res.status} ${res.body.slice(0, 300)}`);
   }
@@ -125,8 +141,14 @@ export async function syncApp(ex: ExecutorContext, url: string, opts: { onlyIfCh
     );
   }
   if (ex.opts.signingKeys.length) {
-    const check = verifySignature(res.headers.get("x-inngest-signature"), res.body, ex.opts.signingKeys, Date.now());
-    if (!check.ok) throw new Error(`sync of ${url}: the app's response signature is invalid (${check.reason})`);
+    const check = verifySignature(
+      res.headers.get("x-inngest-signature"),
+      res.body,
+      ex.opts.signingKeys,
+      Date.now(),
+    );
+    if (!check.ok)
+      throw new Error(`sync of ${url}: the app's response signature is invalid (${check.reason})`);
   }
   const payload = JSON.parse(res.body) as {
     app_id?: string;
@@ -136,7 +158,9 @@ export async function syncApp(ex: ExecutorContext, url: string, opts: { onlyIfCh
     url?: string;
   };
   if (!payload.app_id || !Array.isArray(payload.functions)) {
-    throw new Error(`sync of ${url}: the response is not an in-band registration (${res.body.slice(0, 200)})`);
+    throw new Error(
+      `sync of ${url}: the response is not an in-band registration (${res.body.slice(0, 200)})`,
+    );
   }
   const digest = canonicalize({ appId: payload.app_id, functions: payload.functions });
   const seen = lastSynced.get(ex) ?? new Map<string, { digest: string; result: SyncResult }>();
@@ -157,18 +181,34 @@ export async function syncApp(ex: ExecutorContext, url: string, opts: { onlyIfCh
 /** Stores an app's functions (in-band or `/fn/register`); functions no longer present are marked removed. */
 export async function storeApp(
   ex: ExecutorContext,
-  app: { appId: string; url: string; sdk?: string; framework?: string; functions: Array<Record<string, unknown>> },
+  app: {
+    appId: string;
+    url: string;
+    sdk?: string;
+    framework?: string;
+    functions: Array<Record<string, unknown>>;
+  },
 ): Promise<SyncResult> {
   const now = new Date();
-  const parsed = app.functions.map((config) => ({ config, ...parseFunctionConfig(app.appId, config) }));
+  const parsed = app.functions.map((config) => ({
+    config,
+    ...parseFunctionConfig(app.appId, config),
+  }));
   const ids = parsed.map((p) => p.spec.id);
   const duplicates = ids.filter((id, i) => ids.indexOf(id) !== i);
-  if (duplicates.length) throw new Error(`app ${app.appId} registers duplicate function ids: ${duplicates.join(", ")}`);
+  if (duplicates.length)
+    throw new Error(`app ${app.appId} registers duplicate function ids: ${duplicates.join(", ")}`);
 
   await ex.db.transaction(async (tx) => {
     await tx
       .insert(executorApps)
-      .values({ id: app.appId, url: app.url, sdk: app.sdk, framework: app.framework, syncedAt: now })
+      .values({
+        id: app.appId,
+        url: app.url,
+        sdk: app.sdk,
+        framework: app.framework,
+        syncedAt: now,
+      })
       .onConflictDoUpdate({
         target: executorApps.id,
         set: { url: app.url, sdk: app.sdk, framework: app.framework, syncedAt: now },
@@ -189,7 +229,14 @@ export async function storeApp(
         })
         .onConflictDoUpdate({
           target: executorFunctions.id,
-          set: { appId: app.appId, name: p.spec.name, config: p.config, status, errors: p.errors, updatedAt: now },
+          set: {
+            appId: app.appId,
+            name: p.spec.name,
+            config: p.config,
+            status,
+            errors: p.errors,
+            updatedAt: now,
+          },
         });
     }
     await tx
@@ -208,14 +255,21 @@ export async function storeApp(
   const result: SyncResult = {
     appId: app.appId,
     url: app.url,
-    functions: parsed.map((p) => ({ id: p.spec.id, status: p.errors.length ? "invalid" : "active", errors: p.errors })),
+    functions: parsed.map((p) => ({
+      id: p.spec.id,
+      status: p.errors.length ? "invalid" : "active",
+      errors: p.errors,
+    })),
   };
   for (const f of result.functions) {
     if (f.status === "invalid") {
-      ex.log.error("function refused at sync: it uses options the embedded executor does not support", {
-        functionId: f.id,
-        errors: f.errors,
-      });
+      ex.log.error(
+        "function refused at sync: it uses options the embedded executor does not support",
+        {
+          functionId: f.id,
+          errors: f.errors,
+        },
+      );
     }
   }
   ex.log.info("app synced", {

@@ -23,14 +23,17 @@ const count = (k: string) => {
 };
 const failures: Array<{ message: string; originalEvent: string; runId: string }> = [];
 
-const flaky = inngest.createFunction({ id: "flaky", retries: 3, triggers: [{ event: "retry/flaky" }] }, async ({ step }) => {
-  const v = await step.run("sometimes", ({ attempt }: { attempt?: number } = {}) => {
-    const n = count("flaky");
-    if (n < 3) throw new Error(`boom ${n}`);
-    return { n, attempt };
-  });
-  return v;
-});
+const flaky = inngest.createFunction(
+  { id: "flaky", retries: 3, triggers: [{ event: "retry/flaky" }] },
+  async ({ step }) => {
+    const v = await step.run("sometimes", ({ attempt }: { attempt?: number } = {}) => {
+      const n = count("flaky");
+      if (n < 3) throw new Error(`boom ${n}`);
+      return { n, attempt };
+    });
+    return v;
+  },
+);
 
 const exhausted = inngest.createFunction(
   {
@@ -50,49 +53,70 @@ const exhausted = inngest.createFunction(
   },
 );
 
-const caught = inngest.createFunction({ id: "caught", retries: 0, triggers: [{ event: "retry/caught" }] }, async ({ step }) => {
-  try {
-    await step.run("bad", () => {
-      throw new Error("bad step");
+const caught = inngest.createFunction(
+  { id: "caught", retries: 0, triggers: [{ event: "retry/caught" }] },
+  async ({ step }) => {
+    try {
+      await step.run("bad", () => {
+        throw new Error("bad step");
+      });
+    } catch (e) {
+      return `caught: ${(e as Error).message}`;
+    }
+    return "not caught";
+  },
+);
+
+const retryAfter = inngest.createFunction(
+  { id: "retry-after", triggers: [{ event: "retry/after" }] },
+  async ({ step }) => {
+    return step.run("rate-limited", () => {
+      if (count("retry-after") === 1) throw new RetryAfterError("slow down", "30s");
+      return "done";
     });
-  } catch (e) {
-    return `caught: ${(e as Error).message}`;
-  }
-  return "not caught";
-});
+  },
+);
 
-const retryAfter = inngest.createFunction({ id: "retry-after", triggers: [{ event: "retry/after" }] }, async ({ step }) => {
-  return step.run("rate-limited", () => {
-    if (count("retry-after") === 1) throw new RetryAfterError("slow down", "30s");
-    return "done";
-  });
-});
+const nonRetriable = inngest.createFunction(
+  { id: "non-retriable", retries: 5, triggers: [{ event: "retry/nre" }] },
+  async ({ step }) => {
+    await step.run("fatal", () => {
+      count("nre");
+      throw new NonRetriableError("do not retry me");
+    });
+  },
+);
 
-const nonRetriable = inngest.createFunction({ id: "non-retriable", retries: 5, triggers: [{ event: "retry/nre" }] }, async ({ step }) => {
-  await step.run("fatal", () => {
-    count("nre");
-    throw new NonRetriableError("do not retry me");
-  });
-});
-
-const fnLevel = inngest.createFunction({ id: "fn-level", retries: 3, triggers: [{ event: "retry/fn" }] }, async ({ step, attempt }) => {
-  const s = await step.run("once", () => count("fn-level.step"));
-  if (attempt < 2) throw new Error(`function error on attempt ${attempt}`);
-  return { s, attempt };
-});
+const fnLevel = inngest.createFunction(
+  { id: "fn-level", retries: 3, triggers: [{ event: "retry/fn" }] },
+  async ({ step, attempt }) => {
+    const s = await step.run("once", () => count("fn-level.step"));
+    if (attempt < 2) throw new Error(`function error on attempt ${attempt}`);
+    return { s, attempt };
+  },
+);
 
 const fnFatal = inngest.createFunction(
-  { id: "fn-fatal", retries: 1, triggers: [{ event: "retry/fn-fatal" }], onFailure: async ({ error }) => void failures.push({ message: error.message, originalEvent: "fn-fatal", runId: "" }) },
+  {
+    id: "fn-fatal",
+    retries: 1,
+    triggers: [{ event: "retry/fn-fatal" }],
+    onFailure: async ({ error }) =>
+      void failures.push({ message: error.message, originalEvent: "fn-fatal", runId: "" }),
+  },
   async () => {
     count("fn-fatal");
     throw new Error("the function itself fails");
   },
 );
 
-const attemptEcho = inngest.createFunction({ id: "attempt-echo", triggers: [{ event: "retry/lease" }] }, async ({ step, attempt }) => {
-  const seen = await step.run("record", () => attempt);
-  return { seen };
-});
+const attemptEcho = inngest.createFunction(
+  { id: "attempt-echo", triggers: [{ event: "retry/lease" }] },
+  async ({ step, attempt }) => {
+    const seen = await step.run("record", () => attempt);
+    return { seen };
+  },
+);
 
 let h: Harness;
 beforeAll(async () => {
@@ -129,7 +153,10 @@ describe("step retries", () => {
     expect(counts.get("always")).toBe(3); // retries: 2 → 3 attempts
     expect(run.status).toBe("failed");
     expect(run.error).toMatchObject({ message: "always fails" });
-    expect(run.steps[0]).toMatchObject({ status: "failed", output: { error: { message: "always fails" } } });
+    expect(run.steps[0]).toMatchObject({
+      status: "failed",
+      output: { error: { message: "always fails" } },
+    });
 
     const failed = await h.until(async () => {
       const events = await h.executor.admin.listEvents({ name: "inngest/function.failed" });
@@ -142,11 +169,19 @@ describe("step retries", () => {
       event: { name: "retry/exhausted" },
     });
     const finished = await h.executor.admin.listEvents({ name: "inngest/function.finished" });
-    expect(finished.some((e) => (e.payload as { data: { run_id: string; error?: unknown } }).data.run_id === run.id)).toBe(true);
+    expect(
+      finished.some(
+        (e) => (e.payload as { data: { run_id: string; error?: unknown } }).data.run_id === run.id,
+      ),
+    ).toBe(true);
 
     const [handlerRun] = await h.runsFor(failed.id);
     expect((await h.waitForRun(handlerRun!)).functionId).toBe("retry-exhausted-failure");
-    expect(failures).toContainEqual({ message: "always fails", originalEvent: "retry/exhausted", runId: handlerRun });
+    expect(failures).toContainEqual({
+      message: "always fails",
+      originalEvent: "retry/exhausted",
+      runId: handlerRun,
+    });
   });
 
   it("a caught step error lets the run continue", async () => {
@@ -196,24 +231,37 @@ describe("function-level errors", () => {
     expect(run.status).toBe("failed");
     expect(counts.get("fn-fatal")).toBe(2);
     expect(run.error).toMatchObject({ message: "the function itself fails" });
-    await h.until(() => failures.find((f) => f.originalEvent === "fn-fatal"), "the onFailure handler");
+    await h.until(
+      () => failures.find((f) => f.originalEvent === "fn-fatal"),
+      "the onFailure handler",
+    );
   });
 });
 
 describe("leases", () => {
   it("a job leased by a worker that died runs again after the lease expires, fenced", async () => {
     // A second executor on the same database plays the dead worker: it leases the job, never finishes it.
-    const dead = createExecutor({ db: h.db, clock: h.clock, leaseMs: 300, log: h.executor.ctx.log });
+    const dead = createExecutor({
+      db: h.db,
+      clock: h.clock,
+      leaseMs: 300,
+      log: h.executor.ctx.log,
+    });
     await dead.ctx.registry.refresh(h.db.db);
     // Hold the live worker (no free slots) once earlier runs are done, so only the dead one claims.
     const live = h.executor.ctx.opts;
     const slots = live.concurrency;
     await h.until(async () => {
-      const [row] = await execRows<{ n: number }>(h.db.db, sql`select count(*)::int as n from executor_jobs`);
+      const [row] = await execRows<{ n: number }>(
+        h.db.db,
+        sql`select count(*)::int as n from executor_jobs`,
+      );
       return row!.n === 0;
     }, "an empty queue");
     live.concurrency = 0;
-    const [eventId] = await inTx(dead.ctx, (c) => ingestEvents(c, [{ name: "retry/lease", data: {} }]));
+    const [eventId] = await inTx(dead.ctx, (c) =>
+      ingestEvents(c, [{ name: "retry/lease", data: {} }]),
+    );
     const stolen = await claimJobs(dead.ctx, 10);
     expect(stolen).toHaveLength(1);
     live.concurrency = slots;
@@ -232,8 +280,13 @@ describe("leases", () => {
     expect(run.output).toEqual({ seen: 1 });
     expect(run.history.find((e) => e.type === "step.completed")?.attempt).toBe(1);
     // The dead worker's late result is refused: its lease token no longer matches.
-    await expect(inTx(dead.ctx, (c) => completeJobAndLoadRun(c, stolen[0]!))).rejects.toBeInstanceOf(LostLeaseError);
-    const left = await execRows(h.db.db, sql`select count(*)::int as n from executor_jobs where run_id = ${runId!}`);
+    await expect(
+      inTx(dead.ctx, (c) => completeJobAndLoadRun(c, stolen[0]!)),
+    ).rejects.toBeInstanceOf(LostLeaseError);
+    const left = await execRows(
+      h.db.db,
+      sql`select count(*)::int as n from executor_jobs where run_id = ${runId!}`,
+    );
     expect(left[0]).toEqual({ n: 0 });
   });
 });

@@ -76,7 +76,8 @@ export function isActive(status: ExecutorRunStatus): boolean {
   return ACTIVE_STATUSES.includes(status);
 }
 
-const RUN_COLUMNS = sql.raw(`r.id, r.function_id, r.status, r.event, r.events, r.pending, r.step_count,
+const RUN_COLUMNS =
+  sql.raw(`r.id, r.function_id, r.status, r.event, r.events, r.pending, r.step_count,
   r.concurrency_keys, r.concurrency_limits, r.parent_run_id, r.parent_step_id,
   (extract(epoch from r.started_at) * 1000)::float8 as started_at`);
 
@@ -116,35 +117,58 @@ function toState(r: RunRowRaw): RunState {
 
 /** A run state built from a row (read under lock, or a claim-time snapshot on the optimistic path). */
 export function stateFromSnapshot(row: RunRow): RunState {
-  return { row, pending: { ...row.pending }, settled: false, raceSettled: false, finished: false, history: [], memos: [], jobs: [] };
+  return {
+    row,
+    pending: { ...row.pending },
+    settled: false,
+    raceSettled: false,
+    finished: false,
+    history: [],
+    memos: [],
+    jobs: [],
+  };
 }
 
 /** Locks the run row (`FOR UPDATE`) and returns its state, or undefined if it is gone or over. */
 export async function loadRun(c: TxCtx, runId: string): Promise<RunState | undefined> {
-  const [r] = await execRows<RunRowRaw>(c.tx, sql`select ${RUN_COLUMNS} from executor_runs r where r.id = ${runId} for update`);
+  const [r] = await execRows<RunRowRaw>(
+    c.tx,
+    sql`select ${RUN_COLUMNS} from executor_runs r where r.id = ${runId} for update`,
+  );
   return r && isActive(r.status) ? toState(r) : undefined;
 }
 
 /**
- * The first statement of a job's result transaction: deletes the job if this worker still holds
- * its lease, and locks the job's run. Throws LostLeaseError when the lease was lost (the job was
+ * The first statements of a job's result transaction: lock the job's run, then delete the job if
+ * this worker still holds its lease. Throws LostLeaseError when the lease was lost (the job was
  * re-claimed or deleted — the run was cancelled): the transaction then rolls back.
+ *
+ * Lock order: a run row before any of its job rows, in every transaction that takes both. A
+ * transaction holding the run inserts its next discovery, and that insert waits for whoever is
+ * deleting the previous one; deleting a job before locking its run made that a deadlock on
+ * Postgres whenever parallel siblings settled together (issue 11).
  */
 export async function completeJobAndLoadRun(c: TxCtx, job: Job): Promise<RunState | undefined> {
   const [r] = await execRows<RunRowRaw>(
     c.tx,
-    sql`with done as (delete from executor_jobs where id = ${job.id} and lease_token = ${job.leaseToken} returning id)
-        select ${RUN_COLUMNS}, (select count(*) from done)::int as job_done
-        from executor_runs r where r.id = ${job.runId} for update`,
+    sql`select ${RUN_COLUMNS} from executor_runs r where r.id = ${job.runId} for update`,
+  );
+  const done = await execRows(
+    c.tx,
+    sql`delete from executor_jobs where id = ${job.id} and lease_token = ${job.leaseToken} returning id`,
   );
   // No run row: nothing left to protect, whether or not the delete happened.
   if (!r) return undefined;
-  if (Number(r.job_done) !== 1) throw new LostLeaseError(`lease on job ${job.id} (${job.kind}) was lost`);
+  if (done.length !== 1) throw new LostLeaseError(`lease on job ${job.id} (${job.kind}) was lost`);
   return isActive(r.status) ? toState(r) : undefined;
 }
 
 /** Records a step's memo (written at save, exactly once per run and step) and settles the step. */
-export function memoize(s: RunState, step: { id: string; name?: string | null; op: string }, output: unknown): void {
+export function memoize(
+  s: RunState,
+  step: { id: string; name?: string | null; op: string },
+  output: unknown,
+): void {
   if (s.memos.some((m) => m.stepId === step.id)) return;
   if (s.pending[step.id]?.race) s.raceSettled = true;
   delete s.pending[step.id];
@@ -183,7 +207,9 @@ export function stepCount(s: RunState): number {
 
 const json = (v: unknown) => sql`${JSON.stringify(v ?? null)}::jsonb`;
 const ts = (ms: number | Date | null | undefined) =>
-  ms === null || ms === undefined ? sql`null::timestamptz` : sql`${new Date(ms).toISOString()}::timestamptz`;
+  ms === null || ms === undefined
+    ? sql`null::timestamptz`
+    : sql`${new Date(ms).toISOString()}::timestamptz`;
 const list = (items: SQL[]) => sql.join(items, sql`, `);
 
 /** What the optimistic save checks: the job's lease and the run as it was when the job was claimed. */
@@ -211,7 +237,9 @@ export async function saveRun(
   const nothingPending = Object.keys(s.pending).length === 0;
   if (!s.finished && s.settled && (nothingPending || s.raceSettled)) discoverLater(s);
   if (s.finished) s.jobs = [];
-  const handoff = s.handoffToken ? s.jobs.find((j) => j.kind === "call" && !j.stepId && (j.runAt ?? c.now) <= c.now) : undefined;
+  const handoff = s.handoffToken
+    ? s.jobs.find((j) => j.kind === "call" && !j.stepId && (j.runAt ?? c.now) <= c.now)
+    : undefined;
   if (handoff && !s.row.concurrencyKeys.length) handoff.leaseToken = s.handoffToken;
 
   // Inserts read their rows from VALUES (explicit casts) so the optimistic form can filter them. They
@@ -220,51 +248,64 @@ export async function saveRun(
   const onlyIf = guard ? sql` where exists (select 1 from done)` : sql``;
   const ctes: SQL[] = [];
   if (s.memos.length) {
-    ctes.push(sql`m as (insert into executor_steps (run_id, step_id, name, op, output) select * from (values ${list(
-      s.memos.map((m) => sql`(${s.row.id}::text, ${m.stepId}::text, ${m.name}::text, ${m.op}::text, ${json(m.output)})`),
-    )}) v${onlyIf} on conflict do nothing returning 1)`);
+    ctes.push(
+      sql`m as (insert into executor_steps (run_id, step_id, name, op, output) select * from (values ${list(
+        s.memos.map(
+          (m) =>
+            sql`(${s.row.id}::text, ${m.stepId}::text, ${m.name}::text, ${m.op}::text, ${json(m.output)})`,
+        ),
+      )}) v${onlyIf} on conflict do nothing returning 1)`,
+    );
   }
   if (s.jobs.length) {
     const lease = sql`now() + make_interval(secs => ${c.ex.opts.leaseMs / 1000})`;
     ctes.push(sql`j as (insert into executor_jobs (run_id, kind, step_id, attempt, run_at, payload, concurrency_keys,
                         concurrency_limits, lease_token, lease_until, claims) select * from (values ${list(
-      s.jobs.map(
-        (j) =>
-          sql`(${j.runId}::text, ${j.kind}::text, ${j.stepId ?? null}::text, ${j.attempt ?? 0}::int, ${ts(j.runAt ?? c.now)},
+                          s.jobs.map(
+                            (j) =>
+                              sql`(${j.runId}::text, ${j.kind}::text, ${j.stepId ?? null}::text, ${j.attempt ?? 0}::int, ${ts(j.runAt ?? c.now)},
                ${json(j.payload ?? {})}, ${sql.param(j.concurrency?.keys ?? [])}::text[], ${sql.param(j.concurrency?.limits ?? [])}::int[],
                ${j.leaseToken ?? null}::text, ${j.leaseToken ? lease : sql`null::timestamptz`}, ${j.leaseToken ? 1 : 0}::int)`,
-      ),
-    )}) v${onlyIf} on conflict do nothing returning id, lease_token)`);
+                          ),
+                        )}) v${onlyIf} on conflict do nothing returning id, lease_token)`);
   }
   if (s.history.length) {
     ctes.push(sql`h as (insert into executor_history (run_id, type, step_id, step_name, attempt, error, data, started_at, duration_ms)
                         select * from (values ${list(
-      s.history.map(
-        (h) =>
-          sql`(${s.row.id}::text, ${h.type}::text, ${h.stepId ?? null}::text, ${h.stepName ?? null}::text, ${h.attempt ?? 0}::int,
+                          s.history.map(
+                            (h) =>
+                              sql`(${s.row.id}::text, ${h.type}::text, ${h.stepId ?? null}::text, ${h.stepName ?? null}::text, ${h.attempt ?? 0}::int,
                ${json(h.error)}, ${json(h.data)}, ${ts(h.startedAt)}, ${h.durationMs ?? null}::int)`,
-      ),
-    )}) v${onlyIf})`);
+                          ),
+                        )}) v${onlyIf})`);
   }
   const started = s.startedAt ? sql`, status = 'running', started_at = ${ts(s.startedAt)}` : sql``;
-  const handed = handoff?.leaseToken ? sql`(select id from j where lease_token is not null limit 1)::float8` : sql`null::float8`;
+  const handed = handoff?.leaseToken
+    ? sql`(select id from j where lease_token is not null limit 1)::float8`
+    : sql`null::float8`;
 
   let statement: SQL;
   if (guard) {
-    // Under the guard no other transaction touched the run, so every memo is new.
+    // Under the guard no other transaction touched the run, so every memo is new. The statement
+    // takes the run's and the job's locks with SKIP LOCKED: it never waits while holding one of
+    // them (that could close a deadlock cycle with a transaction that holds the run); if either is
+    // taken, nothing is applied and the caller redoes the work under the lock.
     const upd = sql`upd as (update executor_runs set step_count = step_count + ${s.memos.length}::int,
                               pending = ${json(s.pending)}${started}
                             where id = ${s.row.id} and status in ('queued', 'running')
                               and step_count = ${guard.stepCount}::int and pending = ${json(guard.pending)}
+                              and exists (select 1 from executor_runs where id = ${s.row.id} for update skip locked)
                               and exists (select 1 from executor_jobs
-                                          where id = ${guard.job.id} and lease_token = ${guard.job.leaseToken} for update)
+                                          where id = ${guard.job.id} and lease_token = ${guard.job.leaseToken} for update skip locked)
                             returning id)`;
     const done = sql`done as (delete from executor_jobs where id = ${guard.job.id} and lease_token = ${guard.job.leaseToken}
                               and exists (select 1 from upd) returning id)`;
     statement = sql`with ${list([upd, done, ...ctes])} select (select count(*) from upd)::int as saved, ${handed} as handed`;
   } else {
     const added = s.memos.length ? sql`(select count(*) from m)` : sql`0`;
-    const set = s.finished ? sql`step_count = step_count + ${added}` : sql`step_count = step_count + ${added}, pending = ${json(s.pending)}${started}`;
+    const set = s.finished
+      ? sql`step_count = step_count + ${added}`
+      : sql`step_count = step_count + ${added}, pending = ${json(s.pending)}${started}`;
     const update = sql`update executor_runs set ${set} where id = ${s.row.id} returning 1 as saved, ${handed} as handed`;
     statement = ctes.length ? sql`with ${list(ctes)} ${update}` : update;
   }
@@ -280,5 +321,7 @@ export async function saveRun(
   s.memos = [];
   s.jobs = [];
   s.history = [];
-  return res?.handed ? { saved: true, handedOff: { jobId: Number(res.handed), memos } } : { saved: true };
+  return res?.handed
+    ? { saved: true, handedOff: { jobId: Number(res.handed), memos } }
+    : { saved: true };
 }

@@ -22,16 +22,26 @@ const MAX_BODY_BYTES = 10 * 1024 * 1024;
 export type FetchHandler = (req: Request) => Promise<Response>;
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
-  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
+  new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json", ...headers },
+  });
 
-export function createHttpHandler(ex: ExecutorContext, admin: AdminApi, ready: () => Promise<void>): FetchHandler {
-  const authorized = (req: Request) => !ex.opts.signingKeys.length || checkBearer(req.headers.get("authorization"), ex.opts.signingKeys);
+export function createHttpHandler(
+  ex: ExecutorContext,
+  admin: AdminApi,
+  ready: () => Promise<void>,
+): FetchHandler {
+  const authorized = (req: Request) =>
+    !ex.opts.signingKeys.length ||
+    checkBearer(req.headers.get("authorization"), ex.opts.signingKeys);
 
   return async (req) => {
     const url = new URL(req.url);
     const path = url.pathname.replace(/\/+$/, "") || "/";
     try {
-      if (path === "/health" && req.method === "GET") return json(200, { ok: true, instanceId: ex.instanceId });
+      if (path === "/health" && req.method === "GET")
+        return json(200, { ok: true, instanceId: ex.instanceId });
 
       const eventRoute = path.match(/^\/e\/([^/]+)$/);
       if (eventRoute) {
@@ -43,34 +53,54 @@ export function createHttpHandler(ex: ExecutorContext, admin: AdminApi, ready: (
         const body = await readJson(req);
         const list = Array.isArray(body) ? body : [body];
         await ready();
-        const ids = await inTx(ex, (c) => ingestEvents(c, list, { seed: req.headers.get("x-inngest-event-id-seed") }));
+        const ids = await inTx(ex, (c) =>
+          ingestEvents(c, list, { seed: req.headers.get("x-inngest-event-id-seed") }),
+        );
         return json(200, { ids, status: 200 });
       }
 
       if (path === "/fn/register") {
         if (req.method !== "POST") return json(405, { error: "use POST" });
-        if (!authorized(req)) return json(401, { error: "unauthorized: the signing key does not match" });
-        const body = (await readJson(req)) as { url?: string; appName?: string; functions?: Array<Record<string, unknown>>; sdk?: string; framework?: string };
+        if (!authorized(req))
+          return json(401, { error: "unauthorized: the signing key does not match" });
+        const body = (await readJson(req)) as {
+          url?: string;
+          appName?: string;
+          functions?: Array<Record<string, unknown>>;
+          sdk?: string;
+          framework?: string;
+        };
         if (!body?.url || !body.appName || !Array.isArray(body.functions)) {
           return json(400, { error: "expected { url, appName, functions }" });
         }
         await ready();
-        const result = await storeApp(ex, { appId: body.appName, url: body.url, sdk: body.sdk, framework: body.framework, functions: body.functions });
+        const result = await storeApp(ex, {
+          appId: body.appName,
+          url: body.url,
+          sdk: body.sdk,
+          framework: body.framework,
+          functions: body.functions,
+        });
         return json(200, { ok: true, modified: true, functions: result.functions });
       }
 
       if (path === "/admin" || path.startsWith("/admin/")) {
-        if (!authorized(req)) return json(401, { error: "unauthorized: send Authorization: Bearer <signing key>" });
+        if (!authorized(req))
+          return json(401, { error: "unauthorized: send Authorization: Bearer <signing key>" });
         await ready();
         return await adminRoute(admin, req.method, path, url.searchParams);
       }
 
       if (path.startsWith("/v1/checkpoint") || path.startsWith("/v0/runs")) {
-        return json(501, { error: "checkpointing and use_api are not supported by the embedded executor (it never enables them)" });
+        return json(501, {
+          error:
+            "checkpointing and use_api are not supported by the embedded executor (it never enables them)",
+        });
       }
       return json(404, { error: `no route for ${req.method} ${path}` });
     } catch (e) {
-      if (e instanceof EventValidationError || e instanceof BadRequest) return json(400, { error: e.message, status: 400 });
+      if (e instanceof EventValidationError || e instanceof BadRequest)
+        return json(400, { error: e.message, status: 400 });
       if (e instanceof PayloadTooLarge) return json(413, { error: e.message, status: 413 });
       ex.log.error("executor HTTP handler failed", { method: req.method, path, err: e });
       return json(500, { error: "internal error in the embedded executor", status: 500 });
@@ -78,19 +108,27 @@ export function createHttpHandler(ex: ExecutorContext, admin: AdminApi, ready: (
   };
 }
 
-async function adminRoute(admin: AdminApi, method: string, path: string, q: URLSearchParams): Promise<Response> {
-  if (method === "GET" && path === "/admin/functions") return json(200, { functions: await admin.listFunctions() });
+async function adminRoute(
+  admin: AdminApi,
+  method: string,
+  path: string,
+  q: URLSearchParams,
+): Promise<Response> {
+  if (method === "GET" && path === "/admin/functions")
+    return json(200, { functions: await admin.listFunctions() });
   if (method === "GET" && path === "/admin/runs") {
     const limit = q.get("limit");
-    const runs = await admin.listRuns({
-      status: (q.get("status") || undefined) as ExecutorRunStatus | undefined,
-      functionId: q.get("functionId") || undefined,
-      eventId: q.get("eventId") || undefined,
-      before: q.get("before") || undefined,
-      limit: limit ? Number(limit) : undefined,
-    }).catch((e: Error) => {
-      throw new BadRequest(e.message);
-    });
+    const runs = await admin
+      .listRuns({
+        status: (q.get("status") || undefined) as ExecutorRunStatus | undefined,
+        functionId: q.get("functionId") || undefined,
+        eventId: q.get("eventId") || undefined,
+        before: q.get("before") || undefined,
+        limit: limit ? Number(limit) : undefined,
+      })
+      .catch((e: Error) => {
+        throw new BadRequest(e.message);
+      });
     return json(200, { runs });
   }
   const runRoute = path.match(/^\/admin\/runs\/([^/]+)(\/cancel)?$/);
@@ -98,7 +136,10 @@ async function adminRoute(admin: AdminApi, method: string, path: string, q: URLS
     const id = decodeURIComponent(runRoute[1]!);
     if (runRoute[2] && method === "POST") {
       const res = await admin.cancelRun(id);
-      return json(res.cancelled ? 200 : 409, res.cancelled ? res : { ...res, error: "run not found or already finished" });
+      return json(
+        res.cancelled ? 200 : 409,
+        res.cancelled ? res : { ...res, error: "run not found or already finished" },
+      );
     }
     if (!runRoute[2] && method === "GET") {
       const run = await admin.getRun(id);
@@ -114,7 +155,12 @@ async function adminRoute(admin: AdminApi, method: string, path: string, q: URLS
   }
   if (method === "GET" && path === "/admin/events") {
     const limit = q.get("limit");
-    return json(200, { events: await admin.listEvents({ name: q.get("name") || undefined, limit: limit ? Number(limit) : undefined }) });
+    return json(200, {
+      events: await admin.listEvents({
+        name: q.get("name") || undefined,
+        limit: limit ? Number(limit) : undefined,
+      }),
+    });
   }
   return json(404, { error: `no admin route for ${method} ${path}` });
 }
@@ -124,7 +170,8 @@ class PayloadTooLarge extends Error {}
 
 async function readJson(req: Request): Promise<unknown> {
   const text = await req.text();
-  if (text.length > MAX_BODY_BYTES) throw new PayloadTooLarge(`body larger than ${MAX_BODY_BYTES} bytes`);
+  if (text.length > MAX_BODY_BYTES)
+    throw new PayloadTooLarge(`body larger than ${MAX_BODY_BYTES} bytes`);
   try {
     return JSON.parse(text);
   } catch {
@@ -160,14 +207,20 @@ export function listen(
   });
 }
 
-async function serveNode(handler: FetchHandler, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+async function serveNode(
+  handler: FetchHandler,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+): Promise<void> {
   try {
     const chunks: Buffer[] = [];
     let size = 0;
     for await (const chunk of req) {
       size += (chunk as Buffer).length;
       if (size > MAX_BODY_BYTES) {
-        res.writeHead(413, { "content-type": "application/json" }).end(JSON.stringify({ error: "body too large", status: 413 }));
+        res
+          .writeHead(413, { "content-type": "application/json" })
+          .end(JSON.stringify({ error: "body too large", status: 413 }));
         return;
       }
       chunks.push(chunk as Buffer);

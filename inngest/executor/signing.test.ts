@@ -9,7 +9,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execRows } from "../../db/client";
 import { createExecutor } from "./executor";
 import { hashedSigningKey } from "./signing";
-import { executorBridge, startHarness, testClient, TEST_APP_URL, TEST_EXECUTOR_URL, type Harness } from "./testing";
+import {
+  executorBridge,
+  startHarness,
+  testClient,
+  TEST_APP_URL,
+  TEST_EXECUTOR_URL,
+  type Harness,
+} from "./testing";
 import { inProcessTransport, type ServeHandler } from "./transport";
 
 const KEY = `signkey-test-${"a1".repeat(32)}`;
@@ -19,12 +26,15 @@ const EVENT_KEY = "test-event-key";
 const bridge = executorBridge();
 const inngest = testClient("signed", bridge, { signingKey: KEY, eventKey: EVENT_KEY });
 
-const steps = inngest.createFunction({ id: "steps", retries: 0, triggers: [{ event: "s/go" }] }, async ({ event, step }) => {
-  const a = await step.run("a", () => (event.data as { n: number }).n + 1);
-  await step.sleep("nap", "1s");
-  const sent = await step.sendEvent("notify", { name: "s/notified", data: { a } });
-  return { a, sent: sent.ids.length };
-});
+const steps = inngest.createFunction(
+  { id: "steps", retries: 0, triggers: [{ event: "s/go" }] },
+  async ({ event, step }) => {
+    const a = await step.run("a", () => (event.data as { n: number }).n + 1);
+    await step.sleep("nap", "1s");
+    const sent = await step.sendEvent("notify", { name: "s/notified", data: { a } });
+    return { a, sent: sent.ids.length };
+  },
+);
 const handler = serve({ client: inngest, functions: [steps] }) as unknown as ServeHandler;
 
 let h: Harness;
@@ -45,7 +55,11 @@ describe("cloud-mode SDK against the executor", () => {
     expect(fns.map((f) => [f.id, f.status])).toEqual([["signed-steps", "active"]]);
     const eventId = await h.send("s/go", { n: 1 });
     const [runId] = await h.runsFor(eventId);
-    await h.until(async () => (await h.executor.admin.getRun(runId!))?.steps.some((s) => s.status === "sleeping"), "the sleep");
+    await h.until(
+      async () =>
+        (await h.executor.admin.getRun(runId!))?.steps.some((s) => s.status === "sleeping"),
+      "the sleep",
+    );
     h.clock.advance(1_000);
     const run = await h.waitForRun(runId!);
     expect(run.status).toBe("completed");
@@ -55,18 +69,28 @@ describe("cloud-mode SDK against the executor", () => {
   it("refuses an app that does not sign its responses with the key", async () => {
     const devBridge = executorBridge();
     const devClient = testClient("unsigned", devBridge);
-    const devFn = devClient.createFunction({ id: "f", triggers: [{ event: "x" }] }, async () => "x");
+    const devFn = devClient.createFunction(
+      { id: "f", triggers: [{ event: "x" }] },
+      async () => "x",
+    );
     const ex = createExecutor({
       db: h.db,
       signingKey: KEY,
-      transport: inProcessTransport(serve({ client: devClient, functions: [devFn] }) as unknown as ServeHandler),
+      transport: inProcessTransport(
+        serve({ client: devClient, functions: [devFn] }) as unknown as ServeHandler,
+      ),
       log: h.executor.ctx.log,
     });
     await expect(ex.sync([TEST_APP_URL])).rejects.toThrow(/response signature is invalid/);
   });
 
   it("an executor with the wrong key is refused by the SDK", async () => {
-    const wrong = createExecutor({ db: h.db, signingKey: WRONG, transport: inProcessTransport(handler), log: h.executor.ctx.log });
+    const wrong = createExecutor({
+      db: h.db,
+      signingKey: WRONG,
+      transport: inProcessTransport(handler),
+      log: h.executor.ctx.log,
+    });
     await expect(wrong.sync([TEST_APP_URL])).rejects.toThrow(/HTTP 401/);
 
     // Drive a run with the wrong key: every call is refused (401), and the run fails saying why.
@@ -95,7 +119,11 @@ describe("cloud-mode SDK against the executor", () => {
 
 describe("the executor's own endpoints", () => {
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-    bridge.fetch(`${TEST_EXECUTOR_URL}${path}`, { method: "POST", headers, body: JSON.stringify(body) });
+    bridge.fetch(`${TEST_EXECUTOR_URL}${path}`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify(body),
+    });
 
   it("requires the event key on the event API", async () => {
     expect((await post("/e/wrong-key", { name: "s/x", data: {} })).status).toBe(401);
@@ -105,7 +133,10 @@ describe("the executor's own endpoints", () => {
   });
 
   it("requires the signing key on the admin API (Bearer, raw or hashed)", async () => {
-    const get = (auth?: string) => bridge.fetch(`${TEST_EXECUTOR_URL}/admin/functions`, { headers: auth ? { authorization: auth } : {} });
+    const get = (auth?: string) =>
+      bridge.fetch(`${TEST_EXECUTOR_URL}/admin/functions`, {
+        headers: auth ? { authorization: auth } : {},
+      });
     expect((await get()).status).toBe(401);
     expect((await get(`Bearer ${WRONG}`)).status).toBe(401);
     expect((await get(`Bearer ${KEY}`)).status).toBe(200);
@@ -113,9 +144,16 @@ describe("the executor's own endpoints", () => {
   });
 
   it("accepts the SDK's own out-of-band registration with its Bearer token, and only that", async () => {
-    const unauth = await post("/fn/register", { url: TEST_APP_URL, appName: "signed", functions: [] });
+    const unauth = await post("/fn/register", {
+      url: TEST_APP_URL,
+      appName: "signed",
+      functions: [],
+    });
     expect(unauth.status).toBe(401);
-    await execRows(h.db.db, sql`update executor_functions set status = 'removed' where id = 'signed-steps'`);
+    await execRows(
+      h.db.db,
+      sql`update executor_functions set status = 'removed' where id = 'signed-steps'`,
+    );
     // A PUT without the in-band header makes the SDK POST /fn/register itself (Bearer hashed key).
     const res = await handler.PUT(new Request(TEST_APP_URL, { method: "PUT" }));
     expect(res.status).toBe(200);

@@ -48,7 +48,12 @@ export function verifySignature(
 /** The Bearer value the SDK sends: the prefix kept, the hex key hashed with SHA-256. */
 export function hashedSigningKey(key: string): string {
   const prefix = key.match(PREFIX)?.[0] ?? "";
-  return prefix + createHash("sha256").update(Buffer.from(stripKeyPrefix(key), "hex")).digest("hex");
+  return (
+    prefix +
+    createHash("sha256")
+      .update(Buffer.from(stripKeyPrefix(key), "hex"))
+      .digest("hex")
+  );
 }
 
 /**

@@ -20,7 +20,12 @@ import { manualClock, type ManualClock } from "./clock";
 import { createExecutor, type Executor } from "./executor";
 import type { ExecutorOptions } from "./options";
 import type { FetchHandler } from "./server";
-import { inProcessTransport, type ServeHandler, type TransportRequest, type TransportResponse } from "./transport";
+import {
+  inProcessTransport,
+  type ServeHandler,
+  type TransportRequest,
+  type TransportResponse,
+} from "./transport";
 import type { ExecutorRunStatus } from "../../db/schema/executor";
 
 export const TEST_APP_URL = "http://app.test/api/inngest";
@@ -48,14 +53,20 @@ export function executorBridge(): ExecutorBridge {
 const silent = { info() {}, warn() {}, error() {}, debug() {} };
 
 /** An Inngest client in dev mode (or cloud mode with `signingKey`) talking to the bridge. */
-export function testClient(id: string, bridge: ExecutorBridge, opts: { signingKey?: string; eventKey?: string } = {}) {
+export function testClient(
+  id: string,
+  bridge: ExecutorBridge,
+  opts: { signingKey?: string; eventKey?: string } = {},
+) {
   return new Inngest({
     id,
     isDev: !opts.signingKey,
     baseUrl: TEST_EXECUTOR_URL,
     fetch: bridge.fetch,
     logger: silent,
-    ...(opts.signingKey ? { signingKey: opts.signingKey, eventKey: opts.eventKey ?? "test-event-key" } : {}),
+    ...(opts.signingKey
+      ? { signingKey: opts.signingKey, eventKey: opts.eventKey ?? "test-event-key" }
+      : {}),
   });
 }
 
@@ -72,7 +83,11 @@ export interface Harness {
   /** Sends an event and waits for the single run it starts to finish. */
   trigger(name: string, data?: Record<string, unknown>): Promise<RunDetail>;
   /** Polls `check` until it returns a value other than undefined/false (state, never fixed sleeps). */
-  until<T>(check: () => Promise<T | undefined | false> | T | undefined | false, what: string, timeoutMs?: number): Promise<T>;
+  until<T>(
+    check: () => Promise<T | undefined | false> | T | undefined | false,
+    what: string,
+    timeoutMs?: number,
+  ): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -119,12 +134,17 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
   await executor.start({ syncInBackground: false, cron: false });
   if (o.sync !== false) await executor.sync();
 
-  async function until<T>(check: () => Promise<T | undefined | false> | T | undefined | false, what: string, timeoutMs = 10_000): Promise<T> {
+  async function until<T>(
+    check: () => Promise<T | undefined | false> | T | undefined | false,
+    what: string,
+    timeoutMs = 10_000,
+  ): Promise<T> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const v = await check();
       if (v !== undefined && v !== false) return v as T;
-      if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+      if (Date.now() > deadline)
+        throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
       await new Promise((r) => setTimeout(r, 10));
     }
   }
@@ -144,7 +164,8 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
         return runs.length >= count ? runs.map((r) => r.id).reverse() : undefined;
       }, `${count} run(s) for event ${eventId}`);
     },
-    waitForRun: (runId, statuses, timeoutMs = 10_000) => executor.admin.waitForRun(runId, { statuses, timeoutMs }),
+    waitForRun: (runId, statuses, timeoutMs = 10_000) =>
+      executor.admin.waitForRun(runId, { statuses, timeoutMs }),
     async trigger(name, data = {}) {
       const eventId = await h.send(name, data);
       const [runId] = await h.runsFor(eventId);

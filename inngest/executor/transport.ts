@@ -37,7 +37,10 @@ export function httpTransport(fetchImpl: typeof fetch = fetch): Transport {
       });
     } catch (e) {
       const err = e as Error;
-      const reason = err.name === "TimeoutError" ? `timed out after ${req.timeoutMs} ms` : describeFetchError(err);
+      const reason =
+        err.name === "TimeoutError"
+          ? `timed out after ${req.timeoutMs} ms`
+          : describeFetchError(err);
       throw new TransportError(`${req.method} ${stripQuery(req.url)} failed: ${reason}`);
     }
     return { status: res.status, headers: res.headers, body: await res.text() };
@@ -52,11 +55,18 @@ export interface ServeHandler {
 
 export function inProcessTransport(handler: ServeHandler): Transport {
   return async (req) => {
-    const request = new Request(req.url, { method: req.method, headers: req.headers, body: req.body });
+    const request = new Request(req.url, {
+      method: req.method,
+      headers: req.headers,
+      body: req.body,
+    });
     const call = req.method === "POST" ? handler.POST(request) : handler.PUT(request);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new TransportError(`in-process call timed out after ${req.timeoutMs} ms`)), req.timeoutMs);
+      timer = setTimeout(
+        () => reject(new TransportError(`in-process call timed out after ${req.timeoutMs} ms`)),
+        req.timeoutMs,
+      );
     });
     try {
       const res = await Promise.race([call, timeout]);

@@ -8,7 +8,15 @@ import type { ExecutorContext } from "./context";
 import { runCallJob, runTimeoutJob, runWakeJob } from "./driver";
 import { expirePause } from "./pauses";
 import { inTx } from "./context";
-import { claimJobs, claimLimitedJobs, LostLeaseError, nextDueAt, releaseJob, renewLeases, type Job } from "./queue";
+import {
+  claimJobs,
+  claimLimitedJobs,
+  LostLeaseError,
+  nextDueAt,
+  releaseJob,
+  renewLeases,
+  type Job,
+} from "./queue";
 import { completeJobAndLoadRun, saveRun } from "./run-state";
 
 export interface Worker {
@@ -40,13 +48,16 @@ export function startWorker(ex: ExecutorContext): Worker {
     if (at >= timerAt) return;
     clearTimeout(timer);
     timerAt = at;
-    timer = setTimeout(() => {
-      timerAt = Infinity;
-      // Timers and Date.now() can disagree by a millisecond: if the job is not due yet when the
-      // loop looks, it must re-arm from the queue instead of waiting for the next poll.
-      lastDueScan = 0;
-      poke();
-    }, Math.min(at - now + 1, 2 ** 31 - 1));
+    timer = setTimeout(
+      () => {
+        timerAt = Infinity;
+        // Timers and Date.now() can disagree by a millisecond: if the job is not due yet when the
+        // loop looks, it must re-arm from the queue instead of waiting for the next poll.
+        lastDueScan = 0;
+        poke();
+      },
+      Math.min(at - now + 1, 2 ** 31 - 1),
+    );
     timer.unref?.();
   }
 
@@ -58,10 +69,13 @@ export function startWorker(ex: ExecutorContext): Worker {
     lastDueScan = 0;
     poke();
   });
-  const heartbeat = setInterval(() => {
-    const jobs = [...inflight.values()].map((f) => f.slot.job);
-    renewLeases(ex, jobs).catch((e) => ex.log.warn("lease renewal failed", { err: e }));
-  }, Math.max(50, Math.floor(ex.opts.leaseMs / 3)));
+  const heartbeat = setInterval(
+    () => {
+      const jobs = [...inflight.values()].map((f) => f.slot.job);
+      renewLeases(ex, jobs).catch((e) => ex.log.warn("lease renewal failed", { err: e }));
+    },
+    Math.max(50, Math.floor(ex.opts.leaseMs / 3)),
+  );
   heartbeat.unref?.();
 
   /** Max discoveries one slot runs back to back before the run goes through the queue again. */
@@ -70,7 +84,13 @@ export function startWorker(ex: ExecutorContext): Worker {
   async function handle(first: Job, slot: { job: Job }) {
     let job = first;
     try {
-      if (job.claims > 1) ex.log.warn("job re-run after its lease expired", { jobId: job.id, runId: job.runId, kind: job.kind, attempt: job.attempt });
+      if (job.claims > 1)
+        ex.log.warn("job re-run after its lease expired", {
+          jobId: job.id,
+          runId: job.runId,
+          kind: job.kind,
+          attempt: job.attempt,
+        });
       switch (job.kind) {
         case "call": {
           for (let chain = 1; ; chain++) {
@@ -102,8 +122,17 @@ export function startWorker(ex: ExecutorContext): Worker {
         return;
       }
       // A bug or a database failure: put the job back with a delay instead of spinning on it.
-      ex.log.error("job handler failed; the job will be retried", { jobId: job.id, runId: job.runId, kind: job.kind, err: e });
-      await releaseJob(ex, job, ex.clock.now() + Math.min(60_000, 1_000 * 2 ** Math.min(job.claims, 6))).catch((err) =>
+      ex.log.error("job handler failed; the job will be retried", {
+        jobId: job.id,
+        runId: job.runId,
+        kind: job.kind,
+        err: e,
+      });
+      await releaseJob(
+        ex,
+        job,
+        ex.clock.now() + Math.min(60_000, 1_000 * 2 ** Math.min(job.claims, 6)),
+      ).catch((err) =>
         ex.log.error("could not release job (its lease will expire)", { jobId: job.id, err }),
       );
     }

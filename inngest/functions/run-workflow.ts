@@ -89,7 +89,10 @@ export const runWorkflow = inngest.createFunction(
  * Every durable request replays the function from the top, so the pinned definition would be
  * parsed and its graph built once per step. Both are pure functions of the content hash: cache them.
  */
-const cache = new Map<string, { definition: WorkflowDefinition; graph: ReturnType<typeof buildRunnableGraph> }>();
+const cache = new Map<
+  string,
+  { definition: WorkflowDefinition; graph: ReturnType<typeof buildRunnableGraph> }
+>();
 function compiled(hash: string, raw: unknown) {
   let hit = cache.get(hash);
   if (!hit) {

@@ -56,7 +56,12 @@ export const WebhookConfig = z.strictObject({
     encoding: "hex",
     toleranceSeconds: 300,
   }),
-  maxBodyBytes: z.number().int().min(1024).max(MAX_WEBHOOK_BODY_BYTES).default(1024 * 1024),
+  maxBodyBytes: z
+    .number()
+    .int()
+    .min(1024)
+    .max(MAX_WEBHOOK_BODY_BYTES)
+    .default(1024 * 1024),
   mapping: InputMapping.default({}),
   input: StaticInput,
   /**
@@ -120,10 +125,7 @@ export const CreateTriggerInput = z.discriminatedUnion("kind", [
     workflowId: id,
     name: TriggerName,
     enabled: z.boolean().default(true),
-    path: z
-      .string()
-      .regex(WEBHOOK_PATH_RE, "3–80 lower-case letters, digits or dashes")
-      .optional(),
+    path: z.string().regex(WEBHOOK_PATH_RE, "3–80 lower-case letters, digits or dashes").optional(),
     config: WebhookConfig,
   }),
   z.object({

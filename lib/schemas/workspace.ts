@@ -61,6 +61,15 @@ export const WorkspacePolicies = z.object({
   forbiddenStepTypes: z
     .array(StepType)
     .refine((list) => new Set(list).size === list.length, { message: "Remove duplicate types" }),
+  /** Separation of duties: whether a proposer may approve their own change proposal. */
+  allowSelfApproval: z.boolean().default(false),
+  /** How many recent finished runs a proposal's dry run replays. */
+  proposalDryRunRuns: z
+    .number()
+    .int()
+    .min(1, "Replay at least 1 run")
+    .max(100, "At most 100 runs")
+    .default(10),
 });
 export type WorkspacePolicies = z.infer<typeof WorkspacePolicies>;
 
@@ -68,6 +77,8 @@ export const DEFAULT_WORKSPACE_POLICIES: WorkspacePolicies = {
   scriptStepsEnabled: false,
   allowedPrivateHosts: [],
   forbiddenStepTypes: [],
+  allowSelfApproval: false,
+  proposalDryRunRuns: 10,
 };
 
 export const UpdateWorkspacePoliciesInput = WorkspacePolicies;
@@ -182,8 +193,8 @@ export interface IntegrationTestResult {
 export const WorkspaceSettings = z.object({
   maxActiveRunsPerUser: z.number().int().min(1).max(1000).optional(),
   maxActiveRunsPerWorkspace: z.number().int().min(1).max(10000).optional(),
-  /** Lets a proposer approve their own change proposal. */
-  allowSelfApproval: z.boolean().optional(),
+  allowSelfApproval: WorkspacePolicies.shape.allowSelfApproval.optional(),
+  proposalDryRunRuns: WorkspacePolicies.shape.proposalDryRunRuns.optional(),
   scriptStepsEnabled: WorkspacePolicies.shape.scriptStepsEnabled.optional(),
   allowedPrivateHosts: WorkspacePolicies.shape.allowedPrivateHosts.optional(),
   forbiddenStepTypes: WorkspacePolicies.shape.forbiddenStepTypes.optional(),

@@ -13,11 +13,22 @@ describe("event trigger matching", () => {
   it("applies field filters to the event as trigger.*", () => {
     const cfg = {
       event: "order.*",
-      filter: { all: [{ ref: "trigger.data.total", gte: 100 }, { ref: "trigger.data.currency", eq: "EUR" }] },
+      filter: {
+        all: [
+          { ref: "trigger.data.total", gte: 100 },
+          { ref: "trigger.data.currency", eq: "EUR" },
+        ],
+      },
     };
     const ev = (data: unknown) => ({ id: "e1", name: "order.paid", data });
     expect(matchEvent(cfg, ev({ total: 120, currency: "EUR" }))).toEqual({ matches: true });
-    expect(matchEvent(cfg, ev({ total: 99, currency: "EUR" }))).toEqual({ matches: false, reason: "filter not met" });
-    expect(matchEvent(cfg, { ...ev({}), name: "invoice.paid" })).toEqual({ matches: false, reason: "name does not match" });
+    expect(matchEvent(cfg, ev({ total: 99, currency: "EUR" }))).toEqual({
+      matches: false,
+      reason: "filter not met",
+    });
+    expect(matchEvent(cfg, { ...ev({}), name: "invoice.paid" })).toEqual({
+      matches: false,
+      reason: "name does not match",
+    });
   });
 });

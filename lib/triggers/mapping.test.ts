@@ -23,7 +23,12 @@ describe("trigger input mapping", () => {
 
   it("maps body, query and headers over static input and lists what is missing", () => {
     const r = applyMapping(
-      { orderId: "$.order.id", page: "query.page", requestId: "header.X-Request-Id", gone: "$.nope" },
+      {
+        orderId: "$.order.id",
+        page: "query.page",
+        requestId: "header.X-Request-Id",
+        gone: "$.nope",
+      },
       { env: "prod", orderId: "static" },
       { body, query: { page: "2" }, headers: { "x-request-id": "r-9" } },
     );

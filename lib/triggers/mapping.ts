@@ -31,7 +31,8 @@ export function readJsonPath(path: string, root: unknown): { found: boolean; val
     if (!m) return { found: false };
     pos = SEGMENT.lastIndex;
     if (m[1] !== undefined) {
-      if (value === null || typeof value !== "object" || Array.isArray(value)) return { found: false };
+      if (value === null || typeof value !== "object" || Array.isArray(value))
+        return { found: false };
       if (!Object.prototype.hasOwnProperty.call(value, m[1])) return { found: false };
       value = (value as Record<string, unknown>)[m[1]];
     } else {
@@ -51,12 +52,16 @@ export function readMappingSource(
   if (source.startsWith("query.")) {
     const key = source.slice("query.".length);
     const q = sources.query ?? {};
-    return Object.prototype.hasOwnProperty.call(q, key) ? { found: true, value: q[key] } : { found: false };
+    return Object.prototype.hasOwnProperty.call(q, key)
+      ? { found: true, value: q[key] }
+      : { found: false };
   }
   if (source.startsWith("header.")) {
     const key = source.slice("header.".length).toLowerCase();
     const h = sources.headers ?? {};
-    return Object.prototype.hasOwnProperty.call(h, key) ? { found: true, value: h[key] } : { found: false };
+    return Object.prototype.hasOwnProperty.call(h, key)
+      ? { found: true, value: h[key] }
+      : { found: false };
   }
   return { found: false };
 }

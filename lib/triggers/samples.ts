@@ -15,7 +15,11 @@ export function sampleRequest(args: {
   const { url, config } = args;
   const v = config.verification;
   const body = args.body ?? '{"hello":"world"}';
-  const lines = [`URL=${q(url)}`, `SECRET=${q(args.secret ?? "<your webhook secret>")}`, `BODY=${q(body)}`];
+  const lines = [
+    `URL=${q(url)}`,
+    `SECRET=${q(args.secret ?? "<your webhook secret>")}`,
+    `BODY=${q(body)}`,
+  ];
   const hmacHex = (data: string) =>
     `$(printf '%s' "${data}" | openssl dgst -sha256 -hmac "$SECRET" -hex | sed 's/^.* //')`;
   const hmacB64 = (data: string) =>
@@ -33,7 +37,10 @@ export function sampleRequest(args: {
     }
     case "github":
       lines.push(`SIG=${hmacHex("$BODY")}`);
-      headers.push(`-H "X-Hub-Signature-256: sha256=$SIG"`, `-H "X-GitHub-Delivery: $(date +%s%N)"`);
+      headers.push(
+        `-H "X-Hub-Signature-256: sha256=$SIG"`,
+        `-H "X-GitHub-Delivery: $(date +%s%N)"`,
+      );
       break;
     case "stripe":
       lines.push("TS=$(date +%s)", `SIG=${hmacHex("$TS.$BODY")}`);
@@ -46,7 +53,11 @@ export function sampleRequest(args: {
         `KEY=$(printf '%s' "\${SECRET#whsec_}" | openssl base64 -d -A | od -An -v -tx1 | tr -d ' \\n')`,
         `SIG=$(printf '%s' "$ID.$TS.$BODY" | openssl dgst -sha256 -mac HMAC -macopt hexkey:$KEY -binary | openssl base64 -A)`,
       );
-      headers.push(`-H "webhook-id: $ID"`, `-H "webhook-timestamp: $TS"`, `-H "webhook-signature: v1,$SIG"`);
+      headers.push(
+        `-H "webhook-id: $ID"`,
+        `-H "webhook-timestamp: $TS"`,
+        `-H "webhook-signature: v1,$SIG"`,
+      );
       break;
     case "none":
       break;

@@ -1,30 +1,90 @@
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
-import { configFieldDocs, defaultPortOf, ERROR_PORT, portsOf, SIDE_EFFECT_STEP_TYPES, STEP_CATALOG, STEP_TYPES, WAITING_STEP_TYPES } from "./catalog";
+import {
+  configFieldDocs,
+  defaultPortOf,
+  ERROR_PORT,
+  portsOf,
+  SIDE_EFFECT_STEP_TYPES,
+  STEP_CATALOG,
+  STEP_TYPES,
+  WAITING_STEP_TYPES,
+} from "./catalog";
 
 /** The smallest valid config per type, and defaults that parsing must fill in. */
-const MINIMAL: Record<(typeof STEP_TYPES)[number], { config: unknown; defaults: Record<string, unknown> }> = {
+const MINIMAL: Record<
+  (typeof STEP_TYPES)[number],
+  { config: unknown; defaults: Record<string, unknown> }
+> = {
   transform: { config: { value: 1 }, defaults: {} },
   condition: { config: { condition: { ref: "input.ok" } }, defaults: {} },
-  http: { config: { url: "https://api.example.com" }, defaults: { method: "GET", headers: {}, query: {}, timeoutMs: 30000, allowedDomains: [], maxResponseBytes: 1048576 } },
+  http: {
+    config: { url: "https://api.example.com" },
+    defaults: {
+      method: "GET",
+      headers: {},
+      query: {},
+      timeoutMs: 30000,
+      allowedDomains: [],
+      maxResponseBytes: 1048576,
+    },
+  },
   script: { config: { command: "ls" }, defaults: { env: {}, secrets: {}, timeoutMs: 120000 } },
-  code: { config: { source: "export default function (input) { return input; }" }, defaults: { timeoutMs: 10000, memoryMb: 64 } },
+  code: {
+    config: { source: "export default function (input) { return input; }" },
+    defaults: { timeoutMs: 10000, memoryMb: 64 },
+  },
   llm: { config: { prompt: "Hi" }, defaults: { temperature: 0, json: false } },
   agent: { config: { goal: "Do it" }, defaults: { tools: [], maxIterations: 8 } },
-  approval: { config: { prompt: "Ship?" }, defaults: { approvers: {}, quorum: 1, timeout: "24h", onTimeout: "reject", allowInitiator: false } },
+  approval: {
+    config: { prompt: "Ship?" },
+    defaults: {
+      approvers: {},
+      quorum: 1,
+      timeout: "24h",
+      onTimeout: "reject",
+      allowInitiator: false,
+    },
+  },
   delay: { config: { duration: "10m" }, defaults: {} },
   wait_for_event: { config: { event: "order.paid", timeout: "1h" }, defaults: { match: {} } },
   emit_event: { config: { event: "order.paid" }, defaults: { data: {} } },
-  loop: { config: { items: "{{ steps.list.output.data }}", workflow: "child" }, defaults: { concurrency: 1, maxItems: 100 } },
+  loop: {
+    config: { items: "{{ steps.list.output.data }}", workflow: "child" },
+    defaults: { concurrency: 1, maxItems: 100 },
+  },
   subworkflow: { config: { workflow: "child" }, defaults: { input: {} } },
-  notify: { config: { channel: "email", target: "ops@example.com", message: "Done" }, defaults: {} },
-  propose_change: { config: { summary: "Tweak", patch: [{ op: "replace", path: "/name", value: "x" }] }, defaults: {} },
+  notify: {
+    config: { channel: "email", target: "ops@example.com", message: "Done" },
+    defaults: {},
+  },
+  propose_change: {
+    config: { summary: "Tweak", patch: [{ op: "replace", path: "/name", value: "x" }] },
+    defaults: {},
+  },
   return: { config: {}, defaults: { value: null } },
 };
 
 describe("catalog", () => {
   it("has exactly one entry per SPEC §4 step type", () => {
-    expect(STEP_TYPES).toEqual(["transform", "condition", "http", "script", "code", "llm", "agent", "approval", "delay", "wait_for_event", "emit_event", "loop", "subworkflow", "notify", "propose_change", "return"]);
+    expect(STEP_TYPES).toEqual([
+      "transform",
+      "condition",
+      "http",
+      "script",
+      "code",
+      "llm",
+      "agent",
+      "approval",
+      "delay",
+      "wait_for_event",
+      "emit_event",
+      "loop",
+      "subworkflow",
+      "notify",
+      "propose_change",
+      "return",
+    ]);
     expect(Object.keys(STEP_CATALOG).sort()).toEqual([...STEP_TYPES].sort());
     for (const type of STEP_TYPES) {
       const info = STEP_CATALOG[type];
@@ -52,7 +112,16 @@ describe("catalog", () => {
   });
 
   it("flags side effects and waits", () => {
-    expect([...SIDE_EFFECT_STEP_TYPES].sort()).toEqual(["agent", "emit_event", "http", "llm", "notify", "propose_change", "script", "subworkflow"]);
+    expect([...SIDE_EFFECT_STEP_TYPES].sort()).toEqual([
+      "agent",
+      "emit_event",
+      "http",
+      "llm",
+      "notify",
+      "propose_change",
+      "script",
+      "subworkflow",
+    ]);
     expect(WAITING_STEP_TYPES).toEqual(["approval", "delay", "wait_for_event"]);
   });
 
@@ -64,13 +133,15 @@ describe("catalog", () => {
 
   it.each(STEP_TYPES)("%s: every config field is documented", (type) => {
     const docs = configFieldDocs(type);
-    for (const [field, text] of Object.entries(docs)) expect(text, `${type}.config.${field}`).not.toBe("");
+    for (const [field, text] of Object.entries(docs))
+      expect(text, `${type}.config.${field}`).not.toBe("");
   });
 
   it.each(STEP_TYPES)("%s: secretFields and templateModes name real config fields", (type) => {
     const shape = (STEP_CATALOG[type].config as z.ZodObject).shape as Record<string, unknown>;
     for (const field of STEP_CATALOG[type].secretFields) expect(shape, field).toHaveProperty(field);
-    for (const field of Object.keys(STEP_CATALOG[type].templateModes)) expect(shape, field).toHaveProperty(field);
+    for (const field of Object.keys(STEP_CATALOG[type].templateModes))
+      expect(shape, field).toHaveProperty(field);
   });
 
   it("config schemas are strict", () => {

@@ -31,7 +31,15 @@ export { STEP_TYPES, StepType, isStepType };
 /** Every step also has this port; an edge from it runs only when the step failed. */
 export const ERROR_PORT = "error";
 
-export const STEP_CATEGORIES = ["logic", "data", "integration", "ai", "human", "timing", "flow"] as const;
+export const STEP_CATEGORIES = [
+  "logic",
+  "data",
+  "integration",
+  "ai",
+  "human",
+  "timing",
+  "flow",
+] as const;
 export type StepCategory = (typeof STEP_CATEGORIES)[number];
 
 /**
@@ -102,7 +110,8 @@ export const STEP_CATALOG: { readonly [T in StepType]: StepTypeInfo<T> } = {
   http: entry({
     type: "http",
     label: "HTTP request",
-    description: "Sends an HTTP request. Private, loopback, link-local and metadata addresses are refused unless the workspace allows them.",
+    description:
+      "Sends an HTTP request. Private, loopback, link-local and metadata addresses are refused unless the workspace allows them.",
     category: "integration",
     icon: "globe",
     ports: ["success"],
@@ -117,7 +126,8 @@ export const STEP_CATALOG: { readonly [T in StepType]: StepTypeInfo<T> } = {
   script: entry({
     type: "script",
     label: "Script",
-    description: "Runs a shell command with bash -lc in a per-run scratch directory. Disabled unless the workspace enables scripts.",
+    description:
+      "Runs a shell command with bash -lc in a per-run scratch directory. Disabled unless the workspace enables scripts.",
     category: "integration",
     icon: "terminal",
     ports: ["success"],
@@ -132,7 +142,8 @@ export const STEP_CATALOG: { readonly [T in StepType]: StepTypeInfo<T> } = {
   code: entry({
     type: "code",
     label: "Code",
-    description: "Runs a JavaScript function in a QuickJS sandbox with time and memory limits and no host access.",
+    description:
+      "Runs a JavaScript function in a QuickJS sandbox with time and memory limits and no host access.",
     category: "data",
     icon: "code",
     ports: ["success"],
@@ -177,7 +188,8 @@ export const STEP_CATALOG: { readonly [T in StepType]: StepTypeInfo<T> } = {
   approval: entry({
     type: "approval",
     label: "Approval",
-    description: "Pauses the run until people approve or reject. Rejected with no rejected edge ends the run cancelled.",
+    description:
+      "Pauses the run until people approve or reject. Rejected with no rejected edge ends the run cancelled.",
     category: "human",
     icon: "user-check",
     ports: ["approved", "rejected"],
@@ -282,7 +294,8 @@ export const STEP_CATALOG: { readonly [T in StepType]: StepTypeInfo<T> } = {
   propose_change: entry({
     type: "propose_change",
     label: "Propose change",
-    description: "Opens a change proposal for this workflow. Requires constraints.allowSelfModification.",
+    description:
+      "Opens a change proposal for this workflow. Requires constraints.allowSelfModification.",
     category: "flow",
     icon: "git-pull-request",
     ports: ["success"],
@@ -325,15 +338,20 @@ export function defaultPortOf(type: string): string {
   return (isStepType(type) ? STEP_CATALOG[type].defaultPort : null) ?? "success";
 }
 
-export const SIDE_EFFECT_STEP_TYPES: readonly StepType[] = STEP_TYPES.filter((t) => STEP_CATALOG[t].sideEffect);
-export const WAITING_STEP_TYPES: readonly StepType[] = STEP_TYPES.filter((t) => STEP_CATALOG[t].waits);
+export const SIDE_EFFECT_STEP_TYPES: readonly StepType[] = STEP_TYPES.filter(
+  (t) => STEP_CATALOG[t].sideEffect,
+);
+export const WAITING_STEP_TYPES: readonly StepType[] = STEP_TYPES.filter(
+  (t) => STEP_CATALOG[t].waits,
+);
 
 /** A config field's `.describe()` text, looking through optional/default wrappers (for hover docs). */
 export function fieldDescription(schema: z.ZodType): string | undefined {
   let current: z.ZodType | undefined = schema;
   for (let depth = 0; current && depth < 10; depth++) {
     if (current.description) return current.description;
-    const inner: unknown = (current as { _zod: { def: { innerType?: unknown } } })._zod.def.innerType;
+    const inner: unknown = (current as { _zod: { def: { innerType?: unknown } } })._zod.def
+      .innerType;
     current = inner as z.ZodType | undefined;
   }
   return undefined;
@@ -342,5 +360,7 @@ export function fieldDescription(schema: z.ZodType): string | undefined {
 /** Field name → description for a step type's config (the inspector's hover docs). */
 export function configFieldDocs(type: StepType): Record<string, string> {
   const shape = (STEP_CATALOG[type].config as z.ZodObject).shape as Record<string, z.ZodType>;
-  return Object.fromEntries(Object.entries(shape).map(([key, field]) => [key, fieldDescription(field) ?? ""]));
+  return Object.fromEntries(
+    Object.entries(shape).map(([key, field]) => [key, fieldDescription(field) ?? ""]),
+  );
 }

@@ -1,11 +1,31 @@
 import { describe, expect, it } from "vitest";
-import { applyOperator, checkConditionShape, Condition, ConditionError, conditionRefs, evaluateCondition, isTruthy, regexProblem } from "./conditions";
+import {
+  applyOperator,
+  checkConditionShape,
+  Condition,
+  ConditionError,
+  conditionRefs,
+  evaluateCondition,
+  isTruthy,
+  regexProblem,
+} from "./conditions";
 import type { TemplateContext } from "./templates";
 
 const ctx: TemplateContext = {
-  input: { n: 5, s: "release-1.2", list: ["a", "b"], obj: { k: 1 }, none: null, date: "2024-05-01T00:00:00Z", zero: 0, empty: [] },
+  input: {
+    n: 5,
+    s: "release-1.2",
+    list: ["a", "b"],
+    obj: { k: 1 },
+    none: null,
+    date: "2024-05-01T00:00:00Z",
+    zero: 0,
+    empty: [],
+  },
   vars: { threshold: 3, allowed: ["a", "c"] },
-  steps: { lint: { output: { type: "script", data: { exitCode: 0 }, meta: {} }, status: "completed" } },
+  steps: {
+    lint: { output: { type: "script", data: { exitCode: 0 }, meta: {} }, status: "completed" },
+  },
 };
 const ev = (c: unknown) => evaluateCondition(c as Condition, ctx);
 
@@ -45,15 +65,26 @@ describe("operators", () => {
     expect(ev({ ref: "input.empty" })).toBe(false);
     expect(ev({ ref: "input.zero" })).toBe(false);
     expect(ev({ ref: "input.missing" })).toBe(false);
-    expect([{}, [], "", 0, Number.NaN, null, undefined, false].map(isTruthy)).toEqual(Array(8).fill(false));
+    expect([{}, [], "", 0, Number.NaN, null, undefined, false].map(isTruthy)).toEqual(
+      Array(8).fill(false),
+    );
     expect(["false", "0", [0], { a: 1 }, -1, true].map(isTruthy)).toEqual(Array(6).fill(true));
   });
 
   it("combinators", () => {
-    expect(ev({ all: [{ ref: "input.n", gt: 1 }, { ref: "input.s", contains: "release" }] })).toBe(true);
+    expect(
+      ev({
+        all: [
+          { ref: "input.n", gt: 1 },
+          { ref: "input.s", contains: "release" },
+        ],
+      }),
+    ).toBe(true);
     expect(ev({ any: [{ ref: "input.n", gt: 100 }, { ref: "input.list" }] })).toBe(true);
     expect(ev({ not: { ref: "input.n", eq: 5 } })).toBe(false);
-    expect(ev({ all: [{ any: [{ ref: "input.none" }, { not: { ref: "input.zero" } }] }] })).toBe(true);
+    expect(ev({ all: [{ any: [{ ref: "input.none" }, { not: { ref: "input.zero" } }] }] })).toBe(
+      true,
+    );
   });
 
   it("applyOperator compares without coercion", () => {
@@ -86,41 +117,64 @@ describe("shape checks", () => {
   });
 
   it("reports nested problems at their path", () => {
-    const issues = checkConditionShape({ all: [{ ref: "input.a" }, { any: [{ ref: "input.b", gt: 1, lt: 2 }] }] });
+    const issues = checkConditionShape({
+      all: [{ ref: "input.a" }, { any: [{ ref: "input.b", gt: 1, lt: 2 }] }],
+    });
     expect(issues[0]!.path).toEqual(["all", 1, "any", 0]);
   });
 
   it("the zod schema surfaces shape issues with codes", () => {
     const result = Condition.safeParse({ ref: "input.s", matches: "(x*)*" });
     expect(result.success).toBe(false);
-    expect(result.error?.issues[0]).toMatchObject({ path: ["matches"], params: { code: "INVALID_REGEX" } });
+    expect(result.error?.issues[0]).toMatchObject({
+      path: ["matches"],
+      params: { code: "INVALID_REGEX" },
+    });
     expect(Condition.safeParse({ ref: "steps.a.output.data", eq: 1 }).success).toBe(true);
   });
 
   it("caps nesting depth", () => {
     let deep: unknown = { ref: "input.a" };
     for (let i = 0; i < 40; i++) deep = { not: deep };
-    expect(checkConditionShape(deep).map((i) => i.message)).toContain("Conditions nest at most 32 levels deep.");
+    expect(checkConditionShape(deep).map((i) => i.message)).toContain(
+      "Conditions nest at most 32 levels deep.",
+    );
     expect(() => ev(deep)).toThrow(ConditionError);
   });
 
   it("regexProblem accepts ordinary patterns", () => {
-    for (const ok of ["^v\\d+\\.\\d+$", "(foo|bar)+", "[a-z]+@[a-z]+\\.com", "(ab)?c*", "(a{1,1})*"]) expect(regexProblem(ok), ok).toBeNull();
-    for (const bad of ["(a*)*", "(a|b+){2,}", "((ab)+)+", "(\\w+\\s?)+$"]) expect(regexProblem(bad), bad).not.toBeNull();
+    for (const ok of [
+      "^v\\d+\\.\\d+$",
+      "(foo|bar)+",
+      "[a-z]+@[a-z]+\\.com",
+      "(ab)?c*",
+      "(a{1,1})*",
+    ])
+      expect(regexProblem(ok), ok).toBeNull();
+    for (const bad of ["(a*)*", "(a|b+){2,}", "((ab)+)+", "(\\w+\\s?)+$"])
+      expect(regexProblem(bad), bad).not.toBeNull();
   });
 });
 
 describe("run-time guards", () => {
   it("refuses an unsafe templated pattern and overlong subjects", () => {
     const c = { input: { s: "a".repeat(20_000), p: "(a+)+$", short: "aaa" } };
-    expect(() => evaluateCondition({ ref: "input.short", matches: "{{ input.p }}" }, c)).toThrow(/repeats a group/);
+    expect(() => evaluateCondition({ ref: "input.short", matches: "{{ input.p }}" }, c)).toThrow(
+      /repeats a group/,
+    );
     expect(() => evaluateCondition({ ref: "input.s", matches: "a" }, c)).toThrow(/at most 10000/);
   });
 });
 
 describe("conditionRefs", () => {
   it("collects ref paths and templates in values", () => {
-    const refs = conditionRefs({ all: [{ ref: "steps.lint.output.data.exitCode", eq: 0 }, { ref: "input.n", gt: "{{ vars.threshold }}" }, { not: { ref: "steps.other.status", eq: "failed" } }] });
+    const refs = conditionRefs({
+      all: [
+        { ref: "steps.lint.output.data.exitCode", eq: 0 },
+        { ref: "input.n", gt: "{{ vars.threshold }}" },
+        { not: { ref: "steps.other.status", eq: "failed" } },
+      ],
+    });
     expect(refs.steps).toEqual(["lint", "other"]);
     expect(refs.inputs).toEqual(["n"]);
     expect(refs.vars).toEqual(["threshold"]);

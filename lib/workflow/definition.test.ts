@@ -1,8 +1,20 @@
 import { describe, expect, it } from "vitest";
-import { Constraints, InputSpec, isValidTimezone, Layout, TOP_LEVEL_KEYS, WorkflowDefinition, type WorkflowDefinitionInput } from "./definition";
+import {
+  Constraints,
+  InputSpec,
+  isValidTimezone,
+  Layout,
+  TOP_LEVEL_KEYS,
+  WorkflowDefinition,
+  type WorkflowDefinitionInput,
+} from "./definition";
 import { Step } from "./steps";
 
-const minimal: WorkflowDefinitionInput = { schemaVersion: 1, name: "  Minimal  ", steps: [{ id: "a", type: "transform", config: { value: 1 } }] };
+const minimal: WorkflowDefinitionInput = {
+  schemaVersion: 1,
+  name: "  Minimal  ",
+  steps: [{ id: "a", type: "transform", config: { value: 1 } }],
+};
 
 describe("WorkflowDefinition", () => {
   it("fills every default", () => {
@@ -12,9 +24,24 @@ describe("WorkflowDefinition", () => {
       name: "Minimal",
       inputs: {},
       variables: {},
-      constraints: { allowSelfModification: false, maxSteps: 50, timeoutMs: 3600000, maxParallel: 4, forbiddenStepTypes: [], maxConcurrentRuns: 10, overflow: "queue" },
+      constraints: {
+        allowSelfModification: false,
+        maxSteps: 50,
+        timeoutMs: 3600000,
+        maxParallel: 4,
+        forbiddenStepTypes: [],
+        maxConcurrentRuns: 10,
+        overflow: "queue",
+      },
       timezone: "UTC",
-      steps: [{ id: "a", type: "transform", config: { value: 1 }, retry: { maxAttempts: 1, backoffMs: 1000 } }],
+      steps: [
+        {
+          id: "a",
+          type: "transform",
+          config: { value: 1 },
+          retry: { maxAttempts: 1, backoffMs: 1000 },
+        },
+      ],
     });
   });
 
@@ -22,7 +49,19 @@ describe("WorkflowDefinition", () => {
     const result = WorkflowDefinition.safeParse({ ...minimal, nmae: "x" });
     expect(result.success).toBe(false);
     expect(result.error?.issues[0]).toMatchObject({ code: "unrecognized_keys", keys: ["nmae"] });
-    expect(TOP_LEVEL_KEYS).toEqual(["schemaVersion", "name", "description", "inputs", "variables", "constraints", "timezone", "steps", "edges", "output", "layout"]);
+    expect(TOP_LEVEL_KEYS).toEqual([
+      "schemaVersion",
+      "name",
+      "description",
+      "inputs",
+      "variables",
+      "constraints",
+      "timezone",
+      "steps",
+      "edges",
+      "output",
+      "layout",
+    ]);
   });
 
   it("only reads schemaVersion 1", () => {
@@ -38,14 +77,36 @@ describe("WorkflowDefinition", () => {
   });
 
   it("accepts recursive loop bodies", () => {
-    const loop = { id: "outer", type: "loop", config: { items: [1], body: { steps: [{ id: "inner", type: "loop", config: { items: "{{ loop.item }}", body: { steps: [{ id: "leaf", type: "transform", config: { value: "{{ loop.item }}" } }] } } }] } } };
+    const loop = {
+      id: "outer",
+      type: "loop",
+      config: {
+        items: [1],
+        body: {
+          steps: [
+            {
+              id: "inner",
+              type: "loop",
+              config: {
+                items: "{{ loop.item }}",
+                body: {
+                  steps: [{ id: "leaf", type: "transform", config: { value: "{{ loop.item }}" } }],
+                },
+              },
+            },
+          ],
+        },
+      },
+    };
     const parsed = Step.parse(loop);
     expect(parsed.type === "loop" && parsed.config.body?.steps[0]?.type).toBe("loop");
   });
 
   it("step ids: lower-case start, a-z 0-9 _, at most 64 characters", () => {
-    for (const id of ["a", "fetch_orders", "step2", "a".repeat(64)]) expect(Step.safeParse({ id, type: "return" }).success, id).toBe(true);
-    for (const id of ["A", "2step", "_x", "has-dash", "a".repeat(65), "", "caf\u00e9"]) expect(Step.safeParse({ id, type: "return" }).success, id).toBe(false);
+    for (const id of ["a", "fetch_orders", "step2", "a".repeat(64)])
+      expect(Step.safeParse({ id, type: "return" }).success, id).toBe(true);
+    for (const id of ["A", "2step", "_x", "has-dash", "a".repeat(65), "", "caf\u00e9"])
+      expect(Step.safeParse({ id, type: "return" }).success, id).toBe(false);
   });
 
   it("caps constraints", () => {
@@ -64,7 +125,9 @@ describe("WorkflowDefinition", () => {
   });
 
   it("input specs check defaults and enums against the type", () => {
-    expect(InputSpec.safeParse({ type: "string", enum: ["a", "b"], default: "a" }).success).toBe(true);
+    expect(InputSpec.safeParse({ type: "string", enum: ["a", "b"], default: "a" }).success).toBe(
+      true,
+    );
     expect(InputSpec.safeParse({ type: "string", enum: ["a", 1] }).success).toBe(false);
     expect(InputSpec.safeParse({ type: "string", enum: ["a"], default: "c" }).success).toBe(false);
     expect(InputSpec.safeParse({ type: "array", default: {} }).success).toBe(false);
@@ -78,7 +141,13 @@ describe("WorkflowDefinition", () => {
   });
 
   it("layout is loose (editor-owned) but typed where it matters", () => {
-    expect(Layout.safeParse({ positions: { a: { x: 1, y: 2, width: 100 } }, viewport: { x: 0, y: 0, zoom: 1 }, collapsed: ["a"] }).success).toBe(true);
+    expect(
+      Layout.safeParse({
+        positions: { a: { x: 1, y: 2, width: 100 } },
+        viewport: { x: 0, y: 0, zoom: 1 },
+        collapsed: ["a"],
+      }).success,
+    ).toBe(true);
     expect(Layout.safeParse({ positions: { a: { x: "1", y: 2 } } }).success).toBe(false);
   });
 });

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { DurationError, formatDuration, isDurationString, MAX_DURATION_MS, parseDuration, tryParseDuration } from "./duration";
+import {
+  DurationError,
+  formatDuration,
+  isDurationString,
+  MAX_DURATION_MS,
+  parseDuration,
+  tryParseDuration,
+} from "./duration";
 
 describe("parseDuration", () => {
   it.each([
@@ -66,7 +73,8 @@ describe("formatDuration", () => {
   });
 
   it("round-trips through parseDuration", () => {
-    for (const ms of [1, 999, 60_000, 3_723_004, MAX_DURATION_MS]) expect(parseDuration(formatDuration(ms))).toBe(ms);
+    for (const ms of [1, 999, 60_000, 3_723_004, MAX_DURATION_MS])
+      expect(parseDuration(formatDuration(ms))).toBe(ms);
   });
 
   it("refuses negative or fractional input", () => {

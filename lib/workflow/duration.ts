@@ -32,11 +32,23 @@ const PART = /(\d+)(ms|w|d|h|m|s)/y;
 /** Parses a duration; never throws. Errors say what was wrong and show an accepted example. */
 export function tryParseDuration(value: unknown): DurationResult {
   if (typeof value === "number") return parseMsNumber(value);
-  if (typeof value !== "string") return { ok: false, error: `A duration must be a string like "10m" or a number of milliseconds, got ${typeName(value)}.` };
+  if (typeof value !== "string")
+    return {
+      ok: false,
+      error: `A duration must be a string like "10m" or a number of milliseconds, got ${typeName(value)}.`,
+    };
   const text = value.trim();
-  if (text === "") return { ok: false, error: 'A duration cannot be empty; use e.g. "30s", "10m", "1h30m" or "2d".' };
+  if (text === "")
+    return {
+      ok: false,
+      error: 'A duration cannot be empty; use e.g. "30s", "10m", "1h30m" or "2d".',
+    };
   if (text.length > 64) return { ok: false, error: "A duration string is at most 64 characters." };
-  if (/^\d+$/.test(text)) return { ok: false, error: `Duration "${text}" has no unit; write "${text}ms", "${text}s" or "${text}m".` };
+  if (/^\d+$/.test(text))
+    return {
+      ok: false,
+      error: `Duration "${text}" has no unit; write "${text}ms", "${text}s" or "${text}m".`,
+    };
   return parseParts(text);
 }
 
@@ -49,12 +61,18 @@ function parseParts(text: string): DurationResult {
     const match = PART.exec(text);
     if (!match || match.index !== start) {
       const at = start > 0 ? ` at "${text.slice(start)}"` : "";
-      return { ok: false, error: `Invalid duration "${text}"${at}; use integers with units w, d, h, m, s, ms in that order, e.g. "1h30m".` };
+      return {
+        ok: false,
+        error: `Invalid duration "${text}"${at}; use integers with units w, d, h, m, s, ms in that order, e.g. "1h30m".`,
+      };
     }
     const unit = match[2] as DurationUnit;
     const unitIndex = DURATION_UNITS.indexOf(unit);
     if (unitIndex <= lastUnitIndex) {
-      return { ok: false, error: `Invalid duration "${text}": units must appear once each, largest first (w, d, h, m, s, ms), e.g. "1h30m".` };
+      return {
+        ok: false,
+        error: `Invalid duration "${text}": units must appear once each, largest first (w, d, h, m, s, ms), e.g. "1h30m".`,
+      };
     }
     lastUnitIndex = unitIndex;
     total += Number(match[1]) * UNIT_MS[unit];
@@ -63,12 +81,17 @@ function parseParts(text: string): DurationResult {
 }
 
 function parseMsNumber(value: number): DurationResult {
-  if (!Number.isInteger(value) || value < 0) return { ok: false, error: `A duration in milliseconds must be a non-negative integer, got ${value}.` };
+  if (!Number.isInteger(value) || value < 0)
+    return {
+      ok: false,
+      error: `A duration in milliseconds must be a non-negative integer, got ${value}.`,
+    };
   return checkRange(value, `${value}ms`);
 }
 
 function checkRange(ms: number, shown: string): DurationResult {
-  if (ms > MAX_DURATION_MS) return { ok: false, error: `Duration ${shown} is longer than the maximum of 366d.` };
+  if (ms > MAX_DURATION_MS)
+    return { ok: false, error: `Duration ${shown} is longer than the maximum of 366d.` };
   return { ok: true, ms };
 }
 
@@ -85,7 +108,10 @@ export function isDurationString(value: unknown): value is string {
 
 /** Formats milliseconds as the shortest canonical duration string (`5400000` → `"1h30m"`, `0` → `"0s"`). */
 export function formatDuration(ms: number): string {
-  if (!Number.isInteger(ms) || ms < 0) throw new DurationError(`Cannot format ${ms} as a duration: expected a non-negative integer of milliseconds.`);
+  if (!Number.isInteger(ms) || ms < 0)
+    throw new DurationError(
+      `Cannot format ${ms} as a duration: expected a non-negative integer of milliseconds.`,
+    );
   if (ms === 0) return "0s";
   let rest = ms;
   let out = "";

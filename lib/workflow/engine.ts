@@ -36,7 +36,13 @@ import { ERROR_PORT, STEP_CATALOG } from "./catalog";
 import { isPlainObject } from "./json";
 import { isStepType } from "./steps";
 import type { StepStatus } from "./status";
-import { buildRunnableGraph, type GraphEdge, type GraphSource, type GraphStepLike, type WorkflowGraph } from "./graph";
+import {
+  buildRunnableGraph,
+  type GraphEdge,
+  type GraphSource,
+  type GraphStepLike,
+  type WorkflowGraph,
+} from "./graph";
 import type { StepContextEntry, TemplateContext } from "./templates";
 
 export type SkipReason = "branch_not_taken" | "upstream_failed" | "when_false" | "run_ended";
@@ -64,7 +70,11 @@ export interface StepRunState {
 export interface RunState {
   readonly steps: Readonly<Record<string, StepRunState>>;
   readonly seq: number;
-  readonly abort?: { readonly status: "cancelled" | "timed_out"; readonly reason: string; readonly seq: number };
+  readonly abort?: {
+    readonly status: "cancelled" | "timed_out";
+    readonly reason: string;
+    readonly seq: number;
+  };
 }
 
 export type RunEndReason =
@@ -95,9 +105,17 @@ export interface NextActions {
   /** Ready, but maxParallel steps are already running. */
   readonly waitingForSlot: readonly string[];
   /** Mark these skipped (apply in order; already propagated). */
-  readonly skip: ReadonlyArray<{ readonly stepId: string; readonly reason: SkipReason; readonly detail: string }>;
+  readonly skip: ReadonlyArray<{
+    readonly stepId: string;
+    readonly reason: SkipReason;
+    readonly detail: string;
+  }>;
   /** The run is ending: stop these steps (`cancelled`) or mark them `skipped` (after a return). */
-  readonly cancel: ReadonlyArray<{ readonly stepId: string; readonly status: "cancelled" | "skipped"; readonly reason: string }>;
+  readonly cancel: ReadonlyArray<{
+    readonly stepId: string;
+    readonly status: "cancelled" | "skipped";
+    readonly reason: string;
+  }>;
   /** Set when the run is over (after applying `skip`/`cancel`). */
   readonly finished: RunVerdict | null;
 }
@@ -123,7 +141,8 @@ function isGraph(value: WorkflowGraph | GraphSource): value is WorkflowGraph {
 }
 
 export function getStepState(state: RunState, stepId: string): StepRunState {
-  if (!Object.prototype.hasOwnProperty.call(state.steps, stepId)) throw new RunStateError(`Unknown step "${stepId}" in this run state.`);
+  if (!Object.prototype.hasOwnProperty.call(state.steps, stepId))
+    throw new RunStateError(`Unknown step "${stepId}" in this run state.`);
   return state.steps[stepId]!;
 }
 
@@ -133,14 +152,16 @@ function withStep(state: RunState, stepId: string, next: StepRunState): RunState
 
 export function markStarted(state: RunState, stepId: string): RunState {
   const current = getStepState(state, stepId);
-  if (current.status !== "pending") throw new RunStateError(`Step "${stepId}" cannot start: it is ${current.status}.`);
+  if (current.status !== "pending")
+    throw new RunStateError(`Step "${stepId}" cannot start: it is ${current.status}.`);
   return withStep(state, stepId, { ...current, status: "running", startSeq: state.seq });
 }
 
 /** The engine may flag a running step as waiting (approvals, delays, event waits). */
 export function markWaiting(state: RunState, stepId: string): RunState {
   const current = getStepState(state, stepId);
-  if (current.status !== "running") throw new RunStateError(`Step "${stepId}" cannot wait: it is ${current.status}.`);
+  if (current.status !== "running")
+    throw new RunStateError(`Step "${stepId}" cannot wait: it is ${current.status}.`);
   return { ...state, steps: { ...state.steps, [stepId]: { ...current, status: "waiting" } } };
 }
 
@@ -151,25 +172,55 @@ export function applyOutcome(state: RunState, stepId: string, outcome: StepOutco
   const end = { endSeq: state.seq };
   switch (outcome.kind) {
     case "completed": {
-      if (!active) throw new RunStateError(`Step "${stepId}" cannot complete: it is ${current.status}.`);
+      if (!active)
+        throw new RunStateError(`Step "${stepId}" cannot complete: it is ${current.status}.`);
       const port = outcome.port ?? defaultPort(current.type);
       assertPort(stepId, current.type, port);
-      return withStep(state, stepId, { ...current, ...end, status: "completed", ...(port !== undefined ? { port } : {}), output: outcome.output ?? null });
+      return withStep(state, stepId, {
+        ...current,
+        ...end,
+        status: "completed",
+        ...(port !== undefined ? { port } : {}),
+        output: outcome.output ?? null,
+      });
     }
     case "failed":
-      if (!active) throw new RunStateError(`Step "${stepId}" cannot fail: it is ${current.status}.`);
-      return withStep(state, stepId, { ...current, ...end, status: "failed", output: null, error: outcome.error ?? null });
+      if (!active)
+        throw new RunStateError(`Step "${stepId}" cannot fail: it is ${current.status}.`);
+      return withStep(state, stepId, {
+        ...current,
+        ...end,
+        status: "failed",
+        output: null,
+        error: outcome.error ?? null,
+      });
     case "skipped":
-      if (current.status !== "pending") throw new RunStateError(`Step "${stepId}" cannot be skipped: it is ${current.status}.`);
-      return withStep(state, stepId, { ...current, ...end, status: "skipped", reason: outcome.reason });
+      if (current.status !== "pending")
+        throw new RunStateError(`Step "${stepId}" cannot be skipped: it is ${current.status}.`);
+      return withStep(state, stepId, {
+        ...current,
+        ...end,
+        status: "skipped",
+        reason: outcome.reason,
+      });
     case "cancelled":
-      if (current.status !== "pending" && !active) throw new RunStateError(`Step "${stepId}" cannot be cancelled: it is ${current.status}.`);
-      return withStep(state, stepId, { ...current, ...end, status: "cancelled", reason: outcome.reason ?? "cancelled" });
+      if (current.status !== "pending" && !active)
+        throw new RunStateError(`Step "${stepId}" cannot be cancelled: it is ${current.status}.`);
+      return withStep(state, stepId, {
+        ...current,
+        ...end,
+        status: "cancelled",
+        reason: outcome.reason ?? "cancelled",
+      });
   }
 }
 
 /** External stop (cancel request honoured, run deadline): nextActions then cancels everything left. */
-export function abortRun(state: RunState, status: "cancelled" | "timed_out", reason: string = status): RunState {
+export function abortRun(
+  state: RunState,
+  status: "cancelled" | "timed_out",
+  reason: string = status,
+): RunState {
   if (state.abort) return state;
   return { ...state, abort: { status, reason, seq: state.seq }, seq: state.seq + 1 };
 }
@@ -184,7 +235,9 @@ function assertPort(stepId: string, type: string, port: string | undefined): voi
   if (!isStepType(type)) return;
   const ports = STEP_CATALOG[type].ports;
   if (port === undefined ? ports.length > 0 : !ports.includes(port)) {
-    throw new RunStateError(`Step "${stepId}" (${type}) completed on port "${port}", but its ports are ${ports.length ? ports.join(", ") : "none"}.`);
+    throw new RunStateError(
+      `Step "${stepId}" (${type}) completed on port "${port}", but its ports are ${ports.length ? ports.join(", ") : "none"}.`,
+    );
   }
 }
 
@@ -221,11 +274,15 @@ export function isFailureVeto(edge: GraphEdge, source: StepRunState): boolean {
 
 /** A failed step's failure is handled when it has an error edge or a continue edge. */
 export function isFailureHandled(graph: WorkflowGraph, stepId: string): boolean {
-  return (graph.outgoing.get(stepId) ?? []).some((e) => e.port === ERROR_PORT || e.onFailure === "continue");
+  return (graph.outgoing.get(stepId) ?? []).some(
+    (e) => e.port === ERROR_PORT || e.onFailure === "continue",
+  );
 }
 
 export function unhandledFailures(graph: WorkflowGraph, state: RunState): string[] {
-  return graph.ids.filter((id) => state.steps[id]?.status === "failed" && !isFailureHandled(graph, id));
+  return graph.ids.filter(
+    (id) => state.steps[id]?.status === "failed" && !isFailureHandled(graph, id),
+  );
 }
 
 interface Halt {
@@ -238,7 +295,9 @@ interface Halt {
 
 /** The first "stop the run now" event, by completion order; null when the run goes on. */
 export function findHalt(graph: WorkflowGraph, state: RunState): Halt | null {
-  let first: Halt | null = state.abort ? { seq: state.abort.seq, status: state.abort.status, reason: "aborted" } : null;
+  let first: Halt | null = state.abort
+    ? { seq: state.abort.seq, status: state.abort.status, reason: "aborted" }
+    : null;
   const consider = (halt: Halt) => {
     if (!first || halt.seq < first.seq) first = halt;
   };
@@ -255,12 +314,26 @@ function haltOf(graph: WorkflowGraph, id: string, step: StepRunState): Halt | nu
   const seq = step.endSeq!;
   const out = graph.outgoing.get(id) ?? [];
   if (step.status === "completed" && step.type === "return") {
-    return { seq, status: "completed", reason: "returned", stepId: id, output: envelopeData(step.output) };
+    return {
+      seq,
+      status: "completed",
+      reason: "returned",
+      stepId: id,
+      output: envelopeData(step.output),
+    };
   }
-  if (step.status === "failed" && out.some((e) => e.onFailure === "fail_run" && e.port !== ERROR_PORT)) {
+  if (
+    step.status === "failed" &&
+    out.some((e) => e.onFailure === "fail_run" && e.port !== ERROR_PORT)
+  ) {
     return { seq, status: "failed", reason: "fail_run", stepId: id };
   }
-  if (step.status === "completed" && step.type === "approval" && step.port === "rejected" && !out.some((e) => e.port === "rejected")) {
+  if (
+    step.status === "completed" &&
+    step.type === "approval" &&
+    step.port === "rejected" &&
+    !out.some((e) => e.port === "rejected")
+  ) {
     return { seq, status: "cancelled", reason: "approval_rejected", stepId: id };
   }
   if (step.status === "cancelled" && step.reason !== "run_ended") {
@@ -273,7 +346,9 @@ function haltOf(graph: WorkflowGraph, id: string, step: StepRunState): Halt | nu
 export function nextActions(graph: WorkflowGraph, state: RunState): NextActions {
   const halt = findHalt(graph, state);
   if (halt) return haltActions(graph, state, halt);
-  const effective = new Map<string, StepRunState>(graph.ids.map((id) => [id, getStepState(state, id)]));
+  const effective = new Map<string, StepRunState>(
+    graph.ids.map((id) => [id, getStepState(state, id)]),
+  );
   const skip: Array<{ stepId: string; reason: SkipReason; detail: string }> = [];
   const ready: string[] = [];
   for (const id of graph.order) {
@@ -289,20 +364,37 @@ export function nextActions(graph: WorkflowGraph, state: RunState): NextActions 
   const running = graph.ids.filter((id) => isActiveStatus(effective.get(id)!.status)).length;
   const slots = Math.max(0, graph.maxParallel - running);
   const start = ready.slice(0, slots);
-  const finished = ready.length === 0 && running === 0 ? settledVerdict(graph, state, effective) : null;
+  const finished =
+    ready.length === 0 && running === 0 ? settledVerdict(graph, state, effective) : null;
   return { start, waitingForSlot: ready.slice(slots), skip, cancel: [], finished };
 }
 
-type Decision = { kind: "wait" } | { kind: "ready" } | { kind: "skip"; reason: SkipReason; detail: string };
+type Decision =
+  { kind: "wait" } | { kind: "ready" } | { kind: "skip"; reason: SkipReason; detail: string };
 
 /** The join rule for one pending step, given the (hypothetical) states of its sources. */
-function decide(graph: WorkflowGraph, id: string, effective: ReadonlyMap<string, StepRunState>): Decision {
+function decide(
+  graph: WorkflowGraph,
+  id: string,
+  effective: ReadonlyMap<string, StepRunState>,
+): Decision {
   const incoming = graph.incoming.get(id) ?? [];
   if (incoming.some((e) => !isTerminalStep(effective.get(e.from)!))) return { kind: "wait" };
-  const vetoes = incoming.filter((e) => isFailureVeto(e, effective.get(e.from)!)).map((e) => e.from);
-  if (vetoes.length > 0) return { kind: "skip", reason: "upstream_failed", detail: `${quoteList([...new Set(vetoes)])} failed (onFailure "skip")` };
+  const vetoes = incoming
+    .filter((e) => isFailureVeto(e, effective.get(e.from)!))
+    .map((e) => e.from);
+  if (vetoes.length > 0)
+    return {
+      kind: "skip",
+      reason: "upstream_failed",
+      detail: `${quoteList([...new Set(vetoes)])} failed (onFailure "skip")`,
+    };
   if (incoming.length > 0 && !incoming.some((e) => isEdgeTaken(e, effective.get(e.from)!))) {
-    return { kind: "skip", reason: "branch_not_taken", detail: `no incoming edge was taken (${incoming.map((e) => describeEdge(e, effective.get(e.from)!)).join("; ")})` };
+    return {
+      kind: "skip",
+      reason: "branch_not_taken",
+      detail: `no incoming edge was taken (${incoming.map((e) => describeEdge(e, effective.get(e.from)!)).join("; ")})`,
+    };
   }
   const deps = graph.whenDeps.get(id) ?? [];
   if (deps.some((dep) => !isTerminalStep(effective.get(dep)!))) return { kind: "wait" };
@@ -314,14 +406,24 @@ function describeEdge(edge: GraphEdge, source: StepRunState): string {
   return `"${edge.from}" ${what}, edge needs "${edge.port}"`;
 }
 
-function settledVerdict(graph: WorkflowGraph, state: RunState, effective: ReadonlyMap<string, StepRunState>): RunVerdict | null {
+function settledVerdict(
+  graph: WorkflowGraph,
+  state: RunState,
+  effective: ReadonlyMap<string, StepRunState>,
+): RunVerdict | null {
   const unhandled = unhandledFailures(graph, state);
   if ([...effective.values()].some((s) => s.status === "pending")) {
     // Only reachable with a cyclic graph, which buildRunnableGraph refuses.
     return { status: "failed", reason: "stalled", unhandledFailures: unhandled, returned: false };
   }
   return unhandled.length > 0
-    ? { status: "failed", reason: "unhandled_failure", stepId: unhandled[0], unhandledFailures: unhandled, returned: false }
+    ? {
+        status: "failed",
+        reason: "unhandled_failure",
+        stepId: unhandled[0],
+        unhandledFailures: unhandled,
+        returned: false,
+      }
     : { status: "completed", reason: "all_steps_finished", unhandledFailures: [], returned: false };
 }
 
@@ -331,10 +433,16 @@ function haltActions(graph: WorkflowGraph, state: RunState, halt: Halt): NextAct
     .filter((id) => !isTerminalStep(getStepState(state, id)))
     .map((id) => {
       const pendingAfterReturn = returned && getStepState(state, id).status === "pending";
-      return { stepId: id, status: pendingAfterReturn ? ("skipped" as const) : ("cancelled" as const), reason: "run_ended" };
+      return {
+        stepId: id,
+        status: pendingAfterReturn ? ("skipped" as const) : ("cancelled" as const),
+        reason: "run_ended",
+      };
     });
   // Only failures before the halt count: steps failing while being stopped do not change the verdict.
-  const unhandled = unhandledFailures(graph, state).filter((id) => (getStepState(state, id).endSeq ?? 0) < halt.seq);
+  const unhandled = unhandledFailures(graph, state).filter(
+    (id) => (getStepState(state, id).endSeq ?? 0) < halt.seq,
+  );
   const status = returned && unhandled.length > 0 ? "failed" : halt.status;
   const verdict: RunVerdict = {
     status,
@@ -350,9 +458,13 @@ function haltActions(graph: WorkflowGraph, state: RunState, halt: Halt): NextAct
 /** Applies a NextActions' skips and cancels (the bookkeeping every driver repeats). */
 export function applyDecisions(state: RunState, actions: NextActions): RunState {
   let next = state;
-  for (const s of actions.skip) next = applyOutcome(next, s.stepId, { kind: "skipped", reason: s.reason, detail: s.detail });
+  for (const s of actions.skip)
+    next = applyOutcome(next, s.stepId, { kind: "skipped", reason: s.reason, detail: s.detail });
   for (const c of actions.cancel) {
-    next = c.status === "skipped" ? applyOutcome(next, c.stepId, { kind: "skipped", reason: "run_ended" }) : applyOutcome(next, c.stepId, { kind: "cancelled", reason: "run_ended" });
+    next =
+      c.status === "skipped"
+        ? applyOutcome(next, c.stepId, { kind: "skipped", reason: "run_ended" })
+        : applyOutcome(next, c.stepId, { kind: "cancelled", reason: "run_ended" });
   }
   return next;
 }
@@ -384,14 +496,26 @@ export function lastOutputFor(graph: WorkflowGraph, state: RunState, stepId: str
 export function stepsContext(state: RunState): Record<string, StepContextEntry> {
   const out: Record<string, StepContextEntry> = {};
   for (const [id, step] of Object.entries(state.steps)) {
-    out[id] = step.status === "completed" || step.status === "failed" ? { output: step.output ?? null, status: step.status } : { status: step.status };
+    out[id] =
+      step.status === "completed" || step.status === "failed"
+        ? { output: step.output ?? null, status: step.status }
+        : { status: step.status };
   }
   return out;
 }
 
 /** A step's template context: the run-wide parts plus `steps` and `lastOutput` from the state. */
-export function contextForStep(graph: WorkflowGraph, state: RunState, stepId: string, base: Omit<TemplateContext, "steps" | "lastOutput"> & { steps?: TemplateContext["steps"] }): TemplateContext {
-  return { ...base, steps: { ...base.steps, ...stepsContext(state) }, lastOutput: lastOutputFor(graph, state, stepId) };
+export function contextForStep(
+  graph: WorkflowGraph,
+  state: RunState,
+  stepId: string,
+  base: Omit<TemplateContext, "steps" | "lastOutput"> & { steps?: TemplateContext["steps"] },
+): TemplateContext {
+  return {
+    ...base,
+    steps: { ...base.steps, ...stepsContext(state) },
+    lastOutput: lastOutputFor(graph, state, stepId),
+  };
 }
 
 /** `data` of an output envelope `{ type, data, meta }` (other values are returned as they are). */
@@ -414,7 +538,11 @@ export interface IterationResult {
  * An iteration's value: a `return` step's value if one ended it, else the output data of the
  * last body step, in array order, that completed; null if none did.
  */
-export function iterationValue(graph: WorkflowGraph, state: RunState, verdict: RunVerdict): unknown {
+export function iterationValue(
+  graph: WorkflowGraph,
+  state: RunState,
+  verdict: RunVerdict,
+): unknown {
   if (verdict.returned) return verdict.output ?? null;
   for (let i = graph.ids.length - 1; i >= 0; i--) {
     const step = getStepState(state, graph.ids[i]!);
@@ -429,16 +557,40 @@ export function iterationValue(graph: WorkflowGraph, state: RunState, verdict: R
  * failure or a fail_run inside the body) fails the loop; else it completes on `done` with the
  * values in item order.
  */
-export function loopOutcome(results: readonly IterationResult[], meta: Record<string, unknown> = {}): StepOutcome {
+export function loopOutcome(
+  results: readonly IterationResult[],
+  meta: Record<string, unknown> = {},
+): StepOutcome {
   const sorted = [...results].sort((a, b) => a.index - b.index);
-  const cancelled = sorted.find((r) => r.verdict.status === "cancelled" || r.verdict.status === "timed_out");
-  if (cancelled) return { kind: "cancelled", reason: `iteration ${cancelled.index} was cancelled (${cancelled.verdict.reason})` };
+  const cancelled = sorted.find(
+    (r) => r.verdict.status === "cancelled" || r.verdict.status === "timed_out",
+  );
+  if (cancelled)
+    return {
+      kind: "cancelled",
+      reason: `iteration ${cancelled.index} was cancelled (${cancelled.verdict.reason})`,
+    };
   const failed = sorted.find((r) => r.verdict.status === "failed");
   if (failed) {
     const culprit = failed.verdict.stepId ? ` at step "${failed.verdict.stepId}"` : "";
-    return { kind: "failed", error: { message: `Iteration ${failed.index} failed${culprit} (${failed.verdict.reason}).`, index: failed.index, stepId: failed.verdict.stepId } };
+    return {
+      kind: "failed",
+      error: {
+        message: `Iteration ${failed.index} failed${culprit} (${failed.verdict.reason}).`,
+        index: failed.index,
+        stepId: failed.verdict.stepId,
+      },
+    };
   }
-  return { kind: "completed", port: "done", output: { type: "loop", data: sorted.map((r) => r.value), meta: { count: sorted.length, ...meta } } };
+  return {
+    kind: "completed",
+    port: "done",
+    output: {
+      type: "loop",
+      data: sorted.map((r) => r.value),
+      meta: { count: sorted.length, ...meta },
+    },
+  };
 }
 
 function quoteList(ids: readonly string[]): string {

@@ -16,10 +16,18 @@ interface S {
 
 const t = (id: string, value: unknown = null): S => ({ id, type: "transform", config: { value } });
 const http = (id: string): S => ({ id, type: "http", config: { url: "https://example.com" } });
-const cond = (id: string): S => ({ id, type: "condition", config: { condition: { ref: "input.flag" } } });
+const cond = (id: string): S => ({
+  id,
+  type: "condition",
+  config: { condition: { ref: "input.flag" } },
+});
 const approval = (id: string): S => ({ id, type: "approval", config: { prompt: "Ship?" } });
 const ret = (id: string, value: unknown): S => ({ id, type: "return", config: { value } });
-const e = (from: string, to: string, extra: Partial<GraphEdgeLike> = {}): GraphEdgeLike => ({ from, to, ...extra });
+const e = (from: string, to: string, extra: Partial<GraphEdgeLike> = {}): GraphEdgeLike => ({
+  from,
+  to,
+  ...extra,
+});
 
 interface Fixture {
   steps: S[];
@@ -27,12 +35,29 @@ interface Fixture {
   script?: Script;
   options?: SimulateOptions;
   maxParallel?: number;
-  expect: { status: string; executed: string[]; skipped?: string[]; cancelled?: string[]; failed?: string[]; output?: unknown; peakParallel?: number };
+  expect: {
+    status: string;
+    executed: string[];
+    skipped?: string[];
+    cancelled?: string[];
+    failed?: string[];
+    output?: unknown;
+    peakParallel?: number;
+  };
 }
 
 function run(f: Fixture) {
-  const result = simulate({ steps: f.steps, edges: f.edges, constraints: { maxParallel: f.maxParallel ?? 4 } }, f.script ?? {}, f.options ?? {});
-  expect({ status: result.status, executed: result.executed, skipped: [...result.skipped].sort(), cancelled: [...result.cancelled].sort() }).toEqual({
+  const result = simulate(
+    { steps: f.steps, edges: f.edges, constraints: { maxParallel: f.maxParallel ?? 4 } },
+    f.script ?? {},
+    f.options ?? {},
+  );
+  expect({
+    status: result.status,
+    executed: result.executed,
+    skipped: [...result.skipped].sort(),
+    cancelled: [...result.cancelled].sort(),
+  }).toEqual({
     status: f.expect.status,
     executed: f.expect.executed,
     skipped: [...(f.expect.skipped ?? [])].sort(),
@@ -47,12 +72,19 @@ function run(f: Fixture) {
 describe("linear", () => {
   //   a ──> b ──> c          (no edges: array order)
   it("runs every step in array order", () => {
-    run({ steps: [t("a"), t("b"), t("c")], expect: { status: "completed", executed: ["a", "b", "c"] } });
+    run({
+      steps: [t("a"), t("b"), t("c")],
+      expect: { status: "completed", executed: ["a", "b", "c"] },
+    });
   });
 
   //   a ──> b (fails) ──> c
   it("skips what follows an unhandled failure and fails the run", () => {
-    run({ steps: [t("a"), http("b"), t("c")], script: { b: "fail" }, expect: { status: "failed", executed: ["a", "b"], skipped: ["c"], failed: ["b"] } });
+    run({
+      steps: [t("a"), http("b"), t("c")],
+      script: { b: "fail" },
+      expect: { status: "failed", executed: ["a", "b"], skipped: ["c"], failed: ["b"] },
+    });
   });
 });
 
@@ -61,15 +93,31 @@ describe("diamond with a failing branch", () => {
   //   a ───┤                ├──> d ──> e
   //        └──> c ──────────┘
   const steps = [t("a"), http("b"), t("c"), t("d"), t("e")];
-  const edges = (onFailure: "skip" | "continue" | "fail_run") => [e("a", "b"), e("a", "c"), e("b", "d", { onFailure }), e("c", "d"), e("d", "e")];
+  const edges = (onFailure: "skip" | "continue" | "fail_run") => [
+    e("a", "b"),
+    e("a", "c"),
+    e("b", "d", { onFailure }),
+    e("c", "d"),
+    e("d", "e"),
+  ];
 
   it("skip (default): the join is skipped although c succeeded, downstream too, and the run fails", () => {
-    const result = run({ steps, edges: edges("skip"), script: { b: "fail" }, expect: { status: "failed", executed: ["a", "b", "c"], skipped: ["d", "e"] } });
+    const result = run({
+      steps,
+      edges: edges("skip"),
+      script: { b: "fail" },
+      expect: { status: "failed", executed: ["a", "b", "c"], skipped: ["d", "e"] },
+    });
     expect(result.verdict.unhandledFailures).toEqual(["b"]);
   });
 
   it("continue: the join runs, the failure is handled and the run completes", () => {
-    run({ steps, edges: edges("continue"), script: { b: "fail" }, expect: { status: "completed", executed: ["a", "b", "c", "d", "e"] } });
+    run({
+      steps,
+      edges: edges("continue"),
+      script: { b: "fail" },
+      expect: { status: "completed", executed: ["a", "b", "c", "d", "e"] },
+    });
   });
 
   //        ┌──> b (fails) ──┐ continue
@@ -81,16 +129,29 @@ describe("diamond with a failing branch", () => {
       steps: [t("a"), http("b"), t("c", "c-value"), probe],
       edges: [e("a", "b"), e("a", "c"), e("b", "r", { onFailure: "continue" }), e("c", "r")],
       script: { b: "fail" },
-      expect: { status: "completed", executed: ["a", "b", "c", "r"], output: { fromB: null, last: "c-value" } },
+      expect: {
+        status: "completed",
+        executed: ["a", "b", "c", "r"],
+        output: { fromB: null, last: "c-value" },
+      },
     });
   });
 
   it("fail_run: the run fails at once; the running sibling and pending steps are cancelled", () => {
-    run({ steps, edges: edges("fail_run"), script: { b: "fail" }, expect: { status: "failed", executed: ["a", "b", "c"], cancelled: ["c", "d", "e"] } });
+    run({
+      steps,
+      edges: edges("fail_run"),
+      script: { b: "fail" },
+      expect: { status: "failed", executed: ["a", "b", "c"], cancelled: ["c", "d", "e"] },
+    });
   });
 
   it("fail_run has no effect when the source succeeds", () => {
-    run({ steps, edges: edges("fail_run"), expect: { status: "completed", executed: ["a", "b", "c", "d", "e"] } });
+    run({
+      steps,
+      edges: edges("fail_run"),
+      expect: { status: "completed", executed: ["a", "b", "c", "d", "e"] },
+    });
   });
 });
 
@@ -101,7 +162,12 @@ describe("branches", () => {
   it("nested condition branches run exactly one leaf", () => {
     run({
       steps: [cond("c1"), cond("c2"), t("x"), t("y"), t("z")],
-      edges: [e("c1", "c2", { port: "true" }), e("c1", "z", { port: "false" }), e("c2", "x", { port: "true" }), e("c2", "y", { port: "false" })],
+      edges: [
+        e("c1", "c2", { port: "true" }),
+        e("c1", "z", { port: "false" }),
+        e("c2", "x", { port: "true" }),
+        e("c2", "y", { port: "false" }),
+      ],
       script: { c1: "true", c2: "false" },
       expect: { status: "completed", executed: ["c1", "c2", "y"], skipped: ["x", "z"] },
     });
@@ -112,10 +178,34 @@ describe("branches", () => {
   //                 └─false─> f1 ───────────────┘
   it("an untaken branch skips its children and grandchildren; the join runs via the taken edge", () => {
     run({
-      steps: [t("start"), cond("check"), t("t1"), t("t2"), t("t2b"), t("t3"), t("f1"), t("join"), t("after")],
-      edges: [e("start", "check"), e("check", "t1", { port: "true" }), e("t1", "t2"), e("t2", "t3"), e("t2", "t2b"), e("check", "f1", { port: "false" }), e("t3", "join"), e("f1", "join"), e("join", "after")],
+      steps: [
+        t("start"),
+        cond("check"),
+        t("t1"),
+        t("t2"),
+        t("t2b"),
+        t("t3"),
+        t("f1"),
+        t("join"),
+        t("after"),
+      ],
+      edges: [
+        e("start", "check"),
+        e("check", "t1", { port: "true" }),
+        e("t1", "t2"),
+        e("t2", "t3"),
+        e("t2", "t2b"),
+        e("check", "f1", { port: "false" }),
+        e("t3", "join"),
+        e("f1", "join"),
+        e("join", "after"),
+      ],
       script: { check: "false" },
-      expect: { status: "completed", executed: ["start", "check", "f1", "join", "after"], skipped: ["t1", "t2", "t2b", "t3"] },
+      expect: {
+        status: "completed",
+        executed: ["start", "check", "f1", "join", "after"],
+        skipped: ["t1", "t2", "t2b", "t3"],
+      },
     });
   });
 
@@ -124,7 +214,12 @@ describe("branches", () => {
   it("a join whose every incoming edge is untaken is skipped", () => {
     run({
       steps: [cond("check"), t("yes"), t("no"), t("join")],
-      edges: [e("check", "yes", { port: "true" }), e("check", "no", { port: "false" }), e("yes", "join"), e("no", "join")],
+      edges: [
+        e("check", "yes", { port: "true" }),
+        e("check", "no", { port: "false" }),
+        e("yes", "join"),
+        e("no", "join"),
+      ],
       script: { check: "true", yes: { fail: true } },
       expect: { status: "failed", executed: ["check", "yes"], skipped: ["no", "join"] },
     });
@@ -134,8 +229,14 @@ describe("branches", () => {
   it("a condition step evaluates its condition against the run input", () => {
     const steps = [cond("check"), t("a"), t("b")];
     const edges = [e("check", "a", { port: "true" }), e("check", "b", { port: "false" })];
-    expect(simulate({ steps, edges }, {}, { input: { flag: true } }).executed).toEqual(["check", "a"]);
-    expect(simulate({ steps, edges }, {}, { input: { flag: false } }).executed).toEqual(["check", "b"]);
+    expect(simulate({ steps, edges }, {}, { input: { flag: true } }).executed).toEqual([
+      "check",
+      "a",
+    ]);
+    expect(simulate({ steps, edges }, {}, { input: { flag: false } }).executed).toEqual([
+      "check",
+      "b",
+    ]);
   });
 });
 
@@ -161,7 +262,12 @@ describe("error ports", () => {
 
   //   s ──error──> handler (fails)
   it("a failing error handler is itself an unhandled failure", () => {
-    run({ steps: [http("s"), http("handler")], edges: [e("s", "handler", { port: "error" })], script: { s: "fail", handler: "fail" }, expect: { status: "failed", executed: ["s", "handler"] } });
+    run({
+      steps: [http("s"), http("handler")],
+      edges: [e("s", "handler", { port: "error" })],
+      script: { s: "fail", handler: "fail" },
+      expect: { status: "failed", executed: ["s", "handler"] },
+    });
   });
 
   //   s ──error──> handler
@@ -197,7 +303,10 @@ describe("approvals", () => {
   it("rejected with a rejected edge follows it and completes", () => {
     run({
       steps: [approval("approve"), http("deploy"), t("tell")],
-      edges: [e("approve", "deploy", { port: "approved" }), e("approve", "tell", { port: "rejected" })],
+      edges: [
+        e("approve", "deploy", { port: "approved" }),
+        e("approve", "tell", { port: "rejected" }),
+      ],
       script: { approve: "rejected" },
       expect: { status: "completed", executed: ["approve", "tell"], skipped: ["deploy"] },
     });
@@ -205,12 +314,19 @@ describe("approvals", () => {
 
   //   lint ──> approve ──(approved)──> deploy        (array order)
   it("rejected without a rejected edge cancels the run", () => {
-    const result = run({ steps: [t("lint"), approval("approve"), http("deploy")], script: { approve: "rejected" }, expect: { status: "cancelled", executed: ["lint", "approve"], cancelled: ["deploy"] } });
+    const result = run({
+      steps: [t("lint"), approval("approve"), http("deploy")],
+      script: { approve: "rejected" },
+      expect: { status: "cancelled", executed: ["lint", "approve"], cancelled: ["deploy"] },
+    });
     expect(result.verdict.reason).toBe("approval_rejected");
   });
 
   it("approved follows the approved edge", () => {
-    run({ steps: [t("lint"), approval("approve"), http("deploy")], expect: { status: "completed", executed: ["lint", "approve", "deploy"] } });
+    run({
+      steps: [t("lint"), approval("approve"), http("deploy")],
+      expect: { status: "completed", executed: ["lint", "approve", "deploy"] },
+    });
   });
 });
 
@@ -221,13 +337,24 @@ describe("return", () => {
     run({
       steps: [t("a", 41), ret("r", { answer: "{{ steps.a.output.data }}" }), http("b"), t("c")],
       edges: [e("a", "r"), e("a", "b"), e("b", "c")],
-      expect: { status: "completed", executed: ["a", "r", "b"], cancelled: ["b"], skipped: ["c"], output: { answer: 41 } },
+      expect: {
+        status: "completed",
+        executed: ["a", "r", "b"],
+        cancelled: ["b"],
+        skipped: ["c"],
+        output: { answer: 41 },
+      },
     });
   });
 
   //   x (fails)      a ──> r (return)
   it("does not hide an earlier unhandled failure", () => {
-    const result = run({ steps: [http("x"), t("a"), ret("r", 1)], edges: [e("a", "r")], script: { x: "fail" }, expect: { status: "failed", executed: ["x", "a", "r"] } });
+    const result = run({
+      steps: [http("x"), t("a"), ret("r", 1)],
+      edges: [e("a", "r")],
+      script: { x: "fail" },
+      expect: { status: "failed", executed: ["x", "a", "r"] },
+    });
     expect(result.verdict.returned).toBe(true);
   });
 });
@@ -236,27 +363,58 @@ describe("when", () => {
   //   a ──> b [when input.go] ──> c
   it("false skips the step and everything only reachable through it", () => {
     const steps = [t("a"), { ...t("b"), when: { ref: "input.go", eq: true } }, t("c")];
-    run({ steps, options: { input: { go: false } }, expect: { status: "completed", executed: ["a"], skipped: ["b", "c"] } });
-    run({ steps, options: { input: { go: true } }, expect: { status: "completed", executed: ["a", "b", "c"] } });
+    run({
+      steps,
+      options: { input: { go: false } },
+      expect: { status: "completed", executed: ["a"], skipped: ["b", "c"] },
+    });
+    run({
+      steps,
+      options: { input: { go: true } },
+      expect: { status: "completed", executed: ["a", "b", "c"] },
+    });
   });
 
   //   slow ──> slower          check [when steps.slower.output.data == "ok"]   (no edge to check)
   it("waits for the steps its when references, even without an edge", () => {
-    const steps = [t("slow"), t("slower", "ok"), { ...t("check"), when: { ref: "steps.slower.output.data", eq: "ok" } }];
-    run({ steps, edges: [e("slow", "slower")], expect: { status: "completed", executed: ["slow", "slower", "check"] } });
+    const steps = [
+      t("slow"),
+      t("slower", "ok"),
+      { ...t("check"), when: { ref: "steps.slower.output.data", eq: "ok" } },
+    ];
+    run({
+      steps,
+      edges: [e("slow", "slower")],
+      expect: { status: "completed", executed: ["slow", "slower", "check"] },
+    });
   });
 });
 
 describe("loops", () => {
   //   list ──> each [ fetch ──> save ] ──> report
   const body = { steps: [http("fetch"), t("save")] };
-  const loop = { id: "each", type: "loop", config: { items: "{{ steps.list.output.data }}", body } };
+  const loop = {
+    id: "each",
+    type: "loop",
+    config: { items: "{{ steps.list.output.data }}", body },
+  };
 
   it("runs the body once per item and collects the iteration values", () => {
     const result = run({
       steps: [t("list", ["a", "b"]), loop, t("report", "{{ steps.each.output.data }}")],
       script: { save: "unused" },
-      expect: { status: "completed", executed: ["list", "each", "each[0].fetch", "each[0].save", "each[1].fetch", "each[1].save", "report"] },
+      expect: {
+        status: "completed",
+        executed: [
+          "list",
+          "each",
+          "each[0].fetch",
+          "each[0].save",
+          "each[1].fetch",
+          "each[1].save",
+          "report",
+        ],
+      },
     });
     expect(result.verdict.unhandledFailures).toEqual([]);
   });
@@ -265,7 +423,12 @@ describe("loops", () => {
     run({
       steps: [t("list", ["a", "b", "c"]), loop, t("report")],
       script: { each: { iterations: [{}, { fetch: "fail" }, {}] } },
-      expect: { status: "failed", executed: ["list", "each", "each[0].fetch", "each[0].save", "each[1].fetch"], skipped: ["each[1].save", "report"], failed: ["each[1].fetch", "each"] },
+      expect: {
+        status: "failed",
+        executed: ["list", "each", "each[0].fetch", "each[0].save", "each[1].fetch"],
+        skipped: ["each[1].save", "report"],
+        failed: ["each[1].fetch", "each"],
+      },
     });
   });
 
@@ -276,7 +439,11 @@ describe("loops", () => {
       steps: [t("list", [1]), loop, t("report"), t("cleanup")],
       edges: [e("list", "each"), e("each", "report"), e("each", "cleanup", { port: "error" })],
       script: { each: { iterations: [{ fetch: "fail" }] } },
-      expect: { status: "completed", executed: ["list", "each", "each[0].fetch", "cleanup"], skipped: ["each[0].save", "report"] },
+      expect: {
+        status: "completed",
+        executed: ["list", "each", "each[0].fetch", "cleanup"],
+        skipped: ["each[0].save", "report"],
+      },
     });
   });
 
@@ -289,33 +456,73 @@ describe("loops", () => {
       config: {
         items: [true, false],
         body: {
-          steps: [{ id: "check", type: "condition", config: { condition: { ref: "loop.item" } } }, t("yes"), t("no")],
+          steps: [
+            { id: "check", type: "condition", config: { condition: { ref: "loop.item" } } },
+            t("yes"),
+            t("no"),
+          ],
           edges: [e("check", "yes", { port: "true" }), e("check", "no", { port: "false" })],
         },
       },
     };
-    run({ steps: [branchy], expect: { status: "completed", executed: ["each", "each[0].check", "each[0].yes", "each[1].check", "each[1].no"], skipped: ["each[0].no", "each[1].yes"] } });
+    run({
+      steps: [branchy],
+      expect: {
+        status: "completed",
+        executed: ["each", "each[0].check", "each[0].yes", "each[1].check", "each[1].no"],
+        skipped: ["each[0].no", "each[1].yes"],
+      },
+    });
   });
 
   //   each [ r (return loop.item × 10)   slow ] ──> out (return the iteration values)
   it("return inside a body ends only that iteration, with its value", () => {
-    const withReturn = { id: "each", type: "loop", config: { items: [1, 2], body: { steps: [ret("r", "{{ loop.item }}"), http("slow")], edges: [] } } };
+    const withReturn = {
+      id: "each",
+      type: "loop",
+      config: {
+        items: [1, 2],
+        body: { steps: [ret("r", "{{ loop.item }}"), http("slow")], edges: [] },
+      },
+    };
     run({
       steps: [withReturn, ret("out", "{{ steps.each.output.data }}")],
-      expect: { status: "completed", executed: ["each", "each[0].r", "each[0].slow", "each[1].r", "each[1].slow", "out"], cancelled: ["each[0].slow", "each[1].slow"], output: [1, 2] },
+      expect: {
+        status: "completed",
+        executed: ["each", "each[0].r", "each[0].slow", "each[1].r", "each[1].slow", "out"],
+        cancelled: ["each[0].slow", "each[1].slow"],
+        output: [1, 2],
+      },
     });
   });
 
   it("a rejected approval without a rejected edge inside a body cancels the run", () => {
-    const gated = { id: "each", type: "loop", config: { items: [1], body: { steps: [approval("ok"), t("go")] } } };
-    run({ steps: [gated, t("after")], script: { each: { iterations: [{ ok: "rejected" }] } }, expect: { status: "cancelled", executed: ["each", "each[0].ok"], cancelled: ["each[0].go", "each", "after"] } });
+    const gated = {
+      id: "each",
+      type: "loop",
+      config: { items: [1], body: { steps: [approval("ok"), t("go")] } },
+    };
+    run({
+      steps: [gated, t("after")],
+      script: { each: { iterations: [{ ok: "rejected" }] } },
+      expect: {
+        status: "cancelled",
+        executed: ["each", "each[0].ok"],
+        cancelled: ["each[0].go", "each", "after"],
+      },
+    });
   });
 });
 
 describe("maxParallel", () => {
   //   a   b   c   d   e      (five roots, maxParallel 2)
   it("never runs more than maxParallel steps at once", () => {
-    run({ steps: ["a", "b", "c", "d", "e"].map((id) => t(id)), edges: [], maxParallel: 2, expect: { status: "completed", executed: ["a", "b", "c", "d", "e"], peakParallel: 2 } });
+    run({
+      steps: ["a", "b", "c", "d", "e"].map((id) => t(id)),
+      edges: [],
+      maxParallel: 2,
+      expect: { status: "completed", executed: ["a", "b", "c", "d", "e"], peakParallel: 2 },
+    });
   });
 
   //        ┌──> b ──┐

@@ -1,18 +1,43 @@
 import { describe, expect, it } from "vitest";
-import { buildGraph, buildRunnableGraph, computeAncestry, findCycles, GraphError, rootSteps, unreachableSteps, waitsFor } from "./graph";
+import {
+  buildGraph,
+  buildRunnableGraph,
+  computeAncestry,
+  findCycles,
+  GraphError,
+  rootSteps,
+  unreachableSteps,
+  waitsFor,
+} from "./graph";
 
-const s = (id: string, type = "transform", when?: unknown) => ({ id, type, ...(when ? { when } : {}) });
+const s = (id: string, type = "transform", when?: unknown) => ({
+  id,
+  type,
+  ...(when ? { when } : {}),
+});
 
 describe("buildGraph", () => {
   //   c ──(true)──> a ──> r (return)      (no edges: array order, primary ports)
   it("chains steps in array order through each type's primary port", () => {
-    const g = buildGraph({ steps: [s("c", "condition"), s("a", "approval"), s("l", "loop"), s("r", "return")] });
+    const g = buildGraph({
+      steps: [s("c", "condition"), s("a", "approval"), s("l", "loop"), s("r", "return")],
+    });
     expect(g.implicitEdges).toBe(true);
-    expect(g.edges.map((e) => `${e.from}-${e.port}->${e.to}`)).toEqual(["c-true->a", "a-approved->l", "l-done->r"]);
+    expect(g.edges.map((e) => `${e.from}-${e.port}->${e.to}`)).toEqual([
+      "c-true->a",
+      "a-approved->l",
+      "l-done->r",
+    ]);
   });
 
   it("keeps explicit edges, resolves default ports and drops edges to unknown steps", () => {
-    const g = buildGraph({ steps: [s("c", "condition"), s("x")], edges: [{ from: "c", to: "x" }, { from: "c", to: "ghost" }] });
+    const g = buildGraph({
+      steps: [s("c", "condition"), s("x")],
+      edges: [
+        { from: "c", to: "x" },
+        { from: "c", to: "ghost" },
+      ],
+    });
     expect(g.edges).toEqual([{ from: "c", to: "x", port: "true", onFailure: "skip", index: 0 }]);
   });
 
@@ -22,14 +47,21 @@ describe("buildGraph", () => {
 
   //   b ──> a ; when of c references a      → b, then the earliest ready step each time: a, c, d
   it("orders topologically, breaking ties by array order, with when-dependencies", () => {
-    const g = buildGraph({ steps: [s("c", "transform", { ref: "steps.a.output.data" }), s("a"), s("b"), s("d")], edges: [{ from: "b", to: "a" }] });
+    const g = buildGraph({
+      steps: [s("c", "transform", { ref: "steps.a.output.data" }), s("a"), s("b"), s("d")],
+      edges: [{ from: "b", to: "a" }],
+    });
     expect(g.order).toEqual(["b", "a", "c", "d"]);
     expect(waitsFor(g, "c")).toEqual(["a"]);
     expect(g.isAcyclic).toBe(true);
   });
 
   it("ignores when references to steps outside the graph and to itself", () => {
-    const g = buildGraph({ steps: [s("a", "transform", { all: [{ ref: "steps.outer.output" }, { ref: "steps.a.status" }] })] });
+    const g = buildGraph({
+      steps: [
+        s("a", "transform", { all: [{ ref: "steps.outer.output" }, { ref: "steps.a.status" }] }),
+      ],
+    });
     expect(g.whenDeps.get("a")).toEqual([]);
   });
 });
@@ -37,14 +69,32 @@ describe("buildGraph", () => {
 describe("cycles", () => {
   //   a ──> b ──> c ──> a      d ──> d
   it("finds one concrete cycle per strongly connected component", () => {
-    const g = buildGraph({ steps: [s("a"), s("b"), s("c"), s("d")], edges: [{ from: "a", to: "b" }, { from: "b", to: "c" }, { from: "c", to: "a" }, { from: "d", to: "d" }] });
+    const g = buildGraph({
+      steps: [s("a"), s("b"), s("c"), s("d")],
+      edges: [
+        { from: "a", to: "b" },
+        { from: "b", to: "c" },
+        { from: "c", to: "a" },
+        { from: "d", to: "d" },
+      ],
+    });
     expect(g.isAcyclic).toBe(false);
-    expect(findCycles(g).map((c) => c.steps)).toEqual(expect.arrayContaining([["a", "b", "c"], ["d"]]));
+    expect(findCycles(g).map((c) => c.steps)).toEqual(
+      expect.arrayContaining([["a", "b", "c"], ["d"]]),
+    );
     expect(findCycles(g)).toHaveLength(2);
   });
 
   it("buildRunnableGraph refuses a cyclic graph and names the cycle", () => {
-    expect(() => buildRunnableGraph({ steps: [s("a"), s("b")], edges: [{ from: "a", to: "b" }, { from: "b", to: "a" }] })).toThrow(new GraphError("The workflow graph has a cycle: a → b → a."));
+    expect(() =>
+      buildRunnableGraph({
+        steps: [s("a"), s("b")],
+        edges: [
+          { from: "a", to: "b" },
+          { from: "b", to: "a" },
+        ],
+      }),
+    ).toThrow(new GraphError("The workflow graph has a cycle: a → b → a."));
   });
 
   it("handles a 1,000-step cycle without recursion limits", () => {
@@ -56,7 +106,10 @@ describe("cycles", () => {
   });
 
   it("reports when-dependencies as cycle links", () => {
-    const g = buildGraph({ steps: [s("a", "transform", { ref: "steps.b.output" }), s("b")], edges: [{ from: "a", to: "b" }] });
+    const g = buildGraph({
+      steps: [s("a", "transform", { ref: "steps.b.output" }), s("b")],
+      edges: [{ from: "a", to: "b" }],
+    });
     expect(findCycles(g)[0]!.links.map((l) => l.via)).toEqual(expect.arrayContaining([0, "when"]));
   });
 });
@@ -64,7 +117,14 @@ describe("cycles", () => {
 describe("ancestry and reachability", () => {
   //   a ──> b ──> d
   //   └───> c
-  const g = buildGraph({ steps: [s("a"), s("b"), s("c"), s("d")], edges: [{ from: "a", to: "b" }, { from: "a", to: "c" }, { from: "b", to: "d" }] });
+  const g = buildGraph({
+    steps: [s("a"), s("b"), s("c"), s("d")],
+    edges: [
+      { from: "a", to: "b" },
+      { from: "a", to: "c" },
+      { from: "b", to: "d" },
+    ],
+  });
 
   it("answers 'is upstream' over edges and when-dependencies", () => {
     const ancestry = computeAncestry(g);
@@ -84,7 +144,14 @@ describe("ancestry and reachability", () => {
 
   it("finds steps reachable only through a cycle or a return", () => {
     expect(unreachableSteps(g)).toEqual([]);
-    const cyc = buildGraph({ steps: [s("a"), s("b"), s("c")], edges: [{ from: "a", to: "b" }, { from: "b", to: "a" }, { from: "b", to: "c" }] });
+    const cyc = buildGraph({
+      steps: [s("a"), s("b"), s("c")],
+      edges: [
+        { from: "a", to: "b" },
+        { from: "b", to: "a" },
+        { from: "b", to: "c" },
+      ],
+    });
     expect(unreachableSteps(cyc)).toEqual(["a", "b", "c"]);
     const ret = buildGraph({ steps: [s("r", "return"), s("x")], edges: [{ from: "r", to: "x" }] });
     expect(unreachableSteps(ret)).toEqual(["x"]);

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { canonicalDefinition, canonicalJson, hashDefinition, hashNormalizedDefinition, hashText, isDefinitionHash } from "./hash";
+import {
+  canonicalDefinition,
+  canonicalJson,
+  hashDefinition,
+  hashNormalizedDefinition,
+  hashText,
+  isDefinitionHash,
+} from "./hash";
 import { DefinitionValidationError } from "./issues";
 import { canonicalStringify } from "./json";
 import { validateDefinition } from "./validate";
@@ -17,16 +24,37 @@ const minimal = {
 const explicit = {
   steps: [
     {
-      config: { allowedDomains: [], maxResponseBytes: 1048576, timeoutMs: 30000, query: {}, headers: {}, method: "GET", url: "https://api.example.com" },
+      config: {
+        allowedDomains: [],
+        maxResponseBytes: 1048576,
+        timeoutMs: 30000,
+        query: {},
+        headers: {},
+        method: "GET",
+        url: "https://api.example.com",
+      },
       retry: { backoffMs: 1000, maxAttempts: 1 },
       type: "http",
       id: "fetch",
     },
-    { type: "return", id: "done", config: { value: "{{ steps.fetch.output.data }}" }, retry: { maxAttempts: 1 } },
+    {
+      type: "return",
+      id: "done",
+      config: { value: "{{ steps.fetch.output.data }}" },
+      retry: { maxAttempts: 1 },
+    },
   ],
   edges: [{ onFailure: "skip", port: "success", to: "done", from: "fetch" }],
   timezone: "UTC",
-  constraints: { overflow: "queue", maxConcurrentRuns: 10, forbiddenStepTypes: [], maxParallel: 4, timeoutMs: 3600000, maxSteps: 50, allowSelfModification: false },
+  constraints: {
+    overflow: "queue",
+    maxConcurrentRuns: 10,
+    forbiddenStepTypes: [],
+    maxParallel: 4,
+    timeoutMs: 3600000,
+    maxSteps: 50,
+    allowSelfModification: false,
+  },
   variables: {},
   inputs: {},
   name: "Hash me",
@@ -47,7 +75,10 @@ describe("hashDefinition", () => {
   });
 
   it("ignores layout", () => {
-    const withLayout = { ...minimal, layout: { positions: { fetch: { x: 1, y: 2 } }, viewport: { x: 0, y: 0, zoom: 1 } } };
+    const withLayout = {
+      ...minimal,
+      layout: { positions: { fetch: { x: 1, y: 2 } }, viewport: { x: 0, y: 0, zoom: 1 } },
+    };
     expect(hashDefinition(withLayout)).toBe(hashDefinition(minimal));
     expect(canonicalJson(withLayout)).not.toContain("positions");
   });
@@ -56,7 +87,15 @@ describe("hashDefinition", () => {
     const base = hashDefinition(minimal);
     expect(hashDefinition({ ...minimal, name: "Other" })).not.toBe(base);
     expect(hashDefinition({ ...minimal, constraints: { maxParallel: 5 } })).not.toBe(base);
-    expect(hashDefinition({ ...minimal, steps: [{ ...minimal.steps[0], config: { url: "https://api.example.com", method: "POST" } }, minimal.steps[1]] })).not.toBe(base);
+    expect(
+      hashDefinition({
+        ...minimal,
+        steps: [
+          { ...minimal.steps[0], config: { url: "https://api.example.com", method: "POST" } },
+          minimal.steps[1],
+        ],
+      }),
+    ).not.toBe(base);
     expect(hashDefinition({ ...minimal, edges: [] })).not.toBe(base);
   });
 
@@ -69,9 +108,30 @@ describe("hashDefinition", () => {
   });
 
   it("normalizes loop bodies too (implicit body chains become explicit)", () => {
-    const loop = (edges?: unknown) => ({ schemaVersion: 1, name: "L", steps: [{ id: "each", type: "loop", config: { items: [1], body: { steps: [{ id: "a", type: "transform", config: { value: 1 } }, { id: "b", type: "transform", config: { value: 2 } }], ...(edges ? { edges } : {}) } } }] });
+    const loop = (edges?: unknown) => ({
+      schemaVersion: 1,
+      name: "L",
+      steps: [
+        {
+          id: "each",
+          type: "loop",
+          config: {
+            items: [1],
+            body: {
+              steps: [
+                { id: "a", type: "transform", config: { value: 1 } },
+                { id: "b", type: "transform", config: { value: 2 } },
+              ],
+              ...(edges ? { edges } : {}),
+            },
+          },
+        },
+      ],
+    });
     expect(hashDefinition(loop())).toBe(hashDefinition(loop([{ from: "a", to: "b" }])));
-    expect(canonicalDefinition(loop()).steps[0]).toMatchObject({ config: { body: { edges: [{ from: "a", to: "b", port: "success", onFailure: "skip" }] } } });
+    expect(canonicalDefinition(loop()).steps[0]).toMatchObject({
+      config: { body: { edges: [{ from: "a", to: "b", port: "success", onFailure: "skip" }] } },
+    });
   });
 
   it("the fast path agrees with the full one for validated definitions", () => {
@@ -84,15 +144,21 @@ describe("hashDefinition", () => {
   });
 
   it("hashText matches known sha256 vectors", () => {
-    expect(hashText("")).toBe("sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
-    expect(hashText("abc")).toBe("sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    expect(hashText("")).toBe(
+      "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+    );
+    expect(hashText("abc")).toBe(
+      "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+    );
     expect(hashText("é")).toBe(hashText("\u00e9"));
   });
 });
 
 describe("canonicalStringify", () => {
   it("sorts keys by code units, drops undefined members, keeps array order", () => {
-    expect(canonicalStringify({ b: 1, a: [3, 1, { d: undefined, c: "x" }], B: true, é: 1, z: null })).toBe('{"B":true,"a":[3,1,{"c":"x"}],"b":1,"z":null,"é":1}');
+    expect(
+      canonicalStringify({ b: 1, a: [3, 1, { d: undefined, c: "x" }], B: true, é: 1, z: null }),
+    ).toBe('{"B":true,"a":[3,1,{"c":"x"}],"b":1,"z":null,"é":1}');
   });
 
   it("refuses non-JSON values", () => {

@@ -5,7 +5,14 @@
  */
 export * from "./status";
 export * from "./duration";
-export { type JsonValue, type JsonObject, type JsonPrimitive, isJsonValue, deepEqual, canonicalStringify } from "./json";
+export {
+  type JsonValue,
+  type JsonObject,
+  type JsonPrimitive,
+  isJsonValue,
+  deepEqual,
+  canonicalStringify,
+} from "./json";
 export * from "./templates";
 export * from "./conditions";
 export {
@@ -43,19 +50,154 @@ export {
   type StepOfType,
   type StepConfig,
 } from "./steps";
-export { STEP_CATALOG, STEP_CATEGORIES, ERROR_PORT, SIDE_EFFECT_STEP_TYPES, WAITING_STEP_TYPES, stepTypeInfo, portsOf, defaultPortOf, fieldDescription, configFieldDocs, type StepTypeInfo, type StepCategory, type TemplateMode } from "./catalog";
+export {
+  STEP_CATALOG,
+  STEP_CATEGORIES,
+  ERROR_PORT,
+  SIDE_EFFECT_STEP_TYPES,
+  WAITING_STEP_TYPES,
+  stepTypeInfo,
+  portsOf,
+  defaultPortOf,
+  fieldDescription,
+  configFieldDocs,
+  type StepTypeInfo,
+  type StepCategory,
+  type TemplateMode,
+} from "./catalog";
 export * from "./definition";
 export { normalizeDefinition, effectiveEdges } from "./normalize";
-export { validateDefinition, parseDefinition, privateHost, MAX_DEFINITION_NODES, type ValidateOptions, type ValidationResult } from "./validate";
-export { ISSUE_CODES, WARNING_CODES, DefinitionValidationError, type IssueCode, type ValidationIssue, type IssuePath } from "./issues";
-export { stepReferences, definitionReferences, stepsReferencing, forEachStep, renameStep, RenameError, type StepReferences, type DefinitionReferences } from "./refs";
+export {
+  validateDefinition,
+  parseDefinition,
+  privateHost,
+  MAX_DEFINITION_NODES,
+  type ValidateOptions,
+  type ValidationResult,
+} from "./validate";
+export {
+  ISSUE_CODES,
+  WARNING_CODES,
+  DefinitionValidationError,
+  type IssueCode,
+  type ValidationIssue,
+  type IssuePath,
+} from "./issues";
+export {
+  stepReferences,
+  definitionReferences,
+  stepsReferencing,
+  forEachStep,
+  renameStep,
+  RenameError,
+  type StepReferences,
+  type DefinitionReferences,
+} from "./refs";
+export {
+  canConnect,
+  connectSteps,
+  tryRenameStep,
+  copySteps,
+  readClipboard,
+  pasteSteps,
+  duplicateSteps,
+  insertStepAfter,
+  deleteSteps,
+  danglingReferences,
+  starterConfig,
+  freshStepId,
+  stepIdsOf,
+  outputPortsOf,
+  levelsOf,
+  levelOf,
+  loopBodyOf,
+  resolvedEdges,
+  type Refusal,
+  type EditResult,
+  type Level,
+  type ResolvedEdge,
+  type ConnectionRequest,
+  type InsertOptions,
+  type DanglingReference,
+  type StepClipboard,
+  type PasteOptions,
+} from "./edit-ops";
 export * from "./hash";
 export * from "./diff";
-export { buildGraph, buildRunnableGraph, findCycles, computeAncestry, unreachableSteps, rootSteps, waitsFor, GraphError, type WorkflowGraph, type GraphNode, type GraphEdge, type GraphSource, type Cycle, type Ancestry } from "./graph";
+export {
+  buildGraph,
+  buildRunnableGraph,
+  findCycles,
+  computeAncestry,
+  unreachableSteps,
+  rootSteps,
+  waitsFor,
+  GraphError,
+  type WorkflowGraph,
+  type GraphNode,
+  type GraphEdge,
+  type GraphSource,
+  type Cycle,
+  type Ancestry,
+} from "./graph";
 export * from "./engine";
-export { simulate, type ScriptedOutcome, type Script, type SimulateOptions, type SimulationResult } from "./simulate";
+export {
+  simulate,
+  type ScriptedOutcome,
+  type Script,
+  type SimulateOptions,
+  type SimulationResult,
+} from "./simulate";
 export * from "./inputs";
 export * from "./io";
 export { workflowJsonSchema, WORKFLOW_SCHEMA_ID, type JsonSchema } from "./json-schema";
 export { makeLargeDefinition } from "./fixtures";
 export { resolveStepConfig } from "./resolve-config";
+export {
+  JsonPatchOperation,
+  JsonPatch,
+  applyDefinitionPatch,
+  parsePointer,
+  formatPointer,
+  type PatchResult,
+} from "./json-patch";
+export {
+  assessChange,
+  describeChange,
+  outboundDomains,
+  stepOutboundUrls,
+  urlHost,
+  approvalWeakenings,
+  maxLevel,
+  RISK_LEVELS,
+  RISK_RULES,
+  POLICIES,
+  APPROVAL_TIMEOUT_GROWTH_FACTOR,
+  forbiddenStepTypeReasons,
+  scriptStepReasons,
+  outboundDomainReasons,
+  approvalGateReasons,
+  secretReasons,
+  constraintReasons,
+  sideEffectReasons,
+  edgeRewiringReasons,
+  type RiskLevel,
+  type RiskRule,
+  type PolicyName,
+  type RiskReason,
+  type PolicyVerdict,
+  type ChangeAssessment,
+  type AssessInput,
+  type Change,
+} from "./proposal-risk";
+export {
+  summarizeChange,
+  stepLabel,
+  edgeLabel,
+  showValue,
+  fieldList,
+  fieldValues,
+  CHANGE_KINDS,
+  type ChangeKind,
+  type ChangeLine,
+} from "./change-summary";

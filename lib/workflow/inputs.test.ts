@@ -13,19 +13,35 @@ const inputs = {
 
 describe("resolveRunInput", () => {
   it("applies defaults and keeps given values", () => {
-    expect(resolveRunInput(inputs, { version: "1.0.0", tags: ["a"], dryRun: false })).toEqual({ ok: true, value: { version: "1.0.0", count: 1, env: "staging", tags: ["a"], dryRun: false } });
+    expect(resolveRunInput(inputs, { version: "1.0.0", tags: ["a"], dryRun: false })).toEqual({
+      ok: true,
+      value: { version: "1.0.0", count: 1, env: "staging", tags: ["a"], dryRun: false },
+    });
   });
 
   it("treats null as not given", () => {
-    expect(resolveRunInput(inputs, { version: "1", count: null })).toMatchObject({ ok: true, value: { count: 1 } });
+    expect(resolveRunInput(inputs, { version: "1", count: null })).toMatchObject({
+      ok: true,
+      value: { count: 1 },
+    });
   });
 
   it("reports every problem with the input's name", () => {
-    const result = resolveRunInput(inputs, { count: "3", env: "dev", tags: "a", options: [], verison: "x" });
+    const result = resolveRunInput(inputs, {
+      count: "3",
+      env: "dev",
+      tags: "a",
+      options: [],
+      verison: "x",
+    });
     expect(result.ok).toBe(false);
     if (!result.ok) {
       expect(result.issues).toEqual([
-        { name: "verison", message: 'Unknown input "verison"; this workflow takes version, count, env, tags, options, dryRun. Did you mean "version"?' },
+        {
+          name: "verison",
+          message:
+            'Unknown input "verison"; this workflow takes version, count, env, tags, options, dryRun. Did you mean "version"?',
+        },
         { name: "version", message: 'Input "version" is required (semver).' },
         { name: "count", message: 'Input "count" must be a number, got "3".' },
         { name: "env", message: 'Input "env" must be one of "staging", "prod", got "dev".' },

@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { makeLargeDefinition } from "./fixtures";
-import { detectFormat, exportDefinition, importDefinition, lineColumn, locateJsonError, MAX_DEFINITION_TEXT_LENGTH, parseDefinitionText } from "./io";
+import {
+  detectFormat,
+  exportDefinition,
+  importDefinition,
+  lineColumn,
+  locateJsonError,
+  MAX_DEFINITION_TEXT_LENGTH,
+  parseDefinitionText,
+} from "./io";
 
 const definition = {
   schemaVersion: 1,
@@ -9,8 +17,20 @@ const definition = {
   inputs: { version: { type: "string", required: true } },
   variables: { answer: "yes", flag: "no", num: "010", multi: "line 1\nline 2" },
   steps: [
-    { id: "approve", type: "approval", config: { prompt: "Ship {{ input.version }}?", timeout: "24h" } },
-    { id: "deploy", type: "http", config: { method: "POST", url: "https://deploy.example/api", body: { v: "{{ input.version }}", n: 1.5, nothing: null, list: [] } } },
+    {
+      id: "approve",
+      type: "approval",
+      config: { prompt: "Ship {{ input.version }}?", timeout: "24h" },
+    },
+    {
+      id: "deploy",
+      type: "http",
+      config: {
+        method: "POST",
+        url: "https://deploy.example/api",
+        body: { v: "{{ input.version }}", n: 1.5, nothing: null, list: [] },
+      },
+    },
   ],
   edges: [{ from: "approve", to: "deploy", port: "approved", onFailure: "fail_run" }],
   output: "{{ steps.deploy.output.data }}",
@@ -35,7 +55,9 @@ describe("export and import round trip", () => {
   });
 
   it("can drop the layout", () => {
-    expect(exportDefinition(definition, "json", { includeLayout: false })).not.toContain("positions");
+    expect(exportDefinition(definition, "json", { includeLayout: false })).not.toContain(
+      "positions",
+    );
   });
 
   it("YAML output is readable block style and quotes templates", () => {
@@ -87,14 +109,23 @@ describe("syntax errors carry line and column", () => {
   });
 
   it("caps YAML alias expansion (billion laughs)", () => {
-    const lol = ["a: &a [x, x, x, x, x, x, x, x, x]", "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]", "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]", "d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]", "e: [*d, *d, *d, *d, *d, *d, *d, *d, *d]"].join("\n");
+    const lol = [
+      "a: &a [x, x, x, x, x, x, x, x, x]",
+      "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]",
+      "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]",
+      "d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]",
+      "e: [*d, *d, *d, *d, *d, *d, *d, *d, *d]",
+    ].join("\n");
     const result = parseDefinitionText(lol, "yaml");
     expect(result.ok).toBe(false);
   });
 
   it("refuses empty and oversized text", () => {
     expect(parseDefinitionText("   ")).toMatchObject({ ok: false, error: { code: "EMPTY_TEXT" } });
-    expect(parseDefinitionText(" ".repeat(MAX_DEFINITION_TEXT_LENGTH + 1))).toMatchObject({ ok: false, error: { code: "TEXT_TOO_LARGE" } });
+    expect(parseDefinitionText(" ".repeat(MAX_DEFINITION_TEXT_LENGTH + 1))).toMatchObject({
+      ok: false,
+      error: { code: "TEXT_TOO_LARGE" },
+    });
   });
 
   it("an import with a syntax error reports it and no validation issues", () => {
@@ -105,13 +136,18 @@ describe("syntax errors carry line and column", () => {
   });
 
   it("an import of valid syntax but a bad definition reports validation issues", () => {
-    const result = importDefinition("schemaVersion: 1\nname: x\nsteps:\n  - id: a\n    type: nope\n");
+    const result = importDefinition(
+      "schemaVersion: 1\nname: x\nsteps:\n  - id: a\n    type: nope\n",
+    );
     expect(result.ok).toBe(false);
     expect(result.issues[0]!.code).toBe("UNKNOWN_STEP_TYPE");
   });
 
   it("keeps a __proto__ key from JSON or YAML as data and the validator refuses it", () => {
-    for (const text of ['{"schemaVersion":1,"name":"x","steps":[],"__proto__":{"polluted":true}}', "schemaVersion: 1\nname: x\nsteps: []\n__proto__:\n  polluted: true\n"]) {
+    for (const text of [
+      '{"schemaVersion":1,"name":"x","steps":[],"__proto__":{"polluted":true}}',
+      "schemaVersion: 1\nname: x\nsteps: []\n__proto__:\n  polluted: true\n",
+    ]) {
       const result = importDefinition(text);
       expect(({} as Record<string, unknown>).polluted).toBeUndefined();
       expect(result.issues.map((i) => i.code)).toContain("FORBIDDEN_KEY");

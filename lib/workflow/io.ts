@@ -22,7 +22,9 @@ export interface SyntaxIssue {
   readonly column?: number;
 }
 
-export type ParseTextResult = { readonly ok: true; readonly value: unknown; readonly format: DefinitionFormat } | { readonly ok: false; readonly error: SyntaxIssue; readonly format: DefinitionFormat };
+export type ParseTextResult =
+  | { readonly ok: true; readonly value: unknown; readonly format: DefinitionFormat }
+  | { readonly ok: false; readonly error: SyntaxIssue; readonly format: DefinitionFormat };
 
 /** JSON when the first non-blank character is `{` or `[`, else YAML. */
 export function detectFormat(text: string): DefinitionFormat {
@@ -30,12 +32,27 @@ export function detectFormat(text: string): DefinitionFormat {
 }
 
 /** Parses text to a plain value (no validation). Never throws. */
-export function parseDefinitionText(text: string, format: DefinitionFormat | "auto" = "auto"): ParseTextResult {
+export function parseDefinitionText(
+  text: string,
+  format: DefinitionFormat | "auto" = "auto",
+): ParseTextResult {
   const chosen = format === "auto" ? detectFormat(text) : format;
   if (text.length > MAX_DEFINITION_TEXT_LENGTH) {
-    return { ok: false, format: chosen, error: { code: "TEXT_TOO_LARGE", message: `The text is ${text.length} characters; definitions are at most ${MAX_DEFINITION_TEXT_LENGTH}.` } };
+    return {
+      ok: false,
+      format: chosen,
+      error: {
+        code: "TEXT_TOO_LARGE",
+        message: `The text is ${text.length} characters; definitions are at most ${MAX_DEFINITION_TEXT_LENGTH}.`,
+      },
+    };
   }
-  if (text.trim() === "") return { ok: false, format: chosen, error: { code: "EMPTY_TEXT", message: "The text is empty; paste a workflow definition." } };
+  if (text.trim() === "")
+    return {
+      ok: false,
+      format: chosen,
+      error: { code: "EMPTY_TEXT", message: "The text is empty; paste a workflow definition." },
+    };
   return chosen === "json" ? parseJsonText(text) : parseYamlText(text);
 }
 
@@ -46,27 +63,62 @@ function parseJsonText(text: string): ParseTextResult {
     // Engines word and place JSON.parse errors differently; locate the error ourselves.
     const found = locateJsonError(text);
     const { line, column } = lineColumn(text, found.offset);
-    return { ok: false, format: "json", error: { code: "INVALID_JSON", message: `Invalid JSON at line ${line}, column ${column}: ${found.message}.`, line, column } };
+    return {
+      ok: false,
+      format: "json",
+      error: {
+        code: "INVALID_JSON",
+        message: `Invalid JSON at line ${line}, column ${column}: ${found.message}.`,
+        line,
+        column,
+      },
+    };
   }
 }
 
 function parseYamlText(text: string): ParseTextResult {
-  const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: true, version: "1.2", schema: "core", strict: true });
+  const doc = parseDocument(text, {
+    uniqueKeys: true,
+    prettyErrors: true,
+    version: "1.2",
+    schema: "core",
+    strict: true,
+  });
   const error = doc.errors[0] ?? doc.warnings.find((w) => w.code === "TAG_RESOLVE_FAILED");
   if (error) {
     const pos = error.linePos?.[0];
     const where = pos ? ` at line ${pos.line}, column ${pos.col}` : "";
     const message = error.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "");
-    return { ok: false, format: "yaml", error: { code: "INVALID_YAML", message: `Invalid YAML${where}: ${message}`, ...(pos ? { line: pos.line, column: pos.col } : {}) } };
+    return {
+      ok: false,
+      format: "yaml",
+      error: {
+        code: "INVALID_YAML",
+        message: `Invalid YAML${where}: ${message}`,
+        ...(pos ? { line: pos.line, column: pos.col } : {}),
+      },
+    };
   }
   try {
     const value = doc.toJS({ maxAliasCount: 100 }) as unknown;
     // `__proto__` keys pass here (as own data members) so the validator reports them like JSON's.
     const problem = value === null || value === undefined ? null : jsonProblem(value, 512, true);
-    if (problem) return { ok: false, format: "yaml", error: { code: "INVALID_YAML", message: `Invalid YAML: the document is not plain JSON data (${problem}).` } };
+    if (problem)
+      return {
+        ok: false,
+        format: "yaml",
+        error: {
+          code: "INVALID_YAML",
+          message: `Invalid YAML: the document is not plain JSON data (${problem}).`,
+        },
+      };
     return { ok: true, format: "yaml", value };
   } catch (caught) {
-    return { ok: false, format: "yaml", error: { code: "INVALID_YAML", message: `Invalid YAML: ${(caught as Error).message}` } };
+    return {
+      ok: false,
+      format: "yaml",
+      error: { code: "INVALID_YAML", message: `Invalid YAML: ${(caught as Error).message}` },
+    };
   }
 }
 
@@ -77,9 +129,13 @@ export interface ImportResult extends ValidationResult {
 }
 
 /** Parses and validates a definition from JSON or YAML text. */
-export function importDefinition(text: string, options: ValidateOptions & { format?: DefinitionFormat | "auto" } = {}): ImportResult {
+export function importDefinition(
+  text: string,
+  options: ValidateOptions & { format?: DefinitionFormat | "auto" } = {},
+): ImportResult {
   const parsed = parseDefinitionText(text, options.format ?? "auto");
-  if (!parsed.ok) return { ok: false, issues: [], format: parsed.format, syntaxError: parsed.error };
+  if (!parsed.ok)
+    return { ok: false, issues: [], format: parsed.format, syntaxError: parsed.error };
   return { ...validateDefinition(parsed.value, options), format: parsed.format };
 }
 
@@ -87,8 +143,13 @@ export function importDefinition(text: string, options: ValidateOptions & { form
  * Serializes a definition as written (no defaults added), JSON with 2-space indentation or block
  * YAML, each ending in a newline. `includeLayout: false` drops the editor layout.
  */
-export function exportDefinition(definition: unknown, format: DefinitionFormat, options: { includeLayout?: boolean } = {}): string {
-  if (!isPlainObject(definition) || !isJsonValue(definition)) throw new TypeError("exportDefinition: the definition must be a plain JSON object.");
+export function exportDefinition(
+  definition: unknown,
+  format: DefinitionFormat,
+  options: { includeLayout?: boolean } = {},
+): string {
+  if (!isPlainObject(definition) || !isJsonValue(definition))
+    throw new TypeError("exportDefinition: the definition must be a plain JSON object.");
   const value = options.includeLayout === false ? withoutLayout(definition) : definition;
   if (format === "json") return `${JSON.stringify(value, null, 2)}\n`;
   return stringify(value, { lineWidth: 0, version: "1.2", aliasDuplicateObjects: false });
@@ -132,7 +193,12 @@ export function locateJsonError(text: string): { offset: number; message: string
     while (i < text.length && " \t\n\r".includes(text[i]!)) i++;
   };
   const fail = (expected: string): never => {
-    throw new JsonSyntax(i >= text.length ? `unexpected end of text, expected ${expected}` : `unexpected ${JSON.stringify(text[i])}, expected ${expected}`, i);
+    throw new JsonSyntax(
+      i >= text.length
+        ? `unexpected end of text, expected ${expected}`
+        : `unexpected ${JSON.stringify(text[i])}, expected ${expected}`,
+      i,
+    );
   };
   const literal = (word: string) => {
     if (text.startsWith(word, i)) i += word.length;
@@ -146,11 +212,13 @@ export function locateJsonError(text: string): { offset: number; message: string
       if (text[i] === "\\") {
         const e = text[i + 1];
         if (e === "u") {
-          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) throw new JsonSyntax("invalid \\u escape", i);
+          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6)))
+            throw new JsonSyntax("invalid \\u escape", i);
           i += 6;
           continue;
         }
-        if (e === undefined || !'"\\/bfnrt'.includes(e)) throw new JsonSyntax(`invalid escape "\\${e ?? ""}"`, i);
+        if (e === undefined || !'"\\/bfnrt'.includes(e))
+          throw new JsonSyntax(`invalid escape "\\${e ?? ""}"`, i);
         i += 2;
         continue;
       }
@@ -184,7 +252,8 @@ export function locateJsonError(text: string): { offset: number; message: string
     if (text[i] === "}") return void i++;
     for (;;) {
       ws();
-      if (text[i] !== '"') fail(text[i] === "}" ? 'a key (no trailing comma before "}")' : "a double-quoted key");
+      if (text[i] !== '"')
+        fail(text[i] === "}" ? 'a key (no trailing comma before "}")' : "a double-quoted key");
       string();
       ws();
       if (text[i] !== ":") fail('":"');

@@ -58,7 +58,13 @@ export const ISSUE_CODES = [
 export type IssueCode = (typeof ISSUE_CODES)[number];
 
 /** Codes reported as warnings: they never make `ok` false. */
-export const WARNING_CODES: ReadonlySet<IssueCode> = new Set(["ISOLATED_STEP", "ON_FAILURE_IGNORED", "PRIVATE_ADDRESS", "IGNORED_FIELD", "TEMPLATE_IN_COMMAND"]);
+export const WARNING_CODES: ReadonlySet<IssueCode> = new Set([
+  "ISOLATED_STEP",
+  "ON_FAILURE_IGNORED",
+  "PRIVATE_ADDRESS",
+  "IGNORED_FIELD",
+  "TEMPLATE_IN_COMMAND",
+]);
 
 export type IssuePath = Array<string | number>;
 
@@ -72,7 +78,12 @@ export interface ValidationIssue {
   readonly severity: "error" | "warning";
 }
 
-export function makeIssue(code: IssueCode, message: string, path: IssuePath, extra: { stepId?: string | undefined; edgeIndex?: number | undefined } = {}): ValidationIssue {
+export function makeIssue(
+  code: IssueCode,
+  message: string,
+  path: IssuePath,
+  extra: { stepId?: string | undefined; edgeIndex?: number | undefined } = {},
+): ValidationIssue {
   return {
     code,
     message,
@@ -87,7 +98,11 @@ export class DefinitionValidationError extends Error {
   override readonly name = "DefinitionValidationError";
   constructor(readonly issues: readonly ValidationIssue[]) {
     const errors = issues.filter((i) => i.severity === "error");
-    super(errors.length === 1 ? errors[0]!.message : `The workflow definition has ${errors.length} errors; first: ${errors[0]?.message ?? "unknown"}`);
+    super(
+      errors.length === 1
+        ? errors[0]!.message
+        : `The workflow definition has ${errors.length} errors; first: ${errors[0]?.message ?? "unknown"}`,
+    );
   }
 }
 
@@ -118,14 +133,23 @@ export function locate(raw: unknown, path: IssuePath): Located {
     const index = path[edgeAt + 1] as number;
     const ends = isPlainObject(edge) ? ` (${showId(edge.from)} → ${showId(edge.to)})` : "";
     const inside = edgeAt > 0 ? ` in the body of ${loopName(raw, path.slice(0, edgeAt))}` : "";
-    return { subject: `Edge #${index}${ends}${inside}`, field: fieldText(path.slice(edgeAt + 2)), edgeIndex: index };
+    return {
+      subject: `Edge #${index}${ends}${inside}`,
+      field: fieldText(path.slice(edgeAt + 2)),
+      edgeIndex: index,
+    };
   }
   if (stepAt >= 0) {
     const step = getAtPath(raw, path.slice(0, stepAt + 2));
     const id = isPlainObject(step) && typeof step.id === "string" ? step.id : undefined;
     const type = isPlainObject(step) && isStepType(step.type) ? ` (${step.type})` : "";
-    const name = id !== undefined ? `Step "${id}"${type}` : `Step #${path[stepAt + 1] as number}${type}`;
-    return { subject: name, field: fieldText(path.slice(stepAt + 2)), ...(id !== undefined ? { stepId: id } : {}) };
+    const name =
+      id !== undefined ? `Step "${id}"${type}` : `Step #${path[stepAt + 1] as number}${type}`;
+    return {
+      subject: name,
+      field: fieldText(path.slice(stepAt + 2)),
+      ...(id !== undefined ? { stepId: id } : {}),
+    };
   }
   return { subject: "Workflow", field: fieldText(path) };
 }
@@ -164,7 +188,11 @@ type ZodIssue = z.core.$ZodIssue;
 /** Keys a strict object at `path` accepts, found by walking the zod schema along the raw input. */
 export type AllowedKeys = (path: IssuePath) => readonly string[] | undefined;
 
-export function fromZodIssue(issue: ZodIssue, raw: unknown, allowedKeys: AllowedKeys): ValidationIssue[] {
+export function fromZodIssue(
+  issue: ZodIssue,
+  raw: unknown,
+  allowedKeys: AllowedKeys,
+): ValidationIssue[] {
   const path = issue.path.map((p) => (typeof p === "symbol" ? String(p) : p));
   const located = locate(raw, path);
   const extra = { stepId: located.stepId, edgeIndex: located.edgeIndex };
@@ -176,36 +204,99 @@ export function fromZodIssue(issue: ZodIssue, raw: unknown, allowedKeys: Allowed
       .filter((key) => key !== "__proto__") // reported once as FORBIDDEN_KEY
       .map((key) => {
         const allowed = allowedKeys(path);
-        const hint = allowed ? ` Allowed keys: ${allowed.join(", ")}.${didYouMean(key, allowed)}` : "";
-        const container = located.subject === "Workflow" ? located.field || "the workflow definition" : located.field ? `${located.subject} ${located.field}` : located.subject;
-        return makeIssue("UNKNOWN_KEY", `Unknown key "${key}" in ${container}.${hint}`, [...path, key], extra);
+        const hint = allowed
+          ? ` Allowed keys: ${allowed.join(", ")}.${didYouMean(key, allowed)}`
+          : "";
+        const container =
+          located.subject === "Workflow"
+            ? located.field || "the workflow definition"
+            : located.field
+              ? `${located.subject} ${located.field}`
+              : located.subject;
+        return makeIssue(
+          "UNKNOWN_KEY",
+          `Unknown key "${key}" in ${container}.${hint}`,
+          [...path, key],
+          extra,
+        );
       });
   }
 
-  const custom = issue.code === "custom" ? (issue.params as { code?: string } | undefined)?.code : undefined;
-  if (custom === "INVALID_CONDITION" || custom === "INVALID_REGEX" || custom === "INVALID_DURATION") {
+  const custom =
+    issue.code === "custom" ? (issue.params as { code?: string } | undefined)?.code : undefined;
+  if (
+    custom === "INVALID_CONDITION" ||
+    custom === "INVALID_REGEX" ||
+    custom === "INVALID_DURATION"
+  ) {
     return [makeIssue(custom, `${where(located)}: ${issue.message}`, path, extra)];
   }
 
   if (isStepTypePath(path) && issue.code === "invalid_union") {
-    if (value === undefined) return [makeIssue("MISSING_FIELD", `${located.subject}: "type" is required; use one of ${STEP_TYPES.join(", ")}.`, path, extra)];
+    if (value === undefined)
+      return [
+        makeIssue(
+          "MISSING_FIELD",
+          `${located.subject}: "type" is required; use one of ${STEP_TYPES.join(", ")}.`,
+          path,
+          extra,
+        ),
+      ];
     const hint = typeof value === "string" ? didYouMean(value, STEP_TYPES) : "";
-    return [makeIssue("UNKNOWN_STEP_TYPE", `${located.subject}: unknown step type ${preview(value)}; use one of ${STEP_TYPES.join(", ")}.${hint}`, path, extra)];
+    return [
+      makeIssue(
+        "UNKNOWN_STEP_TYPE",
+        `${located.subject}: unknown step type ${preview(value)}; use one of ${STEP_TYPES.join(", ")}.${hint}`,
+        path,
+        extra,
+      ),
+    ];
   }
 
   if (path.length === 1 && path[0] === "schemaVersion" && value !== undefined) {
-    return [makeIssue("UNSUPPORTED_SCHEMA_VERSION", `Unsupported schemaVersion ${preview(value)}; this version of Sluice reads schemaVersion 1.`, path)];
+    return [
+      makeIssue(
+        "UNSUPPORTED_SCHEMA_VERSION",
+        `Unsupported schemaVersion ${preview(value)}; this version of Sluice reads schemaVersion 1.`,
+        path,
+      ),
+    ];
   }
   if (path.length === 1 && path[0] === "steps" && issue.code === "too_big") {
-    return [makeIssue("TOO_MANY_STEPS", `The workflow has ${Array.isArray(value) ? value.length : "too many"} steps; the hard limit is ${String(issue.maximum)}.`, path)];
+    return [
+      makeIssue(
+        "TOO_MANY_STEPS",
+        `The workflow has ${Array.isArray(value) ? value.length : "too many"} steps; the hard limit is ${String(issue.maximum)}.`,
+        path,
+      ),
+    ];
   }
   if (isStepIdPath(path) && value !== undefined) {
-    return [makeIssue("INVALID_STEP_ID", `${located.subject}: invalid id ${preview(value)}: ${issue.message}`, path, extra)];
+    return [
+      makeIssue(
+        "INVALID_STEP_ID",
+        `${located.subject}: invalid id ${preview(value)}: ${issue.message}`,
+        path,
+        extra,
+      ),
+    ];
   }
 
-  const missing = value === undefined && (issue.code === "invalid_type" || issue.code === "invalid_union" || issue.message === VALUE_REQUIRED_MESSAGE);
-  const code = inConfig ? "INVALID_STEP_CONFIG" : missing ? "MISSING_FIELD" : issue.code === "invalid_type" || custom === "INVALID_TYPE" ? "INVALID_TYPE" : "INVALID_VALUE";
-  const text = missing ? `${located.subject}: ${located.field || "a value"} is required` : `${where(located)}: ${describeProblem(issue, value)}`;
+  const missing =
+    value === undefined &&
+    (issue.code === "invalid_type" ||
+      issue.code === "invalid_union" ||
+      issue.message === VALUE_REQUIRED_MESSAGE);
+  const code = inConfig
+    ? "INVALID_STEP_CONFIG"
+    : missing
+      ? "MISSING_FIELD"
+      : issue.code === "invalid_type" || custom === "INVALID_TYPE"
+        ? "INVALID_TYPE"
+        : "INVALID_VALUE";
+  const text = missing
+    ? `${located.subject}: ${located.field || "a value"} is required`
+    : `${where(located)}: ${describeProblem(issue, value)}`;
   return [makeIssue(code, text.endsWith(".") ? text : `${text}.`, path, extra)];
 }
 
@@ -220,7 +311,9 @@ function describeProblem(issue: ZodIssue, value: unknown): string {
     case "invalid_value":
       return `must be ${issue.values.length === 1 ? preview(issue.values[0]) : `one of ${issue.values.map((v) => preview(v)).join(", ")}`}, got ${preview(value)}`;
     case "invalid_format":
-      return issue.message.startsWith("Invalid") ? `${preview(value)} has an invalid format` : `${preview(value)} — ${issue.message}`;
+      return issue.message.startsWith("Invalid")
+        ? `${preview(value)} has an invalid format`
+        : `${preview(value)} — ${issue.message}`;
     case "invalid_key": {
       const inner = issue.issues.map((i) => i.message).join("; ");
       const key = issue.path[issue.path.length - 1];
@@ -228,17 +321,30 @@ function describeProblem(issue: ZodIssue, value: unknown): string {
     }
     case "invalid_union": {
       // A branch whose only problems are deeper than a root type mismatch is the one the author meant.
-      const meant = issue.errors.filter((errs) => !errs.some((e) => e.code === "invalid_type" && e.path.length === 0));
+      const meant = issue.errors.filter(
+        (errs) => !errs.some((e) => e.code === "invalid_type" && e.path.length === 0),
+      );
       if (meant.length === 1) return meant[0]!.map((e) => e.message.replace(/\.$/, "")).join("; ");
-      const expected = issue.errors.flatMap((errs) => errs.filter((e) => e.code === "invalid_type" && e.path.length === 0).map((e) => (e as { expected: string }).expected));
-      return expected.length === issue.errors.length && expected.length > 0 ? `expected ${expected.join(" or ")}, got ${describeType(value)}` : `${preview(value)} does not match any allowed form (${issue.message})`;
+      const expected = issue.errors.flatMap((errs) =>
+        errs
+          .filter((e) => e.code === "invalid_type" && e.path.length === 0)
+          .map((e) => (e as { expected: string }).expected),
+      );
+      return expected.length === issue.errors.length && expected.length > 0
+        ? `expected ${expected.join(" or ")}, got ${describeType(value)}`
+        : `${preview(value)} does not match any allowed form (${issue.message})`;
     }
     default:
       return issue.message.replace(/\.$/, "");
   }
 }
 
-function sizeMessage(origin: string, bound: string, limit: number | bigint, value: unknown): string {
+function sizeMessage(
+  origin: string,
+  bound: string,
+  limit: number | bigint,
+  value: unknown,
+): string {
   switch (origin) {
     case "string":
       return `must be ${bound} ${limit} character${limit === 1 ? "" : "s"}${typeof value === "string" ? ` (got ${value.length})` : ""}`;
@@ -259,10 +365,14 @@ function isConfigPath(path: IssuePath): boolean {
 
 function isStepTypePath(path: IssuePath): boolean {
   const n = path.length;
-  return n >= 3 && path[n - 1] === "type" && typeof path[n - 2] === "number" && path[n - 3] === "steps";
+  return (
+    n >= 3 && path[n - 1] === "type" && typeof path[n - 2] === "number" && path[n - 3] === "steps"
+  );
 }
 
 function isStepIdPath(path: IssuePath): boolean {
   const n = path.length;
-  return n >= 3 && path[n - 1] === "id" && typeof path[n - 2] === "number" && path[n - 3] === "steps";
+  return (
+    n >= 3 && path[n - 1] === "id" && typeof path[n - 2] === "number" && path[n - 3] === "steps"
+  );
 }

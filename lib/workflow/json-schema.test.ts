@@ -28,24 +28,51 @@ describe("workflowJsonSchema", () => {
     expect(schema.type).toBe("object");
     expect(schema.additionalProperties).toBe(false);
     expect(schema.required).toEqual(["schemaVersion", "name", "steps"]);
-    expect(Object.keys(schema.properties as Json)).toEqual(["schemaVersion", "name", "description", "inputs", "variables", "constraints", "timezone", "steps", "edges", "output", "layout"]);
+    expect(Object.keys(schema.properties as Json)).toEqual([
+      "schemaVersion",
+      "name",
+      "description",
+      "inputs",
+      "variables",
+      "constraints",
+      "timezone",
+      "steps",
+      "edges",
+      "output",
+      "layout",
+    ]);
   });
 
   it("has one if/then clause per step type with that type's config", () => {
     const step = defs.step!;
     expect((step.properties as Json).type).toMatchObject({ enum: [...STEP_TYPES] });
-    const clauses = step.allOf as Array<{ if: { properties: { type: { const: string } } }; then: { properties: { config: Json } } }>;
+    const clauses = step.allOf as Array<{
+      if: { properties: { type: { const: string } } };
+      then: { properties: { config: Json } };
+    }>;
     expect(clauses.map((c) => c.if.properties.type.const)).toEqual([...STEP_TYPES]);
     const http = clauses.find((c) => c.if.properties.type.const === "http")!.then.properties.config;
     expect(http.required).toEqual(["url"]);
-    expect(Object.keys(http.properties as Json)).toEqual(["method", "url", "headers", "query", "body", "timeoutMs", "allowedDomains", "maxResponseBytes"]);
-    expect(((http.properties as Json).timeoutMs as Json).description).toMatch(/default 30000, max 300000/);
+    expect(Object.keys(http.properties as Json)).toEqual([
+      "method",
+      "url",
+      "headers",
+      "query",
+      "body",
+      "timeoutMs",
+      "allowedDomains",
+      "maxResponseBytes",
+    ]);
+    expect(((http.properties as Json).timeoutMs as Json).description).toMatch(
+      /default 30000, max 300000/,
+    );
     expect(((http.properties as Json).method as Json).default).toBe("GET");
   });
 
   it("documents fields for hover docs", () => {
     const constraints = (schema.properties as Json).constraints as Json;
-    for (const field of Object.values(constraints.properties as Record<string, Json>)) expect(field.description).toBeTruthy();
+    for (const field of Object.values(constraints.properties as Record<string, Json>))
+      expect(field.description).toBeTruthy();
     const descriptions = collect(schema, "description");
     expect(descriptions.length).toBeGreaterThan(100);
   });
@@ -64,7 +91,19 @@ describe("workflowJsonSchema", () => {
   it("describes conditions structurally", () => {
     const condition = defs.condition!;
     const leaf = (condition.anyOf as Json[])[0]!;
-    expect(Object.keys(leaf.properties as Json)).toEqual(["ref", "eq", "neq", "gt", "gte", "lt", "lte", "in", "contains", "exists", "matches"]);
+    expect(Object.keys(leaf.properties as Json)).toEqual([
+      "ref",
+      "eq",
+      "neq",
+      "gt",
+      "gte",
+      "lt",
+      "lte",
+      "in",
+      "contains",
+      "exists",
+      "matches",
+    ]);
   });
 
   it("is built once", () => {

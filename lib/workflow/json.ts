@@ -39,11 +39,20 @@ export function getOwn(obj: unknown, key: string): unknown {
  * no `__proto__` keys, depth ≤ maxDepth. Recursion is bounded by maxDepth, so hostile nesting
  * cannot blow the stack; it allocates nothing on the happy path (it runs for every JSON field).
  */
-export function jsonProblem(value: unknown, maxDepth = MAX_JSON_DEPTH, allowProtoKeys = false): string | null {
+export function jsonProblem(
+  value: unknown,
+  maxDepth = MAX_JSON_DEPTH,
+  allowProtoKeys = false,
+): string | null {
   return problemAt(value, 0, maxDepth, allowProtoKeys);
 }
 
-function problemAt(value: unknown, depth: number, maxDepth: number, allowProtoKeys: boolean): string | null {
+function problemAt(
+  value: unknown,
+  depth: number,
+  maxDepth: number,
+  allowProtoKeys: boolean,
+): string | null {
   if (value === null || typeof value === "string" || typeof value === "boolean") return null;
   if (typeof value === "number")
     return Number.isFinite(value) ? null : `${value} is not a JSON number`;

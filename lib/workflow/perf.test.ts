@@ -16,10 +16,15 @@ function measure(runs: number, fn: () => void): { median: number; p90: number; m
     times.push(performance.now() - start);
   }
   times.sort((a, b) => a - b);
-  return { median: times[Math.floor(runs / 2)]!, p90: times[Math.floor(runs * 0.9)]!, min: times[0]! };
+  return {
+    median: times[Math.floor(runs / 2)]!,
+    p90: times[Math.floor(runs * 0.9)]!,
+    min: times[0]!,
+  };
 }
 
-const fmt = (t: { median: number; p90: number; min: number }) => `median ${t.median.toFixed(1)} ms, p90 ${t.p90.toFixed(1)} ms, min ${t.min.toFixed(1)} ms`;
+const fmt = (t: { median: number; p90: number; min: number }) =>
+  `median ${t.median.toFixed(1)} ms, p90 ${t.p90.toFixed(1)} ms, min ${t.min.toFixed(1)} ms`;
 
 describe("performance (logged, not asserted)", () => {
   it("validate + hash of a generated 1,000-step definition", () => {
@@ -34,6 +39,8 @@ describe("performance (logged, not asserted)", () => {
     });
     const validateOnly = measure(20, () => validateDefinition(definition));
     const hashOnly = measure(20, () => hashDefinition(definition));
-    console.log(`[perf] 1,000 steps — validate+hash: ${fmt(validateAndHash)} | validate: ${fmt(validateOnly)} | hashDefinition (parse+hash): ${fmt(hashOnly)}`);
+    console.log(
+      `[perf] 1,000 steps — validate+hash: ${fmt(validateAndHash)} | validate: ${fmt(validateOnly)} | hashDefinition (parse+hash): ${fmt(hashOnly)}`,
+    );
   });
 });

@@ -22,8 +22,13 @@ export const STEP_ID_MAX_LENGTH = 64;
 export const StepId = z
   .string()
   .max(STEP_ID_MAX_LENGTH, { message: `Step ids are at most ${STEP_ID_MAX_LENGTH} characters.` })
-  .regex(STEP_ID_PATTERN, { message: "Step ids start with a lower-case letter and contain only a-z, 0-9 and _ (e.g. fetch_orders)." })
-  .describe("Unique step id: lower-case letter, then a-z, 0-9, _ (max 64). Referenced as steps.<id>.output.");
+  .regex(STEP_ID_PATTERN, {
+    message:
+      "Step ids start with a lower-case letter and contain only a-z, 0-9 and _ (e.g. fetch_orders).",
+  })
+  .describe(
+    "Unique step id: lower-case letter, then a-z, 0-9, _ (max 64). Referenced as steps.<id>.output.",
+  );
 
 export const VALUE_REQUIRED_MESSAGE = "A value is required here.";
 
@@ -32,7 +37,10 @@ export function jsonValue(description: string) {
   const schema = z
     .custom<JsonValue>((value) => value !== undefined && jsonProblem(value) === null, {
       params: { code: "INVALID_TYPE" },
-      error: (issue) => (issue.input === undefined ? VALUE_REQUIRED_MESSAGE : `Not a JSON value: ${jsonProblem(issue.input) ?? "invalid"}.`),
+      error: (issue) =>
+        issue.input === undefined
+          ? VALUE_REQUIRED_MESSAGE
+          : `Not a JSON value: ${jsonProblem(issue.input) ?? "invalid"}.`,
     })
     .describe(description);
   return withJsonSchema(schema, { description });
@@ -43,13 +51,19 @@ export function identifier(what: string, pattern = /^[A-Za-z_][A-Za-z0-9_]*$/) {
   return z
     .string()
     .max(128, { message: `${what} names are at most 128 characters.` })
-    .regex(pattern, { message: `${what} names start with a letter or _ and contain only letters, digits and _.` })
-    .refine((name) => !FORBIDDEN_KEYS.has(name), { message: `${what} names cannot be __proto__, prototype or constructor.` });
+    .regex(pattern, {
+      message: `${what} names start with a letter or _ and contain only letters, digits and _.`,
+    })
+    .refine((name) => !FORBIDDEN_KEYS.has(name), {
+      message: `${what} names cannot be __proto__, prototype or constructor.`,
+    });
 }
 
 export const SecretName = z
   .string()
-  .regex(/^[A-Z][A-Z0-9_]*$/, { message: "Secret names are upper case: a letter, then A-Z, 0-9, _ (e.g. API_TOKEN)." })
+  .regex(/^[A-Z][A-Z0-9_]*$/, {
+    message: "Secret names are upper case: a letter, then A-Z, 0-9, _ (e.g. API_TOKEN).",
+  })
   .max(128)
   .describe("Name of a workspace secret (A-Z, 0-9, _).");
 
@@ -59,10 +73,19 @@ export function durationString(description: string) {
     .string()
     .superRefine((value, ctx) => {
       const parsed = tryParseDuration(value);
-      if (!parsed.ok) ctx.addIssue({ code: "custom", message: parsed.error, params: { code: "INVALID_DURATION" } });
+      if (!parsed.ok)
+        ctx.addIssue({
+          code: "custom",
+          message: parsed.error,
+          params: { code: "INVALID_DURATION" },
+        });
     })
     .describe(description);
-  return withJsonSchema(schema, { type: "string", pattern: "^(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$", description });
+  return withJsonSchema(schema, {
+    type: "string",
+    pattern: "^(\\d+w)?(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?(\\d+ms)?$",
+    description,
+  });
 }
 
 /** A duration, or a template resolved at run time (checked again then). */
@@ -72,7 +95,12 @@ export function durationOrTemplate(description: string) {
     .superRefine((value, ctx) => {
       if (hasTemplate(value)) return;
       const parsed = tryParseDuration(value);
-      if (!parsed.ok) ctx.addIssue({ code: "custom", message: parsed.error, params: { code: "INVALID_DURATION" } });
+      if (!parsed.ok)
+        ctx.addIssue({
+          code: "custom",
+          message: parsed.error,
+          params: { code: "INVALID_DURATION" },
+        });
     })
     .describe(description);
   return withJsonSchema(schema, { type: "string", description });
@@ -80,14 +108,21 @@ export function durationOrTemplate(description: string) {
 
 /** A string that may contain templates; `min` guards against empty required strings. */
 export function templateString(description: string, max = 100_000) {
-  return z.string().min(1, { message: "Cannot be empty." }).max(max).describe(`${description} Templates allowed.`);
+  return z
+    .string()
+    .min(1, { message: "Cannot be empty." })
+    .max(max)
+    .describe(`${description} Templates allowed.`);
 }
 
 export const EventName = z
   .string()
   .min(1)
   .max(128)
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]*$/, { message: 'Event names use letters, digits and . _ : / - (e.g. "order.paid" or "billing/invoice.created").' })
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]*$/, {
+    message:
+      'Event names use letters, digits and . _ : / - (e.g. "order.paid" or "billing/invoice.created").',
+  })
   .describe('Event name, e.g. "order.paid" or "billing/invoice.created".');
 
 /** Matches absolute http(s) URLs written literally (templates are checked at run time). */
@@ -99,7 +134,9 @@ export function literalHttpUrlProblem(url: string): string | null {
   } catch {
     return `"${url}" is not an absolute URL; write e.g. "https://api.example.com/path".`;
   }
-  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return `URL scheme "${parsed.protocol}" is not allowed; use http or https.`;
-  if (parsed.username || parsed.password) return "Credentials in URLs are not allowed; send them in a header with a secret, e.g. {{ secrets.API_TOKEN }}.";
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:")
+    return `URL scheme "${parsed.protocol}" is not allowed; use http or https.`;
+  if (parsed.username || parsed.password)
+    return "Credentials in URLs are not allowed; send them in a header with a secret, e.g. {{ secrets.API_TOKEN }}.";
   return null;
 }

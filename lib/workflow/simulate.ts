@@ -33,7 +33,12 @@ import { resolveTemplate, type TemplateContext } from "./templates";
  */
 export type ScriptedOutcome =
   | string
-  | { readonly port?: string; readonly data?: unknown; readonly fail?: string | true; readonly cancel?: true }
+  | {
+      readonly port?: string;
+      readonly data?: unknown;
+      readonly fail?: string | true;
+      readonly cancel?: true;
+    }
   | { readonly iterations: ReadonlyArray<Readonly<Record<string, ScriptedOutcome>>> };
 
 export type Script = Readonly<Record<string, ScriptedOutcome>>;
@@ -71,9 +76,21 @@ type SimSource = GraphSource<SimStep> & { readonly variables?: Record<string, un
 
 const MAX_SIM_ROUNDS = 100_000;
 
-export function simulate(definition: SimSource, script: Script = {}, options: SimulateOptions = {}): SimulationResult {
-  const graph = buildRunnableGraph({ ...definition, constraints: { maxParallel: options.maxParallel ?? definition.constraints?.maxParallel } });
-  const base: TemplateContext = { input: options.input ?? {}, vars: options.vars ?? definition.variables ?? {}, trigger: options.trigger, run: { id: "run_simulated", workflowId: "wf_simulated" } };
+export function simulate(
+  definition: SimSource,
+  script: Script = {},
+  options: SimulateOptions = {},
+): SimulationResult {
+  const graph = buildRunnableGraph({
+    ...definition,
+    constraints: { maxParallel: options.maxParallel ?? definition.constraints?.maxParallel },
+  });
+  const base: TemplateContext = {
+    input: options.input ?? {},
+    vars: options.vars ?? definition.variables ?? {},
+    trigger: options.trigger,
+    run: { id: "run_simulated", workflowId: "wf_simulated" },
+  };
   const run = runGraph(graph, script, base, "");
   return { ...run.result, output: run.result.verdict.output ?? null };
 }
@@ -83,9 +100,19 @@ interface GraphRun {
   readonly state: RunState;
 }
 
-function runGraph(graph: WorkflowGraph<SimStep>, script: Script, base: TemplateContext, prefix: string): GraphRun {
+function runGraph(
+  graph: WorkflowGraph<SimStep>,
+  script: Script,
+  base: TemplateContext,
+  prefix: string,
+): GraphRun {
   let state = initialState(graph);
-  const log = { executed: [] as string[], skipped: [] as string[], cancelled: [] as string[], failed: [] as string[] };
+  const log = {
+    executed: [] as string[],
+    skipped: [] as string[],
+    cancelled: [] as string[],
+    failed: [] as string[],
+  };
   const running: string[] = [];
   let peak = 0;
   for (let round = 0; round < MAX_SIM_ROUNDS; round++) {
@@ -97,7 +124,15 @@ function runGraph(graph: WorkflowGraph<SimStep>, script: Script, base: TemplateC
       if (running.includes(c.stepId)) running.splice(running.indexOf(c.stepId), 1);
     }
     if (actions.finished) {
-      return { result: { status: actions.finished.status, verdict: actions.finished, ...log, peakParallel: peak }, state };
+      return {
+        result: {
+          status: actions.finished.status,
+          verdict: actions.finished,
+          ...log,
+          peakParallel: peak,
+        },
+        state,
+      };
     }
     let changed = actions.skip.length > 0;
     for (const id of actions.start) {
@@ -139,7 +174,8 @@ function outcomeFor(
   const step = graph.nodes.get(id)!.step;
   const scripted = Object.prototype.hasOwnProperty.call(script, id) ? script[id] : undefined;
   const ctx = contextForStep(graph, state, id, base);
-  if (step.type === "loop" && !isFlatOutcome(scripted)) return runLoop(step, scripted, ctx, prefix + id, log, graph.maxParallel);
+  if (step.type === "loop" && !isFlatOutcome(scripted))
+    return runLoop(step, scripted, ctx, prefix + id, log, graph.maxParallel);
   if (scripted !== undefined) return fromScript(step.type, scripted as FlatOutcome);
   return defaultOutcome(step, ctx);
 }
@@ -153,10 +189,23 @@ function isFlatOutcome(value: ScriptedOutcome | undefined): value is FlatOutcome
 function fromScript(type: string, scripted: FlatOutcome): StepOutcome {
   if (scripted === "fail") return { kind: "failed", error: { message: "scripted failure" } };
   if (scripted === "cancel") return { kind: "cancelled", reason: "scripted" };
-  if (typeof scripted === "string") return { kind: "completed", port: scripted, output: envelope(type, scripted === "true" ? true : scripted === "false" ? false : null) };
+  if (typeof scripted === "string")
+    return {
+      kind: "completed",
+      port: scripted,
+      output: envelope(type, scripted === "true" ? true : scripted === "false" ? false : null),
+    };
   if (scripted.cancel) return { kind: "cancelled", reason: "scripted" };
-  if (scripted.fail !== undefined) return { kind: "failed", error: { message: scripted.fail === true ? "scripted failure" : scripted.fail } };
-  return { kind: "completed", ...(scripted.port !== undefined ? { port: scripted.port } : {}), output: envelope(type, scripted.data ?? null) };
+  if (scripted.fail !== undefined)
+    return {
+      kind: "failed",
+      error: { message: scripted.fail === true ? "scripted failure" : scripted.fail },
+    };
+  return {
+    kind: "completed",
+    ...(scripted.port !== undefined ? { port: scripted.port } : {}),
+    output: envelope(type, scripted.data ?? null),
+  };
 }
 
 function defaultOutcome(step: SimStep, ctx: TemplateContext): StepOutcome {
@@ -164,7 +213,10 @@ function defaultOutcome(step: SimStep, ctx: TemplateContext): StepOutcome {
   switch (step.type) {
     case "transform":
     case "return":
-      return { kind: "completed", output: envelope(step.type, resolveTemplate(config.value ?? null, ctx) ?? null) };
+      return {
+        kind: "completed",
+        output: envelope(step.type, resolveTemplate(config.value ?? null, ctx) ?? null),
+      };
     case "condition": {
       const result = evaluateCondition(config.condition as Condition, ctx);
       return { kind: "completed", port: String(result), output: envelope(step.type, result) };
@@ -184,22 +236,50 @@ function runLoop(
 ): StepOutcome {
   const config = isPlainObject(step.config) ? step.config : {};
   const body = isPlainObject(config.body) ? (config.body as unknown as GraphSource<SimStep>) : null;
-  const iterations = isPlainObject(scripted) && "iterations" in scripted ? scripted.iterations : undefined;
+  const iterations =
+    isPlainObject(scripted) && "iterations" in scripted ? scripted.iterations : undefined;
   const resolved = resolveTemplate(config.items, ctx);
-  const items: unknown[] = Array.isArray(resolved) ? resolved : Array.from({ length: iterations?.length ?? 0 }, (_, i) => i);
-  if (!body) return { kind: "completed", port: "done", output: envelope("loop", items.map(() => null)) };
+  const items: unknown[] = Array.isArray(resolved)
+    ? resolved
+    : Array.from({ length: iterations?.length ?? 0 }, (_, i) => i);
+  if (!body)
+    return {
+      kind: "completed",
+      port: "done",
+      output: envelope(
+        "loop",
+        items.map(() => null),
+      ),
+    };
   // Body steps count against the run's maxParallel like any other step; iterations run one by one here.
-  const graph = buildRunnableGraph<SimStep>({ steps: body.steps, edges: body.edges, constraints: { maxParallel } });
+  const graph = buildRunnableGraph<SimStep>({
+    steps: body.steps,
+    edges: body.edges,
+    constraints: { maxParallel },
+  });
   const results: IterationResult[] = [];
   for (let index = 0; index < items.length; index++) {
-    const run = runGraph(graph, iterations?.[index] ?? {}, { ...ctx, loop: { item: items[index], index } }, `${label}[${index}].`);
-    for (const key of ["executed", "skipped", "cancelled", "failed"] as const) log[key].push(...run.result[key]);
-    results.push({ index, verdict: run.result.verdict, value: iterationValue(graph, run.state, run.result.verdict) });
+    const run = runGraph(
+      graph,
+      iterations?.[index] ?? {},
+      { ...ctx, loop: { item: items[index], index } },
+      `${label}[${index}].`,
+    );
+    for (const key of ["executed", "skipped", "cancelled", "failed"] as const)
+      log[key].push(...run.result[key]);
+    results.push({
+      index,
+      verdict: run.result.verdict,
+      value: iterationValue(graph, run.state, run.result.verdict),
+    });
     if (run.result.verdict.status !== "completed") break; // fail fast: no new iterations after a failure
   }
   return loopOutcome(results);
 }
 
-function envelope(type: string, data: unknown): { type: string; data: unknown; meta: Record<string, unknown> } {
+function envelope(
+  type: string,
+  data: unknown,
+): { type: string; data: unknown; meta: Record<string, unknown> } {
   return { type, data, meta: {} };
 }

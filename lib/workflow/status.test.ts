@@ -28,8 +28,17 @@ describe("run statuses", () => {
   });
 
   it("terminal and active predicates", () => {
-    expect(RUN_STATUSES.filter(isTerminalRunStatus)).toEqual(["completed", "failed", "cancelled", "timed_out"]);
-    expect(RUN_STATUSES.filter(isActiveRunStatus)).toEqual(["running", "waiting", "cancel_requested"]);
+    expect(RUN_STATUSES.filter(isTerminalRunStatus)).toEqual([
+      "completed",
+      "failed",
+      "cancelled",
+      "timed_out",
+    ]);
+    expect(RUN_STATUSES.filter(isActiveRunStatus)).toEqual([
+      "running",
+      "waiting",
+      "cancel_requested",
+    ]);
     expect(RUN_STATUSES.filter((s) => isActive(s))).toEqual(["running", "waiting"]);
     expect(isTerminal("timed_out")).toBe(true);
     expect(isTerminal("skipped")).toBe(true);
@@ -47,7 +56,8 @@ describe("run statuses", () => {
   });
 
   it("refuses leaving a terminal status, going back to queued, and same-status moves", () => {
-    for (const from of RUN_STATUSES.filter(isTerminalRunStatus)) for (const to of RUN_STATUSES) expect(canTransition(from, to)).toBe(false);
+    for (const from of RUN_STATUSES.filter(isTerminalRunStatus))
+      for (const to of RUN_STATUSES) expect(canTransition(from, to)).toBe(false);
     for (const from of RUN_STATUSES) expect(canTransition(from, "queued")).toBe(false);
     for (const s of RUN_STATUSES) expect(canTransition(s, s)).toBe(false);
     expect(canTransition("queued", "waiting")).toBe(false);
@@ -55,7 +65,8 @@ describe("run statuses", () => {
   });
 
   it("every non-terminal run status can reach a terminal one", () => {
-    for (const s of RUN_STATUSES.filter((x) => !isTerminalRunStatus(x))) expect(RUN_TRANSITIONS[s].some(isTerminalRunStatus)).toBe(true);
+    for (const s of RUN_STATUSES.filter((x) => !isTerminalRunStatus(x)))
+      expect(RUN_TRANSITIONS[s].some(isTerminalRunStatus)).toBe(true);
   });
 
   it("labels every status", () => {
@@ -72,7 +83,12 @@ describe("run statuses", () => {
 
 describe("step statuses", () => {
   it("predicates", () => {
-    expect(STEP_STATUSES.filter(isTerminalStepStatus)).toEqual(["completed", "failed", "skipped", "cancelled"]);
+    expect(STEP_STATUSES.filter(isTerminalStepStatus)).toEqual([
+      "completed",
+      "failed",
+      "skipped",
+      "cancelled",
+    ]);
     expect(STEP_STATUSES.filter(isActiveStepStatus)).toEqual(["running", "waiting"]);
   });
 
@@ -83,7 +99,8 @@ describe("step statuses", () => {
     expect(canTransitionStep("waiting", "completed")).toBe(true);
     expect(canTransitionStep("running", "skipped")).toBe(false);
     expect(canTransitionStep("pending", "completed")).toBe(false);
-    for (const from of STEP_STATUSES.filter(isTerminalStepStatus)) expect(STEP_TRANSITIONS[from]).toEqual([]);
+    for (const from of STEP_STATUSES.filter(isTerminalStepStatus))
+      expect(STEP_TRANSITIONS[from]).toEqual([]);
   });
 });
 

@@ -230,3 +230,80 @@ export function stepStatusLabel(status: StepStatus): string {
 export function assertNever(value: never): never {
   throw new Error(`Unexpected value: ${JSON.stringify(value)}`);
 }
+
+// --- change proposals (SPEC §8) ------------------------------------------------------------
+
+export const PROPOSAL_STATUSES = [
+  "pending",
+  "approved",
+  "applied",
+  "rejected",
+  "failed",
+  "expired",
+  "superseded",
+] as const;
+export const ProposalStatus = z.enum(PROPOSAL_STATUSES);
+export type ProposalStatus = z.infer<typeof ProposalStatus>;
+
+/** Statuses a proposal can still leave: it awaits review or application. */
+export const OPEN_PROPOSAL_STATUSES = [
+  "pending",
+  "approved",
+] as const satisfies readonly ProposalStatus[];
+
+/**
+ * Allowed proposal transitions. A review decides `pending` once (approve or reject); apply moves
+ * `approved → applied`, or `→ failed` when the re-check on apply finds a blocking problem; expiry
+ * and a sibling's apply on the same base close any open proposal.
+ */
+export const PROPOSAL_TRANSITIONS: Readonly<Record<ProposalStatus, readonly ProposalStatus[]>> = {
+  pending: ["approved", "rejected", "expired", "superseded", "failed"],
+  approved: ["applied", "expired", "superseded", "failed"],
+  applied: [],
+  rejected: [],
+  failed: [],
+  expired: [],
+  superseded: [],
+};
+
+export function canTransitionProposal(from: ProposalStatus, to: ProposalStatus): boolean {
+  return PROPOSAL_TRANSITIONS[from].includes(to);
+}
+
+/** Open = may still be reviewed, applied, expired or superseded. */
+export function isOpenProposalStatus(status: ProposalStatus): boolean {
+  switch (status) {
+    case "pending":
+    case "approved":
+      return true;
+    case "applied":
+    case "rejected":
+    case "failed":
+    case "expired":
+    case "superseded":
+      return false;
+    default:
+      return assertNever(status);
+  }
+}
+
+export function proposalStatusLabel(status: ProposalStatus): string {
+  switch (status) {
+    case "pending":
+      return "Pending review";
+    case "approved":
+      return "Approved";
+    case "applied":
+      return "Applied";
+    case "rejected":
+      return "Rejected";
+    case "failed":
+      return "Failed";
+    case "expired":
+      return "Expired";
+    case "superseded":
+      return "Superseded";
+    default:
+      return assertNever(status);
+  }
+}

@@ -48,14 +48,18 @@ export function isStepType(value: unknown): value is StepType {
 
 type Ctx = z.RefinementCtx;
 type Loose = Record<string, unknown>;
-const configIssue = (ctx: Ctx, path: Array<string | number>, message: string) => ctx.addIssue({ code: "custom", path, message });
+const configIssue = (ctx: Ctx, path: Array<string | number>, message: string) =>
+  ctx.addIssue({ code: "custom", path, message });
 
 /**
  * Cross-field rules run even when a sibling field failed (zod skips refinements after an error
  * by default), so one parse reports everything. They read fields defensively for that reason.
  */
 function crossRule(rule: (config: Loose, ctx: Ctx) => void) {
-  return [(value: unknown, ctx: Ctx) => rule(value as Loose, ctx), { when: (payload: { value: unknown }) => isPlainObject(payload.value) }] as const;
+  return [
+    (value: unknown, ctx: Ctx) => rule(value as Loose, ctx),
+    { when: (payload: { value: unknown }) => isPlainObject(payload.value) },
+  ] as const;
 }
 
 function fieldRule(problem: (value: string) => string | null) {
@@ -67,13 +71,20 @@ function fieldRule(problem: (value: string) => string | null) {
 
 function exactlyOne(config: Loose, ctx: Ctx, a: string, b: string, what: string): void {
   const hasA = config[a] !== undefined;
-  if (hasA === (config[b] !== undefined)) configIssue(ctx, hasA ? [b] : [], `${what} needs exactly one of "${a}" or "${b}"${hasA ? ", not both" : ""}.`);
+  if (hasA === (config[b] !== undefined))
+    configIssue(
+      ctx,
+      hasA ? [b] : [],
+      `${what} needs exactly one of "${a}" or "${b}"${hasA ? ", not both" : ""}.`,
+    );
 }
 
 // --- transform / condition / return ----------------------------------------------------------
 
 export const TransformConfig = z.strictObject({
-  value: jsonValue("The value to build: any JSON; strings may be templates. A lone {{ path }} keeps its type."),
+  value: jsonValue(
+    "The value to build: any JSON; strings may be templates. A lone {{ path }} keeps its type.",
+  ),
 });
 
 export const ConditionConfig = z.strictObject({
@@ -81,7 +92,9 @@ export const ConditionConfig = z.strictObject({
 });
 
 export const ReturnConfig = z.strictObject({
-  value: jsonValue("The run's output. A lone {{ path }} keeps its type. Inside a loop body it is the iteration's value.").default(null),
+  value: jsonValue(
+    "The run's output. A lone {{ path }} keeps its type. Inside a loop body it is the iteration's value.",
+  ).default(null),
 });
 
 // --- http ------------------------------------------------------------------------------------
@@ -92,35 +105,81 @@ export const HTTP_MAX_TIMEOUT_MS = 300_000;
 export const HTTP_DEFAULT_MAX_RESPONSE_BYTES = 1_048_576;
 export const HTTP_MAX_RESPONSE_BYTES = 10_485_760;
 
-const HeaderName = z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, { message: "Not a valid HTTP header name." }).refine((k) => k !== "__proto__", { message: "Not a valid header name." });
+const HeaderName = z
+  .string()
+  .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, { message: "Not a valid HTTP header name." })
+  .refine((k) => k !== "__proto__", { message: "Not a valid header name." });
 const DomainPattern = z
   .string()
   .regex(/^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, {
-    message: 'Domains are lower-case host names, optionally starting with "*." to include subdomains (e.g. "api.example.com", "*.example.com").',
+    message:
+      'Domains are lower-case host names, optionally starting with "*." to include subdomains (e.g. "api.example.com", "*.example.com").',
   });
 
 export const HttpConfig = z
   .strictObject({
     method: z.enum(HTTP_METHODS).default("GET").describe("HTTP method."),
-    url: templateString("Absolute http(s) URL.", 8192).superRefine(fieldRule(literalHttpUrlProblem)),
-    headers: z.record(HeaderName, z.string().max(16_384)).default({}).describe("Request headers; values may use templates and {{ secrets.NAME }}."),
-    query: z.record(z.string().min(1), z.union([z.string(), z.number(), z.boolean()])).default({}).describe("Query parameters appended to the URL."),
-    body: jsonValue("Request body: JSON (sent as application/json) or a string. Not allowed with GET or HEAD.").optional(),
-    timeoutMs: z.int().min(1).max(HTTP_MAX_TIMEOUT_MS).default(HTTP_DEFAULT_TIMEOUT_MS).describe("Request timeout in ms (default 30000, max 300000)."),
-    allowedDomains: z.array(DomainPattern).default([]).describe('If non-empty, the request (and redirects) may only go to these hosts; "*.example.com" includes subdomains.'),
-    maxResponseBytes: z.int().min(1).max(HTTP_MAX_RESPONSE_BYTES).default(HTTP_DEFAULT_MAX_RESPONSE_BYTES).describe("Response bodies larger than this fail the step (default 1 MiB, max 10 MiB)."),
+    url: templateString("Absolute http(s) URL.", 8192).superRefine(
+      fieldRule(literalHttpUrlProblem),
+    ),
+    headers: z
+      .record(HeaderName, z.string().max(16_384))
+      .default({})
+      .describe("Request headers; values may use templates and {{ secrets.NAME }}."),
+    query: z
+      .record(z.string().min(1), z.union([z.string(), z.number(), z.boolean()]))
+      .default({})
+      .describe("Query parameters appended to the URL."),
+    body: jsonValue(
+      "Request body: JSON (sent as application/json) or a string. Not allowed with GET or HEAD.",
+    ).optional(),
+    timeoutMs: z
+      .int()
+      .min(1)
+      .max(HTTP_MAX_TIMEOUT_MS)
+      .default(HTTP_DEFAULT_TIMEOUT_MS)
+      .describe("Request timeout in ms (default 30000, max 300000)."),
+    allowedDomains: z
+      .array(DomainPattern)
+      .default([])
+      .describe(
+        'If non-empty, the request (and redirects) may only go to these hosts; "*.example.com" includes subdomains.',
+      ),
+    maxResponseBytes: z
+      .int()
+      .min(1)
+      .max(HTTP_MAX_RESPONSE_BYTES)
+      .default(HTTP_DEFAULT_MAX_RESPONSE_BYTES)
+      .describe("Response bodies larger than this fail the step (default 1 MiB, max 10 MiB)."),
   })
   .superRefine(
     ...crossRule((config, ctx) => {
       const method = config.method ?? "GET";
       if ((method === "GET" || method === "HEAD") && config.body !== undefined) {
-        configIssue(ctx, ["body"], `A ${String(method)} request cannot have a body; use POST, PUT or PATCH, or move the data to "query".`);
+        configIssue(
+          ctx,
+          ["body"],
+          `A ${String(method)} request cannot have a body; use POST, PUT or PATCH, or move the data to "query".`,
+        );
       }
       const { url, allowedDomains } = config;
-      if (typeof url !== "string" || literalHttpUrlProblem(url) || hasTemplate(url) || !Array.isArray(allowedDomains) || allowedDomains.length === 0) return;
+      if (
+        typeof url !== "string" ||
+        literalHttpUrlProblem(url) ||
+        hasTemplate(url) ||
+        !Array.isArray(allowedDomains) ||
+        allowedDomains.length === 0
+      )
+        return;
       const host = new URL(url).hostname;
-      if (!allowedDomains.some((pattern) => typeof pattern === "string" && hostMatches(host, pattern))) {
-        configIssue(ctx, ["url"], `Host "${host}" is not in allowedDomains (${allowedDomains.join(", ")}).`);
+      if (
+        !allowedDomains.some((pattern) => typeof pattern === "string" && hostMatches(host, pattern))
+      ) {
+        configIssue(
+          ctx,
+          ["url"],
+          `Host "${host}" is not in allowedDomains (${allowedDomains.join(", ")}).`,
+        );
       }
     }),
   );
@@ -128,7 +187,8 @@ export const HttpConfig = z
 /** Whether a host matches an allowedDomains entry ("*.example.com" matches subdomains only). */
 export function hostMatches(host: string, pattern: string): boolean {
   const h = host.toLowerCase();
-  if (pattern.startsWith("*.")) return h.endsWith(pattern.slice(1)) && h.length > pattern.length - 1;
+  if (pattern.startsWith("*."))
+    return h.endsWith(pattern.slice(1)) && h.length > pattern.length - 1;
   return h === pattern;
 }
 
@@ -140,23 +200,57 @@ const EnvName = identifier("Environment variable");
 
 export const ScriptConfig = z
   .strictObject({
-    command: templateString("Shell command run with `bash -lc` in a per-run scratch directory. Prefer passing values through env over interpolating them into the command.", 100_000),
+    command: templateString(
+      "Shell command run with `bash -lc` in a per-run scratch directory. Prefer passing values through env over interpolating them into the command.",
+      100_000,
+    ),
     cwd: z
       .string()
       .max(1024)
-      .superRefine(fieldRule((cwd) => (cwd.startsWith("/") || cwd.split(/[\\/]/).includes("..") ? `cwd "${cwd}" must stay inside the scratch directory: use a relative path without "..".` : null)))
+      .superRefine(
+        fieldRule((cwd) =>
+          cwd.startsWith("/") || cwd.split(/[\\/]/).includes("..")
+            ? `cwd "${cwd}" must stay inside the scratch directory: use a relative path without "..".`
+            : null,
+        ),
+      )
       .optional()
       .describe("Working directory relative to the run's scratch directory."),
-    env: z.record(EnvName, z.string().max(65_536)).default({}).describe("Environment variables (the environment is otherwise scrubbed); values may use templates."),
-    secrets: z.record(EnvName, SecretName).default({}).describe("Environment variable → workspace secret name; the value is injected at run time and never stored."),
-    timeoutMs: z.int().min(1_000).max(SCRIPT_MAX_TIMEOUT_MS).default(SCRIPT_DEFAULT_TIMEOUT_MS).describe("Timeout in ms (default 120000, max 600000); SIGTERM, then SIGKILL after 10 s."),
-    failOnNonZero: z.boolean().optional().describe("Fail the step (retryable) when the command exits non-zero. Off by default: the step completes and output.data.exitCode tells."),
+    env: z
+      .record(EnvName, z.string().max(65_536))
+      .default({})
+      .describe(
+        "Environment variables (the environment is otherwise scrubbed); values may use templates.",
+      ),
+    secrets: z
+      .record(EnvName, SecretName)
+      .default({})
+      .describe(
+        "Environment variable → workspace secret name; the value is injected at run time and never stored.",
+      ),
+    timeoutMs: z
+      .int()
+      .min(1_000)
+      .max(SCRIPT_MAX_TIMEOUT_MS)
+      .default(SCRIPT_DEFAULT_TIMEOUT_MS)
+      .describe("Timeout in ms (default 120000, max 600000); SIGTERM, then SIGKILL after 10 s."),
+    failOnNonZero: z
+      .boolean()
+      .optional()
+      .describe(
+        "Fail the step (retryable) when the command exits non-zero. Off by default: the step completes and output.data.exitCode tells.",
+      ),
   })
   .superRefine(
     ...crossRule((config, ctx) => {
       if (!isPlainObject(config.secrets) || !isPlainObject(config.env)) return;
       for (const name of Object.keys(config.secrets)) {
-        if (Object.prototype.hasOwnProperty.call(config.env, name)) configIssue(ctx, ["secrets", name], `"${name}" is set in both env and secrets; keep one.`);
+        if (Object.prototype.hasOwnProperty.call(config.env, name))
+          configIssue(
+            ctx,
+            ["secrets", name],
+            `"${name}" is set in both env and secrets; keep one.`,
+          );
       }
     }),
   );
@@ -164,30 +258,59 @@ export const ScriptConfig = z
 export const CODE_DEFAULT_TIMEOUT_MS = 10_000;
 export const CODE_MAX_TIMEOUT_MS = 60_000;
 
-export const CodeConfig = z
-  .strictObject({
-    source: z
-      .string()
-      .min(1)
-      .max(1_000_000)
-      .superRefine(fieldRule((source) => (/export\s+default\b/.test(source) ? null : "The source must export a default function: `export default function (input, ctx) { … }`.")))
-      .describe("JavaScript module run in a QuickJS sandbox: `export default function (input, ctx) { … }`. Not templated — pass data through `input`."),
-    input: jsonValue("The value passed as `input` to the function; templates allowed.").optional(),
-    timeoutMs: z.int().min(100).max(CODE_MAX_TIMEOUT_MS).default(CODE_DEFAULT_TIMEOUT_MS).describe("Time limit in ms (default 10000, max 60000)."),
-    memoryMb: z.int().min(8).max(512).default(64).describe("Memory limit in MiB (default 64, max 512)."),
-  });
+export const CodeConfig = z.strictObject({
+  source: z
+    .string()
+    .min(1)
+    .max(1_000_000)
+    .superRefine(
+      fieldRule((source) =>
+        /export\s+default\b/.test(source)
+          ? null
+          : "The source must export a default function: `export default function (input, ctx) { … }`.",
+      ),
+    )
+    .describe(
+      "JavaScript module run in a QuickJS sandbox: `export default function (input, ctx) { … }`. Not templated — pass data through `input`.",
+    ),
+  input: jsonValue("The value passed as `input` to the function; templates allowed.").optional(),
+  timeoutMs: z
+    .int()
+    .min(100)
+    .max(CODE_MAX_TIMEOUT_MS)
+    .default(CODE_DEFAULT_TIMEOUT_MS)
+    .describe("Time limit in ms (default 10000, max 60000)."),
+  memoryMb: z
+    .int()
+    .min(8)
+    .max(512)
+    .default(64)
+    .describe("Memory limit in MiB (default 64, max 512)."),
+});
 
 // --- llm / agent -----------------------------------------------------------------------------
 
 export const LlmConfig = z.strictObject({
-  model: z.string().min(1).max(200).optional().describe("Model name; defaults to the workspace's configured model."),
+  model: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe("Model name; defaults to the workspace's configured model."),
   system: z.string().max(100_000).optional().describe("System prompt; templates allowed."),
   prompt: templateString("User prompt."),
-  temperature: z.number().min(0).max(2).default(0).describe("Sampling temperature, 0–2 (default 0 for repeatable runs)."),
+  temperature: z
+    .number()
+    .min(0)
+    .max(2)
+    .default(0)
+    .describe("Sampling temperature, 0–2 (default 0 for repeatable runs)."),
   json: z
     .union([z.boolean(), z.record(z.string(), jsonValue("JSON Schema keyword"))])
     .default(false)
-    .describe("true to require a JSON object answer, or a JSON Schema the answer must match; output.data is then the parsed value."),
+    .describe(
+      "true to require a JSON object answer, or a JSON Schema the answer must match; output.data is then the parsed value.",
+    ),
   maxTokens: z.int().min(1).max(200_000).optional().describe("Maximum tokens in the answer."),
 });
 
@@ -195,22 +318,50 @@ export const AgentTool = z.discriminatedUnion("type", [
   z.strictObject({
     type: z.literal("workflow"),
     workflow: z.string().min(1).max(200).describe("Workflow id or slug exposed as a tool."),
-    description: z.string().max(2_000).optional().describe("What the tool does, shown to the model."),
+    description: z
+      .string()
+      .max(2_000)
+      .optional()
+      .describe("What the tool does, shown to the model."),
   }),
   z.strictObject({
     type: z.literal("mcp"),
     url: templateString("MCP server URL (streamable HTTP).", 8192),
-    headers: z.record(HeaderName, z.string()).default({}).describe("Headers for the MCP server; may use {{ secrets.NAME }}."),
-    tools: z.array(z.string().min(1)).optional().describe("Allow-list of tool names from this server; all when omitted."),
+    headers: z
+      .record(HeaderName, z.string())
+      .default({})
+      .describe("Headers for the MCP server; may use {{ secrets.NAME }}."),
+    tools: z
+      .array(z.string().min(1))
+      .optional()
+      .describe("Allow-list of tool names from this server; all when omitted."),
   }),
 ]);
 
 export const AgentConfig = z.strictObject({
-  model: z.string().min(1).max(200).optional().describe("Model name; defaults to the workspace's configured model."),
-  system: z.string().max(100_000).optional().describe("Extra system instructions; templates allowed."),
+  model: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe("Model name; defaults to the workspace's configured model."),
+  system: z
+    .string()
+    .max(100_000)
+    .optional()
+    .describe("Extra system instructions; templates allowed."),
   goal: templateString("What the agent must achieve."),
-  tools: z.array(AgentTool).max(50).default([]).describe("Tools: Sluice workflows and/or MCP servers."),
-  maxIterations: z.int().min(1).max(50).default(8).describe("Upper bound on model ↔ tool rounds (default 8, max 50)."),
+  tools: z
+    .array(AgentTool)
+    .max(50)
+    .default([])
+    .describe("Tools: Sluice workflows and/or MCP servers."),
+  maxIterations: z
+    .int()
+    .min(1)
+    .max(50)
+    .default(8)
+    .describe("Upper bound on model ↔ tool rounds (default 8, max 50)."),
 });
 
 // --- human and timing ------------------------------------------------------------------------
@@ -220,25 +371,54 @@ export const APPROVAL_ON_TIMEOUT = ["reject", "approve"] as const;
 export const ApprovalConfig = z
   .strictObject({
     prompt: templateString("What the approver is asked; templates allowed."),
-    items: jsonValue("Exactly what is being approved (shown to approvers and hashed into the audit record); templates allowed.").optional(),
+    items: jsonValue(
+      "Exactly what is being approved (shown to approvers and hashed into the audit record); templates allowed.",
+    ).optional(),
     approvers: z
       .strictObject({
-        roles: z.array(z.enum(ROLES)).optional().describe("Workspace roles allowed to decide (approver and above by default)."),
-        users: z.array(z.string().min(1).max(320)).optional().describe("Specific users (ids or emails) allowed to decide."),
+        roles: z
+          .array(z.enum(ROLES))
+          .optional()
+          .describe("Workspace roles allowed to decide (approver and above by default)."),
+        users: z
+          .array(z.string().min(1).max(320))
+          .optional()
+          .describe("Specific users (ids or emails) allowed to decide."),
       })
       .default({})
       .describe("Who may decide; anyone with the approver role or above when empty."),
-    quorum: z.int().min(1).max(50).default(1).describe("Distinct approvals needed; any rejection rejects."),
-    timeout: durationString('How long to wait, e.g. "24h" (default), "30m", "7d"; at most 366d.').default("24h"),
-    onTimeout: z.enum(APPROVAL_ON_TIMEOUT).default("reject").describe("Decision applied on timeout (recorded with reason approval_timeout)."),
-    allowInitiator: z.boolean().default(false).describe("Whether the run's initiator may approve their own run."),
+    quorum: z
+      .int()
+      .min(1)
+      .max(50)
+      .default(1)
+      .describe("Distinct approvals needed; any rejection rejects."),
+    timeout: durationString(
+      'How long to wait, e.g. "24h" (default), "30m", "7d"; at most 366d.',
+    ).default("24h"),
+    onTimeout: z
+      .enum(APPROVAL_ON_TIMEOUT)
+      .default("reject")
+      .describe("Decision applied on timeout (recorded with reason approval_timeout)."),
+    allowInitiator: z
+      .boolean()
+      .default(false)
+      .describe("Whether the run's initiator may approve their own run."),
   })
   .superRefine(
     ...crossRule((config, ctx) => {
       const approvers = isPlainObject(config.approvers) ? config.approvers : {};
       const quorum = typeof config.quorum === "number" ? config.quorum : 1;
-      if (Array.isArray(approvers.users) && approvers.roles === undefined && quorum > new Set(approvers.users).size) {
-        configIssue(ctx, ["quorum"], `quorum ${quorum} can never be reached: only ${new Set(approvers.users).size} approver(s) are listed.`);
+      if (
+        Array.isArray(approvers.users) &&
+        approvers.roles === undefined &&
+        quorum > new Set(approvers.users).size
+      ) {
+        configIssue(
+          ctx,
+          ["quorum"],
+          `quorum ${quorum} can never be reached: only ${new Set(approvers.users).size} approver(s) are listed.`,
+        );
       }
     }),
   );
@@ -247,24 +427,47 @@ const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+
 
 export const DelayConfig = z
   .strictObject({
-    duration: durationOrTemplate('How long to wait, e.g. "10m", "1h30m", "2d" (or a template).').optional(),
+    duration: durationOrTemplate(
+      'How long to wait, e.g. "10m", "1h30m", "2d" (or a template).',
+    ).optional(),
     until: z
       .string()
       .min(1)
       .max(200)
-      .superRefine(fieldRule((until) => (hasTemplate(until) || (ISO_DATE_TIME.test(until) && !Number.isNaN(Date.parse(until))) ? null : `"${until}" is not an ISO 8601 date-time; write e.g. "2030-01-01T09:00:00Z".`)))
+      .superRefine(
+        fieldRule((until) =>
+          hasTemplate(until) || (ISO_DATE_TIME.test(until) && !Number.isNaN(Date.parse(until)))
+            ? null
+            : `"${until}" is not an ISO 8601 date-time; write e.g. "2030-01-01T09:00:00Z".`,
+        ),
+      )
       .optional()
       .describe("ISO 8601 date-time to wait until (e.g. 2030-01-01T09:00:00Z), or a template."),
   })
-  .superRefine(...crossRule((config, ctx) => exactlyOne(config, ctx, "duration", "until", "A delay")));
+  .superRefine(
+    ...crossRule((config, ctx) => exactlyOne(config, ctx, "duration", "until", "A delay")),
+  );
 
 export const WaitForEventConfig = z.strictObject({
   event: EventName,
   match: z
-    .record(z.string().min(1).max(256).regex(/^[A-Za-z0-9_$-]+(\.[A-Za-z0-9_$-]+)*$/, { message: 'Match keys are dotted paths into the event, e.g. "data.orderId".' }), jsonValue("Expected value; templates allowed."))
+    .record(
+      z
+        .string()
+        .min(1)
+        .max(256)
+        .regex(/^[A-Za-z0-9_$-]+(\.[A-Za-z0-9_$-]+)*$/, {
+          message: 'Match keys are dotted paths into the event, e.g. "data.orderId".',
+        }),
+      jsonValue("Expected value; templates allowed."),
+    )
     .default({})
-    .describe('Event field path → expected value, e.g. { "data.orderId": "{{ input.orderId }}" }. All must be equal.'),
-  timeout: durationString('How long to wait (required), e.g. "1h"; the step returns null on timeout.'),
+    .describe(
+      'Event field path → expected value, e.g. { "data.orderId": "{{ input.orderId }}" }. All must be equal.',
+    ),
+  timeout: durationString(
+    'How long to wait (required), e.g. "1h"; the step returns null on timeout.',
+  ),
 });
 
 export const EmitEventConfig = z.strictObject({
@@ -281,11 +484,15 @@ const WorkflowRef = z
   .string()
   .min(1)
   .max(200)
-  .regex(/^([A-Za-z0-9][A-Za-z0-9_-]*|\{\{.*\}\})$/, { message: "Write a workflow id (wf_…) or slug (letters, digits, - and _), or a template." })
+  .regex(/^([A-Za-z0-9][A-Za-z0-9_-]*|\{\{.*\}\})$/, {
+    message: "Write a workflow id (wf_…) or slug (letters, digits, - and _), or a template.",
+  })
   .describe("Workflow id (wf_…) or slug.");
 const VersionRef = z
   .string()
-  .regex(/^(\d+\.\d+\.\d+|latest|\{\{.*\}\})$/, { message: 'Versions are semver like "1.4.0", or "latest".' })
+  .regex(/^(\d+\.\d+\.\d+|latest|\{\{.*\}\})$/, {
+    message: 'Versions are semver like "1.4.0", or "latest".',
+  })
   .describe('Published version to run ("1.4.0"); the latest published version when omitted.');
 
 export const SubworkflowConfig = z.strictObject({
@@ -298,17 +505,34 @@ export const NOTIFY_CHANNELS = ["slack", "webhook", "email"] as const;
 
 export const NotifyConfig = z
   .strictObject({
-    channel: z.enum(NOTIFY_CHANNELS).describe("slack: incoming webhook URL; webhook: any URL (JSON POST); email: an address."),
-    target: templateString("Where to send: the webhook URL or the email address. May use {{ secrets.NAME }} (Slack webhook URLs are secrets).", 2048),
+    channel: z
+      .enum(NOTIFY_CHANNELS)
+      .describe("slack: incoming webhook URL; webhook: any URL (JSON POST); email: an address."),
+    target: templateString(
+      "Where to send: the webhook URL or the email address. May use {{ secrets.NAME }} (Slack webhook URLs are secrets).",
+      2048,
+    ),
     message: templateString("Message text; templates allowed."),
     subject: z.string().max(998).optional().describe("Email subject (email only)."),
   })
   .superRefine(
     ...crossRule((config, ctx) => {
       const { channel, target } = config;
-      if (config.subject !== undefined && channel !== "email") configIssue(ctx, ["subject"], `"subject" is only used by the email channel, not ${String(channel)}.`);
-      if (typeof target !== "string" || target === "" || hasTemplate(target) || !(NOTIFY_CHANNELS as readonly unknown[]).includes(channel)) return;
-      if (channel === "email" && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(target)) configIssue(ctx, ["target"], `"${target}" is not an email address.`);
+      if (config.subject !== undefined && channel !== "email")
+        configIssue(
+          ctx,
+          ["subject"],
+          `"subject" is only used by the email channel, not ${String(channel)}.`,
+        );
+      if (
+        typeof target !== "string" ||
+        target === "" ||
+        hasTemplate(target) ||
+        !(NOTIFY_CHANNELS as readonly unknown[]).includes(channel)
+      )
+        return;
+      if (channel === "email" && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(target))
+        configIssue(ctx, ["target"], `"${target}" is not an email address.`);
       const problem = channel !== "email" ? literalHttpUrlProblem(target) : null;
       if (problem) configIssue(ctx, ["target"], problem);
     }),
@@ -318,32 +542,52 @@ export const PATCH_OPS = ["add", "remove", "replace", "move", "copy", "test"] as
 export const PatchOperation = z
   .strictObject({
     op: z.enum(PATCH_OPS),
-    path: z.string().regex(/^(\/([^~/]|~[01])*)*$/, { message: 'A JSON Pointer such as "/steps/0/config/url".' }),
-    from: z.string().regex(/^(\/([^~/]|~[01])*)*$/, { message: "A JSON Pointer." }).optional(),
+    path: z
+      .string()
+      .regex(/^(\/([^~/]|~[01])*)*$/, { message: 'A JSON Pointer such as "/steps/0/config/url".' }),
+    from: z
+      .string()
+      .regex(/^(\/([^~/]|~[01])*)*$/, { message: "A JSON Pointer." })
+      .optional(),
     value: jsonValue("Value for add, replace and test.").optional(),
   })
   .superRefine(
     ...crossRule((op, ctx) => {
       const needsValue = op.op === "add" || op.op === "replace" || op.op === "test";
       const needsFrom = op.op === "move" || op.op === "copy";
-      if (needsValue && op.value === undefined) configIssue(ctx, ["value"], `A "${String(op.op)}" operation needs "value".`);
-      if (needsFrom && op.from === undefined) configIssue(ctx, ["from"], `A "${String(op.op)}" operation needs "from".`);
+      if (needsValue && op.value === undefined)
+        configIssue(ctx, ["value"], `A "${String(op.op)}" operation needs "value".`);
+      if (needsFrom && op.from === undefined)
+        configIssue(ctx, ["from"], `A "${String(op.op)}" operation needs "from".`);
     }),
   );
 
-const RawTemplate = z.string().regex(/^\{\{[^{}]*\}\}$/, { message: 'Write a single template such as "{{ steps.plan.output.data }}", or a literal value.' });
+const RawTemplate = z.string().regex(/^\{\{[^{}]*\}\}$/, {
+  message: 'Write a single template such as "{{ steps.plan.output.data }}", or a literal value.',
+});
 
 export const ProposeChangeConfig = z
   .strictObject({
     definition: z
       .union([RawTemplate, z.record(z.string(), jsonValue("Definition member"))])
       .optional()
-      .describe("The full proposed definition, or one template yielding it (e.g. from an llm step). Templates inside a literal definition are kept as written."),
-    patch: z.union([RawTemplate, z.array(PatchOperation).min(1).max(1000)]).optional().describe("An RFC 6902 patch against the current definition, or one template yielding it."),
+      .describe(
+        "The full proposed definition, or one template yielding it (e.g. from an llm step). Templates inside a literal definition are kept as written.",
+      ),
+    patch: z
+      .union([RawTemplate, z.array(PatchOperation).min(1).max(1000)])
+      .optional()
+      .describe("An RFC 6902 patch against the current definition, or one template yielding it."),
     summary: templateString("One-line summary shown to reviewers.", 500),
-    rationale: z.string().max(20_000).optional().describe("Why the change is proposed; templates allowed."),
+    rationale: z
+      .string()
+      .max(20_000)
+      .optional()
+      .describe("Why the change is proposed; templates allowed."),
   })
-  .superRefine(...crossRule((config, ctx) => exactlyOne(config, ctx, "definition", "patch", "A proposal")));
+  .superRefine(
+    ...crossRule((config, ctx) => exactlyOne(config, ctx, "definition", "patch", "A proposal")),
+  );
 
 // --- steps, edges, loop bodies (recursive) ---------------------------------------------------
 
@@ -351,13 +595,19 @@ export const EDGE_FAILURE_POLICIES = ["skip", "continue", "fail_run"] as const;
 export const EdgeFailurePolicy = z.enum(EDGE_FAILURE_POLICIES);
 export type EdgeFailurePolicy = z.infer<typeof EdgeFailurePolicy>;
 
-export const PortName = z.string().regex(/^[a-z][a-z_]*$/, { message: "Ports are lower-case names such as success, error, true, approved." });
+export const PortName = z.string().regex(/^[a-z][a-z_]*$/, {
+  message: "Ports are lower-case names such as success, error, true, approved.",
+});
 
 export const Edge = z.strictObject({
   from: StepId.describe("Source step id."),
   to: StepId.describe("Target step id."),
-  port: PortName.optional().describe("Output port of the source: success (default for most types), true/false (condition), approved/rejected (approval), done (loop), or error (runs only if the source failed, handling the failure). Defaults to the source type's primary port."),
-  onFailure: EdgeFailurePolicy.default("skip").describe("If the source fails: skip the target (default), continue (target runs and sees the source output as null; failure handled), or fail_run (the run fails at once)."),
+  port: PortName.optional().describe(
+    "Output port of the source: success (default for most types), true/false (condition), approved/rejected (approval), done (loop), or error (runs only if the source failed, handling the failure). Defaults to the source type's primary port.",
+  ),
+  onFailure: EdgeFailurePolicy.default("skip").describe(
+    "If the source fails: skip the target (default), continue (target runs and sees the source output as null; failure handled), or fail_run (the run fails at once).",
+  ),
 });
 export type Edge = z.infer<typeof Edge>;
 export type EdgeInput = z.input<typeof Edge>;
@@ -367,11 +617,26 @@ const BackoffMs = z.int().min(0).max(3_600_000);
 
 export const Retry = z
   .strictObject({
-    maxAttempts: z.int().min(1).max(RETRY_MAX_ATTEMPTS).default(1).describe("Total attempts including the first (1 = no retry, max 10). Only retryable failures (network, 429, 5xx, timeouts) retry."),
+    maxAttempts: z
+      .int()
+      .min(1)
+      .max(RETRY_MAX_ATTEMPTS)
+      .default(1)
+      .describe(
+        "Total attempts including the first (1 = no retry, max 10). Only retryable failures (network, 429, 5xx, timeouts) retry.",
+      ),
     backoffMs: z
-      .union([BackoffMs, z.array(BackoffMs).min(1).max(RETRY_MAX_ATTEMPTS - 1)])
+      .union([
+        BackoffMs,
+        z
+          .array(BackoffMs)
+          .min(1)
+          .max(RETRY_MAX_ATTEMPTS - 1),
+      ])
       .default(1000)
-      .describe("Delay before each retry: a fixed number of ms, or a list per retry (the last entry repeats)."),
+      .describe(
+        "Delay before each retry: a fixed number of ms, or a list per retry (the last entry repeats).",
+      ),
   })
   .describe("Retry policy.");
 export type Retry = z.infer<typeof Retry>;
@@ -386,39 +651,81 @@ export function backoffDelayMs(retry: Retry, attempt: number): number {
 const stepBase = {
   id: StepId,
   name: z.string().min(1).max(200).optional().describe("Display name."),
-  when: Condition.optional().describe("Run only if this condition holds (else the step is skipped); the steps it references are waited for."),
+  when: Condition.optional().describe(
+    "Run only if this condition holds (else the step is skipped); the steps it references are waited for.",
+  ),
   retry: Retry.prefault({}),
-  timeoutMs: z.int().min(1).max(86_400_000).optional().describe("Deadline for each attempt in ms (non-waiting steps)."),
+  timeoutMs: z
+    .int()
+    .min(1)
+    .max(86_400_000)
+    .optional()
+    .describe("Deadline for each attempt in ms (non-waiting steps)."),
 };
 
 export const LoopConfig = z
   .strictObject({
     items: z
       .union([
-        z.string().superRefine(fieldRule((items) => (/^\s*\{\{[^{}]*\}\}\s*$/.test(items) ? null : 'items must be one template yielding an array (e.g. "{{ steps.list.output.data.items }}") or a literal array.'))),
+        z
+          .string()
+          .superRefine(
+            fieldRule((items) =>
+              /^\s*\{\{[^{}]*\}\}\s*$/.test(items)
+                ? null
+                : 'items must be one template yielding an array (e.g. "{{ steps.list.output.data.items }}") or a literal array.',
+            ),
+          ),
         z.array(jsonValue("Item")),
       ])
-      .describe('The items: a template yielding an array (e.g. "{{ steps.list.output.data }}") or a literal array.'),
+      .describe(
+        'The items: a template yielding an array (e.g. "{{ steps.list.output.data }}") or a literal array.',
+      ),
     get body() {
-      return LoopBody.optional().describe("Steps run once per item (with loop.item and loop.index). Exactly one of body or workflow.");
+      return LoopBody.optional().describe(
+        "Steps run once per item (with loop.item and loop.index). Exactly one of body or workflow.",
+      );
     },
     workflow: WorkflowRef.optional().describe("Run this workflow once per item instead of a body."),
     version: VersionRef.optional(),
-    input: jsonValue('Child input per item (workflow loops); default { "item": …, "index": … }.').optional(),
-    concurrency: z.int().min(1).max(LOOP_MAX_CONCURRENCY).default(1).describe("Iterations run at the same time (default 1, max 20)."),
-    maxItems: z.int().min(1).max(LOOP_MAX_ITEMS).default(100).describe("More items than this fails the step (default 100, max 1000)."),
+    input: jsonValue(
+      'Child input per item (workflow loops); default { "item": …, "index": … }.',
+    ).optional(),
+    concurrency: z
+      .int()
+      .min(1)
+      .max(LOOP_MAX_CONCURRENCY)
+      .default(1)
+      .describe("Iterations run at the same time (default 1, max 20)."),
+    maxItems: z
+      .int()
+      .min(1)
+      .max(LOOP_MAX_ITEMS)
+      .default(100)
+      .describe("More items than this fails the step (default 100, max 1000)."),
   })
   .superRefine(
     ...crossRule((config, ctx) => {
       exactlyOne(config, ctx, "body", "workflow", "A loop");
-      if (config.body !== undefined && (config.version !== undefined || config.input !== undefined)) {
-        configIssue(ctx, [config.version !== undefined ? "version" : "input"], '"version" and "input" only apply to workflow loops.');
+      if (
+        config.body !== undefined &&
+        (config.version !== undefined || config.input !== undefined)
+      ) {
+        configIssue(
+          ctx,
+          [config.version !== undefined ? "version" : "input"],
+          '"version" and "input" only apply to workflow loops.',
+        );
       }
     }),
   );
 
 function stepOf<T extends StepType, C extends z.ZodType>(type: T, config: C) {
-  return z.strictObject({ ...stepBase, type: z.literal(type), config: config.prefault({} as z.input<C>) });
+  return z.strictObject({
+    ...stepBase,
+    type: z.literal(type),
+    config: config.prefault({} as z.input<C>),
+  });
 }
 
 export const TransformStep = stepOf("transform", TransformConfig);
@@ -471,7 +778,9 @@ export type StepOfType<T extends StepType> = Extract<Step, { type: T }>;
 export type StepConfig<T extends StepType = StepType> = StepOfType<T>["config"];
 
 /** True for a plain object whose `type` is a loop and that carries a body. */
-export function hasLoopBody(step: unknown): step is { config: { body: { steps: unknown[]; edges?: unknown[] } } } {
+export function hasLoopBody(
+  step: unknown,
+): step is { config: { body: { steps: unknown[]; edges?: unknown[] } } } {
   if (!isPlainObject(step) || step.type !== "loop" || !isPlainObject(step.config)) return false;
   const body = step.config.body;
   return isPlainObject(body) && Array.isArray(body.steps);

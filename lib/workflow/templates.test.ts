@@ -14,10 +14,24 @@ import {
 } from "./templates";
 
 const ctx: TemplateContext = {
-  input: { version: "1.2.3", count: 3, flag: false, "my key": "spaced", nested: { list: [{ name: "first" }, { name: "second" }] }, empty: null },
+  input: {
+    version: "1.2.3",
+    count: 3,
+    flag: false,
+    "my key": "spaced",
+    nested: { list: [{ name: "first" }, { name: "second" }] },
+    empty: null,
+  },
   vars: { env: "staging" },
   steps: {
-    fetch: { output: { type: "http", data: { items: [{ name: "a" }, { name: "b" }], status: 200 }, meta: {} }, status: "completed" },
+    fetch: {
+      output: {
+        type: "http",
+        data: { items: [{ name: "a" }, { name: "b" }], status: 200 },
+        meta: {},
+      },
+      status: "completed",
+    },
     broken: { output: null, status: "failed" },
   },
   lastOutput: { type: "transform", data: 42, meta: {} },
@@ -31,13 +45,26 @@ describe("parseTemplate", () => {
   it("splits literals and expressions and flags the raw form", () => {
     const t = parseTemplate("Ship {{ input.version }} to {{vars.env}}!");
     expect(t.isRaw).toBe(false);
-    expect(t.parts.map((p) => (p.kind === "literal" ? p.text : p.reference.path.source))).toEqual(["Ship ", "input.version", " to ", "vars.env", "!"]);
+    expect(t.parts.map((p) => (p.kind === "literal" ? p.text : p.reference.path.source))).toEqual([
+      "Ship ",
+      "input.version",
+      " to ",
+      "vars.env",
+      "!",
+    ]);
     expect(parseTemplate("{{   input.version   }}").isRaw).toBe(true);
     expect(parseTemplate(" {{ input.version }}").isRaw).toBe(false);
   });
 
   it("parses dot, numeric and bracket segments", () => {
-    expect(parsePath("steps.fetch.output.data.items[0].name").segments).toEqual(["fetch", "output", "data", "items", 0, "name"]);
+    expect(parsePath("steps.fetch.output.data.items[0].name").segments).toEqual([
+      "fetch",
+      "output",
+      "data",
+      "items",
+      0,
+      "name",
+    ]);
     expect(parsePath(`input["my key"]`).segments).toEqual(["my key"]);
     expect(parsePath(`input['it\\'s']`).segments).toEqual(["it's"]);
     expect(parsePath("input.items.0").segments).toEqual(["items", "0"]);
@@ -84,13 +111,23 @@ describe("parseTemplate", () => {
   });
 
   it("refuses prototype-pollution segments in every syntax", () => {
-    for (const text of ["{{ input.__proto__ }}", "{{ input.constructor }}", "{{ input.x.prototype }}", `{{ input["__proto__"] }}`, "{{ trigger['constructor'] }}", "{{ steps.__proto__.output }}"]) {
+    for (const text of [
+      "{{ input.__proto__ }}",
+      "{{ input.constructor }}",
+      "{{ input.x.prototype }}",
+      `{{ input["__proto__"] }}`,
+      "{{ trigger['constructor'] }}",
+      "{{ steps.__proto__.output }}",
+    ]) {
       expect(() => parseTemplate(text), text).toThrow(TemplateSyntaxError);
     }
   });
 
   it("checks secret reference syntax", () => {
-    expect(parseReference("secrets.API_TOKEN")).toMatchObject({ root: "secrets", name: "API_TOKEN" });
+    expect(parseReference("secrets.API_TOKEN")).toMatchObject({
+      root: "secrets",
+      name: "API_TOKEN",
+    });
     for (const bad of ["secrets.api_token", "secrets", "secrets.A.B", "secrets[0]", "secrets.1X"]) {
       const r = tryParseTemplate(`{{ ${bad} }}`);
       expect(r.ok, bad).toBe(false);
@@ -108,14 +145,20 @@ describe("resolveTemplate", () => {
   it("a lone template yields the raw value with its type", () => {
     expect(resolveString("{{ input.count }}", ctx)).toBe(3);
     expect(resolveString("{{input.flag}}", ctx)).toBe(false);
-    expect(resolveString("{{ input.nested }}", ctx)).toEqual({ list: [{ name: "first" }, { name: "second" }] });
+    expect(resolveString("{{ input.nested }}", ctx)).toEqual({
+      list: [{ name: "first" }, { name: "second" }],
+    });
     expect(resolveString("{{ input.empty }}", ctx)).toBeNull();
     expect(resolveString("{{ loop.index }}", ctx)).toBe(2);
   });
 
   it("mixed strings stringify: objects as JSON, null/undefined as empty", () => {
-    expect(resolveString("v{{ input.version }} x{{ input.count }} {{ input.flag }}", ctx)).toBe("v1.2.3 x3 false");
-    expect(resolveString("data={{ steps.fetch.output.data.items[1] }}", ctx)).toBe('data={"name":"b"}');
+    expect(resolveString("v{{ input.version }} x{{ input.count }} {{ input.flag }}", ctx)).toBe(
+      "v1.2.3 x3 false",
+    );
+    expect(resolveString("data={{ steps.fetch.output.data.items[1] }}", ctx)).toBe(
+      'data={"name":"b"}',
+    );
     expect(resolveString("[{{ input.empty }}][{{ input.missing }}]", ctx)).toBe("[][]");
   });
 
@@ -134,8 +177,16 @@ describe("resolveTemplate", () => {
   });
 
   it("resolves deeply through objects and arrays, leaving non-strings alone", () => {
-    const value = { url: "https://x/{{ input.version }}", list: ["{{ input.count }}", 5, true, null], nested: { n: "{{ vars.env }}" } };
-    expect(resolveTemplate(value, ctx)).toEqual({ url: "https://x/1.2.3", list: [3, 5, true, null], nested: { n: "staging" } });
+    const value = {
+      url: "https://x/{{ input.version }}",
+      list: ["{{ input.count }}", 5, true, null],
+      nested: { n: "{{ vars.env }}" },
+    };
+    expect(resolveTemplate(value, ctx)).toEqual({
+      url: "https://x/1.2.3",
+      list: [3, 5, true, null],
+      nested: { n: "staging" },
+    });
   });
 
   it("missing paths resolve to undefined (raw) or '' (mixed) unless strict", () => {
@@ -147,11 +198,21 @@ describe("resolveTemplate", () => {
 
   it("strict mode names the missing part precisely", () => {
     const strict = { strict: true };
-    expect(() => resolveString("{{ input.nested.list[5].name }}", ctx, strict)).toThrow('Cannot resolve {{ input.nested.list[5].name }}: input.nested.list has no index 5 (length 2).');
-    expect(() => resolveString("{{ input.nope.deeper }}", ctx, strict)).toThrow(/input has no key "nope"/);
-    expect(() => resolveString("{{ steps.ghost.output }}", ctx, strict)).toThrow(/step "ghost" has no result/);
-    expect(() => resolveString("{{ loop.item }}", { ...ctx, loop: undefined }, strict)).toThrow(/only available inside a loop body/);
-    expect(() => resolveString("{{ input.version.major }}", ctx, strict)).toThrow(/is a string, which has no "major"/);
+    expect(() => resolveString("{{ input.nested.list[5].name }}", ctx, strict)).toThrow(
+      "Cannot resolve {{ input.nested.list[5].name }}: input.nested.list has no index 5 (length 2).",
+    );
+    expect(() => resolveString("{{ input.nope.deeper }}", ctx, strict)).toThrow(
+      /input has no key "nope"/,
+    );
+    expect(() => resolveString("{{ steps.ghost.output }}", ctx, strict)).toThrow(
+      /step "ghost" has no result/,
+    );
+    expect(() => resolveString("{{ loop.item }}", { ...ctx, loop: undefined }, strict)).toThrow(
+      /only available inside a loop body/,
+    );
+    expect(() => resolveString("{{ input.version.major }}", ctx, strict)).toThrow(
+      /is a string, which has no "major"/,
+    );
     try {
       resolveString("{{ input.nope }}", ctx, strict);
     } catch (error) {
@@ -177,17 +238,29 @@ describe("resolveTemplate", () => {
 
   it("secrets come from the resolver; a missing secret always throws", () => {
     expect(resolveString("Bearer {{ secrets.API_TOKEN }}", ctx)).toBe("Bearer s3cret");
-    expect(() => resolveString("{{ secrets.OTHER }}", ctx)).toThrow(/Secret "OTHER" is not available/);
-    expect(() => resolveString("{{ secrets.API_TOKEN }}", { input: {} })).toThrow(TemplateResolutionError);
+    expect(() => resolveString("{{ secrets.OTHER }}", ctx)).toThrow(
+      /Secret "OTHER" is not available/,
+    );
+    expect(() => resolveString("{{ secrets.API_TOKEN }}", { input: {} })).toThrow(
+      TemplateResolutionError,
+    );
   });
 
   it("escape hook applies to interpolated values only", () => {
     const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-    expect(resolveString("deploy {{ input.version }}", { input: { version: "1; rm -rf /" } }, { escape: quote })).toBe("deploy '1; rm -rf /'");
+    expect(
+      resolveString(
+        "deploy {{ input.version }}",
+        { input: { version: "1; rm -rf /" } },
+        { escape: quote },
+      ),
+    ).toBe("deploy '1; rm -rf /'");
   });
 
   it("keeps a __proto__ key of resolved objects an own property", () => {
-    const source = JSON.parse('{"__proto__": {"polluted": true}, "a": "{{ vars.env }}"}') as unknown;
+    const source = JSON.parse(
+      '{"__proto__": {"polluted": true}, "a": "{{ vars.env }}"}',
+    ) as unknown;
     const out = resolveTemplate(source, ctx) as Record<string, unknown>;
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
@@ -212,8 +285,14 @@ describe("collectReferences", () => {
     expect(refs.steps).toEqual(["fetch", "lint"]);
     expect(refs.vars).toEqual(["env"]);
     expect(refs.usesLoop && refs.usesLastOutput && refs.usesTrigger).toBe(true);
-    expect(refs.references.find((r) => r.reference.root === "secrets")?.location).toEqual(["headers", "auth"]);
-    expect(refs.references.find((r) => r.reference.root === "steps")?.location).toEqual(["body", 0]);
+    expect(refs.references.find((r) => r.reference.root === "secrets")?.location).toEqual([
+      "headers",
+      "auth",
+    ]);
+    expect(refs.references.find((r) => r.reference.root === "steps")?.location).toEqual([
+      "body",
+      0,
+    ]);
   });
 
   it("reports syntax errors instead of throwing, with their location", () => {

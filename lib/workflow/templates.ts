@@ -16,7 +16,16 @@
  */
 import { FORBIDDEN_KEYS, getOwn, isPlainObject } from "./json";
 
-export const TEMPLATE_ROOTS = ["input", "vars", "steps", "lastOutput", "loop", "run", "trigger", "secrets"] as const;
+export const TEMPLATE_ROOTS = [
+  "input",
+  "vars",
+  "steps",
+  "lastOutput",
+  "loop",
+  "run",
+  "trigger",
+  "secrets",
+] as const;
 export type TemplateRoot = (typeof TEMPLATE_ROOTS)[number];
 
 export const SECRET_NAME_PATTERN = /^[A-Z][A-Z0-9_]*$/;
@@ -36,7 +45,12 @@ export interface TemplatePath {
 export type TemplateReference =
   | { readonly root: "input"; readonly name?: string; readonly path: TemplatePath }
   | { readonly root: "vars"; readonly name?: string; readonly path: TemplatePath }
-  | { readonly root: "steps"; readonly stepId: string; readonly field: "output" | "status"; readonly path: TemplatePath }
+  | {
+      readonly root: "steps";
+      readonly stepId: string;
+      readonly field: "output" | "status";
+      readonly path: TemplatePath;
+    }
   | { readonly root: "lastOutput"; readonly path: TemplatePath }
   | { readonly root: "loop"; readonly field: "item" | "index"; readonly path: TemplatePath }
   | { readonly root: "run"; readonly field: "id" | "workflowId"; readonly path: TemplatePath }
@@ -45,7 +59,12 @@ export type TemplateReference =
 
 export type TemplatePart =
   | { readonly kind: "literal"; readonly text: string }
-  | { readonly kind: "expression"; readonly reference: TemplateReference; readonly start: number; readonly end: number };
+  | {
+      readonly kind: "expression";
+      readonly reference: TemplateReference;
+      readonly start: number;
+      readonly end: number;
+    };
 
 export interface ParsedTemplate {
   readonly parts: readonly TemplatePart[];
@@ -53,7 +72,8 @@ export interface ParsedTemplate {
   readonly isRaw: boolean;
 }
 
-export type TemplateErrorCode = "INVALID_TEMPLATE" | "UNKNOWN_TEMPLATE_ROOT" | "INVALID_SECRET_REFERENCE";
+export type TemplateErrorCode =
+  "INVALID_TEMPLATE" | "UNKNOWN_TEMPLATE_ROOT" | "INVALID_SECRET_REFERENCE";
 
 export class TemplateSyntaxError extends Error {
   override readonly name = "TemplateSyntaxError";
@@ -99,7 +119,9 @@ export function parseTemplate(text: string): ParsedTemplate {
   return parsed;
 }
 
-export function tryParseTemplate(text: string): { ok: true; template: ParsedTemplate } | { ok: false; error: TemplateSyntaxError } {
+export function tryParseTemplate(
+  text: string,
+): { ok: true; template: ParsedTemplate } | { ok: false; error: TemplateSyntaxError } {
   try {
     return { ok: true, template: parseTemplate(text) };
   } catch (error) {
@@ -124,7 +146,12 @@ function parseUncached(text: string): ParsedTemplate {
       continue;
     }
     const close = findClose(text, i + 2);
-    if (close < 0) throw new TemplateSyntaxError(`Unclosed "{{" at offset ${i} in ${quote(text)}; close it with "}}" or write "\\{{" for a literal "{{".`, "INVALID_TEMPLATE", i);
+    if (close < 0)
+      throw new TemplateSyntaxError(
+        `Unclosed "{{" at offset ${i} in ${quote(text)}; close it with "}}" or write "\\{{" for a literal "{{".`,
+        "INVALID_TEMPLATE",
+        i,
+      );
     if (literal) parts.push({ kind: "literal", text: literal });
     literal = "";
     const reference = parseReference(text.slice(i + 2, close), i + 2);
@@ -157,16 +184,39 @@ function findClose(text: string, from: number): number {
 export function parsePath(source: string, offset = 0): TemplatePath {
   const text = source.trim();
   const at = offset + source.indexOf(text);
-  if (text === "") throw new TemplateSyntaxError("Empty path: write a reference such as input.name or steps.fetch.output.data.", "INVALID_TEMPLATE", offset);
-  if (text.length > MAX_PATH_LENGTH) throw new TemplateSyntaxError(`Path is longer than ${MAX_PATH_LENGTH} characters.`, "INVALID_TEMPLATE", at);
+  if (text === "")
+    throw new TemplateSyntaxError(
+      "Empty path: write a reference such as input.name or steps.fetch.output.data.",
+      "INVALID_TEMPLATE",
+      offset,
+    );
+  if (text.length > MAX_PATH_LENGTH)
+    throw new TemplateSyntaxError(
+      `Path is longer than ${MAX_PATH_LENGTH} characters.`,
+      "INVALID_TEMPLATE",
+      at,
+    );
   const rootMatch = /^[A-Za-z_$][A-Za-z0-9_$]*/.exec(text);
-  if (!rootMatch) throw new TemplateSyntaxError(`Invalid path ${quote(text)}: it must start with one of ${TEMPLATE_ROOTS.join(", ")}. Templates hold paths only, not code.`, "INVALID_TEMPLATE", at);
+  if (!rootMatch)
+    throw new TemplateSyntaxError(
+      `Invalid path ${quote(text)}: it must start with one of ${TEMPLATE_ROOTS.join(", ")}. Templates hold paths only, not code.`,
+      "INVALID_TEMPLATE",
+      at,
+    );
   const root = rootMatch[0];
   if (!(TEMPLATE_ROOTS as readonly string[]).includes(root)) {
-    throw new TemplateSyntaxError(`Unknown reference root "${root}" in ${quote(text)}; allowed roots are ${TEMPLATE_ROOTS.join(", ")}.`, "UNKNOWN_TEMPLATE_ROOT", at);
+    throw new TemplateSyntaxError(
+      `Unknown reference root "${root}" in ${quote(text)}; allowed roots are ${TEMPLATE_ROOTS.join(", ")}.`,
+      "UNKNOWN_TEMPLATE_ROOT",
+      at,
+    );
   }
   const segments = parseSegments(text, root.length, at);
-  return Object.freeze({ source: text, root: root as TemplateRoot, segments: Object.freeze(segments) });
+  return Object.freeze({
+    source: text,
+    root: root as TemplateRoot,
+    segments: Object.freeze(segments),
+  });
 }
 
 function parseSegments(text: string, start: number, offset: number): PathSegment[] {
@@ -186,34 +236,50 @@ function parseSegments(text: string, start: number, offset: number): PathSegment
       i = parsed.next;
     } else {
       const hint = ch === " " ? '; write ["key with spaces"] for keys with spaces' : "";
-      throw pathError(text, i, offset, `unexpected "${ch}" (templates hold paths only: no operators, calls or filters${hint})`);
+      throw pathError(
+        text,
+        i,
+        offset,
+        `unexpected "${ch}" (templates hold paths only: no operators, calls or filters${hint})`,
+      );
     }
     if (typeof segment === "string" && FORBIDDEN_KEYS.has(segment)) {
       throw pathError(text, i, offset, `the segment "${segment}" is not allowed`);
     }
     segments.push(segment);
-    if (segments.length > MAX_PATH_SEGMENTS) throw pathError(text, i, offset, `more than ${MAX_PATH_SEGMENTS} segments`);
+    if (segments.length > MAX_PATH_SEGMENTS)
+      throw pathError(text, i, offset, `more than ${MAX_PATH_SEGMENTS} segments`);
   }
   return segments;
 }
 
-function parseBracket(text: string, i: number, offset: number): { segment: PathSegment; next: number } {
+function parseBracket(
+  text: string,
+  i: number,
+  offset: number,
+): { segment: PathSegment; next: number } {
   const index = /^\[(\d{1,9})\]/.exec(text.slice(i));
   if (index) return { segment: Number(index[1]), next: i + index[0].length };
   const q = text[i + 1];
-  if (q !== '"' && q !== "'") throw pathError(text, i, offset, 'expected [number] or ["key"] after "["');
+  if (q !== '"' && q !== "'")
+    throw pathError(text, i, offset, 'expected [number] or ["key"] after "["');
   let key = "";
   let j = i + 2;
   for (; j < text.length && text[j] !== q; j++) {
     if (text[j] === "\\") j += 1;
     key += text[j] ?? "";
   }
-  if (text[j] !== q || text[j + 1] !== "]") throw pathError(text, i, offset, "unterminated bracket key");
+  if (text[j] !== q || text[j + 1] !== "]")
+    throw pathError(text, i, offset, "unterminated bracket key");
   return { segment: key, next: j + 2 };
 }
 
 function pathError(text: string, at: number, offset: number, why: string): TemplateSyntaxError {
-  return new TemplateSyntaxError(`Invalid path ${quote(text)} at character ${at + 1}: ${why}.`, "INVALID_TEMPLATE", offset + at);
+  return new TemplateSyntaxError(
+    `Invalid path ${quote(text)} at character ${at + 1}: ${why}.`,
+    "INVALID_TEMPLATE",
+    offset + at,
+  );
 }
 
 const referenceCache = new Map<string, TemplateReference>();
@@ -237,27 +303,39 @@ function parseReferenceUncached(source: string, offset: number): TemplateReferen
   switch (path.root) {
     case "input":
     case "vars":
-      return first === undefined ? { root: path.root, path } : { root: path.root, name: String(first), path };
+      return first === undefined
+        ? { root: path.root, path }
+        : { root: path.root, name: String(first), path };
     case "steps": {
-      if (typeof first !== "string") return fail("write steps.<stepId>.output or steps.<stepId>.status");
-      if (second !== "output" && second !== "status") return fail(`write steps.${first}.output or steps.${first}.status`);
-      if (second === "status" && path.segments.length > 2) return fail("a status is a plain string; nothing can follow .status");
+      if (typeof first !== "string")
+        return fail("write steps.<stepId>.output or steps.<stepId>.status");
+      if (second !== "output" && second !== "status")
+        return fail(`write steps.${first}.output or steps.${first}.status`);
+      if (second === "status" && path.segments.length > 2)
+        return fail("a status is a plain string; nothing can follow .status");
       return { root: "steps", stepId: first, field: second, path };
     }
     case "lastOutput":
       return { root: "lastOutput", path };
     case "loop":
       if (first !== "item" && first !== "index") return fail("write loop.item or loop.index");
-      if (first === "index" && path.segments.length > 1) return fail("loop.index is a number; nothing can follow it");
+      if (first === "index" && path.segments.length > 1)
+        return fail("loop.index is a number; nothing can follow it");
       return { root: "loop", field: first, path };
     case "run":
-      if ((first !== "id" && first !== "workflowId") || path.segments.length > 1) return fail("write run.id or run.workflowId");
+      if ((first !== "id" && first !== "workflowId") || path.segments.length > 1)
+        return fail("write run.id or run.workflowId");
       return { root: "run", field: first, path };
     case "trigger":
       return { root: "trigger", path };
     case "secrets": {
-      if (typeof first !== "string" || path.segments.length !== 1) return fail("write secrets.NAME", "INVALID_SECRET_REFERENCE");
-      if (!SECRET_NAME_PATTERN.test(first)) return fail(`secret names are upper case letters, digits and underscores, starting with a letter (e.g. API_TOKEN), got "${first}"`, "INVALID_SECRET_REFERENCE");
+      if (typeof first !== "string" || path.segments.length !== 1)
+        return fail("write secrets.NAME", "INVALID_SECRET_REFERENCE");
+      if (!SECRET_NAME_PATTERN.test(first))
+        return fail(
+          `secret names are upper case letters, digits and underscores, starting with a letter (e.g. API_TOKEN), got "${first}"`,
+          "INVALID_SECRET_REFERENCE",
+        );
       return { root: "secrets", name: first, path };
     }
   }
@@ -294,18 +372,28 @@ export interface ResolveOptions {
 }
 
 /** Resolves templates deeply inside strings, arrays and plain objects. Other values pass through. */
-export function resolveTemplate(value: unknown, ctx: TemplateContext, options: ResolveOptions = {}): unknown {
+export function resolveTemplate(
+  value: unknown,
+  ctx: TemplateContext,
+  options: ResolveOptions = {},
+): unknown {
   if (typeof value === "string") return resolveString(value, ctx, options);
   if (Array.isArray(value)) return value.map((item) => resolveTemplate(item, ctx, options));
   if (isPlainObject(value)) {
     // fromEntries defines own properties, so even a "__proto__" key could not reach a prototype.
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolveTemplate(v, ctx, options)]));
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, resolveTemplate(v, ctx, options)]),
+    );
   }
   return value;
 }
 
 /** Resolves one string: raw value for a lone `{{ path }}`, otherwise an interpolated string. */
-export function resolveString(text: string, ctx: TemplateContext, options: ResolveOptions = {}): unknown {
+export function resolveString(
+  text: string,
+  ctx: TemplateContext,
+  options: ResolveOptions = {},
+): unknown {
   if (!hasTemplate(text)) return text;
   const template = parseTemplate(text);
   if (template.isRaw) {
@@ -328,17 +416,26 @@ export function resolveString(text: string, ctx: TemplateContext, options: Resol
 export function stringifyValue(value: unknown): string {
   if (value === null || value === undefined) return "";
   if (typeof value === "string") return value;
-  if (typeof value === "number" || typeof value === "boolean" || typeof value === "bigint") return String(value);
+  if (typeof value === "number" || typeof value === "boolean" || typeof value === "bigint")
+    return String(value);
   if (value instanceof Date) return value.toISOString();
   return JSON.stringify(value) ?? "";
 }
 
 /** Resolves a bare path (a condition `ref`) against the context. */
-export function resolvePath(path: string, ctx: TemplateContext, options: Pick<ResolveOptions, "strict"> = {}): unknown {
+export function resolvePath(
+  path: string,
+  ctx: TemplateContext,
+  options: Pick<ResolveOptions, "strict"> = {},
+): unknown {
   return lookupReference(parseReference(path), ctx, options.strict ?? false);
 }
 
-export function lookupReference(reference: TemplateReference, ctx: TemplateContext, strict: boolean): unknown {
+export function lookupReference(
+  reference: TemplateReference,
+  ctx: TemplateContext,
+  strict: boolean,
+): unknown {
   const path = reference.path;
   if (reference.root === "secrets") return lookupSecret(reference.name, path.source, ctx);
   let current: unknown;
@@ -346,7 +443,12 @@ export function lookupReference(reference: TemplateReference, ctx: TemplateConte
   switch (reference.root) {
     case "steps":
       current = ctx.steps ? getOwn(ctx.steps, reference.stepId) : undefined;
-      if (current === undefined) return missing(strict, path, `step "${reference.stepId}" has no result in this run (it has not run, or it does not exist)`);
+      if (current === undefined)
+        return missing(
+          strict,
+          path,
+          `step "${reference.stepId}" has no result in this run (it has not run, or it does not exist)`,
+        );
       current = getOwn(current, reference.field);
       consumed = 2;
       break;
@@ -385,7 +487,8 @@ function walk(start: unknown, path: TemplatePath, from: number, strict: boolean)
 function step(current: unknown, segment: PathSegment): unknown {
   if (Array.isArray(current)) {
     if (segment === "length") return current.length;
-    const index = typeof segment === "number" ? segment : /^\d+$/.test(segment) ? Number(segment) : NaN;
+    const index =
+      typeof segment === "number" ? segment : /^\d+$/.test(segment) ? Number(segment) : NaN;
     return Number.isInteger(index) && index < current.length ? current[index] : undefined;
   }
   if (current === null || typeof current !== "object") return undefined;
@@ -393,21 +496,33 @@ function step(current: unknown, segment: PathSegment): unknown {
 }
 
 function describeMiss(current: unknown, segment: PathSegment): string {
-  if (current === undefined || current === null) return `is ${current === null ? "null" : "missing"}, so [${JSON.stringify(segment)}] cannot be read`;
-  if (Array.isArray(current)) return `has no index ${JSON.stringify(segment)} (length ${current.length})`;
-  if (typeof current !== "object") return `is a ${typeof current}, which has no ${JSON.stringify(segment)}`;
+  if (current === undefined || current === null)
+    return `is ${current === null ? "null" : "missing"}, so [${JSON.stringify(segment)}] cannot be read`;
+  if (Array.isArray(current))
+    return `has no index ${JSON.stringify(segment)} (length ${current.length})`;
+  if (typeof current !== "object")
+    return `is a ${typeof current}, which has no ${JSON.stringify(segment)}`;
   return `has no key ${JSON.stringify(segment)}`;
 }
 
 function missing(strict: boolean, path: TemplatePath, why: string): undefined {
-  if (strict) throw new TemplateResolutionError(`Cannot resolve {{ ${path.source} }}: ${why}.`, path.source, "MISSING_PATH");
+  if (strict)
+    throw new TemplateResolutionError(
+      `Cannot resolve {{ ${path.source} }}: ${why}.`,
+      path.source,
+      "MISSING_PATH",
+    );
   return undefined;
 }
 
 function lookupSecret(name: string, source: string, ctx: TemplateContext): string {
   const value = ctx.secrets ? ctx.secrets(name) : undefined;
   if (typeof value !== "string") {
-    throw new TemplateResolutionError(`Secret "${name}" is not available to this run; add it in the workspace settings or check its name.`, source, "SECRET_UNAVAILABLE");
+    throw new TemplateResolutionError(
+      `Secret "${name}" is not available to this run; add it in the workspace settings or check its name.`,
+      source,
+      "SECRET_UNAVAILABLE",
+    );
   }
   return value;
 }
@@ -458,11 +573,22 @@ const SCAN_MAX_DEPTH = 128;
  * popped during the walk and copied only where a template is found, which keeps scanning a
  * 1,000-step definition cheap.
  */
-export function scanValue(value: unknown, basePath: Location, references: LocatedReference[], errors: LocatedTemplateError[]): void {
+export function scanValue(
+  value: unknown,
+  basePath: Location,
+  references: LocatedReference[],
+  errors: LocatedTemplateError[],
+): void {
   scanInto(value, [...basePath], references, errors, 0);
 }
 
-function scanInto(value: unknown, path: Array<string | number>, references: LocatedReference[], errors: LocatedTemplateError[], depth: number): void {
+function scanInto(
+  value: unknown,
+  path: Array<string | number>,
+  references: LocatedReference[],
+  errors: LocatedTemplateError[],
+  depth: number,
+): void {
   if (typeof value === "string") {
     if (value.includes("{{")) scanString(value, [...path], references, errors);
     return;
@@ -484,7 +610,12 @@ function scanInto(value: unknown, path: Array<string | number>, references: Loca
   }
 }
 
-export function scanString(text: string, location: Location, references: LocatedReference[], errors: LocatedTemplateError[]): void {
+export function scanString(
+  text: string,
+  location: Location,
+  references: LocatedReference[],
+  errors: LocatedTemplateError[],
+): void {
   if (!hasTemplate(text)) return;
   const parsed = tryParseTemplate(text);
   if (!parsed.ok) {
@@ -496,7 +627,10 @@ export function scanString(text: string, location: Location, references: Located
   }
 }
 
-export function summarize(references: readonly LocatedReference[], errors: readonly LocatedTemplateError[]): ReferenceSummary {
+export function summarize(
+  references: readonly LocatedReference[],
+  errors: readonly LocatedTemplateError[],
+): ReferenceSummary {
   const steps = new Set<string>();
   const inputs = new Set<string>();
   const vars = new Set<string>();
@@ -531,7 +665,17 @@ export function summarize(references: readonly LocatedReference[], errors: reado
         break;
     }
   }
-  return { references, errors, steps: [...steps], inputs: [...inputs], vars: [...vars], secrets: [...secrets], usesLoop, usesLastOutput, usesTrigger };
+  return {
+    references,
+    errors,
+    steps: [...steps],
+    inputs: [...inputs],
+    vars: [...vars],
+    secrets: [...secrets],
+    usesLoop,
+    usesLastOutput,
+    usesTrigger,
+  };
 }
 
 /** Renders a reference back to its `{{ … }}` form for messages. */

@@ -6,7 +6,15 @@
  */
 import { defaultPortOf, portsOf, STEP_CATALOG } from "./catalog";
 import { MAX_STEPS_HARD_CAP, DEFAULT_MAX_STEPS, WorkflowDefinition } from "./definition";
-import { computeAncestry, findCycles, buildGraph, unreachableSteps, type Ancestry, type WorkflowGraph, type GraphEdgeLike } from "./graph";
+import {
+  computeAncestry,
+  findCycles,
+  buildGraph,
+  unreachableSteps,
+  type Ancestry,
+  type WorkflowGraph,
+  type GraphEdgeLike,
+} from "./graph";
 import {
   DefinitionValidationError,
   fieldText,
@@ -22,9 +30,20 @@ import { StepId } from "./primitives";
 import { fillEdgePorts, schemaIssues } from "./normalize";
 import { isStepType, type StepType } from "./steps";
 import { stepReferences } from "./refs";
-import { scanValue, type LocatedReference, type LocatedTemplateError, type TemplateReference } from "./templates";
+import {
+  scanValue,
+  type LocatedReference,
+  type LocatedTemplateError,
+  type TemplateReference,
+} from "./templates";
 
-export { DefinitionValidationError, ISSUE_CODES, WARNING_CODES, type IssueCode, type ValidationIssue } from "./issues";
+export {
+  DefinitionValidationError,
+  ISSUE_CODES,
+  WARNING_CODES,
+  type IssueCode,
+  type ValidationIssue,
+} from "./issues";
 
 export interface ValidateOptions {
   /** Workspace policy: step types no workflow may use (added to the definition's own list). */
@@ -44,7 +63,10 @@ export interface ValidationResult {
 /** Inputs beyond these limits are refused before parsing so hostile input cannot exhaust the stack. */
 export const MAX_DEFINITION_NODES = 500_000;
 
-export function validateDefinition(input: unknown, options: ValidateOptions = {}): ValidationResult {
+export function validateDefinition(
+  input: unknown,
+  options: ValidateOptions = {},
+): ValidationResult {
   return validateNested(input, options, 0);
 }
 
@@ -55,25 +77,55 @@ export function parseDefinition(input: unknown, options: ValidateOptions = {}): 
   return result.definition;
 }
 
-function validateNested(input: unknown, options: ValidateOptions, nesting: number): ValidationResult {
+function validateNested(
+  input: unknown,
+  options: ValidateOptions,
+  nesting: number,
+): ValidationResult {
   const guard = guardInput(input);
   if ("issue" in guard) return { ok: false, issues: [guard.issue] };
   const issues: ValidationIssue[] = forbiddenKeyIssues(input, guard.protoKeyPaths);
   const parsed = WorkflowDefinition.safeParse(input);
   if (!parsed.success) issues.push(...schemaIssues(input, parsed.error.issues));
   const definition = parsed.success ? fillEdgePorts(parsed.data) : undefined;
-  issues.push(...semanticIssues(definition ?? (input as Record<string, unknown>), options, nesting));
+  issues.push(
+    ...semanticIssues(definition ?? (input as Record<string, unknown>), options, nesting),
+  );
   const unique = dedupe(issues);
-  return { ok: !unique.some((i) => i.severity === "error"), ...(definition ? { definition } : {}), issues: unique };
+  return {
+    ok: !unique.some((i) => i.severity === "error"),
+    ...(definition ? { definition } : {}),
+    issues: unique,
+  };
 }
 
 function guardInput(input: unknown): { issue: ValidationIssue } | { protoKeyPaths: IssuePath[] } {
   if (!isPlainObject(input)) {
-    return { issue: makeIssue("NOT_AN_OBJECT", `A workflow definition must be a JSON object with schemaVersion, name and steps; got ${input === null ? "null" : Array.isArray(input) ? "an array" : typeof input}.`, []) };
+    return {
+      issue: makeIssue(
+        "NOT_AN_OBJECT",
+        `A workflow definition must be a JSON object with schemaVersion, name and steps; got ${input === null ? "null" : Array.isArray(input) ? "an array" : typeof input}.`,
+        [],
+      ),
+    };
   }
   const shape = inspectInput(input, MAX_JSON_DEPTH, MAX_DEFINITION_NODES);
-  if (shape.depthExceeded) return { issue: makeIssue("DEFINITION_TOO_LARGE", `The definition nests deeper than ${MAX_JSON_DEPTH} levels (or contains a cycle); flatten it.`, []) };
-  if (shape.nodesExceeded) return { issue: makeIssue("DEFINITION_TOO_LARGE", `The definition has more than ${MAX_DEFINITION_NODES} values; it is too large to be a workflow.`, []) };
+  if (shape.depthExceeded)
+    return {
+      issue: makeIssue(
+        "DEFINITION_TOO_LARGE",
+        `The definition nests deeper than ${MAX_JSON_DEPTH} levels (or contains a cycle); flatten it.`,
+        [],
+      ),
+    };
+  if (shape.nodesExceeded)
+    return {
+      issue: makeIssue(
+        "DEFINITION_TOO_LARGE",
+        `The definition has more than ${MAX_DEFINITION_NODES} values; it is too large to be a workflow.`,
+        [],
+      ),
+    };
   return { protoKeyPaths: shape.protoKeyPaths };
 }
 
@@ -81,7 +133,12 @@ function guardInput(input: unknown): { issue: ValidationIssue } | { protoKeyPath
 function forbiddenKeyIssues(input: unknown, paths: readonly IssuePath[]): ValidationIssue[] {
   return paths.map((path) => {
     const located = locate(input, path.slice(0, -1));
-    return makeIssue("FORBIDDEN_KEY", `${where(located)}: the key "__proto__" is not allowed anywhere in a definition.`, path, { stepId: located.stepId, edgeIndex: located.edgeIndex });
+    return makeIssue(
+      "FORBIDDEN_KEY",
+      `${where(located)}: the key "__proto__" is not allowed anywhere in a definition.`,
+      path,
+      { stepId: located.stepId, edgeIndex: located.edgeIndex },
+    );
   });
 }
 
@@ -129,10 +186,18 @@ interface Checker {
   readonly owners: Map<string, string | null>;
   readonly inputs: ReadonlySet<string>;
   readonly vars: ReadonlySet<string>;
-  readonly constraints: { allowSelfModification: boolean; maxSteps: number; forbidden: ReadonlySet<string> };
+  readonly constraints: {
+    allowSelfModification: boolean;
+    maxSteps: number;
+    forbidden: ReadonlySet<string>;
+  };
 }
 
-function semanticIssues(root: Record<string, unknown>, options: ValidateOptions, nesting: number): ValidationIssue[] {
+function semanticIssues(
+  root: Record<string, unknown>,
+  options: ValidateOptions,
+  nesting: number,
+): ValidationIssue[] {
   const checker: Checker = {
     root,
     options,
@@ -144,7 +209,10 @@ function semanticIssues(root: Record<string, unknown>, options: ValidateOptions,
     constraints: readConstraints(root.constraints),
   };
   if (!Array.isArray(root.steps)) return checker.issues;
-  if (root.steps.length === 0) checker.issues.push(makeIssue("NO_STEPS", "The workflow has no steps; add at least one.", ["steps"]));
+  if (root.steps.length === 0)
+    checker.issues.push(
+      makeIssue("NO_STEPS", "The workflow has no steps; add at least one.", ["steps"]),
+    );
   const levels = gatherLevels(checker, root.steps, root.edges, [], undefined);
   for (const level of levels) checkLevel(checker, level);
   checkStepCount(checker, levels);
@@ -156,27 +224,67 @@ function readConstraints(raw: unknown): Checker["constraints"] {
   const c = isPlainObject(raw) ? raw : {};
   return {
     allowSelfModification: c.allowSelfModification === true,
-    maxSteps: typeof c.maxSteps === "number" && Number.isInteger(c.maxSteps) && c.maxSteps > 0 ? Math.min(c.maxSteps, MAX_STEPS_HARD_CAP) : DEFAULT_MAX_STEPS,
-    forbidden: new Set(Array.isArray(c.forbiddenStepTypes) ? c.forbiddenStepTypes.filter((t): t is string => typeof t === "string") : []),
+    maxSteps:
+      typeof c.maxSteps === "number" && Number.isInteger(c.maxSteps) && c.maxSteps > 0
+        ? Math.min(c.maxSteps, MAX_STEPS_HARD_CAP)
+        : DEFAULT_MAX_STEPS,
+    forbidden: new Set(
+      Array.isArray(c.forbiddenStepTypes)
+        ? c.forbiddenStepTypes.filter((t): t is string => typeof t === "string")
+        : [],
+    ),
   };
 }
 
 /** Collects every level (top, then loop bodies depth-first) and reports duplicate ids globally. */
-function gatherLevels(checker: Checker, rawSteps: readonly unknown[], rawEdges: unknown, path: IssuePath, parent: Level["parent"]): Level[] {
-  const level: Level = { path, rawSteps, rawEdges, views: [], ids: new Set(), ...(parent ? { parent } : {}) };
+function gatherLevels(
+  checker: Checker,
+  rawSteps: readonly unknown[],
+  rawEdges: unknown,
+  path: IssuePath,
+  parent: Level["parent"],
+): Level[] {
+  const level: Level = {
+    path,
+    rawSteps,
+    rawEdges,
+    views: [],
+    ids: new Set(),
+    ...(parent ? { parent } : {}),
+  };
   const levels: Level[] = [level];
   const nested: Array<() => Level[]> = [];
   rawSteps.forEach((raw, index) => {
     if (!isPlainObject(raw) || typeof raw.id !== "string" || typeof raw.type !== "string") return;
-    const view: StepView = { id: raw.id, type: raw.type, raw, path: [...path, "steps", index], when: raw.when };
+    const view: StepView = {
+      id: raw.id,
+      type: raw.type,
+      raw,
+      path: [...path, "steps", index],
+      when: raw.when,
+    };
     if (!isStepType(raw.type) && !StepId.safeParse(raw.id).success) {
       // zod stops at the unknown type, so the id would otherwise go unreported.
-      checker.issues.push(makeIssue("INVALID_STEP_ID", `Step "${raw.id}": invalid id; step ids start with a lower-case letter and contain only a-z, 0-9 and _ (max 64).`, [...view.path, "id"], { stepId: raw.id }));
+      checker.issues.push(
+        makeIssue(
+          "INVALID_STEP_ID",
+          `Step "${raw.id}": invalid id; step ids start with a lower-case letter and contain only a-z, 0-9 and _ (max 64).`,
+          [...view.path, "id"],
+          { stepId: raw.id },
+        ),
+      );
     }
     if (checker.owners.has(view.id)) {
       const owner = checker.owners.get(view.id);
       const first = owner ? `in the body of loop "${owner}"` : "at the top level";
-      checker.issues.push(makeIssue("DUPLICATE_STEP_ID", `Step id "${view.id}" is used more than once (first ${first}); step ids must be unique across the whole workflow, loop bodies included.`, [...view.path, "id"], { stepId: view.id }));
+      checker.issues.push(
+        makeIssue(
+          "DUPLICATE_STEP_ID",
+          `Step id "${view.id}" is used more than once (first ${first}); step ids must be unique across the whole workflow, loop bodies included.`,
+          [...view.path, "id"],
+          { stepId: view.id },
+        ),
+      );
       return;
     }
     checker.owners.set(view.id, parent ? parent.loopId : null);
@@ -185,7 +293,12 @@ function gatherLevels(checker: Checker, rawSteps: readonly unknown[], rawEdges: 
     const body = raw.type === "loop" && isPlainObject(raw.config) ? raw.config.body : undefined;
     if (isPlainObject(body) && Array.isArray(body.steps)) {
       const bodySteps = body.steps;
-      nested.push(() => gatherLevels(checker, bodySteps, body.edges, [...view.path, "config", "body"], { level, loopId: view.id }));
+      nested.push(() =>
+        gatherLevels(checker, bodySteps, body.edges, [...view.path, "config", "body"], {
+          level,
+          loopId: view.id,
+        }),
+      );
     }
   });
   for (const gather of nested) levels.push(...gather());
@@ -194,7 +307,10 @@ function gatherLevels(checker: Checker, rawSteps: readonly unknown[], rawEdges: 
 
 function checkLevel(checker: Checker, level: Level): void {
   const edges = Array.isArray(level.rawEdges) ? level.rawEdges : undefined;
-  const usableEdges = edges?.filter((e): e is GraphEdgeLike => isPlainObject(e) && typeof e.from === "string" && typeof e.to === "string");
+  const usableEdges = edges?.filter(
+    (e): e is GraphEdgeLike =>
+      isPlainObject(e) && typeof e.from === "string" && typeof e.to === "string",
+  );
   const graph = buildGraph<StepView>({ steps: level.views, edges: usableEdges });
   level.graph = graph;
   level.ancestry = computeAncestry(graph);
@@ -215,28 +331,76 @@ function checkEdges(checker: Checker, level: Level, edges: readonly unknown[]): 
   const byId = new Map(level.views.map((v) => [v.id, v]));
   const seen = new Map<string, number>();
   edges.forEach((edge, index) => {
-    if (!isPlainObject(edge) || typeof edge.from !== "string" || typeof edge.to !== "string") return; // schema issue already
+    if (!isPlainObject(edge) || typeof edge.from !== "string" || typeof edge.to !== "string")
+      return; // schema issue already
     const at = () => edgePath(level, index);
     const label = () => edgeLabel(level, index, edge.from as string, edge.to as string);
     const source = byId.get(edge.from);
     const target = byId.get(edge.to);
-    if (!source) checker.issues.push(makeIssue("UNKNOWN_EDGE_SOURCE", `${label()}: source step "${edge.from}" ${missingStepHint(checker, level, edge.from)}`, [...at(), "from"], { edgeIndex: index }));
-    if (!target) checker.issues.push(makeIssue("UNKNOWN_EDGE_TARGET", `${label()}: target step "${edge.to}" ${missingStepHint(checker, level, edge.to)}`, [...at(), "to"], { edgeIndex: index }));
-    if (source?.type === "return") {
-      checker.issues.push(makeIssue("RETURN_HAS_OUTGOING_EDGES", `Step "${source.id}" (return) ends the run, so ${label().charAt(0).toLowerCase()}${label().slice(1)} can never be taken; remove the edge.`, at(), { stepId: source.id, edgeIndex: index }));
-    } else if (source && isStepType(source.type) && typeof edge.port === "string" && !portsOf(source.type).includes(edge.port)) {
+    if (!source)
       checker.issues.push(
-        makeIssue("UNKNOWN_PORT", `Step "${edge.to}": edge from "${edge.from}" uses port "${edge.port}", but ${article(source.type)} ${source.type} step only has ports ${portsOf(source.type).join(", ")}.`, [...at(), "port"], { stepId: edge.to, edgeIndex: index }),
+        makeIssue(
+          "UNKNOWN_EDGE_SOURCE",
+          `${label()}: source step "${edge.from}" ${missingStepHint(checker, level, edge.from)}`,
+          [...at(), "from"],
+          { edgeIndex: index },
+        ),
+      );
+    if (!target)
+      checker.issues.push(
+        makeIssue(
+          "UNKNOWN_EDGE_TARGET",
+          `${label()}: target step "${edge.to}" ${missingStepHint(checker, level, edge.to)}`,
+          [...at(), "to"],
+          { edgeIndex: index },
+        ),
+      );
+    if (source?.type === "return") {
+      checker.issues.push(
+        makeIssue(
+          "RETURN_HAS_OUTGOING_EDGES",
+          `Step "${source.id}" (return) ends the run, so ${label().charAt(0).toLowerCase()}${label().slice(1)} can never be taken; remove the edge.`,
+          at(),
+          { stepId: source.id, edgeIndex: index },
+        ),
+      );
+    } else if (
+      source &&
+      isStepType(source.type) &&
+      typeof edge.port === "string" &&
+      !portsOf(source.type).includes(edge.port)
+    ) {
+      checker.issues.push(
+        makeIssue(
+          "UNKNOWN_PORT",
+          `Step "${edge.to}": edge from "${edge.from}" uses port "${edge.port}", but ${article(source.type)} ${source.type} step only has ports ${portsOf(source.type).join(", ")}.`,
+          [...at(), "port"],
+          { stepId: edge.to, edgeIndex: index },
+        ),
       );
     }
     if (edge.port === "error" && (edge.onFailure === "continue" || edge.onFailure === "fail_run")) {
-      checker.issues.push(makeIssue("ON_FAILURE_IGNORED", `${label()}: onFailure "${edge.onFailure}" has no effect on an edge from the error port (it runs exactly when "${edge.from}" fails); remove it.`, [...at(), "onFailure"], { edgeIndex: index }));
+      checker.issues.push(
+        makeIssue(
+          "ON_FAILURE_IGNORED",
+          `${label()}: onFailure "${edge.onFailure}" has no effect on an edge from the error port (it runs exactly when "${edge.from}" fails); remove it.`,
+          [...at(), "onFailure"],
+          { edgeIndex: index },
+        ),
+      );
     }
     const port = typeof edge.port === "string" ? edge.port : defaultPortOf(source?.type ?? "");
     const key = `${edge.from}\u0000${port}\u0000${edge.to}`;
     const first = seen.get(key);
     if (first !== undefined) {
-      checker.issues.push(makeIssue("DUPLICATE_EDGE", `${label()}: duplicates edge #${first} (same source, port "${port}" and target); remove one.`, at(), { edgeIndex: index }));
+      checker.issues.push(
+        makeIssue(
+          "DUPLICATE_EDGE",
+          `${label()}: duplicates edge #${first} (same source, port "${port}" and target); remove one.`,
+          at(),
+          { edgeIndex: index },
+        ),
+      );
     } else seen.set(key, index);
   });
 }
@@ -263,9 +427,17 @@ function checkChainReturn(checker: Checker, level: Level): void {
   const views = level.views;
   views.forEach((view, i) => {
     if (view.type !== "return" || i === views.length - 1) return;
-    const after = views.slice(i + 1, i + 4).map((v) => `"${v.id}"`).join(", ");
+    const after = views
+      .slice(i + 1, i + 4)
+      .map((v) => `"${v.id}"`)
+      .join(", ");
     checker.issues.push(
-      makeIssue("RETURN_HAS_OUTGOING_EDGES", `Step "${view.id}" (return) ends the run, but without edges steps run in array order, so ${after}${views.length - i - 1 > 3 ? ", …" : ""} would never run; move the return last or add edges.`, view.path, { stepId: view.id }),
+      makeIssue(
+        "RETURN_HAS_OUTGOING_EDGES",
+        `Step "${view.id}" (return) ends the run, but without edges steps run in array order, so ${after}${views.length - i - 1 > 3 ? ", …" : ""} would never run; move the return last or add edges.`,
+        view.path,
+        { stepId: view.id },
+      ),
     );
   });
 }
@@ -278,25 +450,66 @@ function checkCycles(checker: Checker, level: Level, graph: WorkflowGraph<StepVi
   for (const cycle of findCycles(graph)) {
     cycle.steps.forEach((id) => onCycle.add(id));
     const loop = [...cycle.steps, cycle.steps[0]!].map((id) => `"${id}"`).join(" → ");
-    const links = cycle.links.map((l) => (l.via === "when" ? `"${l.to}".when references "${l.from}"` : `edge #${l.via as number}`)).join(", ");
+    const links = cycle.links
+      .map((l) =>
+        l.via === "when" ? `"${l.to}".when references "${l.from}"` : `edge #${l.via as number}`,
+      )
+      .join(", ");
     const first = cycle.links[0]!;
-    const path = first.via === "when" ? [...graph.nodes.get(first.to)!.step.path, "when"] : [...level.path, "edges", first.via as number];
-    checker.issues.push(makeIssue("CYCLE", `Steps form a cycle: ${loop} (${links}). A workflow must be acyclic; remove one of these links.`, path, { stepId: cycle.steps[0], ...(first.via !== "when" ? { edgeIndex: first.via as number } : {}) }));
+    const path =
+      first.via === "when"
+        ? [...graph.nodes.get(first.to)!.step.path, "when"]
+        : [...level.path, "edges", first.via as number];
+    checker.issues.push(
+      makeIssue(
+        "CYCLE",
+        `Steps form a cycle: ${loop} (${links}). A workflow must be acyclic; remove one of these links.`,
+        path,
+        {
+          stepId: cycle.steps[0],
+          ...(first.via !== "when" ? { edgeIndex: first.via as number } : {}),
+        },
+      ),
+    );
   }
   return onCycle;
 }
 
-function checkReachability(checker: Checker, level: Level, graph: WorkflowGraph<StepView>, onCycle: ReadonlySet<string>, explicitEdges: boolean): void {
+function checkReachability(
+  checker: Checker,
+  level: Level,
+  graph: WorkflowGraph<StepView>,
+  onCycle: ReadonlySet<string>,
+  explicitEdges: boolean,
+): void {
   for (const id of unreachableSteps(graph)) {
     if (onCycle.has(id)) continue;
-    checker.issues.push(makeIssue("UNREACHABLE_STEP", `Step "${id}" can never run: every path to it goes through a cycle or a return step.`, graph.nodes.get(id)!.step.path, { stepId: id }));
+    checker.issues.push(
+      makeIssue(
+        "UNREACHABLE_STEP",
+        `Step "${id}" can never run: every path to it goes through a cycle or a return step.`,
+        graph.nodes.get(id)!.step.path,
+        { stepId: id },
+      ),
+    );
   }
   if (!explicitEdges || graph.ids.length < 2) return;
   const whenTargets = new Set([...graph.whenDeps.values()].flat());
   for (const id of graph.ids) {
-    if (graph.incoming.get(id)!.length || graph.outgoing.get(id)!.length || graph.whenDeps.get(id)!.length || whenTargets.has(id)) continue;
+    if (
+      graph.incoming.get(id)!.length ||
+      graph.outgoing.get(id)!.length ||
+      graph.whenDeps.get(id)!.length ||
+      whenTargets.has(id)
+    )
+      continue;
     checker.issues.push(
-      makeIssue("ISOLATED_STEP", `Step "${id}" has no edges: it starts as soon as the run${level.parent ? " iteration" : ""} starts, in parallel with the other first steps. Connect it if it should run later.`, graph.nodes.get(id)!.step.path, { stepId: id }),
+      makeIssue(
+        "ISOLATED_STEP",
+        `Step "${id}" has no edges: it starts as soon as the run${level.parent ? " iteration" : ""} starts, in parallel with the other first steps. Connect it if it should run later.`,
+        graph.nodes.get(id)!.step.path,
+        { stepId: id },
+      ),
     );
   }
 }
@@ -307,34 +520,76 @@ function checkStepPolicy(checker: Checker, view: StepView): void {
   const { issues, constraints, options } = checker;
   const subject = `Step "${view.id}" (${view.type})`;
   if (constraints.forbidden.has(view.type)) {
-    issues.push(makeIssue("FORBIDDEN_STEP_TYPE", `${subject}: "${view.type}" steps are forbidden by this workflow's constraints.forbiddenStepTypes.`, [...view.path, "type"], { stepId: view.id }));
+    issues.push(
+      makeIssue(
+        "FORBIDDEN_STEP_TYPE",
+        `${subject}: "${view.type}" steps are forbidden by this workflow's constraints.forbiddenStepTypes.`,
+        [...view.path, "type"],
+        { stepId: view.id },
+      ),
+    );
   } else if (options.forbiddenStepTypes?.includes(view.type)) {
-    issues.push(makeIssue("FORBIDDEN_STEP_TYPE", `${subject}: "${view.type}" steps are forbidden by the workspace policy.`, [...view.path, "type"], { stepId: view.id }));
+    issues.push(
+      makeIssue(
+        "FORBIDDEN_STEP_TYPE",
+        `${subject}: "${view.type}" steps are forbidden by the workspace policy.`,
+        [...view.path, "type"],
+        { stepId: view.id },
+      ),
+    );
   }
   if (view.type === "propose_change" && !constraints.allowSelfModification) {
-    issues.push(makeIssue("SELF_MODIFICATION_DISABLED", `${subject}: proposals need constraints.allowSelfModification set to true.`, [...view.path, "type"], { stepId: view.id }));
+    issues.push(
+      makeIssue(
+        "SELF_MODIFICATION_DISABLED",
+        `${subject}: proposals need constraints.allowSelfModification set to true.`,
+        [...view.path, "type"],
+        { stepId: view.id },
+      ),
+    );
   }
   if (isStepType(view.type) && STEP_CATALOG[view.type].waits && view.raw.timeoutMs !== undefined) {
     const instead = view.type === "delay" ? "the delay itself" : "config.timeout";
-    issues.push(makeIssue("IGNORED_FIELD", `${subject}: timeoutMs is ignored on ${view.type} steps; use ${instead}.`, [...view.path, "timeoutMs"], { stepId: view.id }));
+    issues.push(
+      makeIssue(
+        "IGNORED_FIELD",
+        `${subject}: timeoutMs is ignored on ${view.type} steps; use ${instead}.`,
+        [...view.path, "timeoutMs"],
+        { stepId: view.id },
+      ),
+    );
   }
   const config = isPlainObject(view.raw.config) ? view.raw.config : {};
-  for (const [field, url] of outboundUrls(view.type, config)) {
+  for (const [field, url] of outboundUrlFields(view.type, config)) {
     const host = privateHost(url);
     if (host) {
-      issues.push(makeIssue("PRIVATE_ADDRESS", `${subject}: ${fieldText(["config", ...field])} points at "${host}", a private, loopback, link-local or metadata address; it is refused at run time unless the workspace allows private addresses.`, [...view.path, "config", ...field], { stepId: view.id }));
+      issues.push(
+        makeIssue(
+          "PRIVATE_ADDRESS",
+          `${subject}: ${fieldText(["config", ...field])} points at "${host}", a private, loopback, link-local or metadata address; it is refused at run time unless the workspace allows private addresses.`,
+          [...view.path, "config", ...field],
+          { stepId: view.id },
+        ),
+      );
     }
   }
-  if (view.type === "propose_change" && isPlainObject(config.definition)) checkProposedDefinition(checker, view, config.definition);
+  if (view.type === "propose_change" && isPlainObject(config.definition))
+    checkProposedDefinition(checker, view, config.definition);
 }
 
-function outboundUrls(type: string, config: Record<string, unknown>): Array<[IssuePath, string]> {
+/** The URLs a step calls out to, by config field (the private-address hint; the proposal risk rules). */
+export function outboundUrlFields(
+  type: unknown,
+  config: Record<string, unknown>,
+): Array<[IssuePath, string]> {
   const out: Array<[IssuePath, string]> = [];
   if (type === "http" && typeof config.url === "string") out.push([["url"], config.url]);
-  if (type === "notify" && config.channel !== "email" && typeof config.target === "string") out.push([["target"], config.target]);
+  if (type === "notify" && config.channel !== "email" && typeof config.target === "string")
+    out.push([["target"], config.target]);
   if (type === "agent" && Array.isArray(config.tools)) {
     config.tools.forEach((tool, i) => {
-      if (isPlainObject(tool) && tool.type === "mcp" && typeof tool.url === "string") out.push([["tools", i, "url"], tool.url]);
+      if (isPlainObject(tool) && tool.type === "mcp" && typeof tool.url === "string")
+        out.push([["tools", i, "url"], tool.url]);
     });
   }
   return out;
@@ -350,22 +605,52 @@ export function privateHost(url: string): string | null {
     return null;
   }
   const bare = host.replace(/^\[|\]$/g, "");
-  if (bare === "localhost" || /\.(localhost|local|internal)$/.test(bare) || bare === "metadata.google.internal") return host;
+  if (
+    bare === "localhost" ||
+    /\.(localhost|local|internal)$/.test(bare) ||
+    bare === "metadata.google.internal"
+  )
+    return host;
   const v4 = /^(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(bare.replace(/^::ffff:/, ""));
   if (v4) {
     const [a, b] = [Number(v4[1]), Number(v4[2])];
-    const isPrivate = a === 10 || a === 127 || a === 0 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127);
+    const isPrivate =
+      a === 10 ||
+      a === 127 ||
+      a === 0 ||
+      (a === 169 && b === 254) ||
+      (a === 172 && b >= 16 && b <= 31) ||
+      (a === 192 && b === 168) ||
+      (a === 100 && b >= 64 && b <= 127);
     return isPrivate ? host : null;
   }
-  if (bare === "::1" || bare === "::" || /^f[cd][0-9a-f]{2}:/.test(bare) || /^fe[89ab][0-9a-f]:/.test(bare) || /^::ffff:(7f|a|c0a8)/.test(bare)) return host;
+  if (
+    bare === "::1" ||
+    bare === "::" ||
+    /^f[cd][0-9a-f]{2}:/.test(bare) ||
+    /^fe[89ab][0-9a-f]:/.test(bare) ||
+    /^::ffff:(7f|a|c0a8)/.test(bare)
+  )
+    return host;
   return null;
 }
 
-function checkProposedDefinition(checker: Checker, view: StepView, definition: Record<string, unknown>): void {
+function checkProposedDefinition(
+  checker: Checker,
+  view: StepView,
+  definition: Record<string, unknown>,
+): void {
   if (checker.nesting > 0) return; // one level is enough to catch mistakes; deeper proposals are checked when applied
   const nested = validateNested(definition, checker.options, checker.nesting + 1);
   for (const issue of nested.issues.filter((i) => i.severity === "error").slice(0, 20)) {
-    checker.issues.push(makeIssue("INVALID_PROPOSED_DEFINITION", `Step "${view.id}" (propose_change): the proposed definition is invalid — ${issue.message}`, [...view.path, "config", "definition", ...issue.path], { stepId: view.id }));
+    checker.issues.push(
+      makeIssue(
+        "INVALID_PROPOSED_DEFINITION",
+        `Step "${view.id}" (propose_change): the proposed definition is invalid — ${issue.message}`,
+        [...view.path, "config", "definition", ...issue.path],
+        { stepId: view.id },
+      ),
+    );
   }
 }
 
@@ -375,81 +660,148 @@ function checkStepReferences(checker: Checker, level: Level, view: StepView): vo
   const { refs, errors, whenRefs } = stepReferences(view.raw);
   const subject = `Step "${view.id}" (${view.type})`;
   for (const { error, location } of errors) {
-    checker.issues.push(makeIssue(error.code, `${subject}: ${fieldText([...location])}: ${error.message}`, [...view.path, ...location], { stepId: view.id }));
+    checker.issues.push(
+      makeIssue(
+        error.code,
+        `${subject}: ${fieldText([...location])}: ${error.message}`,
+        [...view.path, ...location],
+        { stepId: view.id },
+      ),
+    );
   }
   let warnedCommand = false;
   for (const located of refs) {
     const at = `${subject}: ${fieldText([...located.location])}`;
     const path = [...view.path, ...located.location];
-    const report = (code: IssueCode, message: string) => checker.issues.push(makeIssue(code, `${at} ${message}`, path, { stepId: view.id }));
+    const report = (code: IssueCode, message: string) =>
+      checker.issues.push(makeIssue(code, `${at} ${message}`, path, { stepId: view.id }));
     const ref = located.reference;
-    if (ref.root === "steps") checkStepRef(checker, level, view, ref.stepId, whenRefs.has(located), ref, report);
+    if (ref.root === "steps")
+      checkStepRef(checker, level, view, ref.stepId, whenRefs.has(located), ref, report);
     else checkCommonRef(checker, ref, level.parent !== undefined, report);
-    if (ref.root === "secrets" && !secretAllowed(view.type, located.location, whenRefs.has(located))) {
+    if (
+      ref.root === "secrets" &&
+      !secretAllowed(view.type, located.location, whenRefs.has(located))
+    ) {
       const fields = isStepType(view.type) ? STEP_CATALOG[view.type].secretFields : [];
-      const allowed = fields.length ? `secrets may only be used in ${fields.map((f) => `config.${f}`).join(", ")} of ${article(view.type)} ${view.type} step` : `${view.type} steps cannot use secrets`;
-      report("SECRET_NOT_ALLOWED", `references {{ secrets.${ref.name} }}, but ${allowed}, so secret values never end up in stored inputs or outputs.`);
+      const allowed = fields.length
+        ? `secrets may only be used in ${fields.map((f) => `config.${f}`).join(", ")} of ${article(view.type)} ${view.type} step`
+        : `${view.type} steps cannot use secrets`;
+      report(
+        "SECRET_NOT_ALLOWED",
+        `references {{ secrets.${ref.name} }}, but ${allowed}, so secret values never end up in stored inputs or outputs.`,
+      );
     }
     if (view.type === "script" && located.location[1] === "command" && !warnedCommand) {
       warnedCommand = true;
-      report("TEMPLATE_IN_COMMAND", `interpolates {{ ${ref.path.source} }} into a shell command; pass values through env instead (env: { VALUE: "{{ ${ref.path.source} }}" } and "$VALUE" in the command) to rule out shell injection.`);
+      report(
+        "TEMPLATE_IN_COMMAND",
+        `interpolates {{ ${ref.path.source} }} into a shell command; pass values through env instead (env: { VALUE: "{{ ${ref.path.source} }}" } and "$VALUE" in the command) to rule out shell injection.`,
+      );
     }
   }
 }
 
-function secretAllowed(type: string, location: readonly (string | number)[], inWhen: boolean): boolean {
+function secretAllowed(
+  type: string,
+  location: readonly (string | number)[],
+  inWhen: boolean,
+): boolean {
   if (inWhen || location[0] !== "config" || !isStepType(type)) return false;
   return STEP_CATALOG[type].secretFields.includes(String(location[1]));
 }
 
 type Report = (code: IssueCode, message: string) => void;
 
-function checkCommonRef(checker: Checker, ref: TemplateReference, insideLoop: boolean, report: Report): void {
+function checkCommonRef(
+  checker: Checker,
+  ref: TemplateReference,
+  insideLoop: boolean,
+  report: Report,
+): void {
   switch (ref.root) {
     case "input":
       if (ref.name !== undefined && !checker.inputs.has(ref.name)) {
-        report("UNKNOWN_INPUT_REFERENCE", `references {{ ${ref.path.source} }}, but the workflow declares no input "${ref.name}"${declared(checker.inputs)}.${didYouMean(ref.name, checker.inputs)}`);
+        report(
+          "UNKNOWN_INPUT_REFERENCE",
+          `references {{ ${ref.path.source} }}, but the workflow declares no input "${ref.name}"${declared(checker.inputs)}.${didYouMean(ref.name, checker.inputs)}`,
+        );
       }
       return;
     case "vars":
       if (ref.name !== undefined && !checker.vars.has(ref.name)) {
-        report("UNKNOWN_VARIABLE_REFERENCE", `references {{ ${ref.path.source} }}, but the workflow declares no variable "${ref.name}"${declared(checker.vars)}.${didYouMean(ref.name, checker.vars)}`);
+        report(
+          "UNKNOWN_VARIABLE_REFERENCE",
+          `references {{ ${ref.path.source} }}, but the workflow declares no variable "${ref.name}"${declared(checker.vars)}.${didYouMean(ref.name, checker.vars)}`,
+        );
       }
       return;
     case "loop":
-      if (!insideLoop) report("LOOP_REFERENCE_OUTSIDE_LOOP", `references {{ ${ref.path.source} }}, which only exists inside a loop body.`);
+      if (!insideLoop)
+        report(
+          "LOOP_REFERENCE_OUTSIDE_LOOP",
+          `references {{ ${ref.path.source} }}, which only exists inside a loop body.`,
+        );
       return;
     default:
       return;
   }
 }
 
-function checkStepRef(checker: Checker, level: Level, view: StepView, target: string, inWhen: boolean, ref: TemplateReference, report: Report): void {
+function checkStepRef(
+  checker: Checker,
+  level: Level,
+  view: StepView,
+  target: string,
+  inWhen: boolean,
+  ref: TemplateReference,
+  report: Report,
+): void {
   const shown = `{{ ${ref.path.source} }}`;
   if (target === view.id) {
-    report("REFERENCE_NOT_UPSTREAM", `references ${shown}, its own step; a step cannot use its own output or status.`);
+    report(
+      "REFERENCE_NOT_UPSTREAM",
+      `references ${shown}, its own step; a step cannot use its own output or status.`,
+    );
     return;
   }
   if (level.ids.has(target)) {
     // In `when`, a reference is a dependency: the step waits for it (cycles are reported separately).
     const decided = level.ordered!.has(view.id);
     if (!inWhen && decided && !level.ancestry!.isUpstream(target, view.id)) {
-      report("REFERENCE_NOT_UPSTREAM", `references ${shown}, but "${target}" is not upstream of "${view.id}", so it may not have finished; add an edge path from "${target}" to "${view.id}" (or reference it in "${view.id}".when to wait for it).`);
+      report(
+        "REFERENCE_NOT_UPSTREAM",
+        `references ${shown}, but "${target}" is not upstream of "${view.id}", so it may not have finished; add an edge path from "${target}" to "${view.id}" (or reference it in "${view.id}".when to wait for it).`,
+      );
     }
     return;
   }
   for (let p = level.parent; p; p = p.level.parent) {
     if (!p.level.ids.has(target)) continue;
-    if (target === p.loopId) report("REFERENCE_NOT_UPSTREAM", `references ${shown}, the loop that contains it, which has not finished while its body runs; use loop.item / loop.index.`);
-    else if (!p.level.ancestry!.isUpstream(target, p.loopId)) report("REFERENCE_NOT_UPSTREAM", `references ${shown}, but "${target}" is not upstream of loop "${p.loopId}", so it may not have finished when the body runs.`);
+    if (target === p.loopId)
+      report(
+        "REFERENCE_NOT_UPSTREAM",
+        `references ${shown}, the loop that contains it, which has not finished while its body runs; use loop.item / loop.index.`,
+      );
+    else if (!p.level.ancestry!.isUpstream(target, p.loopId))
+      report(
+        "REFERENCE_NOT_UPSTREAM",
+        `references ${shown}, but "${target}" is not upstream of loop "${p.loopId}", so it may not have finished when the body runs.`,
+      );
     return;
   }
   const owner = checker.owners.get(target);
   if (owner !== undefined && owner !== null) {
-    report("REFERENCE_INTO_LOOP_BODY", `references ${shown}, but "${target}" is inside the body of loop "${owner}", which runs once per item; use {{ steps.${owner}.output.data }} (the iteration values) instead.`);
+    report(
+      "REFERENCE_INTO_LOOP_BODY",
+      `references ${shown}, but "${target}" is inside the body of loop "${owner}", which runs once per item; use {{ steps.${owner}.output.data }} (the iteration values) instead.`,
+    );
     return;
   }
-  report("UNKNOWN_STEP_REFERENCE", `references ${shown}, but there is no step "${target}".${didYouMean(target, checker.owners.keys())}`);
+  report(
+    "UNKNOWN_STEP_REFERENCE",
+    `references ${shown}, but there is no step "${target}".${didYouMean(target, checker.owners.keys())}`,
+  );
 }
 
 function checkOutput(checker: Checker): void {
@@ -458,15 +810,34 @@ function checkOutput(checker: Checker): void {
   const refs: LocatedReference[] = [];
   const errors: LocatedTemplateError[] = [];
   scanValue(output, ["output"], refs, errors);
-  for (const { error, location } of errors) checker.issues.push(makeIssue(error.code, `Workflow output: ${fieldText([...location])}: ${error.message}`, [...location]));
+  for (const { error, location } of errors)
+    checker.issues.push(
+      makeIssue(error.code, `Workflow output: ${fieldText([...location])}: ${error.message}`, [
+        ...location,
+      ]),
+    );
   for (const { reference: ref, location } of refs) {
-    const report: Report = (code, message) => checker.issues.push(makeIssue(code, `Workflow ${fieldText([...location])} ${message}`, [...location]));
+    const report: Report = (code, message) =>
+      checker.issues.push(
+        makeIssue(code, `Workflow ${fieldText([...location])} ${message}`, [...location]),
+      );
     if (ref.root === "steps") {
       const owner = checker.owners.get(ref.stepId);
-      if (owner === undefined) report("UNKNOWN_STEP_REFERENCE", `references {{ ${ref.path.source} }}, but there is no step "${ref.stepId}".${didYouMean(ref.stepId, checker.owners.keys())}`);
-      else if (owner !== null) report("REFERENCE_INTO_LOOP_BODY", `references {{ ${ref.path.source} }}, but "${ref.stepId}" is inside the body of loop "${owner}"; use {{ steps.${owner}.output.data }} instead.`);
+      if (owner === undefined)
+        report(
+          "UNKNOWN_STEP_REFERENCE",
+          `references {{ ${ref.path.source} }}, but there is no step "${ref.stepId}".${didYouMean(ref.stepId, checker.owners.keys())}`,
+        );
+      else if (owner !== null)
+        report(
+          "REFERENCE_INTO_LOOP_BODY",
+          `references {{ ${ref.path.source} }}, but "${ref.stepId}" is inside the body of loop "${owner}"; use {{ steps.${owner}.output.data }} instead.`,
+        );
     } else if (ref.root === "secrets") {
-      report("SECRET_NOT_ALLOWED", `references {{ secrets.${ref.name} }}; the run output is stored, so it cannot contain secrets.`);
+      report(
+        "SECRET_NOT_ALLOWED",
+        `references {{ secrets.${ref.name} }}; the run output is stored, so it cannot contain secrets.`,
+      );
     } else checkCommonRef(checker, ref, false, report);
   }
 }
@@ -476,12 +847,23 @@ function checkStepCount(checker: Checker, levels: readonly Level[]): void {
   if (top > MAX_STEPS_HARD_CAP) return; // the schema already said so
   const total = levels.reduce((n, level) => n + level.rawSteps.length, 0);
   const workspace = checker.options.maxSteps;
-  const limit = Math.min(checker.constraints.maxSteps, workspace ?? MAX_STEPS_HARD_CAP, MAX_STEPS_HARD_CAP);
+  const limit = Math.min(
+    checker.constraints.maxSteps,
+    workspace ?? MAX_STEPS_HARD_CAP,
+    MAX_STEPS_HARD_CAP,
+  );
   if (total <= limit) return;
   const inBodies = total - top;
-  const source = workspace !== undefined && workspace < checker.constraints.maxSteps ? `the workspace limit of ${workspace}` : `constraints.maxSteps (${checker.constraints.maxSteps})`;
+  const source =
+    workspace !== undefined && workspace < checker.constraints.maxSteps
+      ? `the workspace limit of ${workspace}`
+      : `constraints.maxSteps (${checker.constraints.maxSteps})`;
   checker.issues.push(
-    makeIssue("TOO_MANY_STEPS", `The workflow defines ${total} steps${inBodies ? ` (${inBodies} inside loop bodies)` : ""}, more than ${source} allows. Remove steps${source.startsWith("constraints") ? " or raise constraints.maxSteps (hard cap 1000)" : ""}.`, source.startsWith("constraints") ? ["constraints", "maxSteps"] : ["steps"]),
+    makeIssue(
+      "TOO_MANY_STEPS",
+      `The workflow defines ${total} steps${inBodies ? ` (${inBodies} inside loop bodies)` : ""}, more than ${source} allows. Remove steps${source.startsWith("constraints") ? " or raise constraints.maxSteps (hard cap 1000)" : ""}.`,
+      source.startsWith("constraints") ? ["constraints", "maxSteps"] : ["steps"],
+    ),
   );
 }
 
@@ -490,7 +872,9 @@ function checkStepCount(checker: Checker, levels: readonly Level[]): void {
 // ---------------------------------------------------------------------------------------------
 
 function declared(names: ReadonlySet<string>): string {
-  return names.size === 0 ? " (it declares none)" : ` (declared: ${[...names].slice(0, 10).join(", ")}${names.size > 10 ? ", …" : ""})`;
+  return names.size === 0
+    ? " (it declares none)"
+    : ` (declared: ${[...names].slice(0, 10).join(", ")}${names.size > 10 ? ", …" : ""})`;
 }
 
 function article(word: string): string {

@@ -12,7 +12,9 @@ import type { Actor, ServiceConfig, ServiceContext } from "../services/context";
 
 // The same master secret the app runtime uses under vitest (vitest.config.mts sets SLUICE_SECRET),
 // so values encrypted by a test fixture decrypt inside the engine and vice versa.
-export const testKeys = keysFromMaster(process.env.SLUICE_SECRET ?? "test-master-secret-test-master-secret");
+export const testKeys = keysFromMaster(
+  process.env.SLUICE_SECRET ?? "test-master-secret-test-master-secret",
+);
 export const testConfig: ServiceConfig = {
   openSignup: false,
   publicUrl: "http://localhost:3000",

@@ -26,6 +26,10 @@ import { publishWorkflow } from "../services/workflows/publish-workflow";
 import { saveDraft } from "../services/workflows/save-draft";
 import { createSecret } from "../services/secrets/create-secret";
 import { createTrigger } from "../services/triggers/create-trigger";
+import { applyProposal } from "../services/proposals/apply-proposal";
+import { createProposal } from "../services/proposals/create-proposal";
+import { getProposal } from "../services/proposals/get-proposal";
+import { reviewProposal } from "../services/proposals/review-proposal";
 import { appRouter, createCaller } from "./root";
 
 type Access = "public" | "authed" | Role;
@@ -79,14 +83,17 @@ async function runIn(fx: WorkspaceFixture) {
 /** A schedule trigger in the fixture's workspace (inserted directly: trigger CRUD is separate). */
 async function scheduleIn(fx: WorkspaceFixture) {
   const id = newId("trg");
-  await fx.ctx("owner").db.insert(triggersTable).values({
-    id,
-    workspaceId: fx.workspaceId,
-    workflowId: await wf(fx),
-    kind: "schedule",
-    name: "Nightly",
-    config: { cron: "0 3 * * *", timezone: "Europe/Berlin" },
-  });
+  await fx
+    .ctx("owner")
+    .db.insert(triggersTable)
+    .values({
+      id,
+      workspaceId: fx.workspaceId,
+      workflowId: await wf(fx),
+      kind: "schedule",
+      name: "Nightly",
+      config: { cron: "0 3 * * *", timezone: "Europe/Berlin" },
+    });
   return id;
 }
 /** A pending approval (quorum 1, anyone with the approver role) on a run of the fixture. */
@@ -115,6 +122,57 @@ async function approvalIn(fx: WorkspaceFixture) {
     now: new Date(),
   });
   return { runId, approvalId: opened.approvalId };
+}
+
+const proposalDef = (value: number) => ({
+  schemaVersion: 1,
+  name: "P",
+  constraints: { allowSelfModification: true },
+  steps: [{ id: "s", type: "transform", config: { value } }],
+});
+/** A published workflow that accepts proposals, created by `creator`. */
+async function proposableWf(fx: WorkspaceFixture, creator: Role = "owner") {
+  const ctx = fx.ctx(hasRole(creator, "editor") ? creator : "owner");
+  const w = await createWorkflow({ ctx, input: { name: `P ${Math.random()}` } });
+  await saveDraft({ ctx, input: { workflowId: w.id, definition: proposalDef(1) } });
+  await publishWorkflow({ ctx, input: { workflowId: w.id } });
+  return w.id;
+}
+/**
+ * A low-risk proposal by an extra editor (so no caller is its proposer), optionally approved by
+ * the owner and applied.
+ */
+async function proposalIn(
+  fx: WorkspaceFixture,
+  opts: { state?: "pending" | "approved" | "applied"; creator?: Role } = {},
+) {
+  const workflowId = await proposableWf(fx, opts.creator);
+  const proposer = makeCtx(
+    fx.ctx("owner").db,
+    { type: "user", userId: await fx.addMember("editor") },
+    { id: fx.workspaceId, role: "editor" },
+  );
+  const { id } = await createProposal({
+    ctx: proposer,
+    input: { workflowId, summary: "bump", definition: proposalDef(2) },
+  });
+  if (opts.state === "approved" || opts.state === "applied") {
+    const shownHash = (await getProposal({ ctx: fx.ctx("owner"), input: { proposalId: id } }))
+      .reviewedContentHash;
+    await reviewProposal({
+      ctx: fx.ctx("owner"),
+      input: { proposalId: id, decision: "approve", shownHash },
+    });
+  }
+  if (opts.state === "applied")
+    await applyProposal({ ctx: fx.ctx("owner"), input: { proposalId: id } });
+  return id;
+}
+async function reviewInput(fx: WorkspaceFixture) {
+  const proposalId = await proposalIn(fx);
+  const shownHash = (await getProposal({ ctx: fx.ctx("owner"), input: { proposalId } }))
+    .reviewedContentHash;
+  return { proposalId, decision: "approve", notes: "ok", shownHash };
 }
 
 const CASES: Record<string, Case> = {
@@ -385,6 +443,50 @@ const CASES: Record<string, Case> = {
         await createApiToken({ ctx: other.ctx("owner"), input: { name: "t", role: "viewer" } })
       ).id,
     }),
+  },
+  "proposal.list": { access: "viewer" },
+  "proposal.counts": { access: "viewer" },
+  "proposal.get": {
+    access: "viewer",
+    input: async (fx) => ({ proposalId: await proposalIn(fx) }),
+    foreign: async (o) => ({ proposalId: await proposalIn(o) }),
+  },
+  "proposal.create": {
+    access: "editor",
+    input: async (fx) => ({
+      workflowId: await proposableWf(fx),
+      summary: "change",
+      definition: proposalDef(3),
+    }),
+    foreign: async (o) => ({
+      workflowId: await proposableWf(o),
+      summary: "hijack",
+      definition: proposalDef(3),
+    }),
+  },
+  "proposal.review": { access: "approver", input: reviewInput, foreign: reviewInput },
+  // The service admits admins and the workflow's creator with editor: editors get their own workflow.
+  "proposal.applyChange": {
+    access: "editor",
+    input: async (fx, role) => ({
+      proposalId: await proposalIn(fx, { state: "approved", creator: role }),
+    }),
+    foreign: async (o) => ({ proposalId: await proposalIn(o, { state: "approved" }) }),
+  },
+  "proposal.rollback": {
+    access: "editor",
+    input: async (fx) => ({ proposalId: await proposalIn(fx, { state: "applied" }) }),
+    foreign: async (o) => ({ proposalId: await proposalIn(o, { state: "applied" }) }),
+  },
+  "proposal.setSelfModification": {
+    access: "admin",
+    input: async (fx) => ({ workflowId: await proposableWf(fx), enabled: false }),
+    foreign: async (o) => ({ workflowId: await proposableWf(o), enabled: false }),
+  },
+  "proposal.retryDryRun": {
+    access: "editor",
+    input: async (fx) => ({ proposalId: await proposalIn(fx) }),
+    foreign: async (o) => ({ proposalId: await proposalIn(o) }),
   },
   "secret.list": { access: "editor" },
   "secret.create": { access: "admin", input: () => ({ name: secretName(), value: "value-1234" }) },

@@ -42,6 +42,8 @@ const t = initTRPC.context<TrpcContext>().create({
         httpStatus: shape.data.httpStatus,
         path: shape.data.path,
         domainCode: domain?.code,
+        /** The exact rule a refusal names (e.g. STALE_BASE, SELF_REVIEW), when the error has one. */
+        reason: (domain?.details as { reason?: string } | undefined)?.reason,
         issues,
       },
     };

@@ -8,6 +8,7 @@ import { invitationRouter } from "./routers/invitation";
 import { meRouter } from "./routers/me";
 import { memberRouter } from "./routers/member";
 import { workflowRouter } from "./routers/workflow";
+import { proposalRouter } from "./routers/proposal";
 import { secretRouter } from "./routers/secret";
 import { settingsRouter } from "./routers/settings";
 import { workspaceRouter } from "./routers/workspace";
@@ -27,6 +28,7 @@ export const appRouter = router({
   secret: secretRouter,
   settings: settingsRouter,
   schedule: scheduleRouter,
+  proposal: proposalRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -20,7 +20,14 @@ export function HydrateClient({ children }: { children: ReactNode }) {
   return <HydrationBoundary state={dehydrate(getQueryClient())}>{children}</HydrationBoundary>;
 }
 
+/**
+ * Starts fetching on the server. Not awaited, the query reaches the client still pending, and a
+ * `useQuery` page then renders "loading" on the server but the data at hydration (a mismatch):
+ * await it where the page renders the data itself (never rejects; errors refetch on the client).
+ */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- mirrors the library's own signature
-export function prefetch<T extends ReturnType<TRPCQueryOptions<any>>>(queryOptions: T): void {
-  void getQueryClient().prefetchQuery(queryOptions);
+export function prefetch<T extends ReturnType<TRPCQueryOptions<any>>>(
+  queryOptions: T,
+): Promise<void> {
+  return getQueryClient().prefetchQuery(queryOptions);
 }

@@ -18,6 +18,12 @@ import { getRuntime } from "@/server/runtime";
 import { openApproval } from "@/server/services/engine/approval-gate";
 import { startRun } from "@/server/services/runs/start-run";
 import { createWorkflow } from "@/server/services/workflows/create-workflow";
+import { publishWorkflow } from "@/server/services/workflows/publish-workflow";
+import { saveDraft } from "@/server/services/workflows/save-draft";
+import { makeCtx } from "@/server/testing/harness";
+import { createProposal } from "@/server/services/proposals/create-proposal";
+import { getProposal } from "@/server/services/proposals/get-proposal";
+import { reviewProposal } from "@/server/services/proposals/review-proposal";
 
 type Handler = (
   req: Request,
@@ -70,6 +76,44 @@ async function gateIn(fx: WorkspaceFixture) {
   });
   return { runId, resumeToken: opened.resumeToken };
 }
+const proposalDef = (value: number) => ({
+  schemaVersion: 1,
+  name: "P",
+  constraints: { allowSelfModification: true },
+  steps: [{ id: "s", type: "transform", config: { value } }],
+});
+/** A published workflow (created by the owner, whom every test token acts for) accepting proposals. */
+async function proposableIn(fx: WorkspaceFixture) {
+  const workflowId = await workflowIn(fx);
+  await saveDraft({ ctx: fx.ctx("owner"), input: { workflowId, definition: proposalDef(1) } });
+  await publishWorkflow({ ctx: fx.ctx("owner"), input: { workflowId } });
+  return workflowId;
+}
+/** A low-risk proposal by an extra editor (never the token's user), optionally approved. */
+async function proposalIn(fx: WorkspaceFixture, approved = false) {
+  const proposer = makeCtx(
+    t.db,
+    { type: "user", userId: await fx.addMember("editor") },
+    { id: fx.workspaceId, role: "editor" },
+  );
+  const { id } = await createProposal({
+    ctx: proposer,
+    input: { workflowId: await proposableIn(fx), summary: "bump", definition: proposalDef(2) },
+  });
+  if (approved) {
+    const { reviewedContentHash } = await getProposal({
+      ctx: fx.ctx("admin"),
+      input: { proposalId: id },
+    });
+    await reviewProposal({
+      ctx: fx.ctx("admin"),
+      input: { proposalId: id, decision: "approve", shownHash: reviewedContentHash },
+    });
+  }
+  return id;
+}
+const proposalParams = async (fx: WorkspaceFixture) => ({ params: { id: await proposalIn(fx) } });
+
 const runParams = async (fx: WorkspaceFixture) => ({ params: { id: await runIn(fx) } });
 
 const ROUTES: Record<string, RouteCase> = {
@@ -139,6 +183,58 @@ const ROUTES: Record<string, RouteCase> = {
     expectOk: async (res) => {
       expect(res.status).toBe(202);
       expect((await res.json()).ids).toHaveLength(1);
+    },
+  },
+  "GET /api/v1/workflows/[id]/proposals": {
+    minRole: "viewer",
+    load: () => import("./workflows/[id]/proposals/route"),
+    prepare: async (fx) => ({ params: { id: await proposableIn(fx) } }),
+    foreign: async (o) => ({ params: { id: await proposableIn(o) } }),
+  },
+  "POST /api/v1/workflows/[id]/proposals": {
+    minRole: "editor",
+    load: () => import("./workflows/[id]/proposals/route"),
+    prepare: async (fx) => ({
+      params: { id: await proposableIn(fx) },
+      body: { summary: "change", definition: proposalDef(3) },
+    }),
+    foreign: async (o) => ({
+      params: { id: await proposableIn(o) },
+      body: { summary: "hijack", definition: proposalDef(3) },
+    }),
+    expectOk: async (res) => {
+      expect(res.status).toBe(201);
+      expect(await res.json()).toMatchObject({
+        id: expect.stringMatching(/^prp_/),
+        status: "pending",
+      });
+    },
+  },
+  "GET /api/v1/proposals/[id]": {
+    minRole: "viewer",
+    load: () => import("./proposals/[id]/route"),
+    prepare: proposalParams,
+    foreign: proposalParams,
+  },
+  "POST /api/v1/proposals/[id]/review": {
+    minRole: "approver",
+    load: () => import("./proposals/[id]/review/route"),
+    prepare: async (fx) => ({
+      params: { id: await proposalIn(fx) },
+      body: { decision: "approve", notes: "ok" },
+    }),
+    foreign: async (o) => ({ params: { id: await proposalIn(o) }, body: { decision: "approve" } }),
+    expectOk: async (res) => {
+      expect(await res.json()).toEqual({ status: "approved" });
+    },
+  },
+  "POST /api/v1/proposals/[id]/apply": {
+    minRole: "editor",
+    load: () => import("./proposals/[id]/apply/route"),
+    prepare: async (fx) => ({ params: { id: await proposalIn(fx, true) }, body: {} }),
+    foreign: async (o) => ({ params: { id: await proposalIn(o, true) }, body: {} }),
+    expectOk: async (res) => {
+      expect(await res.json()).toMatchObject({ version: "1.0.2" });
     },
   },
   "POST /api/v1/runs/[id]/cancel": {

@@ -34,7 +34,9 @@ const g = { forgotten: false };
 async function main() {
   setLogLevel("warn");
   const target = env.ENGINE_DB!;
-  const handle = await openDb(target.startsWith("postgres") ? { url: target, maxConnections: 6 } : { dataDir: target });
+  const handle = await openDb(
+    target.startsWith("postgres") ? { url: target, maxConnections: 6 } : { dataDir: target },
+  );
   await migrateDb(handle);
   setProcessDb(handle);
   const db = handle.db;
@@ -53,7 +55,12 @@ async function main() {
   // `emit` mode commits an event and then never delivers it (the parent kills this process): the
   // state a crash between commit and delivery leaves behind.
   if (env.ENGINE_MODE !== "emit")
-    startOutboxRelay({ db, deliver: createOutboxDeliverer((events) => inngest.send(events), workflowEventHooks()), log: createLogger({ component: "relay" }), pollMs: 100 });
+    startOutboxRelay({
+      db,
+      deliver: createOutboxDeliverer((events) => inngest.send(events), workflowEventHooks()),
+      log: createLogger({ component: "relay" }),
+      pollMs: 100,
+    });
 
   let runId = env.ENGINE_RUN_ID;
   if (env.ENGINE_MODE === "emit") {
@@ -61,11 +68,31 @@ async function main() {
     const wf = await createWorkflow({ ctx: ws.ctx("editor"), input: { name: "Listener" } });
     await saveDraft({
       ctx: ws.ctx("editor"),
-      input: { workflowId: wf.id, definition: { schemaVersion: 1, name: "Listener", inputs: { order: { type: "string", required: true } }, steps: [{ id: "got", type: "transform", config: { value: "{{ input.order }}" } }], output: "{{ steps.got.output.data }}" } },
+      input: {
+        workflowId: wf.id,
+        definition: {
+          schemaVersion: 1,
+          name: "Listener",
+          inputs: { order: { type: "string", required: true } },
+          steps: [{ id: "got", type: "transform", config: { value: "{{ input.order }}" } }],
+          output: "{{ steps.got.output.data }}",
+        },
+      },
     });
     await publishWorkflow({ ctx: ws.ctx("editor"), input: { workflowId: wf.id } });
-    await db.insert(triggers).values({ id: newId("trg"), workspaceId: ws.workspaceId, workflowId: wf.id, kind: "event", name: "On paid", eventName: "order.paid", config: { event: "order.paid", mapping: { order: "$.data.id" }, input: {} } });
-    await emitEvents({ ctx: ws.ctx("editor"), input: { name: "order.paid", data: { id: "o-42" }, id: "evt-o-42" } });
+    await db.insert(triggers).values({
+      id: newId("trg"),
+      workspaceId: ws.workspaceId,
+      workflowId: wf.id,
+      kind: "event",
+      name: "On paid",
+      eventName: "order.paid",
+      config: { event: "order.paid", mapping: { order: "$.data.id" }, input: {} },
+    });
+    await emitEvents({
+      ctx: ws.ctx("editor"),
+      input: { name: "order.paid", data: { id: "o-42" }, id: "evt-o-42" },
+    });
     runId = "";
   }
   if (env.ENGINE_MODE === "resume" && env.ENGINE_REDELIVER === "1") {
@@ -75,11 +102,17 @@ async function main() {
       void (async () => {
         if (g.forgotten) return;
         const [row] = await db.select().from(outbox).where(eq(outbox.name, "order.paid"));
-        const started = await db.select({ id: runs.id }).from(runs).where(eq(runs.triggerType, "event"));
+        const started = await db
+          .select({ id: runs.id })
+          .from(runs)
+          .where(eq(runs.triggerType, "event"));
         if (row?.deliveredAt && started.length > 0) {
           g.forgotten = true;
           clearInterval(forget);
-          await db.update(outbox).set({ deliveredAt: null, availableAt: new Date() }).where(eq(outbox.id, row.id));
+          await db
+            .update(outbox)
+            .set({ deliveredAt: null, availableAt: new Date() })
+            .where(eq(outbox.id, row.id));
         }
       })().catch(() => undefined);
     }, 50);
@@ -97,8 +130,16 @@ async function main() {
           steps: [
             { id: "a", type: "transform", config: { value: 1 } },
             { id: "pause", type: "delay", config: { duration: "3s" } },
-            { id: "b", type: "code", config: { source: "export default function () { return 2 }" } },
-            { id: "announce", type: "emit_event", config: { event: "crash.done", data: { ok: true } } },
+            {
+              id: "b",
+              type: "code",
+              config: { source: "export default function () { return 2 }" },
+            },
+            {
+              id: "announce",
+              type: "emit_event",
+              config: { event: "crash.done", data: { ok: true } },
+            },
           ],
         },
       },
@@ -107,11 +148,33 @@ async function main() {
     runId = (await startRun({ ctx: ws.ctx("editor"), input: { workflowId: wf.id } })).runId;
   }
   const report = async () => {
-    const [run] = runId ? await db.select({ status: runs.status }).from(runs).where(eq(runs.id, runId)) : [];
-    const steps = await db.select({ path: runSteps.path, attempt: runSteps.attempt, status: runSteps.status }).from(runSteps).where(eq(runSteps.runId, runId!)).orderBy(asc(runSteps.createdAt));
-    const events = await db.select({ name: outbox.name, deliveredAt: outbox.deliveredAt, attempts: outbox.attempts }).from(outbox).where(inArray(outbox.name, ["crash.done", "order.paid"]));
-    const eventRuns = await db.select({ id: runs.id, status: runs.status, output: runs.output }).from(runs).where(eq(runs.triggerType, "event"));
-    fs.writeFileSync(`${env.ENGINE_OUT}.tmp`, JSON.stringify({ runId, status: run?.status, steps, events, eventRuns, redelivered: g.forgotten }));
+    const [run] = runId
+      ? await db.select({ status: runs.status }).from(runs).where(eq(runs.id, runId))
+      : [];
+    const steps = await db
+      .select({ path: runSteps.path, attempt: runSteps.attempt, status: runSteps.status })
+      .from(runSteps)
+      .where(eq(runSteps.runId, runId!))
+      .orderBy(asc(runSteps.createdAt));
+    const events = await db
+      .select({ name: outbox.name, deliveredAt: outbox.deliveredAt, attempts: outbox.attempts })
+      .from(outbox)
+      .where(inArray(outbox.name, ["crash.done", "order.paid"]));
+    const eventRuns = await db
+      .select({ id: runs.id, status: runs.status, output: runs.output })
+      .from(runs)
+      .where(eq(runs.triggerType, "event"));
+    fs.writeFileSync(
+      `${env.ENGINE_OUT}.tmp`,
+      JSON.stringify({
+        runId,
+        status: run?.status,
+        steps,
+        events,
+        eventRuns,
+        redelivered: g.forgotten,
+      }),
+    );
     fs.renameSync(`${env.ENGINE_OUT}.tmp`, env.ENGINE_OUT!);
   };
   await report();

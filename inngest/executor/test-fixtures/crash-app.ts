@@ -24,28 +24,38 @@ const record = (line: string) => fs.appendFileSync(sideEffects, `${line}\n`);
 
 async function main() {
   setLogLevel("warn");
-  const db = await openDb(dbTarget.startsWith("postgres") ? { url: dbTarget, maxConnections: 4 } : { dataDir: dbTarget });
+  const db = await openDb(
+    dbTarget.startsWith("postgres") ? { url: dbTarget, maxConnections: 4 } : { dataDir: dbTarget },
+  );
   await migrateDb(db);
 
-  const inngest = new Inngest({ id: "crash", isDev: true, baseUrl: `http://127.0.0.1:${execPort}`, logger: { info() {}, warn() {}, error() {}, debug() {} } });
-  const fn = inngest.createFunction({ id: "crashy", triggers: [{ event: "crash/go" }] }, async ({ step }) => {
-    const one = await step.run("one", () => {
-      record("one");
-      return 1;
-    });
-    await step.sleep("nap", "1s");
-    const two = await step.run("two", async () => {
-      record("two:start");
-      await new Promise((r) => setTimeout(r, 1_000));
-      record("two:end");
-      return 2;
-    });
-    const three = await step.run("three", () => {
-      record("three");
-      return 3;
-    });
-    return one + two + three;
+  const inngest = new Inngest({
+    id: "crash",
+    isDev: true,
+    baseUrl: `http://127.0.0.1:${execPort}`,
+    logger: { info() {}, warn() {}, error() {}, debug() {} },
   });
+  const fn = inngest.createFunction(
+    { id: "crashy", triggers: [{ event: "crash/go" }] },
+    async ({ step }) => {
+      const one = await step.run("one", () => {
+        record("one");
+        return 1;
+      });
+      await step.sleep("nap", "1s");
+      const two = await step.run("two", async () => {
+        record("two:start");
+        await new Promise((r) => setTimeout(r, 1_000));
+        record("two:end");
+        return 2;
+      });
+      const three = await step.run("three", () => {
+        record("three");
+        return 3;
+      });
+      return one + two + three;
+    },
+  );
   const app = http.createServer(serve({ client: inngest, functions: [fn] }));
   await new Promise<void>((r) => app.listen(appPort, "127.0.0.1", r));
 

@@ -125,8 +125,7 @@ export async function finishRun(
       ],
       now,
     );
-    const messages: Parameters<typeof enqueueOutbox>[1] = [
-    ];
+    const messages: Parameters<typeof enqueueOutbox>[1] = [];
     if (args.stopExecution)
       messages.push({
         workspaceId: run.workspaceId,

@@ -38,7 +38,12 @@ export type LoadPlanResult = { ok: true; plan: RunPlan } | { ok: false; reason: 
  * or restarted orchestrator sees the same values) and returns its plan. A run that already ended
  * (cancelled while queued, say) is not started.
  */
-export async function loadRunPlan(db: Db, runId: string, now: Date, executionId?: string): Promise<LoadPlanResult> {
+export async function loadRunPlan(
+  db: Db,
+  runId: string,
+  now: Date,
+  executionId?: string,
+): Promise<LoadPlanResult> {
   return db.transaction(async (tx) => {
     const [run] = await tx.select().from(runs).where(eq(runs.id, runId)).for("update");
     if (!run) return { ok: false, reason: "run not found" };
@@ -47,8 +52,10 @@ export async function loadRunPlan(db: Db, runId: string, now: Date, executionId?
     // Exactly one durable execution drives a run: the first to load the plan claims it (a
     // re-sent start, e.g. by the reaper's safety net, finds it claimed and does nothing).
     if (executionId) {
-      if (run.inngestRunId && run.inngestRunId !== executionId) return { ok: false, reason: "another execution drives this run" };
-      if (!run.inngestRunId) await tx.update(runs).set({ inngestRunId: executionId }).where(eq(runs.id, runId));
+      if (run.inngestRunId && run.inngestRunId !== executionId)
+        return { ok: false, reason: "another execution drives this run" };
+      if (!run.inngestRunId)
+        await tx.update(runs).set({ inngestRunId: executionId }).where(eq(runs.id, runId));
     }
     const definition = await contentOf(tx, run.workspaceId, run.hash);
     const parsed = WorkflowDefinition.parse(definition);

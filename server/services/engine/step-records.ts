@@ -246,7 +246,13 @@ export async function recordSkips(
 export async function recordInstantAttempt(
   db: Db,
   key: AttemptKey,
-  args: { input: unknown; output: unknown; port?: string; now: Date; inTx?: (tx: Queryable) => Promise<void> },
+  args: {
+    input: unknown;
+    output: unknown;
+    port?: string;
+    now: Date;
+    inTx?: (tx: Queryable) => Promise<void>;
+  },
 ): Promise<boolean> {
   return db.transaction(async (tx) => {
     const inserted = await tx
@@ -270,14 +276,28 @@ export async function recordInstantAttempt(
       .onConflictDoNothing()
       .returning({ id: runSteps.id });
     if (!inserted.length) return false;
-    await tx.execute(sql`update runs set step_attempts = step_attempts + 1 where id = ${key.runId}`);
+    await tx.execute(
+      sql`update runs set step_attempts = step_attempts + 1 where id = ${key.runId}`,
+    );
     if (args.inTx) await args.inTx(tx);
     const data = { stepId: key.stepId, type: key.stepType, attempt: key.attempt };
     await appendRunEvents(
       tx,
       [
-        { runId: key.runId, workspaceId: key.workspaceId, type: "step.started", stepPath: key.path, data },
-        { runId: key.runId, workspaceId: key.workspaceId, type: "step.completed", stepPath: key.path, data: { ...data, durationMs: 0, ...(args.port ? { port: args.port } : {}) } },
+        {
+          runId: key.runId,
+          workspaceId: key.workspaceId,
+          type: "step.started",
+          stepPath: key.path,
+          data,
+        },
+        {
+          runId: key.runId,
+          workspaceId: key.workspaceId,
+          type: "step.completed",
+          stepPath: key.path,
+          data: { ...data, durationMs: 0, ...(args.port ? { port: args.port } : {}) },
+        },
       ],
       args.now,
     );

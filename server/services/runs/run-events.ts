@@ -17,16 +17,14 @@ export async function appendRunEvents(
   now = new Date(),
 ): Promise<void> {
   if (events.length === 0) return;
-  await tx
-    .insert(runEvents)
-    .values(
-      events.map((e) => ({
-        runId: e.runId,
-        workspaceId: e.workspaceId,
-        type: e.type,
-        stepPath: e.stepPath ?? null,
-        data: e.data ?? {},
-        createdAt: now,
-      })),
-    );
+  await tx.insert(runEvents).values(
+    events.map((e) => ({
+      runId: e.runId,
+      workspaceId: e.workspaceId,
+      type: e.type,
+      stepPath: e.stepPath ?? null,
+      data: e.data ?? {},
+      createdAt: now,
+    })),
+  );
 }

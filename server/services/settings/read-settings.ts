@@ -51,6 +51,12 @@ export function parseWorkspaceSettings(raw: unknown): ParsedWorkspaceSettings {
       forbiddenStepTypes: Array.isArray(obj.forbiddenStepTypes)
         ? [...new Set(obj.forbiddenStepTypes.filter(isStepType))]
         : DEFAULT_WORKSPACE_POLICIES.forbiddenStepTypes,
+      allowSelfApproval: obj.allowSelfApproval === true,
+      proposalDryRunRuns: field(
+        shape.proposalDryRunRuns,
+        obj.proposalDryRunRuns,
+        DEFAULT_WORKSPACE_POLICIES.proposalDryRunRuns,
+      ),
     },
     llm: obj.llm === undefined ? null : field<LlmIntegration | null>(LlmIntegration, obj.llm, null),
     smtp:

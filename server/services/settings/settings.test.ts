@@ -57,7 +57,13 @@ describe("workspace policies", () => {
     for (const role of ["viewer", "approver", "editor"] as const) {
       const s = await getWorkspaceSettings({ ctx: fx.ctx(role) });
       expect(s).toEqual({
-        policies: { scriptStepsEnabled: false, allowedPrivateHosts: [], forbiddenStepTypes: [] },
+        policies: {
+          scriptStepsEnabled: false,
+          allowedPrivateHosts: [],
+          forbiddenStepTypes: [],
+          allowSelfApproval: false,
+          proposalDryRunRuns: 10,
+        },
         llm: null,
         smtp: null,
         missingSecrets: [],
@@ -70,6 +76,8 @@ describe("workspace policies", () => {
       scriptStepsEnabled: false,
       allowedPrivateHosts: [],
       forbiddenStepTypes: [],
+      allowSelfApproval: false,
+      proposalDryRunRuns: 10,
     });
   });
 
@@ -85,6 +93,8 @@ describe("workspace policies", () => {
         scriptStepsEnabled: true,
         allowedPrivateHosts: [" Build.Internal ", "10.0.0.0/8", "::1"],
         forbiddenStepTypes: ["agent"],
+        allowSelfApproval: true,
+        proposalDryRunRuns: 25,
       },
     });
     expect(after.allowedPrivateHosts).toEqual(["build.internal", "10.0.0.0/8", "::1"]);
@@ -98,19 +108,31 @@ describe("workspace policies", () => {
       scriptStepsEnabled: true,
       allowedPrivateHosts: ["build.internal", "10.0.0.0/8", "::1"],
       forbiddenStepTypes: ["agent"],
+      allowSelfApproval: true,
+      proposalDryRunRuns: 25,
     });
     expect(await loadWorkspacePolicy(t.db, fx.workspaceId)).toEqual({
       scriptStepsEnabled: true,
       allowedPrivateHosts: ["build.internal", "10.0.0.0/8", "::1"],
       forbiddenStepTypes: ["agent"],
+      allowSelfApproval: true,
+      proposalDryRunRuns: 25,
     });
     const [audit] = await audits(fx, "workspace.policies_updated");
     expect(audit!.data).toEqual({
-      before: { scriptStepsEnabled: false, allowedPrivateHosts: [], forbiddenStepTypes: [] },
+      before: {
+        scriptStepsEnabled: false,
+        allowedPrivateHosts: [],
+        forbiddenStepTypes: [],
+        allowSelfApproval: false,
+        proposalDryRunRuns: 10,
+      },
       after: {
         scriptStepsEnabled: true,
         allowedPrivateHosts: ["build.internal", "10.0.0.0/8", "::1"],
         forbiddenStepTypes: ["agent"],
+        allowSelfApproval: true,
+        proposalDryRunRuns: 25,
       },
     });
   });
@@ -123,6 +145,8 @@ describe("workspace policies", () => {
       { ...base, allowedPrivateHosts: ["http://x"] },
       { ...base, allowedPrivateHosts: ["a.internal", "A.internal"] },
       { ...base, forbiddenStepTypes: ["teleport"] },
+      { ...base, proposalDryRunRuns: 0 },
+      { ...base, allowSelfApproval: "yes" },
     ]) {
       await expect(updateWorkspacePolicies({ ctx: fx.ctx("owner"), input })).rejects.toBeInstanceOf(
         ValidationError,
@@ -142,6 +166,8 @@ describe("workspace policies", () => {
           scriptStepsEnabled: "yes",
           allowedPrivateHosts: ["10.0.0.0/8"],
           forbiddenStepTypes: ["script", "teleport", "script"],
+          allowSelfApproval: "true",
+          proposalDryRunRuns: 1e6,
           llm: { model: 5 },
         },
       })
@@ -152,6 +178,8 @@ describe("workspace policies", () => {
       allowedPrivateHosts: ["10.0.0.0/8"],
       // An unknown entry does not wipe the known ones (fail closed).
       forbiddenStepTypes: ["script"],
+      allowSelfApproval: false,
+      proposalDryRunRuns: 10,
     });
     expect(s.llm).toBeNull();
   });

@@ -8,6 +8,7 @@ import { bumpVersion, FIRST_VERSION, formatVersion } from "@/lib/semver";
 import { auditActor, type ServiceContext } from "../context";
 import { recordAudit } from "../audit/record-audit";
 import { currentVersion, type VersionRow, type WorkflowRow } from "./load-workflow";
+import { requestDryRunsForWorkflow } from "../proposals/request-dry-runs";
 
 export type RecordVersionResult =
   { status: "created"; version: VersionRow } | { status: "unchanged"; version: VersionRow };
@@ -28,6 +29,8 @@ export async function recordVersion(
     bump?: Bump;
     notes?: string;
     restoredFromVersionId?: string;
+    /** Re-request open proposals' dry runs (default); an apply does it after superseding. */
+    requestDryRuns?: boolean;
   },
 ): Promise<RecordVersionResult> {
   const current = await currentVersion(tx, wf);
@@ -78,5 +81,7 @@ export async function recordVersion(
       restoredFrom: args.restoredFromVersionId ?? null,
     },
   });
+  if (args.requestDryRuns !== false)
+    await requestDryRunsForWorkflow(tx, wf.workspaceId, wf.id, ctx.now());
   return { status: "created", version: version! };
 }

@@ -34,16 +34,26 @@ export const triggerRouter = router({
   deliveries: viewer
     .input(ListTriggerDeliveriesInput)
     .query(({ ctx, input }) => listTriggerDeliveries({ ctx: ctx.svc, input })),
-  create: editor.input(CreateTriggerInput).mutation(({ ctx, input }) => createTrigger({ ctx: ctx.svc, input })),
-  update: editor.input(UpdateTriggerInput).mutation(({ ctx, input }) => updateTrigger({ ctx: ctx.svc, input })),
+  create: editor
+    .input(CreateTriggerInput)
+    .mutation(({ ctx, input }) => createTrigger({ ctx: ctx.svc, input })),
+  update: editor
+    .input(UpdateTriggerInput)
+    .mutation(({ ctx, input }) => updateTrigger({ ctx: ctx.svc, input })),
   setEnabled: editor
     .input(SetTriggerEnabledInput)
     .mutation(({ ctx, input }) => setTriggerEnabled({ ctx: ctx.svc, input })),
-  delete: editor.input(TriggerRef).mutation(({ ctx, input }) => deleteTrigger({ ctx: ctx.svc, input })),
-  fire: editor.input(FireTriggerInput).mutation(({ ctx, input }) => fireTrigger({ ctx: ctx.svc, input })),
+  delete: editor
+    .input(TriggerRef)
+    .mutation(({ ctx, input }) => deleteTrigger({ ctx: ctx.svc, input })),
+  fire: editor
+    .input(FireTriggerInput)
+    .mutation(({ ctx, input }) => fireTrigger({ ctx: ctx.svc, input })),
   rotateSecret: editor
     .input(RotateWebhookSecretInput)
     .mutation(({ ctx, input }) => rotateWebhookSecret({ ctx: ctx.svc, input })),
   /** Sends a test event (event triggers); system names are refused. */
-  emitEvent: editor.input(EmitEventsBody).mutation(({ ctx, input }) => emitEvents({ ctx: ctx.svc, input })),
+  emitEvent: editor
+    .input(EmitEventsBody)
+    .mutation(({ ctx, input }) => emitEvents({ ctx: ctx.svc, input })),
 });

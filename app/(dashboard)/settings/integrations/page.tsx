@@ -4,8 +4,8 @@ import { HydrateClient, prefetch, trpc } from "@/server/trpc/rsc";
 
 export const metadata: Metadata = { title: "Integrations" };
 
-export default function IntegrationsPage() {
-  prefetch(trpc.settings.get.queryOptions());
+export default async function IntegrationsPage() {
+  await prefetch(trpc.settings.get.queryOptions());
   return (
     <HydrateClient>
       <IntegrationsSettings />

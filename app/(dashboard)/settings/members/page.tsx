@@ -4,8 +4,8 @@ import { HydrateClient, prefetch, trpc } from "@/server/trpc/rsc";
 
 export const metadata: Metadata = { title: "Members" };
 
-export default function MembersPage() {
-  prefetch(trpc.member.list.queryOptions());
+export default async function MembersPage() {
+  await prefetch(trpc.member.list.queryOptions());
   return (
     <HydrateClient>
       <MembersSettings />

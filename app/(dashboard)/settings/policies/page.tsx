@@ -4,8 +4,8 @@ import { HydrateClient, prefetch, trpc } from "@/server/trpc/rsc";
 
 export const metadata: Metadata = { title: "Policies" };
 
-export default function PoliciesPage() {
-  prefetch(trpc.settings.get.queryOptions());
+export default async function PoliciesPage() {
+  await prefetch(trpc.settings.get.queryOptions());
   return (
     <HydrateClient>
       <PoliciesSettings />

@@ -10,7 +10,8 @@ export default async function WorkflowLayout({
   params: Promise<{ id: string }>;
 }) {
   const { id } = await params;
-  prefetch(trpc.workflow.get.queryOptions({ workflowId: id }));
+  // Awaited: the server renders the same data the client hydrates with (no mismatch).
+  await prefetch(trpc.workflow.get.queryOptions({ workflowId: id }));
   return (
     <HydrateClient>
       <div className="page">

@@ -1,0 +1,77 @@
+import { dryRunDefinition } from "@/inngest/engine/dry-run";
+import { EVENTS, ProposalDryRunRequestedData } from "@/inngest/events";
+import {
+  loadRecordedRuns,
+  recordDryRun,
+  startDryRun,
+} from "@/server/services/proposals/dry-run-state";
+import { loadWorkspacePolicy } from "@/server/services/settings/load-workspace-policy";
+import { inngest } from "../client";
+import { engineNow, engineRuntime } from "../engine/runtime";
+
+/**
+ * Replays the workflow's last finished runs through a proposal's definition (side effects taken
+ * from what each run recorded) and stores the report: pending → running → done | failed. A newer
+ * request for the same proposal makes this one's writes no-ops.
+ */
+export const proposalDryRun = inngest.createFunction(
+  {
+    id: "proposal-dry-run",
+    name: "Proposal dry run",
+    retries: 2,
+    triggers: [{ event: EVENTS.proposalDryRunRequested }],
+  },
+  async ({ event, step }) => {
+    const req = ProposalDryRunRequestedData.parse(event.data);
+    const total = await step.run("start", async () => {
+      const { db } = await engineRuntime();
+      const job = await startDryRun(db, { ...req, total: 0 }, engineNow());
+      if (!job) return null;
+      const { proposalDryRunRuns } = await loadWorkspacePolicy(db, req.workspaceId);
+      const runs = await loadRecordedRuns(db, req.workspaceId, job.workflowId, proposalDryRunRuns);
+      await recordDryRun(
+        db,
+        { ...req, status: "running", done: 0, total: runs.length },
+        engineNow(),
+      );
+      return runs.length;
+    });
+    if (total === null) return { skipped: "superseded request or closed proposal" };
+    return step.run("replay", async () => {
+      const { db } = await engineRuntime();
+      const job = await startDryRun(db, { ...req, total }, engineNow());
+      if (!job) return { skipped: "superseded request" };
+      // Loaded again (a step's result must be small); runs that finished meanwhile count too.
+      const { proposalDryRunRuns } = await loadWorkspacePolicy(db, req.workspaceId);
+      const runs = await loadRecordedRuns(db, req.workspaceId, job.workflowId, proposalDryRunRuns);
+      try {
+        const report = await dryRunDefinition({
+          definition: job.definition,
+          baseHash: job.baseHash,
+          proposedHash: job.proposedHash,
+          runs,
+          workflowId: job.workflowId,
+          now: engineNow,
+          onProgress: async (done) => {
+            await recordDryRun(
+              db,
+              { ...req, status: "running", done, total: runs.length },
+              engineNow(),
+            );
+          },
+        });
+        await recordDryRun(
+          db,
+          { ...req, status: "done", done: runs.length, total: runs.length, report, error: null },
+          engineNow(),
+        );
+        return { runs: runs.length, totals: report.totals };
+      } catch (e) {
+        // A definition the replay cannot run is the proposal's problem, not a retryable outage.
+        const message = e instanceof Error ? e.message : String(e);
+        await recordDryRun(db, { ...req, status: "failed", error: message }, engineNow());
+        return { failed: message };
+      }
+    });
+  },
+);

@@ -1,0 +1,61 @@
+import "server-only";
+import { and, inArray, lt, notInArray } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { auditEvents, proposals } from "@/db/schema";
+import { PROPOSAL_RETENTION_DAYS } from "@/lib/schemas/proposals";
+import { OPEN_PROPOSAL_STATUSES } from "@/lib/workflow/status";
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Internal, for the daily expire-proposals function. Open proposals past `expiresAt` become
+ * `expired` (compare-and-set on the open statuses, so a concurrent apply wins or loses cleanly),
+ * each with a system audit row; closed proposals older than the retention are deleted.
+ */
+export async function expireProposals(
+  db: Db,
+  now: Date,
+  opts: { retentionDays?: number } = {},
+): Promise<{ expired: number; deleted: number }> {
+  const retentionDays = opts.retentionDays ?? PROPOSAL_RETENTION_DAYS;
+  return db.transaction(async (tx) => {
+    const expired = await tx
+      .update(proposals)
+      .set({
+        status: "expired",
+        statusReason: `Not applied before ${now.toISOString()} (proposals expire after 14 days)`,
+        updatedAt: now,
+      })
+      .where(
+        and(inArray(proposals.status, [...OPEN_PROPOSAL_STATUSES]), lt(proposals.expiresAt, now)),
+      )
+      .returning({
+        id: proposals.id,
+        workspaceId: proposals.workspaceId,
+        workflowId: proposals.workflowId,
+      });
+    if (expired.length)
+      await tx.insert(auditEvents).values(
+        expired.map((p) => ({
+          workspaceId: p.workspaceId,
+          actorType: "system",
+          actorId: "expire-proposals",
+          action: "proposal.expired",
+          targetType: "proposal",
+          targetId: p.id,
+          data: { workflowId: p.workflowId },
+          createdAt: now,
+        })),
+      );
+    const deleted = await tx
+      .delete(proposals)
+      .where(
+        and(
+          notInArray(proposals.status, [...OPEN_PROPOSAL_STATUSES]),
+          lt(proposals.updatedAt, new Date(now.getTime() - retentionDays * DAY_MS)),
+        ),
+      )
+      .returning({ id: proposals.id });
+    return { expired: expired.length, deleted: deleted.length };
+  });
+}

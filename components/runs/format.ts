@@ -1,6 +1,8 @@
 /** Pure display helpers for runs (no React), unit-tested. */
+import { UNFINISHED_RUN_STATUSES } from "@/lib/workflow/status";
 
-export const ACTIVE_RUN_STATUSES = ["queued", "running", "waiting", "cancel_requested"] as const;
+/** Runs the list shows as in progress (queued included): the unfinished set. */
+export const ACTIVE_RUN_STATUSES = UNFINISHED_RUN_STATUSES;
 
 export function isActiveRun(status: string): boolean {
   return (ACTIVE_RUN_STATUSES as readonly string[]).includes(status);

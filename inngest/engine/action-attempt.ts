@@ -5,6 +5,7 @@ import path from "node:path";
 import { eq } from "drizzle-orm";
 import { runs } from "@/db/schema";
 import { createRedactor, type Redactor } from "@/lib/redact";
+import { EXECUTING_STATUSES } from "@/lib/workflow/status";
 import {
   collectReferences,
   resolveStepConfig,
@@ -262,7 +263,7 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
         .select({ status: runs.status })
         .from(runs)
         .where(eq(runs.id, args.key.runId));
-      if (r && !["running", "waiting"].includes(r.status))
+      if (r && !(EXECUTING_STATUSES as readonly string[]).includes(r.status))
         controller.abort(new Error(`run ${r.status}`));
     } catch {
       // A failed poll is retried on the next tick; the deadline still applies.

@@ -1,5 +1,5 @@
 import "server-only";
-import { and, eq, inArray, isNull, lt, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, lt } from "drizzle-orm";
 import { EVENTS } from "@/inngest/events";
 import { enqueueOutbox } from "@/server/services/outbox/enqueue-outbox";
 import { runs, runSteps, executorRuns, scheduleTicks } from "@/db/schema";
@@ -7,6 +7,7 @@ import { finishRun, overdueRunIds } from "@/server/services/engine/finish-run";
 import { pruneOutbox } from "@/server/services/outbox/relay-outbox";
 import { admissionLimits, admitQueuedRuns } from "@/server/services/runs/admission";
 import { env } from "@/env";
+import { TERMINAL_RUN_STATUSES } from "@/lib/workflow/status";
 import { engineNow, engineRuntime } from "./runtime";
 
 /**
@@ -117,17 +118,22 @@ export async function retentionBody() {
   const now = engineNow().getTime();
   const runCutoff = new Date(now - env.SLUICE_RUN_RETENTION_DAYS * 86_400_000);
   const stepCutoff = new Date(now - env.SLUICE_STEP_RETENTION_DAYS * 86_400_000);
-  const terminal = ["completed", "failed", "cancelled", "timed_out"] as const;
   const deletedRuns = await db
     .delete(runs)
-    .where(and(inArray(runs.status, [...terminal]), lt(runs.finishedAt, runCutoff)))
+    .where(and(inArray(runs.status, [...TERMINAL_RUN_STATUSES]), lt(runs.finishedAt, runCutoff)))
     .returning({ id: runs.id });
   const deletedSteps = await db
     .delete(runSteps)
     .where(
       and(
         lt(runSteps.createdAt, stepCutoff),
-        sql`${runSteps.runId} in (select id from runs where status in ('completed','failed','cancelled','timed_out'))`,
+        inArray(
+          runSteps.runId,
+          db
+            .select({ id: runs.id })
+            .from(runs)
+            .where(inArray(runs.status, [...TERMINAL_RUN_STATUSES])),
+        ),
       ),
     )
     .returning({ id: runSteps.id });

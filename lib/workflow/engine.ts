@@ -35,7 +35,7 @@
 import { ERROR_PORT, STEP_CATALOG } from "./catalog";
 import { isPlainObject } from "./json";
 import { isStepType } from "./steps";
-import type { StepStatus } from "./status";
+import { TERMINAL_STEP_STATUSES, type StepStatus } from "./status";
 import {
   buildRunnableGraph,
   type GraphEdge,
@@ -245,7 +245,7 @@ function assertPort(stepId: string, type: string, port: string | undefined): voi
 // Decisions
 // ------------------------------------------------------------------------------------------
 
-const TERMINAL: ReadonlySet<StepStatus> = new Set(["completed", "failed", "skipped", "cancelled"]);
+const TERMINAL: ReadonlySet<StepStatus> = new Set(TERMINAL_STEP_STATUSES);
 
 export function isTerminalStep(step: StepRunState): boolean {
   return TERMINAL.has(step.status);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  ACTIVE_RUN_STATUSES,
   canTransition,
   canTransitionStep,
   FailureClass,
@@ -10,6 +11,8 @@ import {
   isTerminal,
   isTerminalRunStatus,
   isTerminalStepStatus,
+  EXECUTING_STATUSES,
+  OPEN_STEP_STATUSES,
   RUN_STATUSES,
   RUN_TRANSITIONS,
   RunStatus,
@@ -18,6 +21,7 @@ import {
   STEP_TRANSITIONS,
   StepStatus,
   stepStatusLabel,
+  UNFINISHED_RUN_STATUSES,
 } from "./status";
 
 describe("run statuses", () => {
@@ -110,5 +114,26 @@ describe("failure classes", () => {
     expect(isRetryableFailure("operational")).toBe(true);
     expect(isRetryableFailure("user")).toBe(false);
     expect(isRetryableFailure("internal")).toBe(false);
+  });
+});
+
+describe("named status sets agree with the predicates", () => {
+  const sorted = (xs: readonly string[]) => [...xs].sort();
+  it("active runs = isActiveRunStatus", () => {
+    expect(sorted(ACTIVE_RUN_STATUSES)).toEqual(sorted(RUN_STATUSES.filter(isActiveRunStatus)));
+  });
+  it("unfinished runs = not terminal", () => {
+    expect(sorted(UNFINISHED_RUN_STATUSES)).toEqual(
+      sorted(RUN_STATUSES.filter((s) => !isTerminalRunStatus(s))),
+    );
+  });
+  it("executing = isActive, for runs and for steps", () => {
+    expect(sorted(EXECUTING_STATUSES)).toEqual(sorted(RUN_STATUSES.filter(isActive)));
+    expect(sorted(EXECUTING_STATUSES)).toEqual(sorted(STEP_STATUSES.filter(isActiveStepStatus)));
+  });
+  it("open steps = not terminal", () => {
+    expect(sorted(OPEN_STEP_STATUSES)).toEqual(
+      sorted(STEP_STATUSES.filter((s) => !isTerminalStepStatus(s))),
+    );
   });
 });

@@ -122,6 +122,30 @@ export function isActiveRunStatus(status: RunStatus): boolean {
   }
 }
 
+/**
+ * Named status sets for queries (`inArray(runs.status, …)`, `status in (…)`): every service uses
+ * these instead of literal lists, and status.test.ts checks each against the predicates above.
+ */
+/** Admitted and holding a slot (counts against admission limits): see isActiveRunStatus. */
+export const ACTIVE_RUN_STATUSES = [
+  "running",
+  "waiting",
+  "cancel_requested",
+] as const satisfies readonly RunStatus[];
+/** Not finished yet: queued or active. */
+export const UNFINISHED_RUN_STATUSES = [
+  "queued",
+  ...ACTIVE_RUN_STATUSES,
+] as const satisfies readonly RunStatus[];
+/** Executing (no cancel pending): `running | waiting`, for runs and steps alike (isActive). */
+export const EXECUTING_STATUSES = ["running", "waiting"] as const satisfies readonly RunStatus[] &
+  readonly StepStatus[];
+/** A step attempt that has not ended: pending, running or waiting. */
+export const OPEN_STEP_STATUSES = [
+  "pending",
+  ...EXECUTING_STATUSES,
+] as const satisfies readonly StepStatus[];
+
 export function isActiveStepStatus(status: StepStatus): boolean {
   return status === "running" || status === "waiting";
 }

@@ -9,6 +9,11 @@ import { enqueueWorkflowEvents } from "./workflow-events";
 import { enqueueOutbox } from "../outbox/enqueue-outbox";
 import { admissionLimits, admitQueuedRuns } from "../runs/admission";
 import { appendRunEvents } from "../runs/run-events";
+import {
+  ACTIVE_RUN_STATUSES,
+  OPEN_STEP_STATUSES,
+  UNFINISHED_RUN_STATUSES,
+} from "@/lib/workflow/status";
 
 export interface FinishArgs {
   runId: string;
@@ -48,7 +53,7 @@ export async function finishRun(
   return db.transaction(async (tx) => {
     const [run] = await tx.select().from(runs).where(eq(runs.id, args.runId)).for("update");
     if (!run) return { changed: false, status: "missing" };
-    if (!["running", "waiting", "cancel_requested", "queued"].includes(run.status))
+    if (!(UNFINISHED_RUN_STATUSES as readonly string[]).includes(run.status))
       return { changed: false, status: run.status };
     await tx
       .update(runs)
@@ -63,12 +68,7 @@ export async function finishRun(
     const left = await tx
       .update(runSteps)
       .set({ status: "cancelled", finishedAt: now })
-      .where(
-        and(
-          eq(runSteps.runId, run.id),
-          inArray(runSteps.status, ["pending", "running", "waiting"]),
-        ),
-      )
+      .where(and(eq(runSteps.runId, run.id), inArray(runSteps.status, [...OPEN_STEP_STATUSES])))
       .returning({ path: runSteps.path });
     await tx
       .update(approvals)
@@ -151,12 +151,7 @@ export async function overdueRunIds(db: Db, now: Date, limit = 100): Promise<str
   const rows = await db
     .select({ id: runs.id })
     .from(runs)
-    .where(
-      and(
-        inArray(runs.status, ["running", "waiting", "cancel_requested"]),
-        lt(runs.deadlineAt, now),
-      ),
-    )
+    .where(and(inArray(runs.status, [...ACTIVE_RUN_STATUSES]), lt(runs.deadlineAt, now)))
     .limit(limit);
   return rows.map((r) => r.id);
 }

@@ -5,6 +5,7 @@ import { runs } from "@/db/schema";
 import { WorkflowDefinition } from "@/lib/workflow";
 import { appendRunEvents } from "../runs/run-events";
 import { contentOf } from "../workflows/version-content";
+import { EXECUTING_STATUSES } from "@/lib/workflow/status";
 
 /** Everything the orchestrator needs, loaded once per run (memoized by the durable step). */
 export interface RunPlan {
@@ -47,7 +48,7 @@ export async function loadRunPlan(
   return db.transaction(async (tx) => {
     const [run] = await tx.select().from(runs).where(eq(runs.id, runId)).for("update");
     if (!run) return { ok: false, reason: "run not found" };
-    if (!["running", "waiting"].includes(run.status))
+    if (!(EXECUTING_STATUSES as readonly string[]).includes(run.status))
       return { ok: false, reason: `run is ${run.status}` };
     // Exactly one durable execution drives a run: the first to load the plan claims it (a
     // re-sent start, e.g. by the reaper's safety net, finds it claimed and does nothing).

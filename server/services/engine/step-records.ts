@@ -5,6 +5,7 @@ import { runSteps } from "@/db/schema";
 import type { FailureClass, StepStatus } from "@/lib/workflow";
 import { appendRunEvents } from "../runs/run-events";
 import { refreshRunStatus } from "./run-plan";
+import { EXECUTING_STATUSES } from "@/lib/workflow/status";
 
 export interface AttemptKey {
   runId: string;
@@ -142,7 +143,7 @@ export async function endAttempt(
           eq(runSteps.runId, key.runId),
           eq(runSteps.path, key.path),
           eq(runSteps.attempt, key.attempt),
-          inArray(runSteps.status, ["running", "waiting"]),
+          inArray(runSteps.status, [...EXECUTING_STATUSES]),
         ),
       )
       .returning({ id: runSteps.id, startedAt: runSteps.startedAt });

@@ -6,9 +6,10 @@ import { WorkspaceSettings } from "@/lib/schemas/workspace";
 import { EVENTS } from "@/inngest/events";
 import { enqueueOutbox } from "../outbox/enqueue-outbox";
 import { appendRunEvents } from "./run-events";
+import { ACTIVE_RUN_STATUSES } from "@/lib/workflow/status";
 
 /** Active = holds a slot: running, waiting (approvals, delays, event waits) or being cancelled. */
-export const ACTIVE_STATUSES = ["running", "waiting", "cancel_requested"] as const;
+export const ACTIVE_STATUSES = ACTIVE_RUN_STATUSES;
 
 export interface AdmissionLimits {
   perUser: number;

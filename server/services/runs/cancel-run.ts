@@ -10,6 +10,7 @@ import { finishRun } from "../engine/finish-run";
 import { enqueueOutbox } from "../outbox/enqueue-outbox";
 import { appendRunEvents } from "./run-events";
 import { loadRun } from "./load-run";
+import { EXECUTING_STATUSES } from "@/lib/workflow/status";
 
 /**
  * Cancels a run. A queued run ends at once. An active one moves to `cancel_requested` (compare-
@@ -58,7 +59,7 @@ export async function cancelRun({ ctx, input }: { ctx: ServiceContext; input: un
         and(
           inArray(runs.id, ids),
           eq(runs.workspaceId, ws.id),
-          inArray(runs.status, ["running", "waiting"]),
+          inArray(runs.status, [...EXECUTING_STATUSES]),
         ),
       )
       .returning({ id: runs.id });
@@ -114,7 +115,7 @@ async function activeDescendants(
         and(
           eq(runs.workspaceId, workspaceId),
           inArray(runs.parentRunId, frontier),
-          inArray(runs.status, ["running", "waiting", "queued"]),
+          inArray(runs.status, ["queued", ...EXECUTING_STATUSES]),
         ),
       );
     frontier = children.map((c) => c.id);

@@ -4,6 +4,7 @@ import { runSteps, runs, users, workflows } from "@/db/schema";
 import { ListRunsInput } from "@/lib/schemas/runs";
 import { fromZodError } from "../../errors";
 import { requireRole, type ServiceContext } from "../context";
+import { EXECUTING_STATUSES } from "@/lib/workflow/status";
 
 /**
  * Runs of the workspace, newest first, with filters: workflow, statuses, trigger, date range,
@@ -21,7 +22,7 @@ export async function listRuns({ ctx, input }: { ctx: ServiceContext; input?: un
   if (f.from) where.push(gte(runs.createdAt, f.from));
   if (f.to) where.push(lte(runs.createdAt, f.to));
   if (f.retrying) {
-    where.push(inArray(runs.status, ["running", "waiting"]));
+    where.push(inArray(runs.status, [...EXECUTING_STATUSES]));
     where.push(
       exists(
         ctx.db

@@ -17,6 +17,7 @@ import type { Keys } from "../../keys";
 import { DomainError } from "../../errors";
 import type { ServiceConfig } from "../context";
 import { startTriggerRun, triggerContext, type TriggerRow } from "./start-trigger-run";
+import { UNFINISHED_RUN_STATUSES } from "@/lib/workflow/status";
 
 export interface EvaluateSchedulesDeps {
   db: Db;
@@ -38,7 +39,7 @@ export interface EvaluateSchedulesResult {
 }
 
 /** Not yet finished: an earlier tick's run of this trigger still holds or awaits a slot. */
-const UNFINISHED = ["queued", "running", "waiting", "cancel_requested"] as const;
+const UNFINISHED = UNFINISHED_RUN_STATUSES;
 
 /**
  * The every-minute scheduler body (SPEC §7). For each enabled schedule trigger: plan the ticks

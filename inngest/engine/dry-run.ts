@@ -227,13 +227,13 @@ function simulationEnv(
 }
 
 /** Any use of the durable step tools in a dry run is a bug: fail loudly, never touch the world. */
-function noDurableSteps(): StepTools {
+export function noDurableSteps(what = "dry run"): StepTools {
   return new Proxy(
     {},
     {
       get(_target, tool) {
         return () => {
-          throw new Error(`The dry run reached a durable step tool (step.${String(tool)})`);
+          throw new Error(`The ${what} reached a durable step tool (step.${String(tool)})`);
         };
       },
     },
@@ -326,7 +326,7 @@ function recordedOutcome(rec: RecordedStep | undefined, node: EngineNode): StepO
  * resolved (without secrets), the config parsed by the type's schema, then the real handler.
  * Pure steps fail only with user or internal failures, which production never retries.
  */
-async function evaluatePureStep(
+export async function evaluatePureStep(
   env: EngineEnv,
   path: string,
   node: EngineNode,
@@ -388,7 +388,7 @@ function actionContext(
 }
 
 /** A loop's items, by the production rule (`resolveLoopStart`), nothing recorded. */
-function beginLoop(
+export function beginLoop(
   node: EngineNode,
   ctx: TemplateContext,
 ): { error: { message: string; class: "user" } } | LoopStart {

@@ -127,12 +127,14 @@ export async function runGraph(
         })),
       );
     }
-    if (actions.finished)
+    if (actions.finished) {
+      if (inflight.size) effects.abandon?.(env, scope, [...inflight.keys()]);
       return {
         verdict: applyAbortOverride(env, actions.finished),
         state,
         leftInFlight: inflight.size,
       };
+    }
     if (whenSkips.length) continue; // re-plan: skipped steps may unblock or skip others
 
     // Count the new chains before creating any durable step, so each sees whether it has company.

@@ -74,6 +74,12 @@ export interface EngineEffects {
   ): Promise<StepOutcome>;
   /** Records one planning round's skips; `round` numbers the rounds of this graph (stable ids). */
   recordSkips(env: EngineEnv, scope: Scope, round: number, items: SkipItem[]): Promise<void>;
+  /**
+   * The graph ended with these steps still in flight; their outcomes will not be applied. In
+   * production their durable work may still finish (the run's end cancels what is left), so there
+   * is nothing to do; the scripted simulation records them as cancelled.
+   */
+  abandon?(env: EngineEnv, scope: Scope, stepIds: string[]): void;
 }
 
 /**

@@ -141,13 +141,6 @@ export {
   type Ancestry,
 } from "./graph";
 export * from "./engine";
-export {
-  simulate,
-  type ScriptedOutcome,
-  type Script,
-  type SimulateOptions,
-  type SimulationResult,
-} from "./simulate";
 export * from "./inputs";
 export * from "./io";
 export { workflowJsonSchema, WORKFLOW_SCHEMA_ID, type JsonSchema } from "./json-schema";

@@ -1,11 +1,14 @@
 /**
  * The engine's graph semantics as a fixture table (SPEC §3): each case is a graph, a script of
- * step outcomes, and the exact executed / skipped / cancelled sets and final status. Steps
- * complete in the order they started (FIFO), so `executed` is the start order.
+ * step outcomes, and the exact executed / skipped / cancelled sets and final status, driven by
+ * production's own driver (`runGraph`) with scripted effects (./simulate.ts). Effects settle at
+ * once, so steps complete in the order they started and `executed` is the start order.
  */
 import { describe, expect, it } from "vitest";
-import type { GraphEdgeLike } from "./graph";
-import { simulate, type Script, type SimulateOptions } from "./simulate";
+import { makeLargeDefinition } from "@/lib/workflow/fixtures";
+import type { GraphEdgeLike } from "@/lib/workflow/graph";
+import { validateDefinition } from "@/lib/workflow/validate";
+import { simulateRun, type Script, type SimulateOptions } from "./simulate";
 
 interface S {
   id: string;
@@ -46,8 +49,8 @@ interface Fixture {
   };
 }
 
-function run(f: Fixture) {
-  const result = simulate(
+async function run(f: Fixture) {
+  const result = await simulateRun(
     { steps: f.steps, edges: f.edges, constraints: { maxParallel: f.maxParallel ?? 4 } },
     f.script ?? {},
     f.options ?? {},
@@ -71,16 +74,16 @@ function run(f: Fixture) {
 
 describe("linear", () => {
   //   a ──> b ──> c          (no edges: array order)
-  it("runs every step in array order", () => {
-    run({
+  it("runs every step in array order", async () => {
+    await run({
       steps: [t("a"), t("b"), t("c")],
       expect: { status: "completed", executed: ["a", "b", "c"] },
     });
   });
 
   //   a ──> b (fails) ──> c
-  it("skips what follows an unhandled failure and fails the run", () => {
-    run({
+  it("skips what follows an unhandled failure and fails the run", async () => {
+    await run({
       steps: [t("a"), http("b"), t("c")],
       script: { b: "fail" },
       expect: { status: "failed", executed: ["a", "b"], skipped: ["c"], failed: ["b"] },
@@ -101,8 +104,8 @@ describe("diamond with a failing branch", () => {
     e("d", "e"),
   ];
 
-  it("skip (default): the join is skipped although c succeeded, downstream too, and the run fails", () => {
-    const result = run({
+  it("skip (default): the join is skipped although c succeeded, downstream too, and the run fails", async () => {
+    const result = await run({
       steps,
       edges: edges("skip"),
       script: { b: "fail" },
@@ -111,8 +114,8 @@ describe("diamond with a failing branch", () => {
     expect(result.verdict.unhandledFailures).toEqual(["b"]);
   });
 
-  it("continue: the join runs, the failure is handled and the run completes", () => {
-    run({
+  it("continue: the join runs, the failure is handled and the run completes", async () => {
+    await run({
       steps,
       edges: edges("continue"),
       script: { b: "fail" },
@@ -123,9 +126,9 @@ describe("diamond with a failing branch", () => {
   //        ┌──> b (fails) ──┐ continue
   //   a ───┤                ├──> r (return { fromB, last })
   //        └──> c ──────────┘
-  it("continue: the join sees the failed source's output as null; lastOutput is the source that finished last", () => {
+  it("continue: the join sees the failed source's output as null; lastOutput is the source that finished last", async () => {
     const probe = ret("r", { fromB: "{{ steps.b.output }}", last: "{{ lastOutput.data }}" });
-    run({
+    await run({
       steps: [t("a"), http("b"), t("c", "c-value"), probe],
       edges: [e("a", "b"), e("a", "c"), e("b", "r", { onFailure: "continue" }), e("c", "r")],
       script: { b: "fail" },
@@ -137,8 +140,8 @@ describe("diamond with a failing branch", () => {
     });
   });
 
-  it("fail_run: the run fails at once; the running sibling and pending steps are cancelled", () => {
-    run({
+  it("fail_run: the run fails at once; the running sibling and pending steps are cancelled", async () => {
+    await run({
       steps,
       edges: edges("fail_run"),
       script: { b: "fail" },
@@ -146,8 +149,8 @@ describe("diamond with a failing branch", () => {
     });
   });
 
-  it("fail_run has no effect when the source succeeds", () => {
-    run({
+  it("fail_run has no effect when the source succeeds", async () => {
+    await run({
       steps,
       edges: edges("fail_run"),
       expect: { status: "completed", executed: ["a", "b", "c", "d", "e"] },
@@ -159,8 +162,8 @@ describe("branches", () => {
   //   c1 ─true──> c2 ─true──> x
   //    │           └─false──> y
   //    └─false──> z
-  it("nested condition branches run exactly one leaf", () => {
-    run({
+  it("nested condition branches run exactly one leaf", async () => {
+    await run({
       steps: [cond("c1"), cond("c2"), t("x"), t("y"), t("z")],
       edges: [
         e("c1", "c2", { port: "true" }),
@@ -176,8 +179,8 @@ describe("branches", () => {
   //                 ┌─true──> t1 ──> t2 ──> t3 ─┐
   //   start ──> check                  └──> t2b  ├──> join ──> after
   //                 └─false─> f1 ───────────────┘
-  it("an untaken branch skips its children and grandchildren; the join runs via the taken edge", () => {
-    run({
+  it("an untaken branch skips its children and grandchildren; the join runs via the taken edge", async () => {
+    await run({
       steps: [
         t("start"),
         cond("check"),
@@ -211,8 +214,8 @@ describe("branches", () => {
 
   //   check ─true──> yes ──┐
   //     └───false──> no ───┴──> join
-  it("a join whose every incoming edge is untaken is skipped", () => {
-    run({
+  it("a join whose every incoming edge is untaken is skipped", async () => {
+    await run({
       steps: [cond("check"), t("yes"), t("no"), t("join")],
       edges: [
         e("check", "yes", { port: "true" }),
@@ -226,14 +229,14 @@ describe("branches", () => {
   });
 
   //   check (input.flag) ─true──> a     (the condition is evaluated for real)
-  it("a condition step evaluates its condition against the run input", () => {
+  it("a condition step evaluates its condition against the run input", async () => {
     const steps = [cond("check"), t("a"), t("b")];
     const edges = [e("check", "a", { port: "true" }), e("check", "b", { port: "false" })];
-    expect(simulate({ steps, edges }, {}, { input: { flag: true } }).executed).toEqual([
+    expect((await simulateRun({ steps, edges }, {}, { input: { flag: true } })).executed).toEqual([
       "check",
       "a",
     ]);
-    expect(simulate({ steps, edges }, {}, { input: { flag: false } }).executed).toEqual([
+    expect((await simulateRun({ steps, edges }, {}, { input: { flag: false } })).executed).toEqual([
       "check",
       "b",
     ]);
@@ -243,8 +246,8 @@ describe("branches", () => {
 describe("error ports", () => {
   //   s ──success──> next
   //   └───error────> handler
-  it("a failure taken by an error edge is handled: the run completes", () => {
-    run({
+  it("a failure taken by an error edge is handled: the run completes", async () => {
+    await run({
       steps: [http("s"), t("next"), t("handler")],
       edges: [e("s", "next"), e("s", "handler", { port: "error" })],
       script: { s: "fail" },
@@ -252,8 +255,8 @@ describe("error ports", () => {
     });
   });
 
-  it("the error edge is not taken when the step succeeds", () => {
-    run({
+  it("the error edge is not taken when the step succeeds", async () => {
+    await run({
       steps: [http("s"), t("next"), t("handler")],
       edges: [e("s", "next"), e("s", "handler", { port: "error" })],
       expect: { status: "completed", executed: ["s", "next"], skipped: ["handler"] },
@@ -261,8 +264,8 @@ describe("error ports", () => {
   });
 
   //   s ──error──> handler (fails)
-  it("a failing error handler is itself an unhandled failure", () => {
-    run({
+  it("a failing error handler is itself an unhandled failure", async () => {
+    await run({
       steps: [http("s"), http("handler")],
       edges: [e("s", "handler", { port: "error" })],
       script: { s: "fail", handler: "fail" },
@@ -272,8 +275,8 @@ describe("error ports", () => {
 
   //   s ──error──> handler
   //   └──success (fail_run)──> next
-  it("fail_run wins over an error edge on the same step", () => {
-    run({
+  it("fail_run wins over an error edge on the same step", async () => {
+    await run({
       steps: [http("s"), t("next"), t("handler")],
       edges: [e("s", "next", { onFailure: "fail_run" }), e("s", "handler", { port: "error" })],
       script: { s: "fail" },
@@ -285,8 +288,8 @@ describe("error ports", () => {
 describe("independent branches", () => {
   //   a ──> b (fails) ──> c
   //   x ──> y ──> z
-  it("an unhandled failure fails the run only after independent branches finish", () => {
-    const result = run({
+  it("an unhandled failure fails the run only after independent branches finish", async () => {
+    const result = await run({
       steps: [t("a"), http("b"), t("c"), t("x"), t("y"), t("z")],
       edges: [e("a", "b"), e("b", "c"), e("x", "y"), e("y", "z")],
       script: { b: "fail" },
@@ -300,8 +303,8 @@ describe("independent branches", () => {
 describe("approvals", () => {
   //   approve ─approved──> deploy
   //      └────rejected───> tell
-  it("rejected with a rejected edge follows it and completes", () => {
-    run({
+  it("rejected with a rejected edge follows it and completes", async () => {
+    await run({
       steps: [approval("approve"), http("deploy"), t("tell")],
       edges: [
         e("approve", "deploy", { port: "approved" }),
@@ -313,8 +316,8 @@ describe("approvals", () => {
   });
 
   //   lint ──> approve ──(approved)──> deploy        (array order)
-  it("rejected without a rejected edge cancels the run", () => {
-    const result = run({
+  it("rejected without a rejected edge cancels the run", async () => {
+    const result = await run({
       steps: [t("lint"), approval("approve"), http("deploy")],
       script: { approve: "rejected" },
       expect: { status: "cancelled", executed: ["lint", "approve"], cancelled: ["deploy"] },
@@ -322,8 +325,8 @@ describe("approvals", () => {
     expect(result.verdict.reason).toBe("approval_rejected");
   });
 
-  it("approved follows the approved edge", () => {
-    run({
+  it("approved follows the approved edge", async () => {
+    await run({
       steps: [t("lint"), approval("approve"), http("deploy")],
       expect: { status: "completed", executed: ["lint", "approve", "deploy"] },
     });
@@ -333,8 +336,8 @@ describe("approvals", () => {
 describe("return", () => {
   //   a ──> r (return)
   //   └───> b ──> c
-  it("ends the run completed at once with its value; running steps are cancelled, pending ones skipped", () => {
-    run({
+  it("ends the run completed at once with its value; running steps are cancelled, pending ones skipped", async () => {
+    await run({
       steps: [t("a", 41), ret("r", { answer: "{{ steps.a.output.data }}" }), http("b"), t("c")],
       edges: [e("a", "r"), e("a", "b"), e("b", "c")],
       expect: {
@@ -348,8 +351,8 @@ describe("return", () => {
   });
 
   //   x (fails)      a ──> r (return)
-  it("does not hide an earlier unhandled failure", () => {
-    const result = run({
+  it("does not hide an earlier unhandled failure", async () => {
+    const result = await run({
       steps: [http("x"), t("a"), ret("r", 1)],
       edges: [e("a", "r")],
       script: { x: "fail" },
@@ -361,28 +364,39 @@ describe("return", () => {
 
 describe("when", () => {
   //   a ──> b [when input.go] ──> c
-  it("false skips the step and everything only reachable through it", () => {
+  it("false skips the step and everything only reachable through it", async () => {
     const steps = [t("a"), { ...t("b"), when: { ref: "input.go", eq: true } }, t("c")];
-    run({
+    await run({
       steps,
       options: { input: { go: false } },
       expect: { status: "completed", executed: ["a"], skipped: ["b", "c"] },
     });
-    run({
+    await run({
       steps,
       options: { input: { go: true } },
       expect: { status: "completed", executed: ["a", "b", "c"] },
     });
   });
 
+  //   a ──> b [when: "matches" with no pattern] ──> c
+  // Production's rule (the old separate simulator threw here instead): a `when` that cannot be
+  // evaluated counts as false, so the step and what only it reaches are skipped.
+  it("a when that cannot be evaluated counts as false", async () => {
+    await run({
+      steps: [t("a"), { ...t("b"), when: { ref: "input.name", matches: 42 } }, t("c")],
+      options: { input: { name: "x" } },
+      expect: { status: "completed", executed: ["a"], skipped: ["b", "c"] },
+    });
+  });
+
   //   slow ──> slower          check [when steps.slower.output.data == "ok"]   (no edge to check)
-  it("waits for the steps its when references, even without an edge", () => {
+  it("waits for the steps its when references, even without an edge", async () => {
     const steps = [
       t("slow"),
       t("slower", "ok"),
       { ...t("check"), when: { ref: "steps.slower.output.data", eq: "ok" } },
     ];
-    run({
+    await run({
       steps,
       edges: [e("slow", "slower")],
       expect: { status: "completed", executed: ["slow", "slower", "check"] },
@@ -399,8 +413,8 @@ describe("loops", () => {
     config: { items: "{{ steps.list.output.data }}", body },
   };
 
-  it("runs the body once per item and collects the iteration values", () => {
-    const result = run({
+  it("runs the body once per item and collects the iteration values", async () => {
+    const result = await run({
       steps: [t("list", ["a", "b"]), loop, t("report", "{{ steps.each.output.data }}")],
       script: { save: "unused" },
       expect: {
@@ -419,8 +433,8 @@ describe("loops", () => {
     expect(result.verdict.unhandledFailures).toEqual([]);
   });
 
-  it("an iteration with an unhandled failure fails the loop (no further iterations) and the run", () => {
-    run({
+  it("an iteration with an unhandled failure fails the loop (no further iterations) and the run", async () => {
+    await run({
       steps: [t("list", ["a", "b", "c"]), loop, t("report")],
       script: { each: { iterations: [{}, { fetch: "fail" }, {}] } },
       expect: {
@@ -434,8 +448,8 @@ describe("loops", () => {
 
   //   list ──> each [ … ] ──done──> report
   //              └──error──> cleanup
-  it("a loop failure can be handled by an error edge", () => {
-    run({
+  it("a loop failure can be handled by an error edge", async () => {
+    await run({
       steps: [t("list", [1]), loop, t("report"), t("cleanup")],
       edges: [e("list", "each"), e("each", "report"), e("each", "cleanup", { port: "error" })],
       script: { each: { iterations: [{ fetch: "fail" }] } },
@@ -449,7 +463,7 @@ describe("loops", () => {
 
   //   each [ check ─true──> yes
   //            └───false─> no ]
-  it("a branch inside a loop body is decided per item", () => {
+  it("a branch inside a loop body is decided per item", async () => {
     const branchy = {
       id: "each",
       type: "loop",
@@ -465,7 +479,7 @@ describe("loops", () => {
         },
       },
     };
-    run({
+    await run({
       steps: [branchy],
       expect: {
         status: "completed",
@@ -476,7 +490,7 @@ describe("loops", () => {
   });
 
   //   each [ r (return loop.item × 10)   slow ] ──> out (return the iteration values)
-  it("return inside a body ends only that iteration, with its value", () => {
+  it("return inside a body ends only that iteration, with its value", async () => {
     const withReturn = {
       id: "each",
       type: "loop",
@@ -485,7 +499,7 @@ describe("loops", () => {
         body: { steps: [ret("r", "{{ loop.item }}"), http("slow")], edges: [] },
       },
     };
-    run({
+    await run({
       steps: [withReturn, ret("out", "{{ steps.each.output.data }}")],
       expect: {
         status: "completed",
@@ -496,13 +510,13 @@ describe("loops", () => {
     });
   });
 
-  it("a rejected approval without a rejected edge inside a body cancels the run", () => {
+  it("a rejected approval without a rejected edge inside a body cancels the run", async () => {
     const gated = {
       id: "each",
       type: "loop",
       config: { items: [1], body: { steps: [approval("ok"), t("go")] } },
     };
-    run({
+    await run({
       steps: [gated, t("after")],
       script: { each: { iterations: [{ ok: "rejected" }] } },
       expect: {
@@ -516,8 +530,8 @@ describe("loops", () => {
 
 describe("maxParallel", () => {
   //   a   b   c   d   e      (five roots, maxParallel 2)
-  it("never runs more than maxParallel steps at once", () => {
-    run({
+  it("never runs more than maxParallel steps at once", async () => {
+    await run({
       steps: ["a", "b", "c", "d", "e"].map((id) => t(id)),
       edges: [],
       maxParallel: 2,
@@ -528,12 +542,22 @@ describe("maxParallel", () => {
   //        ┌──> b ──┐
   //   a ───┼──> c ──┼──> e     (maxParallel 1: strictly one at a time, array order)
   //        └──> d ──┘
-  it("with maxParallel 1 ready steps run one at a time in array order", () => {
-    run({
+  it("with maxParallel 1 ready steps run one at a time in array order", async () => {
+    await run({
       steps: [t("a"), t("b"), t("c"), t("d"), t("e")],
       edges: [e("a", "b"), e("a", "c"), e("a", "d"), e("b", "e"), e("c", "e"), e("d", "e")],
       maxParallel: 1,
       expect: { status: "completed", executed: ["a", "b", "c", "d", "e"], peakParallel: 1 },
     });
+  });
+});
+
+describe("a generated 1,000-step definition", () => {
+  it("runs end to end through the driver (conditions take the true branch)", async () => {
+    const definition = validateDefinition(makeLargeDefinition(1000)).definition!;
+    const result = await simulateRun(definition, {}, { input: { name: "x", count: 1 } });
+    expect(result.status).toBe("completed");
+    expect(result.executed.length + result.skipped.length).toBe(1000);
+    expect(result.skipped.length).toBeGreaterThan(200);
   });
 });

@@ -140,6 +140,33 @@ describe("diamond with a failing branch", () => {
     });
   });
 
+  // Issue 16: a path through the failed source's null output used to fail the join with
+  // "nothing is not a JSON value"; now a lone template yields null and a key reaching nothing is
+  // dropped (the real transform handler runs here).
+  it("continue: a path through the failed source's null output resolves to nothing, not an error", async () => {
+    const join = t("j", {
+      whole: "{{ steps.b.output.data.body }}",
+      keep: "{{ steps.c.output.data }}",
+    });
+    const result = await run({
+      steps: [t("a"), http("b"), t("c", "c-value"), join, ret("r", "{{ steps.j.output.data }}")],
+      edges: [
+        e("a", "b"),
+        e("a", "c"),
+        e("b", "j", { onFailure: "continue" }),
+        e("c", "j"),
+        e("j", "r"),
+      ],
+      script: { b: "fail" },
+      expect: {
+        status: "completed",
+        executed: ["a", "b", "c", "j", "r"],
+        output: { keep: "c-value" },
+      },
+    });
+    expect(result.failed).toEqual(["b"]);
+  });
+
   it("fail_run: the run fails at once; the running sibling and pending steps are cancelled", async () => {
     await run({
       steps,

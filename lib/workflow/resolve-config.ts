@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import { STEP_CATALOG } from "./catalog";
 import { isPlainObject } from "./json";
 import { isStepType } from "./steps";
@@ -19,17 +20,31 @@ export function resolveStepConfig(
   ctx: TemplateContext,
   options: ResolveOptions = {},
 ): unknown {
-  if (!isPlainObject(config)) return resolveTemplate(config, ctx, options);
+  if (!isPlainObject(config)) return resolveTemplate(config, ctx, options) ?? null;
   const modes = isStepType(type) ? STEP_CATALOG[type].templateModes : {};
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(config)) {
     const mode = modes[key];
-    if (mode === "literal") out[key] = value;
-    else if (mode === "rawOnly")
-      out[key] = isLoneTemplate(value) ? resolveTemplate(value, ctx, options) : value;
-    else out[key] = resolveTemplate(value, ctx, options);
+    const resolved =
+      mode === "literal"
+        ? value
+        : mode === "rawOnly" && !isLoneTemplate(value)
+          ? value
+          : resolveTemplate(value, ctx, options);
+    if (resolved !== undefined) out[key] = resolved;
+    // A field whose lone template reaches nothing: left out when the field is optional (its
+    // default applies), `null` when it is required (e.g. `transform.value`), so the step sees
+    // "nothing" as null instead of failing on a value that is not JSON.
+    else if (!acceptsUndefined(type, key)) out[key] = null;
   }
   return out;
+}
+
+function acceptsUndefined(type: string, key: string): boolean {
+  if (!isStepType(type)) return true;
+  const schema = STEP_CATALOG[type].config as { shape?: Record<string, z.ZodType> };
+  const field = schema.shape?.[key];
+  return field ? field.safeParse(undefined).success : true;
 }
 
 function isLoneTemplate(value: unknown): boolean {

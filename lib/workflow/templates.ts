@@ -371,19 +371,35 @@ export interface ResolveOptions {
   escape?: (text: string) => string;
 }
 
-/** Resolves templates deeply inside strings, arrays and plain objects. Other values pass through. */
+/**
+ * Resolves templates deeply inside strings, arrays and plain objects. Other values pass through.
+ *
+ * The "nothing" rule (docs/workflow-language.md §6), in this one place: a lone `{{ path }}` that
+ * reaches nothing — a missing optional input, a path through `null` such as the output of a step
+ * that failed under `continue` — yields `undefined` at the top (callers turn it into `null` or
+ * drop the field, see `resolveStepConfig`), a key whose value resolves to nothing is dropped from
+ * its object, and an array element that resolves to nothing becomes `null` (as JSON.stringify
+ * does). The result therefore always serializes to the same JSON it holds.
+ */
 export function resolveTemplate(
   value: unknown,
   ctx: TemplateContext,
   options: ResolveOptions = {},
 ): unknown {
   if (typeof value === "string") return resolveString(value, ctx, options);
-  if (Array.isArray(value)) return value.map((item) => resolveTemplate(item, ctx, options));
+  if (Array.isArray(value))
+    return value.map((item) => {
+      const resolved = resolveTemplate(item, ctx, options);
+      return resolved === undefined ? null : resolved;
+    });
   if (isPlainObject(value)) {
     // fromEntries defines own properties, so even a "__proto__" key could not reach a prototype.
-    return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [k, resolveTemplate(v, ctx, options)]),
-    );
+    const entries: [string, unknown][] = [];
+    for (const [k, v] of Object.entries(value)) {
+      const resolved = resolveTemplate(v, ctx, options);
+      if (resolved !== undefined) entries.push([k, resolved]);
+    }
+    return Object.fromEntries(entries);
   }
   return value;
 }

@@ -95,3 +95,16 @@ describe("templates that reach nothing", () => {
     expect(evaluateCondition({ not: { ref: "steps.failed.output.data.ok" } }, ctx)).toBe(true);
   });
 });
+
+describe("conditions keep a missing operand (a comparison never becomes a truthiness test)", () => {
+  it("a condition step's operand that reaches nothing stays in the config as missing", () => {
+    const resolved = resolveStepConfig(
+      "condition",
+      { condition: { ref: "input.name", matches: "{{ steps.failed.output.data.pattern }}" } },
+      ctx,
+    ) as { condition: Record<string, unknown> };
+    expect(Object.keys(resolved.condition)).toEqual(["ref", "matches"]);
+    expect(resolved.condition.matches).toBeUndefined();
+    expect(STEP_CATALOG.condition.config.safeParse(resolved).success).toBe(false);
+  });
+});

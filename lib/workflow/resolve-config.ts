@@ -30,7 +30,11 @@ export function resolveStepConfig(
         ? value
         : mode === "rawOnly" && !isLoneTemplate(value)
           ? value
-          : resolveTemplate(value, ctx, options);
+          : resolveTemplate(
+              value,
+              ctx,
+              type === "condition" ? { ...options, keepMissingKeys: true } : options,
+            );
     if (resolved !== undefined) out[key] = resolved;
     // A field whose lone template reaches nothing: left out when the field is optional (its
     // default applies), `null` when it is required (e.g. `transform.value`), so the step sees

@@ -369,6 +369,12 @@ export interface ResolveOptions {
   strict?: boolean;
   /** Escapes each value interpolated into a mixed string (e.g. shell quoting for commands). */
   escape?: (text: string) => string;
+  /**
+   * Keep keys whose value reaches nothing (as `undefined`) instead of dropping them. Conditions
+   * need it: dropping `{ "matches": "{{ … }}" }` would silently turn a comparison into a
+   * truthiness test, so the condition reports the missing operand instead.
+   */
+  keepMissingKeys?: boolean;
 }
 
 /**
@@ -397,7 +403,7 @@ export function resolveTemplate(
     const entries: [string, unknown][] = [];
     for (const [k, v] of Object.entries(value)) {
       const resolved = resolveTemplate(v, ctx, options);
-      if (resolved !== undefined) entries.push([k, resolved]);
+      if (resolved !== undefined || options.keepMissingKeys) entries.push([k, resolved]);
     }
     return Object.fromEntries(entries);
   }

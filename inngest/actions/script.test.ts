@@ -47,7 +47,11 @@ describe("script step", () => {
   });
 
   it("runs in the scratch directory and reports the exit code, stdout and stderr", async () => {
-    const ctx = ctxFor({ command: 'pwd; echo "to err" >&2; exit 3', cwd: "work/dir" });
+    const ctx = ctxFor({
+      command: 'pwd; echo "to err" >&2; exit 3',
+      cwd: "work/dir",
+      allowNonZeroExit: true,
+    });
     const out = await handler(ctx);
     const scratch = await ctx.scratchDir();
     expect(out.data).toMatchObject({
@@ -62,13 +66,18 @@ describe("script step", () => {
     expect(ok.data).toMatchObject({ exitCode: 0, stdout: "" });
   });
 
-  it("fails (operational, retryable) on a non-zero exit when failOnNonZero is set", async () => {
-    const f = await failureOf(
-      handler(ctxFor({ command: "echo nope >&2; exit 2", failOnNonZero: true })),
-    );
-    expect(f.failureClass).toBe("operational");
+  it("fails (user, not retried) on a non-zero exit by default, with the exit code and stderr tail", async () => {
+    const f = await failureOf(handler(ctxFor({ command: "echo nope >&2; exit 2" })));
+    expect(f.failureClass).toBe("user");
     expect(f.message).toBe("Script exited with code 2: nope\n");
-    expect(f.details).toMatchObject({ exitCode: 2 });
+    expect(f.details).toMatchObject({ exitCode: 2, stderrTail: "nope\n" });
+  });
+
+  it("completes on a non-zero exit with allowNonZeroExit (or the old failOnNonZero: false)", async () => {
+    for (const flag of [{ allowNonZeroExit: true }, { failOnNonZero: false }]) {
+      const out = await handler(ctxFor({ command: "exit 4", ...flag }));
+      expect(out.data).toMatchObject({ exitCode: 4 });
+    }
   });
 
   it("caps each stream at 64 KiB and says so", async () => {

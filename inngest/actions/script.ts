@@ -109,8 +109,10 @@ function scriptEnv(
  * secrets it maps explicitly. Output streams are capped at 64 KiB each and redacted of every
  * secret value known to the run before they leave the handler.
  *
- * A non-zero exit completes the step with `exitCode` (branch on it with `when`), unless
- * `failOnNonZero` is set: then it is an operational failure, retried per the step's policy.
+ * A non-zero exit fails the step (class `user`: the command said no, retrying will not change
+ * that) with the exit code and the stderr tail, unless `allowNonZeroExit` is set: then the step
+ * completes and `output.data.exitCode` tells (branch on it with `when`). The deprecated
+ * `failOnNonZero: false` reads as `allowNonZeroExit: true`.
  * Timeouts are operational failures; cancellation stops the script the same way (SIGTERM to the
  * process group, SIGKILL 10 s later).
  */
@@ -196,10 +198,11 @@ export function createScriptHandler(
         stderrTail: tail(data.stderr),
       });
     }
-    if (config.failOnNonZero && result.exitCode !== 0) {
+    const allowNonZero = config.allowNonZeroExit ?? config.failOnNonZero === false;
+    if (!allowNonZero && result.exitCode !== 0) {
       throw new StepFailure(
         `Script exited with ${result.exitCode === null ? `signal ${result.signal}` : `code ${result.exitCode}`}${data.stderr ? `: ${tail(data.stderr).slice(-500)}` : ""}`,
-        "operational",
+        "user",
         {
           ...meta,
           exitCode: result.exitCode,

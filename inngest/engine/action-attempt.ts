@@ -289,16 +289,11 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
       return dir;
     },
     secretValues: [...Object.values(secretValues), ...(integrations?.secretValues ?? [])],
+    // Keyed by SECRET name (the handler maps env var → secret name itself); keying by the env
+    // var name only worked when both names were equal.
     secrets:
       type === "script"
-        ? Object.fromEntries(
-            Object.entries(
-              ((args.config as { secrets?: Record<string, string> })?.secrets ?? {}) as Record<
-                string,
-                string
-              >,
-            ).map(([env, name]) => [env, secretValues[name]!]),
-          )
+        ? Object.fromEntries(scriptSecretNames.map((name) => [name, secretValues[name]!]))
         : undefined,
     templateContext: args.context,
     ...(integrations?.llm ? { llm: integrations.llm } : {}),

@@ -263,7 +263,13 @@ describe("script steps in runs", () => {
     const wf = await e.workflow({
       schemaVersion: 1,
       name: "Script",
-      steps: [{ id: "sh", type: "script", config: { command: "echo hello; exit 3" } }],
+      steps: [
+        {
+          id: "sh",
+          type: "script",
+          config: { command: "echo hello; exit 3", allowNonZeroExit: true },
+        },
+      ],
       output: "{{ steps.sh.output.data }}",
     });
     const refused = await e.waitFor(await e.start(wf), ["completed", "failed"]);
@@ -283,6 +289,53 @@ describe("script steps in runs", () => {
     const ok = await e.waitFor(await e.start(wf), ["completed", "failed"]);
     expect(ok.status, JSON.stringify(ok.error)).toBe("completed");
     expect(ok.output).toMatchObject({ exitCode: 3, stdout: "hello\n" });
+  });
+
+  it("maps a secret to an env var of a different name; a non-zero exit fails the step by default", async () => {
+    await updateWorkspacePolicies({
+      ctx: e.ws.ctx("admin"),
+      input: {
+        scriptStepsEnabled: true,
+        allowedPrivateHosts: ["127.0.0.1"],
+        forbiddenStepTypes: [],
+      },
+    });
+    await createSecret({
+      ctx: e.ws.ctx("admin"),
+      input: { name: "DEPLOY_TOKEN", value: "tok-abcdef-123456" },
+    });
+    const mapped = await e.workflow({
+      schemaVersion: 1,
+      name: "Mapped secret",
+      steps: [
+        {
+          id: "sh",
+          type: "script",
+          config: {
+            command: 'test "$API_TOKEN" = "tok-abcdef-123456" && echo "token ok: $API_TOKEN"',
+            secrets: { API_TOKEN: "DEPLOY_TOKEN" },
+          },
+        },
+      ],
+      output: "{{ steps.sh.output.data.stdout }}",
+    });
+    const ok = await e.waitFor(await e.start(mapped), ["completed", "failed"]);
+    expect(ok.status, JSON.stringify(ok.error)).toBe("completed");
+    expect(ok.output).toBe("token ok: [REDACTED]\n");
+
+    const failing = await e.workflow({
+      schemaVersion: 1,
+      name: "Non-zero",
+      steps: [{ id: "sh", type: "script", config: { command: "echo broken >&2; exit 7" } }],
+    });
+    const failed = await e.waitFor(await e.start(failing), ["completed", "failed"]);
+    expect(failed.status).toBe("failed");
+    const [step] = await e.steps(failed.id);
+    expect(step!.failureClass).toBe("user");
+    expect(step!.attempt).toBe(1); // a user failure is not retried
+    expect(step!.error).toMatchObject({
+      message: expect.stringMatching(/^Script exited with code 7: broken/),
+    });
   });
 
   it("stops a running script when the run is cancelled (SIGTERM, then SIGKILL)", async () => {

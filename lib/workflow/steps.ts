@@ -234,11 +234,17 @@ export const ScriptConfig = z
       .max(SCRIPT_MAX_TIMEOUT_MS)
       .default(SCRIPT_DEFAULT_TIMEOUT_MS)
       .describe("Timeout in ms (default 120000, max 600000); SIGTERM, then SIGKILL after 10 s."),
+    allowNonZeroExit: z
+      .boolean()
+      .optional()
+      .describe(
+        "Complete the step when the command exits non-zero (branch on output.data.exitCode). Off by default: a non-zero exit fails the step with the exit code and the stderr tail.",
+      ),
     failOnNonZero: z
       .boolean()
       .optional()
       .describe(
-        "Fail the step (retryable) when the command exits non-zero. Off by default: the step completes and output.data.exitCode tells.",
+        "Deprecated: a non-zero exit fails the step by default now. `false` is read as allowNonZeroExit: true.",
       ),
   })
   .superRefine(

@@ -11,7 +11,8 @@ export type DomainErrorCode =
   | "VALIDATION"
   | "PRECONDITION_FAILED"
   | "RATE_LIMITED"
-  | "PAYLOAD_TOO_LARGE";
+  | "PAYLOAD_TOO_LARGE"
+  | "IDEMPOTENCY_KEY_REUSED";
 
 export class DomainError extends Error {
   constructor(
@@ -84,6 +85,20 @@ export class PayloadTooLargeError extends DomainError {
   }
 }
 
+/**
+ * An idempotency key sent again with a different request (Stripe's rule): answered 422 naming the
+ * run the key already belongs to, never silently that run.
+ */
+export class IdempotencyKeyReusedError extends DomainError {
+  constructor(key: string, runId: string) {
+    super(
+      "IDEMPOTENCY_KEY_REUSED",
+      `The idempotency key "${key}" was already used for run ${runId} with a different request; use a new key for a different request`,
+      { runId },
+    );
+  }
+}
+
 export const HTTP_STATUS: Record<DomainErrorCode, number> = {
   NOT_FOUND: 404,
   FORBIDDEN: 403,
@@ -93,6 +108,7 @@ export const HTTP_STATUS: Record<DomainErrorCode, number> = {
   PRECONDITION_FAILED: 412,
   RATE_LIMITED: 429,
   PAYLOAD_TOO_LARGE: 413,
+  IDEMPOTENCY_KEY_REUSED: 422,
 };
 
 /** Turns a zod error into a ValidationError whose issues carry JSON paths. */

@@ -1,5 +1,6 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { HTTP_STATUS, IdempotencyKeyReusedError } from "@/server/errors";
 import { approvals, runs, workspaces } from "@/db/schema";
 import { PreconditionFailedError, ValidationError } from "@/server/errors";
 import { decideApproval } from "@/server/services/approvals/decide-approval";
@@ -87,6 +88,35 @@ describe("admission, idempotency, cancel, rerun", () => {
     );
     expect(new Set(results.map((r) => r.runId)).size).toBe(1);
     expect(results.filter((r) => !r.deduplicated)).toHaveLength(1);
+    const rows = await e.db.db.select().from(runs).where(eq(runs.workflowId, wf));
+    expect(rows).toHaveLength(1);
+  });
+
+  it("refuses an idempotency key sent again with a different input (422 naming the first run)", async () => {
+    const wf = await e.workflow({
+      schemaVersion: 1,
+      name: "Idem strict",
+      inputs: { n: { type: "number", required: true }, tag: { type: "string", default: "x" } },
+      steps: [{ id: "a", type: "transform", config: { value: "{{ input.n }}" } }],
+    });
+    const ctx = e.ws.ctx("editor");
+    const first = await startRun({
+      ctx,
+      input: { workflowId: wf, idempotencyKey: "req-strict", input: { n: 1 } },
+    });
+    // The same request again (defaults spelled out, keys in another order) is the same run.
+    const again = await startRun({
+      ctx,
+      input: { workflowId: wf, idempotencyKey: "req-strict", input: { tag: "x", n: 1 } },
+    });
+    expect(again).toMatchObject({ runId: first.runId, deduplicated: true });
+    const reused = await startRun({
+      ctx,
+      input: { workflowId: wf, idempotencyKey: "req-strict", input: { n: 2 } },
+    }).catch((err: unknown) => err);
+    expect(reused).toBeInstanceOf(IdempotencyKeyReusedError);
+    expect((reused as IdempotencyKeyReusedError).details).toEqual({ runId: first.runId });
+    expect(HTTP_STATUS[(reused as IdempotencyKeyReusedError).code]).toBe(422);
     const rows = await e.db.db.select().from(runs).where(eq(runs.workflowId, wf));
     expect(rows).toHaveLength(1);
   });

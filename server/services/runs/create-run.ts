@@ -5,8 +5,8 @@ import { isUniqueViolation } from "@/db/errors";
 import { runs } from "@/db/schema";
 import { newId } from "@/lib/ids";
 import type { InitiatorType, TriggerType } from "@/lib/schemas/runs";
-import { resolveRunInput, WorkflowDefinition } from "@/lib/workflow";
-import { PreconditionFailedError, ValidationError } from "../../errors";
+import { canonicalStringify, resolveRunInput, WorkflowDefinition } from "@/lib/workflow";
+import { IdempotencyKeyReusedError, PreconditionFailedError, ValidationError } from "../../errors";
 import type { ServiceContext } from "../context";
 import { loadVersion, loadWorkflow, type VersionRow } from "../workflows/load-workflow";
 import { contentOf } from "../workflows/version-content";
@@ -25,6 +25,12 @@ export interface CreateRunArgs {
   /** The user the per-user limit counts the run against (null for system triggers). */
   accountableUserId?: string | null;
   idempotencyKey?: string | null;
+  /**
+   * A key the caller chose (API, UI, CLI, MCP): sending it again with a different request (another
+   * input or version) is refused with IdempotencyKeyReusedError instead of returning the first
+   * run. Internal keys (deliveries, schedule ticks, children) keep plain deduplication.
+   */
+  strictIdempotency?: boolean;
   /** Subworkflow child: runs in its parent's slot, never queued. */
   parent?: { runId: string; stepId: string; rootRunId: string };
   rerun?: { ofRunId: string; fromStepId?: string | null; seed?: Record<string, unknown> };
@@ -53,7 +59,7 @@ export async function createRun(
   const now = ctx.now();
   if (args.idempotencyKey) {
     const existing = await findByKey(tx, args.workspaceId, args.workflowId, args.idempotencyKey);
-    if (existing) return { run: existing, deduplicated: true, reason: "idempotency_key" };
+    if (existing) return replay(tx, args, existing);
   }
   const wf = await loadWorkflow(tx, args.workspaceId, args.workflowId);
   if (!wf.isEnabled && !args.allowDisabled)
@@ -128,7 +134,7 @@ export async function createRun(
   } catch (e) {
     if (args.idempotencyKey && isUniqueViolation(e, "runs_idempotency_key")) {
       const existing = await findByKey(tx, args.workspaceId, args.workflowId, args.idempotencyKey);
-      if (existing) return { run: existing, deduplicated: true, reason: "idempotency_key" };
+      if (existing) return replay(tx, args, existing);
     }
     throw e;
   }
@@ -182,6 +188,28 @@ export async function createRun(
     }
   }
   return { run: await loadRun(tx, args.workspaceId, id), deduplicated: false };
+}
+
+/** The run a repeated idempotency key belongs to, if the request is the same one. */
+async function replay(
+  tx: Queryable,
+  args: CreateRunArgs,
+  existing: RunRow,
+): Promise<CreateRunResult> {
+  if (args.strictIdempotency && !(await sameRequest(tx, args, existing)))
+    throw new IdempotencyKeyReusedError(args.idempotencyKey!, existing.id);
+  return { run: existing, deduplicated: true, reason: "idempotency_key" };
+}
+
+/**
+ * Same request = same version (when one was named) and the same input once the definition's
+ * defaults are applied, compared as canonical JSON (key order does not matter).
+ */
+async function sameRequest(tx: Queryable, args: CreateRunArgs, existing: RunRow) {
+  if (args.versionId && args.versionId !== existing.versionId) return false;
+  const definition = WorkflowDefinition.parse(await contentOf(tx, args.workspaceId, existing.hash));
+  const input = resolveRunInput(definition.inputs, args.input);
+  return input.ok && canonicalStringify(input.value) === canonicalStringify(existing.input);
 }
 
 async function findByKey(

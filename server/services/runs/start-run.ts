@@ -6,8 +6,9 @@ import { recordAudit } from "../audit/record-audit";
 import { createRun } from "./create-run";
 
 /**
- * Starts a run by hand (UI form) or through the API. Repeating the same `idempotencyKey`
- * returns the existing run, also under concurrent requests.
+ * Starts a run by hand (UI form) or through the API. Repeating the same `idempotencyKey` with the
+ * same request returns the existing run, also under concurrent requests; with a different input
+ * or version it is refused (422 `idempotency_key_reused`, naming the run), as Stripe does.
  */
 export async function startRun({ ctx, input }: { ctx: ServiceContext; input: unknown }) {
   const ws = requireRole(ctx, "editor");
@@ -28,6 +29,7 @@ export async function startRun({ ctx, input }: { ctx: ServiceContext; input: unk
           : { type: "user", id: userId },
       accountableUserId: userId,
       idempotencyKey: parsed.data.idempotencyKey ?? null,
+      strictIdempotency: true,
     });
     if (!r.deduplicated) {
       await recordAudit(tx, ctx, {

@@ -133,6 +133,11 @@ export function RunView({ runId }: { runId: string }) {
         </div>
         <div className="row">
           <CopyButton value={r.id} label="Copy run id" />
+          {r.workflowId ? (
+            <Link className="btn" href={`/workflows/${r.workflowId}/edit?run=${r.id}`}>
+              Open in editor
+            </Link>
+          ) : null}
           {can("editor") && active ? (
             <button
               type="button"

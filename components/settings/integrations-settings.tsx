@@ -1,6 +1,7 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type ReactNode } from "react";
+import { mapIssues, type IssueLike } from "@/components/forms/issues";
 import { useRole } from "@/components/shell/role-context";
 import { Field } from "@/components/ui/field";
 import { ErrorState, LoadingRows } from "@/components/ui/states";
@@ -14,14 +15,9 @@ import { useTRPC } from "@/lib/trpc/client";
 
 type Errors = Record<string, string>;
 
-function issuesToErrors(issues: { path: PropertyKey[]; message: string }[]): Errors {
-  const out: Errors = {};
-  for (const i of issues) {
-    const key = String(i.path[0] ?? "_");
-    out[key] ??= i.message;
-  }
-  return out;
-}
+/** A form's issues on its fields (the form layer's one adapter; deeper paths fold onto them). */
+const fieldErrors = (issues: readonly IssueLike[], fields: object): Errors =>
+  mapIssues(issues, { fields: Object.keys(fields) }).byField;
 
 /** LLM endpoint and SMTP server. Everyone reads; admins edit, save and test. */
 export function IntegrationsSettings() {
@@ -189,7 +185,7 @@ function LlmForm({
       ...form,
       apiKeySecret: form.apiKeySecret || undefined,
     });
-    setErrors(parsed.success ? {} : issuesToErrors(parsed.error.issues));
+    setErrors(parsed.success ? {} : fieldErrors(parsed.error.issues, form));
     return parsed.success ? parsed.data : null;
   };
   const set = (k: keyof typeof form) => (v: string) => setForm((f) => ({ ...f, [k]: v }));
@@ -325,7 +321,7 @@ function SmtpForm({
       user: form.user.trim() || undefined,
       passwordSecret: form.passwordSecret || undefined,
     });
-    setErrors(parsed.success ? {} : issuesToErrors(parsed.error.issues));
+    setErrors(parsed.success ? {} : fieldErrors(parsed.error.issues, form));
     return parsed.success ? parsed.data : null;
   };
   const set = (k: "host" | "port" | "user" | "passwordSecret" | "from") => (v: string) =>

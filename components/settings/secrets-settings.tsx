@@ -1,6 +1,7 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
+import { mapIssues } from "@/components/forms/issues";
 import { useRole } from "@/components/shell/role-context";
 import { CopyButton } from "@/components/ui/copy-button";
 import { ConfirmDialog, Dialog } from "@/components/ui/dialog";
@@ -213,14 +214,10 @@ function CreateSecretCard({ onCreated }: { onCreated: () => void }) {
           onSubmit={(e) => {
             e.preventDefault();
             const parsed = CreateSecretInput.safeParse({ name, value });
-            if (!parsed.success) {
-              const next: typeof errors = {};
-              for (const i of parsed.error.issues) {
-                const key = i.path[0] as "name" | "value";
-                next[key] ??= i.message;
-              }
-              return setErrors(next);
-            }
+            if (!parsed.success)
+              return setErrors(
+                mapIssues(parsed.error.issues, { fields: ["name", "value"] }).byField,
+              );
             setErrors({});
             create.mutate(parsed.data);
           }}

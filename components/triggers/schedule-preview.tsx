@@ -3,7 +3,8 @@ import { useQuery } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { Spinner } from "@/components/ui/states";
 import { useTRPC } from "@/lib/trpc/client";
-import { dstNote, formatOffset, issuesByField, issuesOf } from "./trigger-model";
+import { issuesOf, mapIssues } from "@/components/forms/issues";
+import { dstNote, formatOffset } from "./trigger-model";
 
 export const PREVIEW_COUNT = 10;
 
@@ -30,7 +31,9 @@ export function useSchedulePreview(cron: string, timezone: string) {
     retry: false,
     placeholderData: (prev) => prev,
   });
-  const errors = q.error ? issuesByField(issuesOf(q.error)) : {};
+  const errors: Record<string, string> = q.error
+    ? { ...mapIssues(issuesOf(q.error), { within: [["config"], []] }).byField }
+    : {};
   if (q.error && !errors.cron && !errors.timezone) errors.cron = q.error.message;
   const isStale = input.cron !== cron.trim() || input.timezone !== (timezone.trim() || "UTC");
   return { query: q, errors, enabled, isStale };

@@ -1,11 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { ScheduleConfig } from "@/lib/schemas/triggers";
 import {
   deliveryTone,
   dstNote,
   formatOffset,
-  issuesByField,
-  issuesOf,
   mappingToRows,
   parseJsonObject,
   prettyJson,
@@ -72,40 +69,6 @@ describe("parseJsonObject", () => {
     expect(prettyJson({})).toBe("");
     expect(prettyJson(undefined)).toBe("");
     expect(prettyJson({ a: 1 })).toBe('{\n  "a": 1\n}');
-  });
-});
-
-describe("issuesByField", () => {
-  it("maps server paths (config.…) and client config paths onto the same keys", () => {
-    expect(
-      issuesByField([
-        { path: ["config", "cron"], message: "bad cron" },
-        { path: ["config", "cron"], message: "second message is dropped" },
-        { path: ["config", "verification", "header"], message: "bad header" },
-        { path: ["config", "mapping", "orderId"], message: "bad source" },
-        { path: ["name"], message: "a name" },
-        { path: [], message: "whole form" },
-      ]),
-    ).toEqual({
-      cron: "bad cron",
-      "verification.header": "bad header",
-      mapping: "bad source",
-      name: "a name",
-      _form: "whole form",
-    });
-  });
-  it("takes zod issues from a client-side parse directly", () => {
-    const r = ScheduleConfig.safeParse({ cron: "x", catchUpWindowMinutes: 0 });
-    expect(r.success).toBe(false);
-    if (!r.success) {
-      const f = issuesByField(r.error.issues);
-      expect(Object.keys(f).sort()).toEqual(["catchUpWindowMinutes", "cron"]);
-    }
-  });
-  it("issuesOf reads the issues of a tRPC error shape, or none", () => {
-    expect(issuesOf({ data: { issues: [{ path: ["x"], message: "m" }] } })).toHaveLength(1);
-    expect(issuesOf(new Error("plain"))).toEqual([]);
-    expect(issuesOf(null)).toEqual([]);
   });
 });
 

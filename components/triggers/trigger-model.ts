@@ -2,7 +2,7 @@ import type { TriggerKind } from "@/lib/schemas/triggers";
 
 /**
  * Pure helpers for the triggers UI: labels, summaries, badge tones, form rows ⇄ config records,
- * JSON-object parsing and server issue paths → form field keys. No React, so they are unit-tested.
+ * JSON-object parsing. No React, so they are unit-tested. (Issues → fields: components/forms.)
  */
 
 export const KIND_LABELS: Record<TriggerKind, string> = {
@@ -116,34 +116,6 @@ export const prettyJson = (v: unknown) =>
   v === undefined || v === null || (typeof v === "object" && Object.keys(v).length === 0)
     ? ""
     : JSON.stringify(v, null, 2);
-
-/**
- * Issues (zod or the server's ValidationError) → a map from a dotted field key to its first
- * message. Paths are made relative to `config` so one key names a form field either way
- * (`config.cron` from the server and `cron` from a client-side config parse both give `cron`);
- * mapping entries collapse onto `mapping`.
- */
-export function issuesByField(
-  issues: readonly { path?: readonly PropertyKey[]; message: string }[] | null | undefined,
-): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const i of issues ?? []) {
-    let path = (i.path ?? []).map((p) => String(p));
-    if (path[0] === "config") path = path.slice(1);
-    if (path[0] === "mapping" || path[0] === "filter") path = path.slice(0, 1);
-    const key = path.join(".") || "_form";
-    out[key] ??= i.message;
-  }
-  return out;
-}
-
-/** The issues a tRPC error carries (see the error formatter), or none. */
-export function issuesOf(error: unknown): { path?: PropertyKey[]; message: string }[] {
-  const data = (error as { data?: { issues?: unknown } } | null)?.data;
-  return Array.isArray(data?.issues)
-    ? (data.issues as { path?: PropertyKey[]; message: string }[])
-    : [];
-}
 
 /** Human description of a fire time's DST situation, or null when none. */
 export function dstNote(t: {

@@ -61,8 +61,9 @@ describe("toFlow", () => {
     const flow = toFlow(d, { positions: { yes: { x: 500, y: 40 } } });
     const at = Object.fromEntries(flow.nodes.map((n) => [n.id, n.position]));
     expect(at.yes).toEqual({ x: 500, y: 40 });
-    expect(at.check).toEqual({ x: 0, y: 0 });
+    expect(at.check!.y).toBe(0);
     expect(at.no!.y).toBe(LAYER_GAP);
+    expect(at.end!.y).toBe(0); // a second root, beside check
   });
 
   //   each ┌ item ──> shape ┐ ──done──> after

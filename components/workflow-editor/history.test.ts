@@ -54,4 +54,12 @@ describe("createHistory", () => {
     const h = createHistory("a").push("b").reset("z");
     expect([h.present, h.canUndo, h.canRedo]).toEqual(["z", false, false]);
   });
+
+  it("replaces the present without an undo entry (viewport changes)", () => {
+    let h = createHistory("a").push("b").undo();
+    h = h.replace("a+viewport");
+    expect([h.past, h.present, h.future]).toEqual([[], "a+viewport", ["b"]]);
+    expect(h.replace("a+viewport")).toBe(h);
+    expect(h.redo().undo().present).toBe("a+viewport");
+  });
 });

@@ -32,6 +32,11 @@ export interface History<T> {
   push(state: T, options?: PushOptions): History<T>;
   undo(): History<T>;
   redo(): History<T>;
+  /**
+   * Swaps the present without an undo entry and without touching the stacks (e.g. the saved
+   * viewport: panning is not an edit anyone wants to undo).
+   */
+  replace(state: T): History<T>;
   /** Starts over from `state` with no undo entries (e.g. after loading another version). */
   reset(state: T): History<T>;
 }
@@ -96,6 +101,10 @@ function make<T>(
     redo(): History<T> {
       if (future.length === 0) return this;
       return make(settings, [...past, present], future[0]!, future.slice(1), null);
+    },
+    replace(state: T): History<T> {
+      if (settings.equals(state, present)) return this;
+      return make(settings, past, state, future, last);
     },
     reset(state: T): History<T> {
       return make(settings, [], state, [], null);

@@ -1,36 +1,33 @@
 "use client";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { useMemo, useRef, useState, type MouseEvent } from "react";
 import { JsonEditor, type JsonEditorHandle } from "@/components/code-editor";
 import { useRole } from "@/components/shell/role-context";
 import { LoadingRows } from "@/components/ui/states";
-import { useTRPC } from "@/lib/trpc/client";
-import { hashNormalizedDefinition, validateDefinition, workflowJsonSchema } from "@/lib/workflow";
+import { GraphEditor, type GraphEditorHandle } from "@/components/workflow-editor/graph-editor";
+import { RunOverlayBanner, useRunOverlay } from "@/components/workflow-editor/run-overlay";
+import { useDraft, type SaveState } from "@/components/workflow-editor/use-draft";
+import { workflowJsonSchema } from "@/lib/workflow";
 import { ProposeChangeDialog } from "@/components/proposals/propose-change-dialog";
 import { IssueList, type EditorIssue } from "./issue-list";
 import { PublishDialog } from "./publish-dialog";
 import { useWorkflow } from "./use-workflow";
 
-type SaveState =
-  | { kind: "saved"; at: Date }
-  | { kind: "dirty" }
-  | { kind: "saving" }
-  | { kind: "error"; message: string }
-  | { kind: "conflict"; message: string };
-
-const AUTOSAVE_MS = 1200;
+type View = "json" | "graph";
 
 /**
- * The definition editor. The JSON view is Monaco wired to the generated JSON Schema plus the
- * validator's issues (with jump-to-location); drafts autosave (any JSON is accepted); publishing
- * validates on the server. The visual graph editor slots in as a second view.
+ * The definition editor: a Graph view (palette, canvas, inspector) and a JSON view (Monaco wired
+ * to the generated JSON Schema plus the validator's issues), both editing one draft text, so
+ * switching never loses an edit. Drafts autosave (any JSON is accepted); publishing validates
+ * on the server.
  */
 export function WorkflowEditor({
   workflowId,
   view,
+  runId = null,
 }: {
   workflowId: string;
-  view: "json" | "graph";
+  view: View;
+  runId?: string | null;
 }) {
   const wf = useWorkflow(workflowId);
   if (wf.isPending)
@@ -45,6 +42,7 @@ export function WorkflowEditor({
       key={workflowId}
       workflowId={workflowId}
       view={view}
+      runId={runId}
       initial={{
         text: JSON.stringify(wf.data.draft, null, 2),
         revision: wf.data.draftRevision,
@@ -58,98 +56,47 @@ export function WorkflowEditor({
 
 function LoadedEditor({
   workflowId,
+  view: initialView,
+  runId: initialRunId,
   initial,
   currentVersion,
   currentHash,
 }: {
   workflowId: string;
-  view: "json" | "graph";
+  view: View;
+  runId: string | null;
   initial: { text: string; revision: number; savedAt: Date };
   currentVersion: string | null;
   currentHash: string | null;
 }) {
-  const trpc = useTRPC();
-  const qc = useQueryClient();
   const { can } = useRole();
   const readOnly = !can("editor");
-  const [text, setText] = useState(initial.text);
-  const [save, setSave] = useState<SaveState>({ kind: "saved", at: initial.savedAt });
+  const draft = useDraft({ workflowId, initial, readOnly });
+  const { parsed, issues, draftHash, save, dirty, doSave } = draft;
+  const [view, setView] = useState<View>(initialView);
   const [publishing, setPublishing] = useState(false);
   const [proposing, setProposing] = useState(false);
-  // What the server has: the text last saved and its draft revision.
-  const [saved, setSaved] = useState({ text: initial.text, revision: initial.revision });
   const editor = useRef<JsonEditorHandle | null>(null);
+  const graph = useRef<GraphEditorHandle | null>(null);
   const schema = useMemo(() => workflowJsonSchema(), []);
+  const [runId, setRunId] = useState(initialRunId);
+  const overlay = useRunOverlay(runId);
+  const hideRun = () => {
+    const url = new URL(window.location.href);
+    url.searchParams.delete("run");
+    window.history.replaceState(null, "", url);
+    setRunId(null);
+  };
 
-  const parsed = useMemo(() => {
-    try {
-      return { ok: true as const, value: JSON.parse(text) as unknown };
-    } catch (e) {
-      return { ok: false as const, error: (e as Error).message };
-    }
-  }, [text]);
-  const { issues, draftHash } = useMemo((): {
-    issues: EditorIssue[];
-    draftHash: string | null;
-  } => {
-    if (!parsed.ok)
-      return {
-        issues: [
-          {
-            severity: "error",
-            code: "JSON_SYNTAX",
-            message: `Not valid JSON: ${parsed.error}`,
-            path: [],
-          },
-        ],
-        draftHash: null,
-      };
-    const result = validateDefinition(parsed.value);
-    // Hashed exactly as publishing does (lib/workflow/hash.ts is isomorphic), so the editor knows
-    // "identical to the current version" before the server would answer "unchanged".
-    return {
-      issues: result.issues,
-      draftHash:
-        result.ok && result.definition ? hashNormalizedDefinition(result.definition) : null,
-    };
-  }, [parsed]);
-
-  const saveDraft = useMutation(trpc.workflow.saveDraft.mutationOptions());
-  const doSave = useCallback(async () => {
-    if (readOnly || !parsed.ok || text === saved.text) return;
-    setSave({ kind: "saving" });
-    try {
-      const res = await saveDraft.mutateAsync({
-        workflowId,
-        definition: parsed.value,
-        baseRevision: saved.revision,
-      });
-      setSaved({ text, revision: res.revision });
-      setSave({ kind: "saved", at: new Date(res.savedAt) });
-      void qc.invalidateQueries({ queryKey: trpc.workflow.get.queryKey({ workflowId }) });
-    } catch (e) {
-      const err = e as { message: string; data?: { code?: string } };
-      setSave(
-        err.data?.code === "CONFLICT"
-          ? { kind: "conflict", message: err.message }
-          : { kind: "error", message: err.message },
-      );
-    }
-  }, [readOnly, parsed, text, saved, saveDraft, workflowId, qc, trpc]);
-
-  useEffect(() => {
-    if (text === saved.text || !parsed.ok || readOnly) return;
-    const t = setTimeout(() => void doSave(), AUTOSAVE_MS);
-    return () => clearTimeout(t);
-  }, [text, saved.text, parsed.ok, readOnly, doSave]);
-
-  const dirty = text !== saved.text;
-  useEffect(() => {
-    if (!dirty) return;
-    const onUnload = (e: BeforeUnloadEvent) => e.preventDefault();
-    window.addEventListener("beforeunload", onUnload);
-    return () => window.removeEventListener("beforeunload", onUnload);
-  }, [dirty]);
+  // The view lives in the URL (`?view=json`) without a server round trip: the draft state stays.
+  const switchView = (next: View) => (e: MouseEvent) => {
+    e.preventDefault();
+    const url = new URL(window.location.href);
+    if (next === "graph") url.searchParams.delete("view");
+    else url.searchParams.set("view", next);
+    window.history.replaceState(null, "", url);
+    setView(next);
+  };
 
   const errorCount = issues.filter((i) => i.severity === "error").length;
   // Publishing was only blocked by errors, so an unchanged draft opened the dialog for a no-op.
@@ -161,16 +108,36 @@ function LoadedEditor({
       ? `The draft is identical to v${currentVersion}`
       : undefined;
 
+  const onIssue = (i: EditorIssue) => {
+    if (view === "graph") {
+      if (i.stepId) graph.current?.selectStep(i.stepId);
+    } else editor.current?.revealPath(i.path);
+  };
+  const issueList = <IssueList issues={issues} onSelect={onIssue} />;
+
   return (
     <div className="editor-layout">
       <div className="editor-toolbar">
-        <div className="row" role="tablist" aria-label="Editor view">
-          <span className="badge badge-accent" role="tab" aria-selected="true">
+        <nav className="row ge-view-switch" aria-label="Editor view">
+          <a
+            href="?view=graph"
+            className={view === "graph" ? "badge badge-accent" : "badge"}
+            aria-current={view === "graph" ? "page" : undefined}
+            onClick={switchView("graph")}
+          >
+            Graph
+          </a>
+          <a
+            href="?view=json"
+            className={view === "json" ? "badge badge-accent" : "badge"}
+            aria-current={view === "json" ? "page" : undefined}
+            onClick={switchView("json")}
+          >
             JSON
-          </span>
-        </div>
+          </a>
+        </nav>
         <div className="row">
-          <SaveIndicator state={dirty && save.kind === "saved" ? { kind: "dirty" } : save} />
+          <SaveIndicator state={save} />
           {!readOnly ? (
             <>
               <button
@@ -222,30 +189,48 @@ function LoadedEditor({
       {save.kind === "conflict" ? (
         <div className="callout callout-warn" role="alert">
           {save.message}{" "}
-          <button type="button" className="btn btn-sm" onClick={() => window.location.reload()}>
-            Reload
+          <button type="button" className="btn btn-sm" onClick={() => void draft.reloadTheirs()}>
+            Reload theirs
+          </button>{" "}
+          <button type="button" className="btn btn-sm" onClick={() => void draft.keepMine()}>
+            Keep mine (overwrite)
           </button>
         </div>
       ) : null}
-      <div className="editor-main">
-        <JsonEditor
-          value={text}
-          onChange={setText}
-          schema={schema}
+      <RunOverlayBanner overlay={overlay} onClose={hideRun} />
+      {view === "graph" ? (
+        <GraphEditor
+          draft={draft}
           readOnly={readOnly}
-          markers={issues.map((i) => ({ path: i.path, message: i.message, severity: i.severity }))}
-          onReady={(h) => {
-            editor.current = h;
-          }}
-          height="calc(100vh - 300px)"
+          aside={issueList}
+          handle={graph}
+          runStatuses={overlay.statuses}
         />
-        <IssueList issues={issues} onSelect={(i) => editor.current?.revealPath(i.path)} />
-      </div>
+      ) : (
+        <div className="editor-main">
+          <JsonEditor
+            value={draft.text}
+            onChange={(text) => draft.setText(text, { key: "json" })}
+            schema={schema}
+            readOnly={readOnly}
+            markers={issues.map((i) => ({
+              path: i.path,
+              message: i.message,
+              severity: i.severity,
+            }))}
+            onReady={(h) => {
+              editor.current = h;
+            }}
+            height="calc(100vh - 300px)"
+          />
+          {issueList}
+        </div>
+      )}
       <PublishDialog
         open={publishing}
         onClose={() => setPublishing(false)}
         workflowId={workflowId}
-        draftRevision={saved.revision}
+        draftRevision={draft.savedRevision}
         currentVersion={currentVersion}
       />
       <ProposeChangeDialog

@@ -29,8 +29,22 @@ export class DefinitionEditor {
     return this.page.getByTestId("json-editor");
   }
 
+  /** Opens the JSON view of a workflow's editor (the Graph view is the default). */
+  async goto(workflowId: string) {
+    await this.page.goto(`/workflows/${workflowId}/edit?view=json`);
+    await this.waitLoaded();
+  }
+
+  /** The JSON view: switches to it when the editor opened on the (default) Graph view. */
   async waitLoaded() {
-    await expect(this.editor().locator(".monaco-editor")).toBeVisible();
+    const monaco = this.editor().locator(".monaco-editor");
+    const toJson = this.page
+      .getByRole("navigation", { name: "Editor view" })
+      .getByRole("link", { name: "JSON", exact: true });
+    await expect(monaco.or(toJson).first()).toBeVisible();
+    if (!(await monaco.isVisible()) && (await toJson.getAttribute("aria-current")) !== "page")
+      await toJson.click();
+    await expect(monaco).toBeVisible();
   }
 
   /**
@@ -43,6 +57,15 @@ export class DefinitionEditor {
     await this.editor().locator(".monaco-editor .view-lines").click();
     await this.page.keyboard.press("ControlOrMeta+A");
     await this.page.keyboard.press("ControlOrMeta+V");
+  }
+
+  /** The whole document, as copied from Monaco (select all, copy). */
+  async readText(): Promise<string> {
+    await this.page.context().grantPermissions(["clipboard-read", "clipboard-write"]);
+    await this.editor().locator(".monaco-editor .view-lines").click();
+    await this.page.keyboard.press("ControlOrMeta+A");
+    await this.page.keyboard.press("ControlOrMeta+C");
+    return this.page.evaluate(() => navigator.clipboard.readText());
   }
 
   problems() {

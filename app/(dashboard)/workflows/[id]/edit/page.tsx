@@ -8,9 +8,17 @@ export default async function EditPage({
   searchParams,
 }: {
   params: Promise<{ id: string }>;
-  searchParams: Promise<{ view?: string }>;
+  searchParams: Promise<{ view?: string; run?: string }>;
 }) {
   const { id } = await params;
-  const { view } = await searchParams;
-  return <WorkflowEditor workflowId={id} view={view === "graph" ? "graph" : "json"} />;
+  const { view, run } = await searchParams;
+  // The graph is the default view; `?view=json` opens the JSON editor; `?run=<id>` shows that
+  // run's step statuses on the canvas ("Open in editor" on a run page).
+  return (
+    <WorkflowEditor
+      workflowId={id}
+      view={view === "json" ? "json" : "graph"}
+      runId={typeof run === "string" && run ? run : null}
+    />
+  );
 }

@@ -1,0 +1,36 @@
+"use client";
+import { useWatch } from "react-hook-form";
+import { FormText } from "@/components/forms/form";
+import { TestEventPanel } from "../test-event-panel";
+import { MappingEditor } from "./mapping-editor";
+import type { TriggerControl } from "./values";
+
+/** Event settings: the name pattern, an optional filter condition and the input mapping. */
+export function EventFields({ control, isCreate }: { control: TriggerControl; isCreate: boolean }) {
+  const pattern = useWatch({ control, name: "event" });
+  return (
+    <>
+      <FormText
+        control={control}
+        name="event"
+        label="Event pattern"
+        hint="An event name such as order.paid, or a prefix pattern like order.*"
+        spellCheck={false}
+      />
+      <FormText
+        control={control}
+        name="filter"
+        label="Filter (optional JSON condition)"
+        multiline
+        spellCheck={false}
+        placeholder={'{ "ref": "trigger.data.amount", "gt": 100 }'}
+        hint="Conditions over trigger.name, trigger.data.… and trigger.source.…"
+      />
+      <MappingEditor
+        control={control}
+        sourceHint="Map event data into run inputs with $.… paths over the event data."
+      />
+      {isCreate ? null : <TestEventPanel pattern={pattern} compact />}
+    </>
+  );
+}

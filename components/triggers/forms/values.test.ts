@@ -1,0 +1,127 @@
+import { describe, expect, it } from "vitest";
+import { mapIssues } from "@/components/forms/issues";
+import { ScheduleConfig } from "@/lib/schemas/triggers";
+import { initialValues, toConfig, TRIGGER_ISSUE_OPTIONS, triggerFormSchema } from "./values";
+
+describe("trigger form values", () => {
+  it("round-trips an existing webhook config through the form values", () => {
+    const config = {
+      method: "PUT",
+      verification: {
+        preset: "hmac",
+        header: "X-Sig",
+        prefix: "",
+        encoding: "base64",
+        timestampHeader: "X-Ts",
+        toleranceSeconds: 60,
+      },
+      maxBodyBytes: 2048,
+      mapping: { orderId: "$.order.id" },
+      input: { channel: "#ops" },
+      idempotency: "body_hash",
+      idHeader: "Idempotency-Key",
+      rateLimit: { perMinute: 10, burst: 5 },
+      mode: "sync",
+      syncTimeoutSeconds: 20,
+    };
+    const values = initialValues("webhook", "Shop", config);
+    expect(values.maxBodyKb).toBe(2);
+    expect(toConfig("webhook", values)).toEqual({ config, problems: [] });
+  });
+
+  it("defaults a new schedule to weekday mornings in the local zone", () => {
+    const v = initialValues("schedule", "", {}, "Europe/Berlin");
+    expect(v.cron).toBe("0 9 * * 1-5");
+    expect(v.timezone).toBe("Europe/Berlin");
+    expect(toConfig("schedule", v).config).toMatchObject({ timezone: "Europe/Berlin" });
+  });
+
+  it("reports text problems at their field: JSON input, filter, unnamed mapping rows", () => {
+    const v = {
+      ...initialValues("event", "x", {}),
+      event: "order.paid",
+      input: "{",
+      filter: "[1]",
+      mapping: [{ name: "", source: "$.id" }],
+    };
+    expect(
+      toConfig("event", v)
+        .problems.map((p) => p.path[0])
+        .sort(),
+    ).toEqual(["filter", "input", "mapping"]);
+  });
+
+  it("the schema places every issue where the dialog shows it", async () => {
+    const schema = triggerFormSchema("webhook", { type: "create", workflowId: "wf_1" });
+    const values = {
+      ...initialValues("webhook", "  ", {}),
+      path: "X",
+      maxBodyKb: 1e9,
+      verification: { ...initialValues("webhook", "", {}).verification, header: "bad header" },
+    };
+    const r = await schema.safeParseAsync(values);
+    expect(r.success).toBe(false);
+    if (r.success) return;
+    const { byField, unplaced } = mapIssues(r.error.issues, TRIGGER_ISSUE_OPTIONS);
+    expect(byField.name).toBe("Give the trigger a name");
+    expect(Object.keys(byField).sort()).toEqual([
+      "maxBodyKb",
+      "name",
+      "path",
+      "verification.header",
+    ]);
+    expect(unplaced).toEqual([]);
+  });
+
+  it("a valid form becomes the create input (or the update input when editing)", async () => {
+    const values = { ...initialValues("schedule", "Nightly", {}, "UTC"), cron: "30 2 * * *" };
+    const created = await triggerFormSchema("schedule", {
+      type: "create",
+      workflowId: "wf_1",
+    }).safeParseAsync(values);
+    expect(created.success && created.data.type === "create" && created.data.input).toMatchObject({
+      kind: "schedule",
+      workflowId: "wf_1",
+      name: "Nightly",
+      config: { cron: "30 2 * * *", timezone: "UTC" },
+    });
+    const edited = await triggerFormSchema("schedule", {
+      type: "edit",
+      triggerId: "trg_1",
+    }).safeParseAsync(values);
+    expect(edited.success && edited.data).toEqual({
+      type: "edit",
+      input: { triggerId: "trg_1", name: "Nightly", config: toConfig("schedule", values).config },
+    });
+  });
+
+  it("server paths (config.…) and client config paths reach the same fields", () => {
+    const mapped = mapIssues(
+      [
+        { path: ["config", "cron"], message: "bad cron" },
+        { path: ["config", "cron"], message: "second message is dropped" },
+        { path: ["config", "verification", "header"], message: "bad header" },
+        { path: ["config", "mapping", "orderId"], message: "bad source" },
+        { path: ["config", "maxBodyBytes"], message: "too big" },
+        { path: ["name"], message: "a name" },
+        { path: [], message: "whole form" },
+      ],
+      TRIGGER_ISSUE_OPTIONS,
+    );
+    expect(mapped.byField).toEqual({
+      cron: "bad cron",
+      "verification.header": "bad header",
+      mapping: "bad source",
+      maxBodyKb: "too big",
+      name: "a name",
+    });
+    expect(mapped.unplaced).toEqual([{ key: "_form", message: "whole form" }]);
+    const r = ScheduleConfig.safeParse({ cron: "x", catchUpWindowMinutes: 0 });
+    expect(r.success).toBe(false);
+    if (!r.success)
+      expect(Object.keys(mapIssues(r.error.issues, TRIGGER_ISSUE_OPTIONS).byField).sort()).toEqual([
+        "catchUpWindowMinutes",
+        "cron",
+      ]);
+  });
+});

@@ -1,0 +1,169 @@
+/**
+ * From the flow-mapping graph to what the canvas renders, keeping object identity wherever
+ * nothing changed: React Flow and the memoized node components re-render only what an edit
+ * touched, which is what keeps a 1,000-step workflow responsive.
+ */
+import type { Edge, Node } from "@xyflow/react";
+import { ERROR_PORT, defaultPortOf, isStepType } from "@/lib/workflow/catalog";
+import type { FlowGraph, StepEdgeData, XY } from "./flow-mapping";
+import { NOTE_PREFIX, type StickyNote } from "./graph-ops";
+import type { CanvasStepData, NoteData } from "./nodes/step-node";
+
+export interface IssueLike {
+  readonly stepId?: string;
+  readonly severity: "error" | "warning";
+}
+
+export type IssueCounts = ReadonlyMap<string, { issues: number; errors: number }>;
+
+export function issueCounts(issues: readonly IssueLike[]): IssueCounts {
+  const out = new Map<string, { issues: number; errors: number }>();
+  for (const i of issues) {
+    if (i.stepId === undefined) continue;
+    const c = out.get(i.stepId) ?? { issues: 0, errors: 0 };
+    out.set(i.stepId, {
+      issues: c.issues + 1,
+      errors: c.errors + (i.severity === "error" ? 1 : 0),
+    });
+  }
+  return out;
+}
+
+/** "false", "continue", "error · fail_run": the port unless it is the default, and the policy unless skip. */
+export function edgeLabel(data: StepEdgeData, sourceType: string): string | undefined {
+  const parts: string[] = [];
+  if (data.port !== defaultPortOf(sourceType)) parts.push(data.port);
+  if (data.onFailure !== "skip") parts.push(data.onFailure);
+  return parts.length ? parts.join(" · ") : undefined;
+}
+
+export type CanvasNode = Node<CanvasStepData> | Node<NoteData, "note">;
+
+/** A cache of built nodes keyed by id, reused while their signature is unchanged. */
+export type NodeCache = Map<string, { signature: string; node: CanvasNode }>;
+
+/**
+ * Nodes for one level: steps (node type = step type, "unknown" for types the catalog lacks)
+ * and the level's sticky notes. Unchanged steps come back as the same objects as last time.
+ */
+export function buildNodes(
+  flow: FlowGraph,
+  notes: readonly StickyNote[],
+  counts: IssueCounts,
+  readOnly: boolean,
+  cache: NodeCache,
+  /** A run's step statuses shown on the nodes ("Open in editor" from a run page). */
+  runStatuses: Readonly<Record<string, string>> = {},
+): CanvasNode[] {
+  const seen = new Set<string>();
+  const reuse = (id: string, signature: string, make: () => CanvasNode): CanvasNode => {
+    seen.add(id);
+    const hit = cache.get(id);
+    if (hit && hit.signature === signature) return hit.node;
+    const node = make();
+    cache.set(id, { signature, node });
+    return node;
+  };
+  const out: CanvasNode[] = flow.nodes.map((n) => {
+    const c = counts.get(n.id) ?? { issues: 0, errors: 0 };
+    const bodySize = n.data.body?.nodes.length ?? -1;
+    const runStatus = runStatuses[n.id];
+    const signature = `${JSON.stringify(n.data.step)}|${n.position.x},${n.position.y}|${c.issues}/${c.errors}|${bodySize}|${readOnly}|${runStatus ?? ""}`;
+    return reuse(n.id, signature, () => ({
+      id: n.id,
+      type: isStepType(String(n.type)) ? n.type : "unknown",
+      position: n.position,
+      data: {
+        ...n.data,
+        issues: c.issues,
+        errors: c.errors,
+        readOnly,
+        ...(runStatus ? { runStatus } : {}),
+      },
+      ariaLabel: `Step ${n.id} (${String(n.data.step.type)})${runStatus ? `, ${runStatus} in the run` : ""}${c.issues ? `, ${c.issues} problem${c.issues === 1 ? "" : "s"}` : ""}`,
+    }));
+  });
+  for (const note of notes) {
+    const id = `${NOTE_PREFIX}${note.id}`;
+    out.push(
+      reuse(id, `note|${note.text}|${note.x},${note.y}|${readOnly}`, () => ({
+        id,
+        type: "note",
+        position: { x: note.x, y: note.y },
+        data: { text: note.text, readOnly },
+        ariaLabel: `Note ${note.text.slice(0, 40)}`,
+      })),
+    );
+  }
+  for (const id of cache.keys()) if (!seen.has(id)) cache.delete(id);
+  return out;
+}
+
+/**
+ * The next node list given the previous one (which carries React Flow's own state: selection,
+ * measured size): a node whose derived data and position did not change is kept as it was; a
+ * changed one keeps its selection and size. `select` replaces the selection when given.
+ */
+export function reconcileNodes<N extends Node>(
+  prev: readonly N[],
+  next: readonly N[],
+  select?: ReadonlySet<string>,
+): N[] {
+  const byId = new Map(prev.map((n) => [n.id, n]));
+  return next.map((d) => {
+    const p = byId.get(d.id);
+    const selected = select ? select.has(d.id) : (p?.selected ?? false);
+    if (
+      p &&
+      p.data === d.data &&
+      p.type === d.type &&
+      p.position.x === d.position.x &&
+      p.position.y === d.position.y &&
+      (p.selected ?? false) === selected
+    )
+      return p;
+    return { ...d, selected, ...(p?.measured ? { measured: p.measured } : {}) };
+  });
+}
+
+export type CanvasEdge = Edge<StepEdgeData>;
+
+export function buildEdges(flow: FlowGraph): CanvasEdge[] {
+  const types = new Map(flow.nodes.map((n) => [n.id, String(n.data.step.type)]));
+  return flow.edges.map((e) => {
+    const data = e.data!;
+    const label = edgeLabel(data, types.get(data.from) ?? "");
+    return {
+      ...e,
+      ...(label ? { label } : {}),
+      className: [
+        "ge-edge",
+        data.port === ERROR_PORT ? "ge-edge-error" : "",
+        data.onFailure !== "skip" ? `ge-edge-${data.onFailure}` : "",
+      ]
+        .filter(Boolean)
+        .join(" "),
+      ariaLabel: `Edge from ${data.from} (${data.port}) to ${data.to}${data.onFailure !== "skip" ? `, on failure ${data.onFailure}` : ""}`,
+    };
+  });
+}
+
+/** Edges keep their selection across re-derivations (ids are stable per from/port/to). */
+export function reconcileEdges(
+  prev: readonly CanvasEdge[],
+  next: readonly CanvasEdge[],
+  select?: ReadonlySet<string>,
+): CanvasEdge[] {
+  const selected = new Set(prev.filter((e) => e.selected).map((e) => e.id));
+  return next.map((e) => {
+    const isSelected = select ? select.has(e.id) : selected.has(e.id);
+    return isSelected ? { ...e, selected: true } : e;
+  });
+}
+
+/** Where a step added after `after` goes: one layer below it, or below everything. */
+export function placeBelow(after: XY | undefined, all: readonly XY[], gap: number): XY {
+  if (after) return { x: after.x, y: after.y + gap };
+  if (all.length === 0) return { x: 0, y: 0 };
+  return { x: Math.min(...all.map((p) => p.x)), y: Math.max(...all.map((p) => p.y)) + gap };
+}

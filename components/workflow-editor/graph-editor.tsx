@@ -1,0 +1,882 @@
+"use client";
+import "@xyflow/react/dist/style.css";
+import {
+  Background,
+  Controls,
+  MiniMap,
+  Panel,
+  ReactFlow,
+  ReactFlowProvider,
+  applyEdgeChanges,
+  applyNodeChanges,
+  useReactFlow,
+  type Connection,
+  type EdgeChange,
+  type FinalConnectionState,
+  type IsValidConnection,
+  type NodeChange,
+  type OnMoveEnd,
+} from "@xyflow/react";
+import {
+  useCallback,
+  useEffect,
+  useImperativeHandle,
+  useLayoutEffect,
+  useMemo,
+  useRef,
+  useState,
+  type DragEvent,
+  type KeyboardEvent,
+  type ReactNode,
+  type Ref,
+} from "react";
+import { Inspector, type InspectorSelection } from "@/components/workflow-editor/inspector";
+import { useToast } from "@/components/ui/toast";
+import { LAYER_GAP, NODE_WIDTH, layoutGraph } from "@/components/workflow-graph/layout";
+import { isStepType, type StepType } from "@/lib/workflow/catalog";
+import {
+  canConnect,
+  connectSteps,
+  copySteps,
+  deleteSteps,
+  duplicateSteps,
+  insertStepAfter,
+  levelOf,
+  outputPortsOf,
+  pasteSteps,
+  readClipboard,
+  resolvedEdges,
+  type DanglingReference,
+} from "@/lib/workflow/edit-ops";
+import type { Layout } from "@/lib/workflow/definition";
+import type { StepInput } from "@/lib/workflow/steps";
+import {
+  buildEdges,
+  buildNodes,
+  issueCounts,
+  placeBelow,
+  reconcileEdges,
+  reconcileNodes,
+  type CanvasEdge,
+  type CanvasNode,
+  type NodeCache,
+} from "./canvas-model";
+import { flowEdgeId, toFlow, type XY } from "./flow-mapping";
+import { ConnectDialog, ShortcutsDialog } from "./graph-dialogs";
+import {
+  NOTE_PREFIX,
+  addNote,
+  addStep,
+  findSteps,
+  isGraphDraft,
+  levelAt,
+  notesOf,
+  positionsOf,
+  removeEdges,
+  updateNotes,
+  viewportOf,
+  withPositions,
+  withViewport,
+  type Definition,
+} from "./graph-ops";
+import { NODE_TYPES, NodeActionsContext, type NodeActions } from "./nodes/step-node";
+import { PALETTE_MIME, Palette } from "./palette";
+import { canvasActionOf, isTextEntry } from "./shortcuts";
+import type { Draft, EditOptions } from "./use-draft";
+
+type GraphDefinition = Definition & { steps: StepInput[] };
+
+export interface GraphEditorHandle {
+  /** Shows the step's level, selects it and centres it (problems list, find). */
+  selectStep(id: string): void;
+}
+
+const FIT_VIEW = { padding: 0.2, maxZoom: 1 };
+const TOP_LEVEL: readonly string[] = [];
+const PASTE_OFFSET = 40;
+
+/**
+ * The Graph view: palette, canvas and inspector over the same draft text as the JSON view.
+ * Every edit goes through lib/workflow/edit-ops (or graph-ops for layout) and lands in the
+ * draft as definition JSON — the canvas never persists React Flow objects.
+ */
+export function GraphEditor({
+  draft,
+  readOnly,
+  aside,
+  handle,
+  runStatuses,
+}: {
+  draft: Draft;
+  readOnly: boolean;
+  /** Rendered under the inspector (the problems list). */
+  aside: ReactNode;
+  handle: Ref<GraphEditorHandle>;
+  /** A run's top-level step statuses, shown on the nodes. */
+  runStatuses?: Readonly<Record<string, string>>;
+}) {
+  const definition =
+    draft.parsed.ok && isGraphDraft(draft.parsed.definition)
+      ? (draft.parsed.definition as GraphDefinition)
+      : null;
+  const [requestedPath, setLoopPath] = useState<readonly string[]>([]);
+  const [focus, setFocus] = useState<{ id: string; n: number } | null>(null);
+  // A loop deleted (or renamed) under the drill-in view falls back to the top level.
+  const loopPath = definition && levelAt(definition, requestedPath) ? requestedPath : TOP_LEVEL;
+
+  const selectElsewhere = useCallback(
+    (id: string) => {
+      const level = definition ? levelOf(definition, id) : undefined;
+      if (!level) return;
+      setLoopPath(level.loopPath);
+      setFocus((f) => ({ id, n: (f?.n ?? 0) + 1 }));
+    },
+    [definition],
+  );
+  useImperativeHandle(
+    handle,
+    () => ({
+      selectStep: selectElsewhere,
+    }),
+    [selectElsewhere],
+  );
+
+  if (!draft.parsed.ok || !definition) {
+    return (
+      <div className="ge-layout ge-layout-blocked">
+        <div className="card ge-blocked" role="status">
+          <h2>{draft.parsed.ok ? "Nothing to draw yet" : "The JSON does not parse"}</h2>
+          <p>
+            {draft.parsed.ok
+              ? "The definition needs a steps array (each step with an id) before it can be drawn."
+              : "Fix the JSON to edit visually."}{" "}
+            <a href="?view=json">Open the JSON view</a>
+          </p>
+          {!draft.parsed.ok ? <code className="small">{draft.parsed.error}</code> : null}
+        </div>
+        <div className="ge-aside">{aside}</div>
+      </div>
+    );
+  }
+
+  return (
+    <ReactFlowProvider key={loopPath.join("/")}>
+      <LevelCanvas
+        definition={definition}
+        loopPath={loopPath}
+        draft={draft}
+        readOnly={readOnly}
+        focus={focus}
+        aside={aside}
+        onOpenLevel={setLoopPath}
+        onSelectElsewhere={selectElsewhere}
+        runStatuses={runStatuses}
+      />
+    </ReactFlowProvider>
+  );
+}
+
+interface LevelCanvasProps {
+  definition: GraphDefinition;
+  loopPath: readonly string[];
+  draft: Draft;
+  readOnly: boolean;
+  focus: { id: string; n: number } | null;
+  aside: ReactNode;
+  onOpenLevel: (loopPath: readonly string[]) => void;
+  onSelectElsewhere: (id: string) => void;
+  runStatuses?: Readonly<Record<string, string>>;
+}
+
+const NO_STATUSES: Readonly<Record<string, string>> = {};
+
+function LevelCanvas(props: LevelCanvasProps) {
+  const { definition, loopPath, draft, readOnly, focus, aside, onOpenLevel, onSelectElsewhere } =
+    props;
+  // Run statuses are by top-level step id; loop bodies (one graph for every iteration) show none.
+  const runStatuses = loopPath.length ? NO_STATUSES : (props.runStatuses ?? NO_STATUSES);
+  // The draft object is new on every render; its functions are stable.
+  const { setDefinition, undo, redo } = draft;
+  const rf = useReactFlow<CanvasNode, CanvasEdge>();
+  const toast = useToast();
+  const wrapper = useRef<HTMLDivElement>(null);
+  const loopId = loopPath[loopPath.length - 1];
+  const levelKey = loopPath.join("/");
+
+  // ---- derived graph ------------------------------------------------------------------------
+  const level = useMemo(
+    () => levelAt(definition, levelKey ? levelKey.split("/") : [])!,
+    [definition, levelKey],
+  );
+  const positions = useMemo(() => positionsOf(definition), [definition]);
+  const flow = useMemo(() => toFlow(level, { positions } as Layout), [level, positions]);
+  const counts = useMemo(() => issueCounts(draft.issues), [draft.issues]);
+  const notes = useMemo(
+    () => notesOf(definition).filter((n) => n.loop === loopId),
+    [definition, loopId],
+  );
+  const [cache] = useState<NodeCache>(() => new Map());
+  const derivedNodes = useMemo(
+    () => buildNodes(flow, notes, counts, readOnly, cache, runStatuses),
+    [flow, notes, counts, readOnly, cache, runStatuses],
+  );
+  const derivedEdges = useMemo(() => buildEdges(flow), [flow]);
+
+  // ---- React Flow state (selection, sizes, drags) reconciled with each derivation -------------
+  const initialSelect = focus ? new Set([focus.id]) : undefined;
+  const [nodes, setNodes] = useState<CanvasNode[]>(() =>
+    reconcileNodes([], derivedNodes, initialSelect),
+  );
+  const [edges, setEdges] = useState<CanvasEdge[]>(derivedEdges);
+  const [seen, setSeen] = useState({ nodes: derivedNodes, edges: derivedEdges });
+  const [pendingSelect, setPendingSelect] = useState<ReadonlySet<string> | null>(null);
+  const [handledFocus, setHandledFocus] = useState(focus?.n ?? 0);
+  if (seen.nodes !== derivedNodes || seen.edges !== derivedEdges) {
+    setSeen({ nodes: derivedNodes, edges: derivedEdges });
+    setNodes(reconcileNodes(nodes, derivedNodes, pendingSelect ?? undefined));
+    setEdges(reconcileEdges(edges, derivedEdges, pendingSelect ? new Set() : undefined));
+    if (pendingSelect) setPendingSelect(null);
+  }
+  if (focus && focus.n !== handledFocus) {
+    setHandledFocus(focus.n);
+    setNodes((ns) => reconcileNodes(ns, ns, new Set([focus.id])));
+    setEdges((es) => reconcileEdges(es, es, new Set()));
+  }
+
+  const selectedNodes = useMemo(() => nodes.filter((n) => n.selected), [nodes]);
+  const selectedEdges = useMemo(() => edges.filter((e) => e.selected), [edges]);
+  const selectedSteps = useMemo(
+    () => selectedNodes.filter((n) => n.type !== "note").map((n) => n.id),
+    [selectedNodes],
+  );
+
+  // Handlers read the latest state through one ref, so they (and the node context) are stable.
+  const state = useRef({ definition, nodes, edges, level, loopId, readOnly, selectedSteps });
+  useLayoutEffect(() => {
+    state.current = { definition, nodes, edges, level, loopId, readOnly, selectedSteps };
+  });
+
+  // Work for after the next render: centre on / focus a node, fit the view.
+  const after = useRef<{ center?: string; focus?: string; fit?: boolean }>({});
+  // A focus request (problems list, find in another level) centres on the step once drawn.
+  useEffect(() => {
+    if (focus) after.current.center = focus.id;
+  }, [focus]);
+  useEffect(() => {
+    const todo = after.current;
+    if (todo.fit) {
+      todo.fit = false;
+      void rf.fitView({ ...FIT_VIEW, duration: 200 });
+    }
+    if (todo.center) {
+      const node = rf.getInternalNode(todo.center);
+      if (node) {
+        const { x, y } = node.internals.positionAbsolute;
+        const w = node.measured.width ?? NODE_WIDTH;
+        const h = node.measured.height ?? 60;
+        void rf.setCenter(x + w / 2, y + h / 2, {
+          zoom: Math.max(rf.getZoom(), 0.9),
+          duration: 200,
+        });
+        todo.center = undefined;
+      }
+    }
+    if (todo.focus) {
+      const id = todo.focus;
+      todo.focus = undefined;
+      // The node may not be drawn yet (only visible nodes render): retry for a few frames.
+      let tries = 10;
+      const tryFocus = () => {
+        const el = wrapper.current?.querySelector<HTMLElement>(
+          `.react-flow__node[data-id="${CSS.escape(id)}"]`,
+        );
+        if (el) el.focus({ preventScroll: true });
+        else if (--tries > 0) requestAnimationFrame(tryFocus);
+      };
+      tryFocus();
+    }
+  });
+
+  /**
+   * Lands an edit in the draft. The first canvas edit also stores the auto-layout positions of
+   * this level, so later edits never re-run the layout (and nothing jumps).
+   */
+  const commit = useCallback(
+    (next: Definition, options?: EditOptions, select?: readonly string[]) => {
+      const { nodes: current, definition: before } = state.current;
+      const stored = positionsOf(before);
+      const missing: Record<string, XY> = {};
+      for (const n of current) if (n.type !== "note" && !stored[n.id]) missing[n.id] = n.position;
+      const withAuto = Object.keys(missing).length
+        ? withPositions(next, { ...missing, ...positionsOf(next) })
+        : next;
+      if (select) setPendingSelect(new Set(select));
+      setDefinition(withAuto, options);
+    },
+    [setDefinition],
+  );
+
+  // ---- node / edge changes ---------------------------------------------------------------------
+  const onNodesChange = useCallback(
+    (changes: NodeChange<CanvasNode>[]) => {
+      setNodes((ns) => applyNodeChanges(changes, ns));
+      if (state.current.readOnly) return;
+      // Drag ends and keyboard moves arrive as position changes that are not dragging.
+      const moved: Record<string, XY> = {};
+      for (const c of changes)
+        if (c.type === "position" && c.position && !c.dragging) moved[c.id] = c.position;
+      const ids = Object.keys(moved);
+      if (ids.length === 0) return;
+      const stepMoves = Object.fromEntries(
+        ids.filter((id) => !id.startsWith(NOTE_PREFIX)).map((id) => [id, moved[id]!]),
+      );
+      let next: Definition = withPositions(state.current.definition, stepMoves);
+      const noteMoves = new Map(
+        ids
+          .filter((id) => id.startsWith(NOTE_PREFIX))
+          .map((id) => [id.slice(NOTE_PREFIX.length), moved[id]!]),
+      );
+      if (noteMoves.size)
+        next = updateNotes(next, (n) => {
+          const p = noteMoves.get(n.id);
+          return p ? { ...n, x: Math.round(p.x), y: Math.round(p.y) } : n;
+        });
+      commit(next, { key: `move:${ids.sort().join(",")}` });
+    },
+    [commit],
+  );
+  const onEdgesChange = useCallback(
+    (changes: EdgeChange<CanvasEdge>[]) => setEdges((es) => applyEdgeChanges(changes, es)),
+    [],
+  );
+
+  // ---- connections ---------------------------------------------------------------------------
+  const isValidConnection = useCallback<IsValidConnection<CanvasEdge>>(
+    (c) =>
+      canConnect(state.current.definition, {
+        from: c.source,
+        to: c.target,
+        ...(c.sourceHandle ? { port: c.sourceHandle } : {}),
+      }).ok,
+    [],
+  );
+  const onConnect = useCallback(
+    (c: Connection) => {
+      const result = connectSteps(state.current.definition, {
+        from: c.source,
+        to: c.target,
+        ...(c.sourceHandle ? { port: c.sourceHandle } : {}),
+      });
+      if (!result.ok) toast(result.reason, "error");
+      else commit(result.definition);
+    },
+    [commit, toast],
+  );
+  // isValidConnection stops a refused edge before onConnect: say why here.
+  const onConnectEnd = useCallback(
+    (_: MouseEvent | TouchEvent, c: FinalConnectionState) => {
+      if (c.isValid !== false || !c.fromNode || !c.toNode || c.fromNode.id === c.toNode.id) return;
+      const from = c.fromHandle?.type === "target" ? c.toNode.id : c.fromNode.id;
+      const to = c.fromHandle?.type === "target" ? c.fromNode.id : c.toNode.id;
+      const port =
+        (c.fromHandle?.type === "target" ? c.toHandle?.id : c.fromHandle?.id) ?? undefined;
+      const check = canConnect(state.current.definition, { from, to, ...(port ? { port } : {}) });
+      if (!check.ok) toast(check.reason, "error");
+    },
+    [toast],
+  );
+
+  // ---- adding ---------------------------------------------------------------------------------
+  const addAfterSelected = useCallback(
+    (type: StepType) => {
+      const { definition: def, selectedSteps: sel, nodes: ns, loopId: inLoop } = state.current;
+      const afterId = sel.length === 1 ? sel[0]! : null;
+      const result =
+        afterId !== null
+          ? insertStepAfter(def, afterId, type)
+          : inLoop !== undefined
+            ? addStep(def, type, [...loopPath])
+            : insertStepAfter(def, null, type);
+      if (!result.ok) {
+        toast(result.reason, "error");
+        return;
+      }
+      const steps = ns.filter((n) => n.type !== "note");
+      const at = placeBelow(
+        afterId ? ns.find((n) => n.id === afterId)?.position : undefined,
+        steps.map((n) => n.position),
+        LAYER_GAP,
+      );
+      commit(withPositions(result.definition, { [result.id]: at }), undefined, [result.id]);
+      after.current.center = result.id;
+      after.current.focus = result.id;
+    },
+    [commit, toast, loopPath],
+  );
+
+  const onDragOver = useCallback((e: DragEvent) => {
+    if (!e.dataTransfer.types.includes(PALETTE_MIME)) return;
+    e.preventDefault();
+    e.dataTransfer.dropEffect = "copy";
+  }, []);
+  const onDrop = useCallback(
+    (e: DragEvent) => {
+      const type = e.dataTransfer.getData(PALETTE_MIME);
+      if (!type || !isStepType(type) || state.current.readOnly) return;
+      e.preventDefault();
+      const p = rf.screenToFlowPosition({ x: e.clientX, y: e.clientY });
+      const result = addStep(state.current.definition, type, [...loopPath]);
+      if (!result.ok) {
+        toast(result.reason, "error");
+        return;
+      }
+      const at = { x: p.x - NODE_WIDTH / 2, y: p.y - 20 };
+      commit(withPositions(result.definition, { [result.id]: at }), undefined, [result.id]);
+    },
+    [rf, loopPath, commit, toast],
+  );
+
+  // ---- delete, clipboard, duplicate -------------------------------------------------------------
+  const deleteSelection = useCallback(() => {
+    const { definition: def, nodes: ns, edges: es } = state.current;
+    const stepIds = ns.filter((n) => n.selected && n.type !== "note").map((n) => n.id);
+    const noteIds = new Set(
+      ns.filter((n) => n.selected && n.type === "note").map((n) => n.id.slice(NOTE_PREFIX.length)),
+    );
+    const edgeRefs = es.filter((e) => e.selected && e.data).map((e) => e.data!);
+    if (!stepIds.length && !noteIds.size && !edgeRefs.length) return;
+    let next: Definition = removeEdges(def, edgeRefs);
+    let dangling: DanglingReference[] = [];
+    if (stepIds.length) {
+      const r = deleteSteps(next as GraphDefinition, stepIds);
+      next = r.definition;
+      dangling = r.dangling;
+    }
+    if (noteIds.size) next = updateNotes(next, (n) => (noteIds.has(n.id) ? null : n));
+    commit(next);
+    if (dangling.length)
+      toast(
+        `Deleted. ${dangling.length} reference${dangling.length === 1 ? "" : "s"} now point${dangling.length === 1 ? "s" : ""} to a deleted step: ${dangling
+          .slice(0, 3)
+          .map((d) => `${d.text} in ${d.stepId ?? "output"}`)
+          .join(", ")}${dangling.length > 3 ? ", …" : ""}`,
+        "error",
+      );
+  }, [commit, toast]);
+
+  /** Positions for pasted steps: their originals shifted, else below the level. */
+  const placePasted = useCallback(
+    (def: Definition, ids: readonly string[], renamed: Record<string, string>) => {
+      const { nodes: ns } = state.current;
+      const original = new Map(Object.entries(renamed).map(([from, to]) => [to, from]));
+      const known = positionsOf(state.current.definition);
+      const byId = new Map(ns.map((n) => [n.id, n.position]));
+      const fallback = placeBelow(undefined, [...byId.values()], LAYER_GAP);
+      const out: Record<string, XY> = {};
+      ids.forEach((id, i) => {
+        const src = original.get(id) ?? id;
+        const p = byId.get(src) ?? known[src];
+        out[id] = p
+          ? { x: p.x + PASTE_OFFSET, y: p.y + PASTE_OFFSET }
+          : { x: fallback.x + i * 30, y: fallback.y + i * 30 };
+      });
+      return withPositions(def, out);
+    },
+    [],
+  );
+
+  const duplicate = useCallback(() => {
+    const { definition: def, selectedSteps: ids } = state.current;
+    if (!ids.length) return;
+    const r = duplicateSteps(def, ids);
+    if (!r.ok) return toast(r.reason, "error");
+    commit(placePasted(r.definition, r.ids, r.renamed), undefined, r.ids);
+  }, [commit, toast, placePasted]);
+
+  useEffect(() => {
+    const onCanvas = () => {
+      const active = document.activeElement;
+      return !!active && !!wrapper.current?.contains(active) && !isTextEntry(active);
+    };
+    const copy = (e: ClipboardEvent, cut: boolean) => {
+      if (!onCanvas()) return;
+      const { definition: def, selectedSteps: ids, readOnly: ro } = state.current;
+      if (!ids.length) return;
+      e.clipboardData?.setData("text/plain", JSON.stringify(copySteps(def, ids), null, 2));
+      e.preventDefault();
+      if (cut && !ro) deleteSelection();
+    };
+    const onCopy = (e: ClipboardEvent) => copy(e, false);
+    const onCut = (e: ClipboardEvent) => copy(e, true);
+    const onPaste = (e: ClipboardEvent) => {
+      if (!onCanvas() || state.current.readOnly) return;
+      const text = e.clipboardData?.getData("text/plain") ?? "";
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch {
+        toast("The clipboard does not hold step JSON.", "error");
+        return;
+      }
+      const clip = readClipboard(value);
+      e.preventDefault();
+      if (!clip) return toast("The clipboard does not hold steps.", "error");
+      const { definition: def, loopId: into } = state.current;
+      const r = pasteSteps(def, clip, into === undefined ? {} : { into });
+      if (!r.ok) return toast(r.reason, "error");
+      commit(placePasted(r.definition, r.ids, r.renamed), undefined, r.ids);
+    };
+    document.addEventListener("copy", onCopy);
+    document.addEventListener("cut", onCut);
+    document.addEventListener("paste", onPaste);
+    return () => {
+      document.removeEventListener("copy", onCopy);
+      document.removeEventListener("cut", onCut);
+      document.removeEventListener("paste", onPaste);
+    };
+  }, [commit, deleteSelection, placePasted, toast]);
+
+  // ---- layout, notes, levels ---------------------------------------------------------------------
+  const autoLayout = useCallback(() => {
+    const { definition: def, level: lvl } = state.current;
+    const laid = layoutGraph({ steps: lvl.steps, edges: resolvedEdges(lvl) });
+    commit(
+      withPositions(def, Object.fromEntries(laid.nodes.map((n) => [n.id, { x: n.x, y: n.y }]))),
+    );
+    after.current.fit = true;
+  }, [commit]);
+
+  const addStickyNote = useCallback(() => {
+    const box = wrapper.current?.getBoundingClientRect();
+    const centre = box
+      ? rf.screenToFlowPosition({ x: box.left + box.width / 2, y: box.top + box.height / 2 })
+      : { x: 0, y: 0 };
+    const r = addNote(state.current.definition, centre, state.current.loopId);
+    commit(r.definition, undefined, [`${NOTE_PREFIX}${r.id}`]);
+  }, [rf, commit]);
+
+  const actions = useMemo<NodeActions>(
+    () => ({
+      openBody: (id) => onOpenLevel([...loopPath, id]),
+      setNoteText: (noteId, text) =>
+        commit(
+          updateNotes(state.current.definition, (n) => (n.id === noteId ? { ...n, text } : n)),
+          { key: `note:${noteId}` },
+        ),
+    }),
+    [onOpenLevel, loopPath, commit],
+  );
+
+  const onMoveEnd = useCallback<OnMoveEnd>(
+    (event, viewport) => {
+      // Only the person's own pans and zooms at the top level (fitView moves too, unprompted).
+      if (!event || state.current.loopId !== undefined || state.current.readOnly) return;
+      setDefinition(withViewport(state.current.definition, viewport), { silent: true });
+    },
+    [setDefinition],
+  );
+
+  // ---- find, connect, help -------------------------------------------------------------------
+  const [findOpen, setFindOpen] = useState(false);
+  const [query, setQuery] = useState("");
+  const matches = useMemo(() => findSteps(definition, query), [definition, query]);
+  const [connecting, setConnecting] = useState<string | null>(null);
+  const [helpOpen, setHelpOpen] = useState(false);
+
+  const selectHere = useCallback((ids: ReadonlySet<string>, edgeIds: ReadonlySet<string>) => {
+    setNodes((ns) => reconcileNodes(ns, ns, ids));
+    setEdges((es) => reconcileEdges(es, es, edgeIds));
+  }, []);
+
+  const goTo = useCallback(
+    (id: string) => {
+      if (state.current.nodes.some((n) => n.id === id)) {
+        selectHere(new Set([id]), new Set());
+        after.current.center = id;
+      } else onSelectElsewhere(id);
+    },
+    [selectHere, onSelectElsewhere],
+  );
+
+  const onKeyDown = useCallback(
+    (e: KeyboardEvent) => {
+      if (isTextEntry(e.target)) return;
+      const action = canvasActionOf(e);
+      if (!action) return;
+      const ro = state.current.readOnly;
+      switch (action) {
+        case "undo":
+        case "redo":
+          if (ro) return;
+          e.preventDefault();
+          if (action === "undo") undo();
+          else redo();
+          return;
+        case "duplicate":
+          e.preventDefault();
+          if (!ro) duplicate();
+          return;
+        case "find":
+          e.preventDefault();
+          setFindOpen(true);
+          return;
+        case "selectAll":
+          e.preventDefault();
+          selectHere(new Set(state.current.nodes.map((n) => n.id)), new Set());
+          return;
+        case "delete":
+          e.preventDefault();
+          if (!ro) deleteSelection();
+          return;
+        case "connect": {
+          const sel = state.current.selectedSteps;
+          if (ro || sel.length !== 1) return;
+          e.preventDefault();
+          setConnecting(sel[0]!);
+          return;
+        }
+        case "help":
+          e.preventDefault();
+          setHelpOpen(true);
+          return;
+        case "escape":
+          setFindOpen(false);
+          selectHere(new Set(), new Set());
+          return;
+      }
+    },
+    [undo, redo, duplicate, deleteSelection, selectHere],
+  );
+
+  // ---- inspector ------------------------------------------------------------------------------
+  const selection = useMemo((): InspectorSelection => {
+    if (selectedNodes.length === 1 && selectedEdges.length === 0 && selectedSteps.length === 1)
+      return { kind: "step", id: selectedSteps[0]! };
+    if (selectedEdges.length === 1 && selectedNodes.length === 0 && selectedEdges[0]!.data) {
+      const { from, port, to } = selectedEdges[0]!.data;
+      return { kind: "edge", from, port, to };
+    }
+    return { kind: "none" };
+  }, [selectedNodes, selectedEdges, selectedSteps]);
+
+  const onInspectorChange = useCallback(
+    (next: Record<string, unknown>, opts?: { key?: string }) =>
+      commit(next, opts?.key ? { key: opts.key } : undefined),
+    [commit],
+  );
+  const onInspectorSelect = useCallback(
+    (sel: InspectorSelection) => {
+      if (sel.kind === "none") selectHere(new Set(), new Set());
+      else if (sel.kind === "step") {
+        // A renamed step is selected under its new id as soon as the rename lands.
+        if (state.current.nodes.some((n) => n.id === sel.id)) goTo(sel.id);
+        else setPendingSelect(new Set([sel.id]));
+      } else selectHere(new Set(), new Set([flowEdgeId(sel.from, sel.port, sel.to)]));
+    },
+    [goTo, selectHere],
+  );
+
+  const connectFrom = connecting ? level.steps.find((s) => s.id === connecting) : undefined;
+  const savedViewport = loopId === undefined ? viewportOf(definition) : undefined;
+
+  return (
+    <div className="ge-layout">
+      <Palette onAdd={addAfterSelected} disabled={readOnly} />
+      <div className="ge-center">
+        <div className="ge-toolbar" role="toolbar" aria-label="Graph tools">
+          <nav className="ge-breadcrumb" aria-label="Level">
+            <button
+              type="button"
+              className="btn btn-sm"
+              aria-current={loopPath.length === 0 ? "page" : undefined}
+              onClick={() => onOpenLevel([])}
+            >
+              Workflow
+            </button>
+            {loopPath.map((id, i) => (
+              <span key={id}>
+                <span aria-hidden> › </span>
+                <button
+                  type="button"
+                  className="btn btn-sm"
+                  aria-current={i === loopPath.length - 1 ? "page" : undefined}
+                  onClick={() => onOpenLevel(loopPath.slice(0, i + 1))}
+                >
+                  {id} body
+                </button>
+              </span>
+            ))}
+          </nav>
+          <span className="ge-toolbar-gap" />
+          {!readOnly ? (
+            <>
+              <button
+                type="button"
+                className="btn btn-sm"
+                onClick={draft.undo}
+                disabled={!draft.canUndo}
+              >
+                Undo
+              </button>
+              <button
+                type="button"
+                className="btn btn-sm"
+                onClick={draft.redo}
+                disabled={!draft.canRedo}
+              >
+                Redo
+              </button>
+              <button type="button" className="btn btn-sm" onClick={autoLayout}>
+                Auto-layout
+              </button>
+              <button type="button" className="btn btn-sm" onClick={addStickyNote}>
+                Add note
+              </button>
+              <button
+                type="button"
+                className="btn btn-sm"
+                disabled={selectedSteps.length !== 1}
+                onClick={() => setConnecting(selectedSteps[0] ?? null)}
+              >
+                Connect…
+              </button>
+            </>
+          ) : null}
+          <button type="button" className="btn btn-sm" onClick={() => setFindOpen(true)}>
+            Find…
+          </button>
+          <button
+            type="button"
+            className="btn btn-sm"
+            aria-label="Keyboard shortcuts"
+            onClick={() => setHelpOpen(true)}
+          >
+            ?
+          </button>
+        </div>
+        <div
+          ref={wrapper}
+          className="ge-canvas"
+          data-testid="graph-canvas"
+          tabIndex={-1}
+          onKeyDown={onKeyDown}
+        >
+          <NodeActionsContext.Provider value={actions}>
+            <ReactFlow<CanvasNode, CanvasEdge>
+              nodes={nodes}
+              edges={edges}
+              nodeTypes={NODE_TYPES}
+              onNodesChange={onNodesChange}
+              onEdgesChange={onEdgesChange}
+              onConnect={onConnect}
+              onConnectEnd={onConnectEnd}
+              isValidConnection={isValidConnection}
+              onDragOver={onDragOver}
+              onDrop={onDrop}
+              onMoveEnd={onMoveEnd}
+              onPaneClick={() => wrapper.current?.focus({ preventScroll: true })}
+              onNodeDoubleClick={(_, n) => {
+                if (n.type === "loop" && n.data && "body" in n.data && n.data.body)
+                  onOpenLevel([...loopPath, n.id]);
+              }}
+              nodesDraggable={!readOnly}
+              nodesConnectable={!readOnly}
+              nodesFocusable
+              edgesFocusable
+              elementsSelectable
+              deleteKeyCode={null}
+              selectionKeyCode="Shift"
+              multiSelectionKeyCode={["Shift", "Meta", "Control"]}
+              onlyRenderVisibleElements
+              {...(savedViewport ? { defaultViewport: savedViewport } : { fitView: true })}
+              fitViewOptions={FIT_VIEW}
+              minZoom={0.05}
+              proOptions={{ hideAttribution: true }}
+            >
+              <Background />
+              <Controls fitViewOptions={FIT_VIEW} />
+              <MiniMap pannable zoomable ariaLabel="Mini map" />
+              {findOpen ? (
+                <Panel position="top-center">
+                  <form
+                    className="ge-find"
+                    role="search"
+                    onSubmit={(e) => {
+                      e.preventDefault();
+                      const first = matches[0];
+                      if (first) goTo(first.id);
+                    }}
+                  >
+                    <input
+                      type="search"
+                      aria-label="Find a step"
+                      placeholder="Find a step by id, name or type"
+                      autoFocus
+                      value={query}
+                      onChange={(e) => setQuery(e.target.value)}
+                      onKeyDown={(e) => {
+                        if (e.key === "Escape") {
+                          setFindOpen(false);
+                          wrapper.current?.focus({ preventScroll: true });
+                        }
+                      }}
+                    />
+                    <span className="small muted" role="status">
+                      {query.trim()
+                        ? matches.length
+                          ? `${matches.length} match${matches.length === 1 ? "" : "es"}`
+                          : "No step matches"
+                        : ""}
+                    </span>
+                    <button
+                      type="button"
+                      className="btn btn-sm"
+                      onClick={() => setFindOpen(false)}
+                      aria-label="Close find"
+                    >
+                      ×
+                    </button>
+                  </form>
+                </Panel>
+              ) : null}
+            </ReactFlow>
+          </NodeActionsContext.Provider>
+        </div>
+      </div>
+      <div className="ge-aside">
+        <Inspector
+          definition={definition}
+          selection={selection}
+          issues={draft.issues}
+          readOnly={readOnly}
+          onChange={onInspectorChange}
+          onSelect={onInspectorSelect}
+        />
+        {aside}
+      </div>
+      {connectFrom ? (
+        <ConnectDialog
+          from={connectFrom.id}
+          ports={outputPortsOf(connectFrom.type)}
+          targets={level.steps
+            .filter((s) => s.id !== connectFrom.id)
+            .map((s) => ({
+              id: s.id,
+              label: typeof s.name === "string" && s.name ? `${s.name} (${s.id})` : s.id,
+            }))}
+          onConnect={(port, to) => {
+            const r = connectSteps(state.current.definition, { from: connectFrom.id, port, to });
+            if (!r.ok) return r.reason;
+            commit(r.definition);
+            return null;
+          }}
+          onClose={() => {
+            setConnecting(null);
+            after.current.focus = connectFrom.id;
+          }}
+        />
+      ) : null}
+      {helpOpen ? <ShortcutsDialog onClose={() => setHelpOpen(false)} /> : null}
+    </div>
+  );
+}

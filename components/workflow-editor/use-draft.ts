@@ -1,0 +1,183 @@
+"use client";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useCallback, useEffect, useMemo, useState } from "react";
+import type { EditorIssue } from "@/components/workflows/issue-list";
+import { useTRPC } from "@/lib/trpc/client";
+import { hashNormalizedDefinition, validateDefinition } from "@/lib/workflow";
+import { createHistory, type History } from "./history";
+
+export type SaveState =
+  | { kind: "saved"; at: Date }
+  | { kind: "dirty" }
+  | { kind: "saving" }
+  | { kind: "error"; message: string }
+  | { kind: "conflict"; message: string };
+
+export type Definition = Record<string, unknown>;
+
+export type ParsedDraft =
+  { ok: true; value: unknown; definition: Definition | null } | { ok: false; error: string };
+
+export interface EditOptions {
+  /** Edits with the same key within a second become one undo step. */
+  readonly key?: string;
+  /** Not an undo step at all (the viewport): replaces the present entry. */
+  readonly silent?: boolean;
+}
+
+const AUTOSAVE_MS = 1200;
+
+/**
+ * The draft both views edit: its text (the single source of truth, so switching views never
+ * loses an edit), the parse and validation of it, undo/redo over it (canvas, inspector and JSON
+ * edits share one history) and autosave with optimistic concurrency. On a conflict the author
+ * chooses: reload the other save, or overwrite it (saveDraft without a base revision).
+ */
+export function useDraft({
+  workflowId,
+  initial,
+  readOnly,
+}: {
+  workflowId: string;
+  initial: { text: string; revision: number; savedAt: Date };
+  readOnly: boolean;
+}) {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const [history, setHistory] = useState<History<string>>(() =>
+    createHistory(initial.text, { limit: 200 }),
+  );
+  const text = history.present;
+  const [save, setSave] = useState<SaveState>({ kind: "saved", at: initial.savedAt });
+  // What the server has: the text last saved and its draft revision.
+  const [saved, setSaved] = useState({ text: initial.text, revision: initial.revision });
+
+  const parsed = useMemo((): ParsedDraft => {
+    try {
+      const value = JSON.parse(text) as unknown;
+      const definition =
+        typeof value === "object" && value !== null && !Array.isArray(value)
+          ? (value as Definition)
+          : null;
+      return { ok: true, value, definition };
+    } catch (e) {
+      return { ok: false, error: (e as Error).message };
+    }
+  }, [text]);
+
+  const { issues, draftHash } = useMemo((): {
+    issues: EditorIssue[];
+    draftHash: string | null;
+  } => {
+    if (!parsed.ok)
+      return {
+        issues: [
+          {
+            severity: "error",
+            code: "JSON_SYNTAX",
+            message: `Not valid JSON: ${parsed.error}`,
+            path: [],
+          },
+        ],
+        draftHash: null,
+      };
+    const result = validateDefinition(parsed.value);
+    // Hashed exactly as publishing does (lib/workflow/hash.ts is isomorphic), so the editor knows
+    // "identical to the current version" before the server would answer "unchanged".
+    return {
+      issues: result.issues,
+      draftHash:
+        result.ok && result.definition ? hashNormalizedDefinition(result.definition) : null,
+    };
+  }, [parsed]);
+
+  const setText = useCallback((next: string, options: EditOptions = {}) => {
+    setHistory((h) =>
+      options.silent ? h.replace(next) : h.push(next, { key: options.key, at: Date.now() }),
+    );
+  }, []);
+  const setDefinition = useCallback(
+    (next: Definition, options: EditOptions = {}) =>
+      setText(JSON.stringify(next, null, 2), options),
+    [setText],
+  );
+  const undo = useCallback(() => setHistory((h) => h.undo()), []);
+  const redo = useCallback(() => setHistory((h) => h.redo()), []);
+
+  const { mutateAsync: saveDraft } = useMutation(trpc.workflow.saveDraft.mutationOptions());
+  const write = useCallback(
+    async (force: boolean) => {
+      if (readOnly || !parsed.ok || (text === saved.text && !force)) return;
+      setSave({ kind: "saving" });
+      try {
+        const res = await saveDraft({
+          workflowId,
+          definition: parsed.value,
+          // No base revision = overwrite whatever is there ("Keep mine").
+          ...(force ? {} : { baseRevision: saved.revision }),
+        });
+        setSaved({ text, revision: res.revision });
+        setSave({ kind: "saved", at: new Date(res.savedAt) });
+        void qc.invalidateQueries({ queryKey: trpc.workflow.get.queryKey({ workflowId }) });
+      } catch (e) {
+        const err = e as { message: string; data?: { code?: string } };
+        setSave(
+          err.data?.code === "CONFLICT"
+            ? { kind: "conflict", message: err.message }
+            : { kind: "error", message: err.message },
+        );
+      }
+    },
+    [readOnly, parsed, text, saved, saveDraft, workflowId, qc, trpc],
+  );
+  const doSave = useCallback(() => write(false), [write]);
+  const keepMine = useCallback(() => write(true), [write]);
+
+  /** Replaces the local draft with the server's (after a conflict); undo starts over. */
+  const reloadTheirs = useCallback(async () => {
+    const wf = await qc.fetchQuery({
+      ...trpc.workflow.get.queryOptions({ workflowId }),
+      staleTime: 0,
+    });
+    const theirs = JSON.stringify(wf.draft, null, 2);
+    setHistory((h) => h.reset(theirs));
+    setSaved({ text: theirs, revision: wf.draftRevision });
+    setSave({ kind: "saved", at: new Date(wf.draftUpdatedAt) });
+  }, [qc, trpc, workflowId]);
+
+  const dirty = text !== saved.text;
+  const blocked = save.kind === "conflict" || save.kind === "saving";
+  useEffect(() => {
+    if (!dirty || !parsed.ok || readOnly || blocked) return;
+    const t = setTimeout(() => void doSave(), AUTOSAVE_MS);
+    return () => clearTimeout(t);
+  }, [dirty, parsed.ok, readOnly, blocked, doSave]);
+
+  useEffect(() => {
+    if (!dirty) return;
+    const onUnload = (e: BeforeUnloadEvent) => e.preventDefault();
+    window.addEventListener("beforeunload", onUnload);
+    return () => window.removeEventListener("beforeunload", onUnload);
+  }, [dirty]);
+
+  return {
+    text,
+    setText,
+    setDefinition,
+    parsed,
+    issues,
+    draftHash,
+    save: dirty && save.kind === "saved" ? ({ kind: "dirty" } as const) : save,
+    savedRevision: saved.revision,
+    dirty,
+    doSave,
+    keepMine,
+    reloadTheirs,
+    undo,
+    redo,
+    canUndo: history.canUndo,
+    canRedo: history.canRedo,
+  };
+}
+
+export type Draft = ReturnType<typeof useDraft>;

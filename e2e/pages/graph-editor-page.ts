@@ -1,0 +1,84 @@
+import { expect, type Locator, type Page } from "@playwright/test";
+
+/** The workflow editor's Graph view: palette, canvas, inspector, problems. */
+export class GraphEditorPage {
+  constructor(private readonly page: Page) {}
+
+  async goto(workflowId: string) {
+    await this.page.goto(`/workflows/${workflowId}/edit`);
+    await this.waitLoaded();
+  }
+
+  async waitLoaded() {
+    await expect(this.canvas().locator(".react-flow__renderer")).toBeVisible();
+  }
+
+  canvas() {
+    return this.page.getByTestId("graph-canvas");
+  }
+
+  viewLink(name: "Graph" | "JSON") {
+    return this.page
+      .getByRole("navigation", { name: "Editor view" })
+      .getByRole("link", { name, exact: true });
+  }
+
+  /** A palette entry ("Transform", "Condition", …). */
+  paletteEntry(label: string) {
+    return this.page
+      .getByRole("complementary", { name: "Step palette" })
+      .getByRole("button", { name: `Add ${label}`, exact: true });
+  }
+
+  node(id: string): Locator {
+    return this.canvas().getByTestId(`rf__node-${id}`);
+  }
+
+  nodes() {
+    return this.canvas().locator(".react-flow__node");
+  }
+
+  edge(from: string, port: string, to: string): Locator {
+    return this.canvas().getByTestId(`rf__edge-${from}:${port}->${to}`);
+  }
+
+  /** The node's problem badge (errors make it red). */
+  errorBadge(id: string) {
+    return this.node(id).locator(".ge-node-issues-error");
+  }
+
+  toolbarButton(name: string) {
+    return this.page.getByRole("toolbar", { name: "Graph tools" }).getByRole("button", { name });
+  }
+
+  inspector() {
+    return this.page.getByRole("complementary", { name: "Inspector" });
+  }
+
+  /** Drags a palette entry onto the canvas, at a point relative to the canvas's top-left. */
+  async dropFromPalette(label: string, at: { x: number; y: number }) {
+    await this.paletteEntry(label).dragTo(this.canvas(), { targetPosition: at });
+  }
+
+  /** Draws an edge with the mouse: from a source port's handle to the target's input handle. */
+  async connect(from: string, port: string, to: string) {
+    const source = this.node(from).locator(`.react-flow__handle[data-handleid="${port}"]`);
+    const target = this.node(to).locator('.react-flow__handle[data-handleid="in"]');
+    const s = (await source.boundingBox())!;
+    const t = (await target.boundingBox())!;
+    await this.page.mouse.move(s.x + s.width / 2, s.y + s.height / 2);
+    await this.page.mouse.down();
+    await this.page.mouse.move(t.x + t.width / 2, t.y + t.height / 2, { steps: 8 });
+    await this.page.mouse.up();
+  }
+
+  async expectSaved() {
+    await expect(
+      this.page.getByRole("status").filter({ hasText: "All changes saved" }),
+    ).toBeVisible();
+  }
+
+  connectDialog(from: string) {
+    return this.page.getByRole("dialog", { name: `Connect “${from}”` });
+  }
+}

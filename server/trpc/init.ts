@@ -4,7 +4,8 @@ import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
 import superjson from "superjson";
 import { ZodError } from "zod";
 import { hasRole, type Role } from "@/lib/schemas/roles";
-import { DomainError, type DomainErrorCode } from "../errors";
+import { describePath, unstorableText } from "@/lib/storable-text";
+import { DomainError, ValidationError, type DomainErrorCode } from "../errors";
 import type { ServiceContext } from "../services/context";
 
 export interface TrpcContext {
@@ -77,7 +78,21 @@ const mapErrors = t.middleware(async ({ ctx, next, path }) => {
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
-export const publicProcedure = t.procedure.use(mapErrors);
+/**
+ * Text Postgres cannot store (NUL, lone surrogates) is refused at the door with the field's path,
+ * whatever the procedure, instead of surfacing as a driver error (a 500) deep in a service.
+ */
+const storableInput = t.middleware(async ({ next, getRawInput }) => {
+  const problem = unstorableText(await getRawInput());
+  if (problem)
+    throw new ValidationError(
+      `Invalid input at ${describePath(problem.path)}: ${problem.message}`,
+      [{ path: problem.path, message: problem.message }],
+    );
+  return next();
+});
+
+export const publicProcedure = t.procedure.use(mapErrors).use(storableInput);
 
 /** Requires a signed-in user (any workspace state). */
 export const authedProcedure = publicProcedure.use(({ ctx, next }) => {

@@ -15,6 +15,7 @@ import { takeToken } from "../../webhooks/token-bucket";
 import type { ServiceConfig } from "../context";
 import { startTriggerRun, triggerContext, type TriggerRow } from "./start-trigger-run";
 import { openWebhookSecret } from "./trigger-secret";
+import { describePath, unstorableText } from "@/lib/storable-text";
 
 export interface WebhookDeps {
   db: Db;
@@ -201,6 +202,15 @@ export async function receiveWebhook(
       return reject(400, "invalid_json", `The body is not valid JSON: ${(e as Error).message}`);
     }
   } else if (text !== "") payload = text;
+  // A NUL or a lone surrogate (valid JSON escapes) cannot be stored in jsonb: refuse it here, not
+  // as a database error after the delivery was half-recorded.
+  const unstorable = unstorableText(payload);
+  if (unstorable)
+    return reject(
+      400,
+      "unstorable_text",
+      `The body has text that cannot be stored at ${describePath(["body", ...unstorable.path])}: ${unstorable.message}`,
+    );
 
   const mapped = applyMapping(config.mapping, config.input, {
     body: payload,

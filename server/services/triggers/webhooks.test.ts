@@ -313,6 +313,15 @@ describe("webhook limits and delivery semantics", () => {
     const badJson = await send(h.path, { body: "{not json" });
     expect(badJson.status).toBe(400);
     expect((await badJson.json()).error.message).toMatch(/not valid JSON/);
+    // Valid JSON that Postgres cannot store (a \u0000 escape, half a surrogate pair) → 400.
+    for (const text of ['{"order":{"id":"A\\u0000B"}}', '{"order":{"id":"\\ud800"}}']) {
+      const unstorable = await send(h.path, { body: text });
+      expect(unstorable.status).toBe(400);
+      expect((await unstorable.json()).error).toMatchObject({
+        code: "unstorable_text",
+        message: expect.stringContaining("body.order.id"),
+      });
+    }
     const unmapped = await send(h.path, { body: JSON.stringify({ other: 1 }) });
     expect(unmapped.status).toBe(422);
     expect((await unmapped.json()).error.message).toContain("order ← $.order.id");

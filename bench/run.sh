@@ -25,7 +25,9 @@ if [ -n "$pg" ]; then
   run bench/webhook-accept.ts
   run bench/parallel-fanout.ts
 fi
+# Sluice ÷ DBOS Transact (bench/anchors/): Postgres only; without BENCH_DATABASE_URL it says it skipped.
+run bench/anchor-compare.ts
 for f in bench/*.ts; do
-  case "$f" in bench/stats.ts|bench/validate-hash.ts|bench/executor-steps.ts|bench/engine-runs.ts|bench/webhook-accept.ts|bench/parallel-fanout.ts) ;; *) run "$f" ;; esac
+  case "$f" in bench/stats.ts|bench/profile-summary.ts|bench/validate-hash.ts|bench/executor-steps.ts|bench/engine-runs.ts|bench/webhook-accept.ts|bench/parallel-fanout.ts|bench/anchor-compare.ts) ;; *) run "$f" ;; esac
 done
 echo "results: bench/results/latest.jsonl"

@@ -13,7 +13,7 @@ export function round(n: number, digits = 2): number {
   return Math.round(n * f) / f;
 }
 
-/** Prints one result line as JSON (collected by bench/run-all.ts). */
+/** Prints one result line as JSON (collected by bench/run.sh). */
 export function report(name: string, result: Record<string, unknown>): void {
   process.stdout.write(`BENCH ${JSON.stringify({ name, ...result })}\n`);
 }

@@ -6,6 +6,14 @@ import { Providers } from "./providers";
 export const metadata: Metadata = {
   title: { default: "Sluice", template: "%s · Sluice" },
   description: "Durable workflow automation with approval gates and reviewed changes",
+  // Served from public/ (no generated or remote assets).
+  icons: {
+    icon: [
+      { url: "/favicon.ico", sizes: "16x16 32x32 48x48" },
+      { url: "/icon.svg", type: "image/svg+xml" },
+    ],
+    apple: "/apple-touch-icon.png",
+  },
 };
 
 export default function RootLayout({ children }: { children: ReactNode }) {

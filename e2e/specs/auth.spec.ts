@@ -45,3 +45,20 @@ test.describe("workspaces", () => {
     await expect(switcher.locator("option:checked")).toHaveText(OWNER.workspace);
   });
 });
+
+test("the app's icons are served from public/ (no 404 for /favicon.ico)", async ({
+  page,
+  request,
+}) => {
+  for (const [path, type] of [
+    ["/favicon.ico", /image\/(x-icon|vnd\.microsoft\.icon)/],
+    ["/icon.svg", /image\/svg\+xml/],
+    ["/apple-touch-icon.png", /image\/png/],
+  ] as const) {
+    const res = await request.get(path);
+    expect(res.status(), path).toBe(200);
+    expect(res.headers()["content-type"]).toMatch(type);
+  }
+  await page.goto("/sign-in");
+  await expect(page.locator('link[rel="icon"][href="/favicon.ico"]')).toHaveCount(1);
+});

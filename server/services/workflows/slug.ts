@@ -1,16 +1,21 @@
 import "server-only";
+import transliterate from "slugify";
 import { and, eq, isNull, like } from "drizzle-orm";
 import type { Queryable } from "@/db/client";
 import { workflows } from "@/db/schema";
 
+/**
+ * A URL slug from a name: transliterated by the maintained `slugify` charmap (`Déploiement` →
+ * `deploiement`, `Straße` → `strasse`, Cyrillic → Latin; the old NFKD-and-strip split accented
+ * letters into `de-ploiement`), lower-case ASCII letters, digits and single dashes, ≤ 60 chars.
+ * A name with nothing transliterable (e.g. only CJK) falls back to `workflow`.
+ */
 export function slugify(name: string): string {
   return (
-    name
-      .normalize("NFKD")
-      .toLowerCase()
+    transliterate(name, { lower: true, strict: true, trim: true })
       .replace(/[^a-z0-9]+/g, "-")
-      .replace(/^-+|-+$/g, "")
-      .slice(0, 60) || "workflow"
+      .slice(0, 60)
+      .replace(/^-+|-+$/g, "") || "workflow"
   );
 }
 

@@ -101,6 +101,25 @@ const config = [
     ],
   ),
   restrict(
+    ["server/mcp/**"],
+    [
+      [
+        internal(["app", "components", "db", "inngest", "server/trpc"]),
+        "MCP tools are adapters: call server/services, not db/ or inngest/.",
+      ],
+    ],
+  ),
+  // HTTP adapters may open the database handle for a service context (getDb), nothing more.
+  restrict(
+    ["server/http/**"],
+    [
+      [
+        internal(["app", "components", "inngest", "server/trpc"]),
+        "HTTP operations are adapters: call server/services.",
+      ],
+    ],
+  ),
+  restrict(
     ["inngest/functions/**", "inngest/actions/**"],
     [
       [

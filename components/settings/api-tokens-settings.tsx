@@ -12,22 +12,11 @@ import type { Role } from "@/lib/schemas/roles";
 import { useTRPC } from "@/lib/trpc/client";
 import { RoleSelect } from "./role-select";
 
+/** Any member creates personal tokens (capped at their role); admins see and revoke everyone's. */
 export function ApiTokensSettings() {
-  const { can } = useRole();
-  if (!can("admin")) {
-    return (
-      <div className="card">
-        <EmptyState title="Admins only">API tokens are managed by workspace admins.</EmptyState>
-      </div>
-    );
-  }
-  return <TokensAdmin />;
-}
-
-function TokensAdmin() {
   const trpc = useTRPC();
   const qc = useQueryClient();
-  const { role: myRole } = useRole();
+  const { role: myRole, can } = useRole();
   const list = useQuery(trpc.apiToken.list.queryOptions());
   const invalidate = () => qc.invalidateQueries({ queryKey: trpc.apiToken.list.queryKey() });
   const create = useMutation(trpc.apiToken.create.mutationOptions({ onSuccess: invalidate }));
@@ -40,7 +29,7 @@ function TokensAdmin() {
     }),
   );
   const [name, setName] = useState("");
-  const [role, setRole] = useState<Role>("editor");
+  const [role, setRole] = useState<Role>(can("editor") ? "editor" : myRole);
   const [expires, setExpires] = useState("");
   const [fieldError, setFieldError] = useState("");
   const [revoking, setRevoking] = useState<{ id: string; name: string } | null>(null);
@@ -120,7 +109,7 @@ function TokensAdmin() {
 
       <section className="card" aria-labelledby="tokens-h">
         <div className="card-head">
-          <h2 id="tokens-h">Tokens</h2>
+          <h2 id="tokens-h">{can("admin") ? "Tokens" : "Your tokens"}</h2>
         </div>
         {list.isPending ? (
           <LoadingRows />

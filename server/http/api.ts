@@ -11,6 +11,7 @@ import {
 } from "../errors";
 import { getRuntime } from "../runtime";
 import type { ServiceContext } from "../services/context";
+import { PROPOSAL_HTTP_STATUS, ProposalError } from "../services/proposals/errors";
 
 type Params = Record<string, string | string[]>;
 export interface ApiArgs<P extends Params> {
@@ -34,6 +35,14 @@ export function errorResponse(
 }
 
 export function domainErrorResponse(e: unknown): Response {
+  // A proposal refusal answers with its own status and code (`409 stale_base`, `410 expired`…).
+  if (e instanceof ProposalError)
+    return errorResponse(
+      PROPOSAL_HTTP_STATUS[e.reason],
+      e.reason.toLowerCase(),
+      e.message,
+      e.details,
+    );
   if (e instanceof DomainError) {
     const headers: Record<string, string> = {};
     if (e.code === "UNAUTHORIZED") headers["www-authenticate"] = 'Bearer realm="sluice"';
@@ -47,8 +56,30 @@ export function domainErrorResponse(e: unknown): Response {
 }
 
 /**
+ * The service context of an /api/v1 request: authenticates the bearer token and enforces the
+ * minimum role (`null` = a public operation: an anonymous context, the token is not read).
+ */
+export async function authenticateRequest(
+  req: Request,
+  minRole: Role | null,
+): Promise<ServiceContext> {
+  if (minRole === null) return contextFromBearer(null);
+  const ctx = await contextFromBearer(req.headers.get("authorization"));
+  if (ctx.actor.type === "anonymous" || !ctx.workspace)
+    throw new UnauthorizedError("A valid API token is required (Authorization: Bearer slu_…)");
+  if (!hasRole(ctx.workspace.role, minRole)) {
+    throw new ForbiddenError(
+      `This needs a token with the ${minRole} role or higher; this token acts as ${ctx.workspace.role}`,
+    );
+  }
+  return ctx;
+}
+
+/**
  * Wraps an /api/v1 route handler: authenticates the API token, enforces the minimum role, maps
  * domain errors to JSON. Handlers stay adapters: parse, call one service verb, return.
+ * New routes use `endpoint()` (server/http/endpoint.ts), which also parses with the operation's
+ * zod schemas and feeds the OpenAPI document.
  */
 export function apiRoute<P extends Params = Params>(
   opts: { minRole: Role },
@@ -56,14 +87,7 @@ export function apiRoute<P extends Params = Params>(
 ) {
   return async (req: Request, routeCtx: { params: Promise<P> }): Promise<Response> => {
     try {
-      const ctx = await contextFromBearer(req.headers.get("authorization"));
-      if (ctx.actor.type === "anonymous" || !ctx.workspace)
-        throw new UnauthorizedError("A valid API token is required (Authorization: Bearer slu_…)");
-      if (!hasRole(ctx.workspace.role, opts.minRole)) {
-        throw new ForbiddenError(
-          `This needs a token with the ${opts.minRole} role or higher; this token acts as ${ctx.workspace.role}`,
-        );
-      }
+      const ctx = await authenticateRequest(req, opts.minRole);
       const result = await handler({ ctx, req, params: await routeCtx.params });
       if (result instanceof Response) return result;
       return Response.json(result ?? { ok: true });
@@ -73,7 +97,6 @@ export function apiRoute<P extends Params = Params>(
   };
 }
 
-/** Reads a JSON body with a size cap; clear errors for empty, oversized or malformed bodies. */
 /**
  * Reads a request body as bytes, stopping as soon as it grows past `maxBytes` (→ null): an
  * oversized body is never buffered whole, whatever Content-Length claimed.
@@ -96,6 +119,7 @@ export async function readBodyCapped(req: Request, maxBytes: number): Promise<Bu
   return Buffer.concat(chunks, size);
 }
 
+/** Reads a JSON body with a size cap; clear errors for empty, oversized or malformed bodies. */
 export async function readJsonBody(req: Request, maxBytes = 1024 * 1024): Promise<unknown> {
   const declared = Number(req.headers.get("content-length") ?? "0");
   if (declared > maxBytes)

@@ -429,14 +429,14 @@ const CASES: Record<string, Case> = {
     foreign: async (o) => ({ triggerId: await webhookIn(o), graceMinutes: 5 }),
   },
   "trigger.emitEvent": { access: "editor", input: () => ({ name: "test.event", data: {} }) },
-  "apiToken.list": { access: "admin" },
-  "apiToken.create": { access: "admin", input: () => ({ name: "t", role: "viewer" }) },
+  // Any member manages personal tokens (capped at their role); admins list and revoke all.
+  "apiToken.list": { access: "viewer" },
+  "apiToken.create": { access: "viewer", input: () => ({ name: "t", role: "viewer" }) },
   "apiToken.revoke": {
-    access: "admin",
-    input: async (fx) => ({
-      tokenId: (
-        await createApiToken({ ctx: fx.ctx("owner"), input: { name: "t", role: "viewer" } })
-      ).id,
+    access: "viewer",
+    input: async (fx, role) => ({
+      tokenId: (await createApiToken({ ctx: fx.ctx(role), input: { name: "t", role: "viewer" } }))
+        .id,
     }),
     foreign: async (other) => ({
       tokenId: (

@@ -10,11 +10,13 @@ import { requireRole, requireUserId, type ServiceContext } from "../context";
 import { recordAudit } from "../audit/record-audit";
 
 /**
- * Creates a workspace API token. The token is returned once; only its sha256 is stored (tokens
+ * Creates a personal API token for the acting member. Any member may, capped at their own role
+ * (a viewer cannot mint an editor token; authenticateApiToken also re-caps at use time, so a later
+ * demotion lowers the token too). The token is returned once; only its sha256 is stored (tokens
  * carry 256 random bits, so a fast hash is enough — there is nothing to brute-force).
  */
 export async function createApiToken({ ctx, input }: { ctx: ServiceContext; input: unknown }) {
-  const ws = requireRole(ctx, "admin");
+  const ws = requireRole(ctx, "viewer");
   if (ctx.actor.type === "token")
     throw new ForbiddenError("API tokens cannot create other API tokens");
   const parsed = CreateApiTokenInput.safeParse(input);

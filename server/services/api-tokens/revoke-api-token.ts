@@ -2,12 +2,18 @@ import "server-only";
 import { and, eq, isNull } from "drizzle-orm";
 import { apiTokens } from "@/db/schema";
 import { RevokeApiTokenInput } from "@/lib/schemas/api-tokens";
+import { hasRole } from "@/lib/schemas/roles";
 import { NotFoundError, fromZodError } from "../../errors";
-import { requireRole, type ServiceContext } from "../context";
+import { requireRole, requireUserId, type ServiceContext } from "../context";
 import { recordAudit } from "../audit/record-audit";
 
+/**
+ * Revokes a token: admins any of the workspace's, other members only their own (someone else's
+ * token is NotFound to them, exactly like a token that does not exist).
+ */
 export async function revokeApiToken({ ctx, input }: { ctx: ServiceContext; input: unknown }) {
-  const ws = requireRole(ctx, "admin");
+  const ws = requireRole(ctx, "viewer");
+  const userId = requireUserId(ctx);
   const parsed = RevokeApiTokenInput.safeParse(input);
   if (!parsed.success) throw fromZodError(parsed.error);
   const { tokenId } = parsed.data;
@@ -20,6 +26,7 @@ export async function revokeApiToken({ ctx, input }: { ctx: ServiceContext; inpu
           eq(apiTokens.id, tokenId),
           eq(apiTokens.workspaceId, ws.id),
           isNull(apiTokens.revokedAt),
+          hasRole(ws.role, "admin") ? undefined : eq(apiTokens.createdBy, userId),
         ),
       )
       .returning({ id: apiTokens.id });

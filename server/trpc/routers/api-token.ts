@@ -4,13 +4,16 @@ import { listApiTokens } from "../../services/api-tokens/list-api-tokens";
 import { revokeApiToken } from "../../services/api-tokens/revoke-api-token";
 import { roleProcedure, router } from "../init";
 
+/** Any member manages personal tokens (capped at their role); admins see and revoke all. */
+const member = roleProcedure("viewer");
+
 export const apiTokenRouter = router({
-  list: roleProcedure("admin").query(({ ctx }) => listApiTokens({ ctx: ctx.svc })),
+  list: member.query(({ ctx }) => listApiTokens({ ctx: ctx.svc })),
   /** The only response that ever contains the token. */
-  create: roleProcedure("admin")
+  create: member
     .input(CreateApiTokenInput)
     .mutation(({ ctx, input }) => createApiToken({ ctx: ctx.svc, input })),
-  revoke: roleProcedure("admin")
+  revoke: member
     .input(RevokeApiTokenInput)
     .mutation(({ ctx, input }) => revokeApiToken({ ctx: ctx.svc, input })),
 });

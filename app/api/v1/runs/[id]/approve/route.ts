@@ -1,4 +1,5 @@
-import { apiRoute, readJsonBody } from "@/server/http/api";
+import { endpoint, routeMethods } from "@/server/http/endpoint";
+import { approveRunOp } from "@/server/http/operations/runs";
 import { ValidationError } from "@/server/errors";
 import { decideApproval } from "@/server/services/approvals/decide-approval";
 import { parseResumeToken } from "@/server/services/approvals/resume-token";
@@ -6,23 +7,9 @@ import { loadRun } from "@/server/services/runs/load-run";
 
 export const dynamic = "force-dynamic";
 
-/** Decides the gate a resume token names: `{ approve, resumeToken, reason }`. */
-export const POST = apiRoute<{ id: string }>(
-  { minRole: "approver" },
-  async ({ ctx, req, params }) => {
-    const body = (await readJsonBody(req)) as {
-      approve?: unknown;
-      resumeToken?: unknown;
-      reason?: unknown;
-    };
-    if (typeof body.resumeToken !== "string")
-      throw new ValidationError("resumeToken is required", [
-        { path: ["resumeToken"], message: "Required" },
-      ]);
-    if (typeof body.approve !== "boolean")
-      throw new ValidationError("approve must be true or false", [
-        { path: ["approve"], message: "Expected a boolean" },
-      ]);
+export const { GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS } = routeMethods({
+  /** Decides the gate a resume token names: `{ approve, resumeToken, reason }`. */
+  POST: endpoint(approveRunOp, async ({ ctx, params, body }) => {
     await loadRun(ctx.db, ctx.workspace!.id, params.id);
     const token = parseResumeToken(body.resumeToken);
     if (!token)
@@ -36,9 +23,9 @@ export const POST = apiRoute<{ id: string }>(
         runId: params.id,
         approve: body.approve,
         resumeToken: body.resumeToken,
-        reason: typeof body.reason === "string" ? body.reason : "",
+        reason: body.reason ?? "",
       },
       via: "api",
     });
-  },
-);
+  }),
+});

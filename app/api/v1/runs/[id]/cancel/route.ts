@@ -1,18 +1,11 @@
-import { apiRoute, readJsonBody } from "@/server/http/api";
+import { endpoint, routeMethods } from "@/server/http/endpoint";
+import { cancelRunOp } from "@/server/http/operations/runs";
 import { cancelRun } from "@/server/services/runs/cancel-run";
 
 export const dynamic = "force-dynamic";
 
-export const POST = apiRoute<{ id: string }>(
-  { minRole: "editor" },
-  async ({ ctx, req, params }) => {
-    const body = (await readJsonBody(req)) as { reason?: unknown };
-    return cancelRun({
-      ctx,
-      input: {
-        runId: params.id,
-        reason: typeof body.reason === "string" ? body.reason : undefined,
-      },
-    });
-  },
-);
+export const { GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS } = routeMethods({
+  POST: endpoint(cancelRunOp, ({ ctx, params, body }) =>
+    cancelRun({ ctx, input: { ...body, runId: params.id } }),
+  ),
+});

@@ -1,0 +1,11 @@
+import type { Operation } from "../operation";
+import * as meta from "./meta";
+import * as proposals from "./proposals";
+import * as runs from "./runs";
+import * as triggers from "./triggers";
+import * as workflows from "./workflows";
+
+/** Every /api/v1 operation, in document order. A test checks it against the route files. */
+export const OPERATIONS: Operation[] = [meta, workflows, runs, triggers, proposals].flatMap(
+  (m) => Object.values(m) as Operation[],
+);

@@ -235,6 +235,11 @@ describe("approval gates", () => {
     e.h.clock.advance(31 * 60_000);
     const run1 = await e.waitFor(r1, ["completed", "failed", "cancelled"]);
     expect(run1.status).toBe("cancelled");
+    // At run level too: the gate expired, nobody rejected it.
+    expect(run1.error).toMatchObject({
+      code: "approval_timeout",
+      message: expect.stringContaining("expired without a decision"),
+    });
     const [a1] = await e.db.db.select().from(approvals).where(eq(approvals.runId, r1));
     expect(a1).toMatchObject({ status: "expired", decisionReason: "approval_timeout" });
 

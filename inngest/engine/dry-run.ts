@@ -440,6 +440,11 @@ function describeFailure(verdict: RunVerdict, log: SimLog): DryRunRunReport["fai
       stepPath: stepId,
       message: `Approval "${stepId}" was rejected and has no "rejected" edge`,
     };
+  if (verdict.reason === "approval_timeout")
+    return {
+      stepPath: stepId,
+      message: `Approval "${stepId}" expired without a decision and has no "rejected" edge`,
+    };
   if (verdict.reason === "step_cancelled")
     return { stepPath: stepId, message: `Step "${stepId}" was cancelled` };
   if (!stepId)

@@ -96,6 +96,7 @@ function describeFailure(verdict: RunVerdict, state: RunState): Record<string, u
     unhandled_failure: `Step "${stepId}" failed${stepError ? `: ${stepError}` : ""}`,
     fail_run: `Step "${stepId}" failed and its edge says fail_run${stepError ? `: ${stepError}` : ""}`,
     approval_rejected: `Approval "${stepId}" was rejected and has no "rejected" edge`,
+    approval_timeout: `Approval "${stepId}" expired without a decision (onTimeout: reject) and has no "rejected" edge`,
     step_cancelled: `Step "${stepId}" was cancelled`,
     aborted: "The run was stopped",
     stalled: "The run could not make progress",

@@ -83,6 +83,7 @@ export type RunEndReason =
   | "returned"
   | "fail_run"
   | "approval_rejected"
+  | "approval_timeout"
   | "step_cancelled"
   | "aborted"
   | "stalled";
@@ -334,7 +335,18 @@ function haltOf(graph: WorkflowGraph, id: string, step: StepRunState): Halt | nu
     step.port === "rejected" &&
     !out.some((e) => e.port === "rejected")
   ) {
-    return { seq, status: "cancelled", reason: "approval_rejected", stepId: id };
+    // A gate that expired (onTimeout: reject) says so at run level too, not "rejected" as if a
+    // person had decided.
+    const timedOut =
+      isPlainObject(step.output) && isPlainObject(step.output.meta)
+        ? step.output.meta.timedOut === true
+        : false;
+    return {
+      seq,
+      status: "cancelled",
+      reason: timedOut ? "approval_timeout" : "approval_rejected",
+      stepId: id,
+    };
   }
   if (step.status === "cancelled" && step.reason !== "run_ended") {
     return { seq, status: "cancelled", reason: "step_cancelled", stepId: id };

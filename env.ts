@@ -42,6 +42,8 @@ const EnvSchema = z
     /** Embedded executor: SDK calls in flight at once, and the timeout of each call. */
     SLUICE_EXECUTOR_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(16),
     SLUICE_EXECUTOR_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(300_000),
+    /** Embedded executor: let the SDK run consecutive steps in one request and checkpoint them. */
+    SLUICE_EXECUTOR_CHECKPOINTING: bool.default(true),
     INNGEST_BASE_URL: z.url().optional(),
     INNGEST_EVENT_KEY: z.string().min(1).optional(),
     INNGEST_SIGNING_KEY: z.string().min(1).optional(),

@@ -21,6 +21,7 @@ import type { ExecutorOptions } from "../executor/options";
 import { functions } from "../functions";
 import { workflowEventHooks } from "@/server/boot";
 import { setEngineClock } from "./runtime";
+import { env } from "@/env";
 
 export interface EngineHarness {
   db: TestDb;
@@ -67,6 +68,7 @@ export async function startEngineHarness(
     label,
     executor: { backoff: () => 20, ...opts.executor },
   });
+  routeExecutorOrigin(bridge.fetch);
   // Deadlines and expiries the engine computes must agree with the executor's (manual) timers.
   setEngineClock(h.clock.now);
   const relay = startOutboxRelay({
@@ -119,6 +121,7 @@ export async function startEngineHarness(
       return rows.map((r) => (r.path ? `${r.type}:${r.path}` : r.type));
     },
     async close() {
+      routeExecutorOrigin(undefined);
       setEngineClock(undefined);
       await relay.stop();
       await h.close();
@@ -126,4 +129,32 @@ export async function startEngineHarness(
     },
   };
   return api;
+}
+
+/**
+ * The app's one client makes its API calls (checkpoints) to 127.0.0.1:SLUICE_EXECUTOR_PORT, where
+ * the embedded executor listens in production. Tests bind no socket there (files run in parallel,
+ * and a developer's own executor may own the port): that origin goes to the harness's in-process
+ * executor instead; every other URL passes through. (The SDK uses the global fetch when none is
+ * given.) Without this, each checkpoint would fail and cost the SDK's ~1.7 s fallback. The target
+ * lives on globalThis: a worker may load this module once per file, the patched fetch outlives it.
+ */
+const ROUTE = Symbol.for("sluice.engine-test.executor-route");
+type RoutedGlobal = { [ROUTE]?: { target?: typeof fetch } };
+function routeExecutorOrigin(target: typeof fetch | undefined): void {
+  const g = globalThis as RoutedGlobal;
+  if (g[ROUTE]) {
+    g[ROUTE].target = target;
+    return;
+  }
+  const slot: { target?: typeof fetch } = { target };
+  g[ROUTE] = slot;
+  const passThrough = globalThis.fetch;
+  const origin = `http://127.0.0.1:${env.SLUICE_EXECUTOR_PORT}/`;
+  globalThis.fetch = ((input: RequestInfo | URL, init?: RequestInit) => {
+    const url = input instanceof Request ? input.url : String(input);
+    return slot.target && url.startsWith(origin)
+      ? slot.target(input, init)
+      : passThrough(input, init);
+  }) as typeof fetch;
 }

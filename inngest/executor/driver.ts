@@ -1,14 +1,17 @@
 /**
- * Drives the SDK in classic async mode: one HTTP request per discovery or targeted step. The
- * request never carries `ctx.fn_id` (that would switch the SDK to checkpointing, protocol §5); it
- * carries `max_attempts` so the SDK knows the final attempt, and `disable_immediate_execution`
- * while parallel siblings are pending (run-state.ts). No transaction is held during the call.
+ * Drives the SDK: one HTTP request per discovery or targeted step. With checkpointing (the
+ * default) the request carries `ctx.fn_id` and `ctx.qi_id`, and the SDK runs consecutive steps
+ * inline, checkpointing each one (checkpoint.ts) before it answers; without them it answers after
+ * every step (classic async mode). Requests carry `max_attempts` so the SDK knows the final
+ * attempt, and `disable_immediate_execution` while parallel siblings are pending (run-state.ts).
+ * No transaction is held during the call.
  */
 import { sql } from "drizzle-orm";
 import { execRows, type Tx } from "../../db/client";
 import type { ExecutorPendingSteps, ExecutorRunStatus } from "../../db/schema/executor";
 import { inTx, type ExecutorContext, type TxCtx } from "./context";
 import { parseRetryAfter } from "./durations";
+import { queueItemRef } from "./checkpoint";
 import { canonicalize } from "./jcs";
 import { finishRun } from "./lifecycle";
 import {
@@ -87,6 +90,8 @@ export async function runCallJob(
       disable_immediate_execution: Object.keys(run.pending).length > 0,
       use_api: false,
       stack: { stack, current: stack.length },
+      // The SDK checkpoints only discovery calls with nothing pending; sent on every call, as Inngest does.
+      ...(ex.opts.checkpointing ? { fn_id: fn.id, qi_id: queueItemRef(job) } : {}),
     },
     version: 2,
     defers: {},
@@ -321,6 +326,9 @@ export function classify(
     json && typeof json === "object" && !Array.isArray(json)
       ? normaliseError(json as Record<string, unknown>, status)
       : { name: "Error", message: `the app answered HTTP ${status}` };
+  // A checkpoint was refused as stale (409) and the SDK stopped. Usually this call's lease is gone
+  // too and its result is dropped; if not, the call is retried rather than failing the run.
+  if (error.name === "StaleDispatchError") return { kind: "error", error, retriable: true, status };
   // Anything that is not an SDK answer (a 404 from a proxy, a crashed route) is retried too.
   return { kind: "error", error, retriable: !noRetry, retryAfterMs, status };
 }

@@ -101,6 +101,7 @@ export function startEmbeddedExecutor(
       eventKey: env.INNGEST_EVENT_KEY,
       concurrency: env.SLUICE_EXECUTOR_CONCURRENCY,
       requestTimeoutMs: env.SLUICE_EXECUTOR_REQUEST_TIMEOUT_MS,
+      checkpointing: env.SLUICE_EXECUTOR_CHECKPOINTING,
       // In development a hot reload can add or change functions: pick them up without a restart.
       resyncIntervalMs: env.NODE_ENV === "development" ? 3_000 : undefined,
       log,

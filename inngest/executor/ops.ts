@@ -77,16 +77,7 @@ export async function applyOutcome(
   outcome: CallOutcome,
 ): Promise<void> {
   const { job, fn } = call;
-  if (!s.row.startedAt) {
-    s.startedAt = call.startedAt;
-    if (fn.timeouts.finishMs) {
-      later(s, {
-        kind: "run_timeout",
-        runAt: c.now + fn.timeouts.finishMs,
-        payload: { type: "finish" },
-      });
-    }
-  }
+  markStarted(c, s, fn, call.startedAt);
   const timing = { startedAt: call.startedAt, durationMs: call.durationMs, attempt: job.attempt };
 
   if (outcome.kind === "complete") {
@@ -110,8 +101,7 @@ export async function applyOutcome(
 
     switch (op.op) {
       case "StepRun": {
-        memoize(s, { id: op.id, name, op: op.op }, { data: op.data ?? null });
-        s.history.push({ type: "step.completed", stepId: op.id, stepName: name, ...timing });
+        recordStepRun(s, op, timing);
         progressed = true;
         break;
       }
@@ -215,14 +205,14 @@ export async function applyOutcome(
         break;
       }
       case "RunComplete": {
-        // Only sent in checkpoint mode (never enabled here); its data is the run's result.
-        await finishRun(c, s, {
-          status: "completed",
-          output: (op.data as { data?: unknown } | undefined)?.data ?? op.data,
-        });
+        // Checkpoint mode's "function returned": `data` is the return value itself, not wrapped
+        // (a function returning `{ data: 1 }` sends `data: { data: 1 }`; README "Checkpointing").
+        await finishRun(c, s, { status: "completed", output: op.data ?? null });
         break;
       }
       case "DiscoveryRequest": {
+        // Sent when a checkpointing request hits its maxRuntime (sync mode in 4.24; kept for
+        // SDKs that send it in async mode too): continue in a new request.
         discoverLater(s);
         progressed = true;
         break;
@@ -262,6 +252,33 @@ export async function applyOutcome(
       true,
     );
   }
+}
+
+/**
+ * The run's first recorded SDK call (its answer, or its first checkpoint) marks it started and
+ * arms `timeouts.finish`.
+ */
+export function markStarted(c: TxCtx, s: RunState, fn: RegisteredFunction, startedAt: Date): void {
+  if (s.row.startedAt || s.startedAt) return;
+  s.startedAt = startedAt;
+  if (fn.timeouts.finishMs) {
+    later(s, {
+      kind: "run_timeout",
+      runAt: c.now + fn.timeouts.finishMs,
+      payload: { type: "finish" },
+    });
+  }
+}
+
+/** A step that ran (answered in a 206, or checkpointed): memo `{data}` and its history entry. */
+export function recordStepRun(
+  s: RunState,
+  op: SdkOp,
+  timing: { startedAt?: Date | null; durationMs?: number | null; attempt?: number },
+): void {
+  const name = op.displayName ?? op.name ?? op.id;
+  memoize(s, { id: op.id, name, op: "StepRun" }, { data: op.data ?? null });
+  s.history.push({ type: "step.completed", stepId: op.id, stepName: name, ...timing });
 }
 
 async function invoke(

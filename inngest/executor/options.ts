@@ -36,6 +36,12 @@ export interface ExecutorOptions {
   /** A run fails when it memoises more steps than this (Inngest's default limit). */
   maxStepsPerRun?: number;
   /**
+   * Let the SDK run consecutive steps inline and checkpoint them (`POST /v1/checkpoint/:runId/async`)
+   * instead of answering after each one, as Inngest does by default (README "Checkpointing").
+   * Off: every step costs one request again (the SDK's classic async mode). Default true.
+   */
+  checkpointing?: boolean;
+  /**
    * Clear all leases at start. Safe only when no other executor can share the database — true for
    * PGlite (one opener per data folder), so it is the default there: a restart after a crash
    * resumes in-flight jobs at once instead of waiting for their leases to expire.
@@ -62,6 +68,7 @@ export interface ResolvedOptions {
   backoff: (attempt: number) => number;
   cronCatchUpMs: number;
   maxStepsPerRun: number;
+  checkpointing: boolean;
   releaseLeasesOnStart: boolean;
   syncRetryDelaysMs: number[];
   resyncIntervalMs?: number;
@@ -93,6 +100,7 @@ export function resolveOptions(
     backoff: o.backoff ?? defaultBackoff,
     cronCatchUpMs: o.cronCatchUpMs ?? 60_000,
     maxStepsPerRun: o.maxStepsPerRun ?? 1_000,
+    checkpointing: o.checkpointing ?? true,
     releaseLeasesOnStart: o.releaseLeasesOnStart ?? o.db.driver === "pglite",
     syncRetryDelaysMs: o.syncRetryDelaysMs ?? [250, 500, 1_000, 2_000, 5_000, 10_000, 30_000],
     resyncIntervalMs: o.resyncIntervalMs,

@@ -6,6 +6,7 @@
  * `disable_immediate_execution` while race siblings are pending, and the in-band sync request.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { env } from "../../env";
 import { executorBridge, startHarness, testClient, type Harness } from "./testing";
 import type { TransportRequest } from "./transport";
 
@@ -230,13 +231,19 @@ describe("wire protocol", () => {
     expect(sync.status).toBe(200);
   });
 
-  it("drives classic async mode: no fn_id, max_attempts, version 2, stack in completion order", async () => {
+  it("sends fn_id/qi_id only with checkpointing, max_attempts, version 2, stack in completion order", async () => {
     const run = await h.trigger("p/ordered");
     expect(run.output).toBe("fast-slow");
     const mine = calls.filter((c) => c.req.method === "POST" && c.body.ctx?.run_id === run.id);
     expect(mine.length).toBeGreaterThanOrEqual(4);
     for (const c of mine) {
-      expect(c.body.ctx).not.toHaveProperty("fn_id");
+      if (env.SLUICE_EXECUTOR_CHECKPOINTING) {
+        expect(c.body.ctx!.fn_id).toBe("par-ordered");
+        expect(c.body.ctx!.qi_id).toMatch(/^\d+\.[\w-]+$/);
+      } else {
+        expect(c.body.ctx).not.toHaveProperty("fn_id");
+        expect(c.body.ctx).not.toHaveProperty("qi_id");
+      }
       expect(c.body.ctx!.max_attempts).toBe(3);
       expect(c.body.version).toBe(2);
       expect(c.req.url).toContain("fnId=par-ordered");

@@ -234,8 +234,11 @@ export async function saveRun(
   s: RunState,
   guard?: SaveGuard,
 ): Promise<{ saved: boolean; handedOff?: { jobId: number; memos: Memo[] } }> {
-  const nothingPending = Object.keys(s.pending).length === 0;
-  if (!s.finished && s.settled && (nothingPending || s.raceSettled)) discoverLater(s);
+  // Pending race-mode steps never hold a discovery back: the SDK may no longer await them (a race
+  // already decided, e.g. a wait whose look-back found the event), and a discovery made meanwhile
+  // carries disable_immediate_execution, so it cannot run them twice.
+  const onlyRacePending = Object.values(s.pending).every((p) => p.race);
+  if (!s.finished && s.settled && (onlyRacePending || s.raceSettled)) discoverLater(s);
   if (s.finished) s.jobs = [];
   const handoff = s.handoffToken
     ? s.jobs.find((j) => j.kind === "call" && !j.stepId && (j.runAt ?? c.now) <= c.now)

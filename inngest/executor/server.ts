@@ -8,9 +8,11 @@
  *   GET  /health
  *   GET  /admin/functions   GET /admin/runs?status=&functionId=&eventId=&limit=&before=
  *   GET  /admin/runs/:id    POST /admin/runs/:id/cancel   POST /admin/sync   GET /admin/events?name=
+ *   POST /v1/checkpoint/:runId/async   steps the SDK ran inline (checkpoint.ts) → 200 | 409 stale
  */
 import http from "node:http";
 import type { AdminApi } from "./admin";
+import { parseCheckpoint, saveCheckpoint } from "./checkpoint";
 import { inTx, type ExecutorContext } from "./context";
 import { EventValidationError, ingestEvents } from "./events";
 import { storeApp } from "./registry";
@@ -91,10 +93,30 @@ export function createHttpHandler(
         return await adminRoute(admin, req.method, path, url.searchParams);
       }
 
+      const checkpointRoute = path.match(/^\/v1\/checkpoint\/([^/]+)\/async$/);
+      if (checkpointRoute) {
+        if (req.method !== "POST") return json(405, { error: "use POST" });
+        // The SDK's API calls carry the hashed signing key, like /fn/register.
+        if (!authorized(req))
+          return json(401, { error: "unauthorized: the signing key does not match" });
+        const parsed = parseCheckpoint(
+          decodeURIComponent(checkpointRoute[1]!),
+          await readJson(req),
+        );
+        if (typeof parsed === "string") return json(400, { error: parsed });
+        await ready();
+        const res = await saveCheckpoint(ex, parsed);
+        if (res.status !== 200) {
+          ex.log.debug("checkpoint refused", { runId: parsed.runId, ...res });
+          return json(res.status, { error: res.error });
+        }
+        return json(200, { ok: true, saved: res.saved });
+      }
+
       if (path.startsWith("/v1/checkpoint") || path.startsWith("/v0/runs")) {
         return json(501, {
           error:
-            "checkpointing and use_api are not supported by the embedded executor (it never enables them)",
+            "only /v1/checkpoint/:runId/async is supported (no durable endpoints, no use_api); the embedded executor never asks for the others",
         });
       }
       return json(404, { error: `no route for ${req.method} ${path}` });
@@ -169,14 +191,33 @@ class BadRequest extends Error {}
 class PayloadTooLarge extends Error {}
 
 async function readJson(req: Request): Promise<unknown> {
-  const text = await req.text();
-  if (text.length > MAX_BODY_BYTES)
-    throw new PayloadTooLarge(`body larger than ${MAX_BODY_BYTES} bytes`);
+  const text = await readBounded(req, MAX_BODY_BYTES);
   try {
     return JSON.parse(text);
   } catch {
     throw new BadRequest("body is not valid JSON");
   }
+}
+
+/** Reads a body, giving up (413) as soon as it passes `limit` bytes instead of buffering it all. */
+async function readBounded(req: Request, limit: number): Promise<string> {
+  const tooLarge = () => new PayloadTooLarge(`body larger than ${limit} bytes`);
+  if (Number(req.headers.get("content-length") ?? 0) > limit) throw tooLarge();
+  if (!req.body) return "";
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
 }
 
 /** Serves a fetch handler with node:http. `dispatch` is read per request (dev HMR swaps it). */

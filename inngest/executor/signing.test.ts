@@ -7,6 +7,7 @@ import { sql } from "drizzle-orm";
 import { serve } from "inngest/next";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execRows } from "../../db/client";
+import { env } from "../../env";
 import { createExecutor } from "./executor";
 import { hashedSigningKey } from "./signing";
 import {
@@ -23,7 +24,18 @@ const KEY = `signkey-test-${"a1".repeat(32)}`;
 const WRONG = `signkey-test-${"b2".repeat(32)}`;
 const EVENT_KEY = "test-event-key";
 
-const bridge = executorBridge();
+// The SDK's fetch, noting the executor's answers to its checkpoints.
+const inner = executorBridge();
+const checkpointStatuses: number[] = [];
+const bridge = {
+  attach: inner.attach,
+  fetch: (async (input: RequestInfo | URL, init?: RequestInit) => {
+    const res = await inner.fetch(input, init);
+    if (new URL(new Request(input, init).url).pathname.startsWith("/v1/checkpoint"))
+      checkpointStatuses.push(res.status);
+    return res;
+  }) as typeof fetch,
+};
 const inngest = testClient("signed", bridge, { signingKey: KEY, eventKey: EVENT_KEY });
 
 const steps = inngest.createFunction(
@@ -64,6 +76,31 @@ describe("cloud-mode SDK against the executor", () => {
     const run = await h.waitForRun(runId!);
     expect(run.status).toBe("completed");
     expect(run.output).toEqual({ a: 2, sent: 1 });
+    // `a`, then the sendEvent after the sleep, ran inline: checkpointed with the hashed-key Bearer.
+    if (env.SLUICE_EXECUTOR_CHECKPOINTING) expect(checkpointStatuses).toEqual([200, 200]);
+    else expect(checkpointStatuses).toEqual([]);
+  });
+
+  it("requires the signing key (Bearer) on checkpoints", async () => {
+    const post = (authorization?: string) =>
+      h.executor.fetch(
+        new Request(`${TEST_EXECUTOR_URL}/v1/checkpoint/no-such-run/async`, {
+          method: "POST",
+          headers: authorization ? { authorization } : {},
+          body: JSON.stringify({
+            run_id: "no-such-run",
+            fn_id: "signed-steps",
+            qi_id: "1.token",
+            steps: [{ id: "x", op: "StepRun", data: 1 }],
+          }),
+        }),
+      );
+    expect((await post()).status).toBe(401);
+    expect((await post("Bearer")).status).toBe(401);
+    expect((await post(`Bearer ${hashedSigningKey(WRONG)}`)).status).toBe(401);
+    // Authenticated, then fenced: no such run → 409.
+    expect((await post(`Bearer ${hashedSigningKey(KEY)}`)).status).toBe(409);
+    expect((await post(`Bearer ${KEY}`)).status).toBe(409);
   });
 
   it("refuses an app that does not sign its responses with the key", async () => {

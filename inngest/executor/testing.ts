@@ -14,6 +14,7 @@
 import { Inngest } from "inngest";
 import { serve } from "inngest/next";
 import { createTestDb, type TestDb } from "../../db/testing";
+import { env } from "../../env";
 import { createLogger, setLogLevel } from "../../lib/log";
 import type { RunDetail } from "./admin";
 import { manualClock, type ManualClock } from "./clock";
@@ -128,6 +129,8 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
     pollIntervalMs: 50,
     leaseMs: 5_000,
     requestTimeoutMs: 15_000,
+    // SLUICE_EXECUTOR_CHECKPOINTING=false runs the suites in the SDK's classic one-request-per-step mode.
+    checkpointing: env.SLUICE_EXECUTOR_CHECKPOINTING,
     ...o.executor,
   });
   o.bridge.attach(executor.fetch);

@@ -94,6 +94,28 @@ export interface GraphEditorHandle {
 const FIT_VIEW = { padding: 0.2, maxZoom: 1 };
 const TOP_LEVEL: readonly string[] = [];
 const PASTE_OFFSET = 40;
+/** How long (in frames) a focus request waits for its node to be shown. */
+const FOCUS_FRAMES = 60;
+
+/**
+ * Moves keyboard focus to a node once React Flow shows it, so the keyboard path continues on
+ * the step just added or connected. A new node is drawn with `visibility: hidden` until it has
+ * been measured, and a node outside the viewport is not drawn at all; neither can take focus, so
+ * this retries every frame until focus lands (or gives up). Returns a cancel function.
+ */
+function focusNodeWhenShown(root: HTMLElement, id: string): () => void {
+  const selector = `.react-flow__node[data-id="${CSS.escape(id)}"]`;
+  let frames = FOCUS_FRAMES;
+  let request = 0;
+  const attempt = () => {
+    const el = root.querySelector<HTMLElement>(selector);
+    el?.focus({ preventScroll: true });
+    if ((!el || document.activeElement !== el) && --frames > 0)
+      request = requestAnimationFrame(attempt);
+  };
+  attempt();
+  return () => cancelAnimationFrame(request);
+}
 
 /**
  * The Graph view: palette, canvas and inspector over the same draft text as the JSON view.
@@ -258,6 +280,8 @@ function LevelCanvas(props: LevelCanvasProps) {
 
   // Work for after the next render: centre on / focus a node, fit the view.
   const after = useRef<{ center?: string; focus?: string; fit?: boolean }>({});
+  const cancelFocus = useRef<() => void>(() => {});
+  useEffect(() => () => cancelFocus.current(), []);
   // A focus request (problems list, find in another level) centres on the step once drawn.
   useEffect(() => {
     if (focus) after.current.center = focus.id;
@@ -281,19 +305,10 @@ function LevelCanvas(props: LevelCanvasProps) {
         todo.center = undefined;
       }
     }
-    if (todo.focus) {
-      const id = todo.focus;
+    if (todo.focus && wrapper.current) {
+      cancelFocus.current();
+      cancelFocus.current = focusNodeWhenShown(wrapper.current, todo.focus);
       todo.focus = undefined;
-      // The node may not be drawn yet (only visible nodes render): retry for a few frames.
-      let tries = 10;
-      const tryFocus = () => {
-        const el = wrapper.current?.querySelector<HTMLElement>(
-          `.react-flow__node[data-id="${CSS.escape(id)}"]`,
-        );
-        if (el) el.focus({ preventScroll: true });
-        else if (--tries > 0) requestAnimationFrame(tryFocus);
-      };
-      tryFocus();
     }
   });
 

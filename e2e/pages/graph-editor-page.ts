@@ -34,6 +34,11 @@ export class GraphEditorPage {
     return this.canvas().getByTestId(`rf__node-${id}`);
   }
 
+  /** The step's status in the run shown on the canvas ("Open in editor" from a run page). */
+  runStatus(id: string): Locator {
+    return this.node(id).locator("[data-run-status]");
+  }
+
   nodes() {
     return this.canvas().locator(".react-flow__node");
   }
@@ -57,6 +62,11 @@ export class GraphEditorPage {
 
   /** Drags a palette entry onto the canvas, at a point relative to the canvas's top-left. */
   async dropFromPalette(label: string, at: { x: number; y: number }) {
+    const box = await this.canvas().boundingBox();
+    expect(box, "the canvas is laid out").not.toBeNull();
+    // A point off the canvas would drop on the inspector and wait there until the test times out.
+    expect(at.x, "drop point inside the canvas").toBeLessThan(box!.width);
+    expect(at.y, "drop point inside the canvas").toBeLessThan(box!.height);
     await this.paletteEntry(label).dragTo(this.canvas(), { targetPosition: at });
   }
 

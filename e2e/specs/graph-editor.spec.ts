@@ -5,7 +5,9 @@ import { GraphEditorPage } from "../pages/graph-editor-page";
 import { RunForm, RunPage } from "../pages/run-pages";
 import { DefinitionEditor, WorkflowsPage } from "../pages/workflow-pages";
 
-test.use({ storageState: OWNER_STATE });
+// Four nodes side by side need room: at 1280×720 the canvas is about 400×420 px and its
+// bottom-right quarter is the mini map.
+test.use({ storageState: OWNER_STATE, viewport: { width: 1600, height: 1000 } });
 
 type Step = { id: string; type: string; config: Record<string, unknown> };
 
@@ -103,6 +105,18 @@ test("build a branching workflow on the canvas, publish it and run it", async ({
   await expect(page).toHaveURL(/\/runs\/run_/);
   const run = new RunPage(page);
   await run.expectStatus("completed");
+
+  // Runs on the canvas: "Open in editor" shows that run's step statuses on the nodes.
+  await page.getByRole("link", { name: "Open in editor" }).click();
+  await expect(page).toHaveURL(/\/edit\?run=run_/);
+  await graph.waitLoaded();
+  await expect(page.getByRole("status", { name: "Run on the canvas" })).toContainText("completed");
+  await expect(graph.runStatus("transform")).toHaveAttribute("data-run-status", "completed");
+  await expect(graph.runStatus("condition")).toHaveAttribute("data-run-status", "completed");
+  // Exactly one branch ran; the other was skipped.
+  await expect(graph.canvas().locator('[data-run-status="skipped"]')).toHaveCount(1);
+  await page.getByRole("button", { name: "Hide run" }).click();
+  await expect(graph.canvas().locator("[data-run-status]")).toHaveCount(0);
 });
 
 test("keyboard only: add from the palette, connect with C, delete with Delete", async ({

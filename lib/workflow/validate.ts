@@ -36,6 +36,7 @@ import {
   type LocatedTemplateError,
   type TemplateReference,
 } from "./templates";
+import { classifyIp, parseIp } from "../net/ip";
 
 export {
   DefinitionValidationError,
@@ -611,27 +612,10 @@ export function privateHost(url: string): string | null {
     bare === "metadata.google.internal"
   )
     return host;
-  const v4 = /^(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(bare.replace(/^::ffff:/, ""));
-  if (v4) {
-    const [a, b] = [Number(v4[1]), Number(v4[2])];
-    const isPrivate =
-      a === 10 ||
-      a === 127 ||
-      a === 0 ||
-      (a === 169 && b === 254) ||
-      (a === 172 && b >= 16 && b <= 31) ||
-      (a === 192 && b === 168) ||
-      (a === 100 && b >= 64 && b <= 127);
-    return isPrivate ? host : null;
-  }
-  if (
-    bare === "::1" ||
-    bare === "::" ||
-    /^f[cd][0-9a-f]{2}:/.test(bare) ||
-    /^fe[89ab][0-9a-f]:/.test(bare) ||
-    /^::ffff:(7f|a|c0a8)/.test(bare)
-  )
-    return host;
+  // IP literals: the same classifier as the run-time SSRF guard (lib/net/ip.ts), so the editor's
+  // warning and the guard never disagree (IPv4-mapped, 6to4, CGNAT, metadata… included).
+  const ip = parseIp(bare);
+  if (ip) return classifyIp(ip) === "public" ? null : host;
   return null;
 }
 

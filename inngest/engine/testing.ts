@@ -123,7 +123,10 @@ export async function startEngineHarness(
     async close() {
       routeExecutorOrigin(undefined);
       setEngineClock(undefined);
-      await relay.stop();
+      // The relay a test may have swapped in (api.relay), not only the one started here: a relay
+      // left running past the database's close logged "CONNECTION_ENDED" / "PGlite is closed".
+      await api.relay.stop();
+      if (api.relay !== relay) await relay.stop();
       await h.close();
       await db.close();
     },

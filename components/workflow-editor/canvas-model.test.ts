@@ -49,6 +49,22 @@ describe("issueCounts / edgeLabel", () => {
   });
 });
 
+describe("buildEdges with a cache", () => {
+  it("returns the same objects for unchanged edges and rebuilds only the changed one", () => {
+    const cache = new Map();
+    const first = buildEdges(toFlow(def, { positions: {} }), cache);
+    const edited = {
+      ...def,
+      edges: [def.edges[0]!, { ...def.edges[1]!, onFailure: "fail_run" as const }],
+    };
+    const second = buildEdges(toFlow(structuredClone(edited), { positions: {} }), cache);
+    expect(second[0]).toBe(first[0]);
+    expect(second[1]).not.toBe(first[1]);
+    expect(second[1]!.label).toBe("false · fail_run");
+    expect(cache.size).toBe(2);
+  });
+});
+
 describe("buildNodes", () => {
   it("carries a run's statuses onto the nodes and rebuilds only the nodes whose status changed", () => {
     const cache: NodeCache = new Map();

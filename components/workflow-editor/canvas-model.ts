@@ -128,12 +128,26 @@ export function reconcileNodes<N extends Node>(
 
 export type CanvasEdge = Edge<StepEdgeData>;
 
-export function buildEdges(flow: FlowGraph): CanvasEdge[] {
+/** Edge objects by id with the signature they were built from (see buildEdges). */
+export type EdgeCache = Map<string, { signature: string; edge: CanvasEdge }>;
+
+/**
+ * React Flow edges for a level. With a cache, an edge whose source type, port, policy and label
+ * did not change is the SAME object as last time, so React Flow's memoized edges skip it: adding
+ * one step to a 1,000-step graph re-renders a handful of edges, not all of them.
+ */
+export function buildEdges(flow: FlowGraph, cache?: EdgeCache): CanvasEdge[] {
   const types = new Map(flow.nodes.map((n) => [n.id, String(n.data.step.type)]));
-  return flow.edges.map((e) => {
+  const seen = new Set<string>();
+  const out = flow.edges.map((e) => {
     const data = e.data!;
-    const label = edgeLabel(data, types.get(data.from) ?? "");
-    return {
+    const type = types.get(data.from) ?? "";
+    const signature = `${type}|${JSON.stringify(data)}`;
+    seen.add(e.id);
+    const hit = cache?.get(e.id);
+    if (hit && hit.signature === signature) return hit.edge;
+    const label = edgeLabel(data, type);
+    const edge: CanvasEdge = {
       ...e,
       ...(label ? { label } : {}),
       className: [
@@ -145,7 +159,11 @@ export function buildEdges(flow: FlowGraph): CanvasEdge[] {
         .join(" "),
       ariaLabel: `Edge from ${data.from} (${data.port}) to ${data.to}${data.onFailure !== "skip" ? `, on failure ${data.onFailure}` : ""}`,
     };
+    cache?.set(e.id, { signature, edge });
+    return edge;
   });
+  if (cache) for (const id of cache.keys()) if (!seen.has(id)) cache.delete(id);
+  return out;
 }
 
 /** Edges keep their selection across re-derivations (ids are stable per from/port/to). */
@@ -154,10 +172,15 @@ export function reconcileEdges(
   next: readonly CanvasEdge[],
   select?: ReadonlySet<string>,
 ): CanvasEdge[] {
-  const selected = new Set(prev.filter((e) => e.selected).map((e) => e.id));
+  const byId = new Map(prev.map((e) => [e.id, e]));
   return next.map((e) => {
-    const isSelected = select ? select.has(e.id) : selected.has(e.id);
-    return isSelected ? { ...e, selected: true } : e;
+    const before = byId.get(e.id);
+    const isSelected = select ? select.has(e.id) : (before?.selected ?? false);
+    if (!isSelected) return e;
+    // Still selected and unchanged: keep last render's object (no re-render of that edge).
+    if (before && before.selected && before.data === e.data && before.label === e.label)
+      return before;
+    return { ...e, selected: true };
   });
 }
 

@@ -52,6 +52,7 @@ import type { Layout } from "@/lib/workflow/definition";
 import type { StepInput } from "@/lib/workflow/steps";
 import {
   buildEdges,
+  type EdgeCache,
   buildNodes,
   issueCounts,
   placeBelow,
@@ -242,7 +243,8 @@ function LevelCanvas(props: LevelCanvasProps) {
     () => buildNodes(flow, notes, counts, readOnly, cache, runStatuses),
     [flow, notes, counts, readOnly, cache, runStatuses],
   );
-  const derivedEdges = useMemo(() => buildEdges(flow), [flow]);
+  const [edgeCache] = useState<EdgeCache>(() => new Map());
+  const derivedEdges = useMemo(() => buildEdges(flow, edgeCache), [flow, edgeCache]);
 
   // ---- React Flow state (selection, sizes, drags) reconciled with each derivation -------------
   const initialSelect = focus ? new Set([focus.id]) : undefined;

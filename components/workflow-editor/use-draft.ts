@@ -1,6 +1,6 @@
 "use client";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useCallback, useEffect, useMemo, useState } from "react";
+import { useCallback, useDeferredValue, useEffect, useMemo, useState } from "react";
 import type { EditorIssue } from "@/components/workflows/issue-list";
 import { useTRPC } from "@/lib/trpc/client";
 import { hashNormalizedDefinition, validateDefinition } from "@/lib/workflow";
@@ -52,7 +52,12 @@ export function useDraft({
   // What the server has: the text last saved and its draft revision.
   const [saved, setSaved] = useState({ text: initial.text, revision: initial.revision });
 
+  // The object behind the text set last by setDefinition: reused instead of re-parsing, so the
+  // steps an edit did not touch keep their identity (the canvas then re-renders only what changed).
+  const [lastSet] = useState(() => new Map<string, Definition>());
   const parsed = useMemo((): ParsedDraft => {
+    const known = lastSet.get(text);
+    if (known) return { ok: true, value: known, definition: known };
     try {
       const value = JSON.parse(text) as unknown;
       const definition =
@@ -63,25 +68,28 @@ export function useDraft({
     } catch (e) {
       return { ok: false, error: (e as Error).message };
     }
-  }, [text]);
+  }, [text, lastSet]);
+  // Validation and hashing (tens of ms at 1,000 steps) run at a lower priority than the edit
+  // itself: the canvas shows a new node at once, its issue badges follow a moment later.
+  const checked = useDeferredValue(parsed);
 
   const { issues, draftHash } = useMemo((): {
     issues: EditorIssue[];
     draftHash: string | null;
   } => {
-    if (!parsed.ok)
+    if (!checked.ok)
       return {
         issues: [
           {
             severity: "error",
             code: "JSON_SYNTAX",
-            message: `Not valid JSON: ${parsed.error}`,
+            message: `Not valid JSON: ${checked.error}`,
             path: [],
           },
         ],
         draftHash: null,
       };
-    const result = validateDefinition(parsed.value);
+    const result = validateDefinition(checked.value);
     // Hashed exactly as publishing does (lib/workflow/hash.ts is isomorphic), so the editor knows
     // "identical to the current version" before the server would answer "unchanged".
     return {
@@ -89,7 +97,7 @@ export function useDraft({
       draftHash:
         result.ok && result.definition ? hashNormalizedDefinition(result.definition) : null,
     };
-  }, [parsed]);
+  }, [checked]);
 
   const setText = useCallback((next: string, options: EditOptions = {}) => {
     setHistory((h) =>
@@ -97,9 +105,13 @@ export function useDraft({
     );
   }, []);
   const setDefinition = useCallback(
-    (next: Definition, options: EditOptions = {}) =>
-      setText(JSON.stringify(next, null, 2), options),
-    [setText],
+    (next: Definition, options: EditOptions = {}) => {
+      const text = JSON.stringify(next, null, 2);
+      lastSet.clear();
+      lastSet.set(text, next);
+      setText(text, options);
+    },
+    [setText, lastSet],
   );
   const undo = useCallback(() => setHistory((h) => h.undo()), []);
   const redo = useCallback(() => setHistory((h) => h.redo()), []);

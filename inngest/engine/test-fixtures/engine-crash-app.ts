@@ -147,6 +147,37 @@ async function main() {
     await publishWorkflow({ ctx: ws.ctx("editor"), input: { workflowId: wf.id } });
     runId = (await startRun({ ctx: ws.ctx("editor"), input: { workflowId: wf.id } })).runId;
   }
+  if (env.ENGINE_MODE === "chain") {
+    // A long chain of pure steps: with checkpointing (the default) the SDK runs them inline in a
+    // few requests and checkpoints each one, so a kill lands in the middle of a checkpointed run.
+    const ws = await createWorkspaceFixture(db, "Chain");
+    const wf = await createWorkflow({ ctx: ws.ctx("editor"), input: { name: "Long chain" } });
+    await saveDraft({
+      ctx: ws.ctx("editor"),
+      input: {
+        workflowId: wf.id,
+        definition: {
+          schemaVersion: 1,
+          name: "Long chain",
+          constraints: { maxSteps: 400 },
+          steps: [
+            ...Array.from({ length: 150 }, (_, i) => ({
+              id: `s${i}`,
+              type: "transform",
+              config: { value: i },
+            })),
+            {
+              id: "announce",
+              type: "emit_event",
+              config: { event: "crash.done", data: { ok: true } },
+            },
+          ],
+        },
+      },
+    });
+    await publishWorkflow({ ctx: ws.ctx("editor"), input: { workflowId: wf.id } });
+    runId = (await startRun({ ctx: ws.ctx("editor"), input: { workflowId: wf.id } })).runId;
+  }
   const report = async () => {
     const [run] = runId
       ? await db.select({ status: runs.status }).from(runs).where(eq(runs.id, runId))

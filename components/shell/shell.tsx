@@ -18,6 +18,7 @@ const NAV = [
   { href: "/approvals", label: "Approvals" },
   { href: "/proposals", label: "Proposals" },
   { href: "/settings", label: "Settings" },
+  { href: "/api-docs", label: "API" },
 ];
 
 export function Shell({

@@ -1,39 +1,73 @@
+import { parseCommandArgs, type ParsedArgs } from "./args";
+import type { Command } from "./command";
+import { loginCommand } from "./commands/login";
+import { logsCommand } from "./commands/logs";
+import { proposeCommand } from "./commands/propose";
+import { resumeCommand } from "./commands/resume";
+import { runCommand } from "./commands/run";
+import { runsCommand } from "./commands/runs";
+import { syncCommand } from "./commands/sync";
+import { validateCliCommand } from "./commands/validate";
+import { workflowsCommand } from "./commands/workflows";
+import { toCliError } from "./errors";
 import { EXIT } from "./exit-codes";
-import { validateCommand } from "./validate";
+import { printEnvelope } from "./io";
 
-const USAGE = `Usage: sluice <command> [options]
+export const COMMANDS: readonly Command[] = [
+  loginCommand,
+  workflowsCommand,
+  runCommand,
+  resumeCommand,
+  runsCommand,
+  logsCommand,
+  proposeCommand,
+  syncCommand,
+  validateCliCommand,
+];
+
+export function usage(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 2;
+  return `Usage: sluice <command> [options]        sluice <command> --help for details
 
 Commands:
-  validate [file|-]   Validate a workflow definition (JSON or YAML) from a file or stdin.
-                      Prints { ok, status, workflowHash, errors } and exits 0 (valid) or 10 (invalid).
-  help                Show this help.
+${COMMANDS.map((c) => `  ${c.name.padEnd(width)}${c.summary}`).join("\n")}
+  ${"help".padEnd(width)}Show this help, or a command's: sluice help <command>
 
-Exit codes: 0 success, 10 validation failure, 20 contract violation, 30 policy violation, 40 internal error.`;
+Connection: SLUICE_URL and SLUICE_TOKEN, else what \`sluice login\` stored in
+$XDG_CONFIG_HOME/sluice/config.json (~/.config/sluice/config.json).
+Output: one JSON envelope on stdout; progress as NDJSON on stderr (run, resume, sync).
+Exit codes: 0 success (including needs_approval and cancelled runs), 10 validation failure,
+20 contract violation (hash or token mismatch), 30 policy violation, 40 internal error.
+Docs: docs/cli.md`;
+}
 
 export async function main(argv: string[]): Promise<number> {
-  const [command, ...rest] = argv;
+  const [name, ...rest] = argv;
+  if (name === undefined || name === "help" || name === "--help" || name === "-h") {
+    const topic = name === "help" ? COMMANDS.find((c) => c.name === rest[0]) : undefined;
+    process.stdout.write((topic ? topic.help : usage()) + "\n");
+    return name === undefined ? EXIT.validation : EXIT.ok;
+  }
+  const command = COMMANDS.find((c) => c.name === name);
+  if (!command) {
+    process.stderr.write(`Unknown command "${name}".\n\n${usage()}\n`);
+    return EXIT.validation;
+  }
+  let args: ParsedArgs | null = null;
   try {
-    switch (command) {
-      case "validate":
-        return await validateCommand(rest);
-      case undefined:
-      case "help":
-      case "--help":
-      case "-h":
-        process.stdout.write(USAGE + "\n");
-        return command ? EXIT.ok : EXIT.validation;
-      default:
-        process.stderr.write(`Unknown command "${command}".\n\n${USAGE}\n`);
-        return EXIT.validation;
+    args = parseCommandArgs(rest, command.options, command.maxPositionals ?? 0);
+    if (args.values.help) {
+      process.stdout.write(command.help + "\n");
+      return EXIT.ok;
     }
+    return await command.run(args);
   } catch (e) {
-    process.stdout.write(
-      JSON.stringify(
-        { ok: false, status: "failed", error: { code: "internal", message: (e as Error).message } },
-        null,
-        2,
-      ) + "\n",
+    const error = toCliError(e);
+    printEnvelope(
+      command.errorEnvelope
+        ? command.errorEnvelope(error, args)
+        : { ok: false, error: error.toJSON() },
     );
-    return EXIT.internal;
+    return error.exit;
   }
 }

@@ -1,6 +1,7 @@
-import { hashDefinition, parseDefinitionText, validateDefinition } from "../../lib/workflow";
-import { EXIT } from "./exit-codes";
-import { printEnvelope, readInput } from "./io";
+import { hashDefinition, parseDefinitionText, validateDefinition } from "../../../lib/workflow";
+import type { Command } from "../command";
+import { EXIT } from "../exit-codes";
+import { printEnvelope, readInput } from "../io";
 
 /**
  * `sluice validate [file|-]`: validates a JSON or YAML definition locally (no server needed).
@@ -40,3 +41,21 @@ export async function validateCommand(args: string[]): Promise<number> {
   });
   return ok ? EXIT.ok : EXIT.validation;
 }
+
+export const validateCliCommand: Command = {
+  name: "validate",
+  summary: "Validate a workflow definition (JSON or YAML) locally, no server needed",
+  help: `Usage: sluice validate [<file>|-]
+
+Validates a definition from a file or stdin without contacting a server. Prints
+{ ok, status: valid|invalid, workflowHash, errors, warnings }; every error names its
+JSON path (and line/column for syntax errors).
+Exit codes: 0 valid, 10 invalid, 40 the file cannot be read.
+
+Examples:
+  sluice validate flow.yaml
+  cat flow.json | sluice validate`,
+  options: {},
+  maxPositionals: 1,
+  run: ({ positionals }) => validateCommand(positionals),
+};

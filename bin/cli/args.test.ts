@@ -1,0 +1,149 @@
+import { describe, expect, it } from "vitest";
+import { intFlag, parseCommandArgs } from "./args";
+import { CliError } from "./errors";
+import { EXIT } from "./exit-codes";
+import { SseParser } from "./http";
+import { ndjsonLine } from "./io";
+import { buildRunRequest } from "./run-request";
+import { buildResumeRequest } from "./commands/resume";
+
+const HASH = `sha256:${"a".repeat(64)}`;
+
+function refusal(fn: () => unknown): CliError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof CliError) return e;
+    throw e;
+  }
+  throw new Error("expected a refusal");
+}
+
+describe("parseCommandArgs", () => {
+  const options = { workflow: { type: "string" }, wait: { type: "boolean" } } as const;
+
+  it("parses flags, --no-x negations and --help", () => {
+    expect(parseCommandArgs(["--workflow", "a", "--no-wait"], options).values).toMatchObject({
+      workflow: "a",
+      wait: false,
+    });
+    expect(parseCommandArgs(["-h"], options).values.help).toBe(true);
+  });
+
+  it("refuses unknown flags, missing values and stray arguments with exit 10", () => {
+    for (const argv of [["--nope"], ["--workflow"], ["extra"]]) {
+      const e = refusal(() => parseCommandArgs(argv, options));
+      expect([argv, e.exit, e.code]).toEqual([argv, EXIT.validation, "usage"]);
+    }
+    expect(parseCommandArgs(["dir"], options, 1).positionals).toEqual(["dir"]);
+  });
+
+  it("intFlag names the flag and its range", () => {
+    expect(intFlag("limit", "20", { min: 1, max: 200 })).toBe(20);
+    expect(intFlag("limit", undefined, { min: 1, max: 200 })).toBeUndefined();
+    expect(refusal(() => intFlag("limit", "2.5", { min: 1, max: 200 })).message).toMatch(
+      /--limit must be a whole number from 1 to 200/,
+    );
+  });
+});
+
+describe("buildRunRequest", () => {
+  it("reads the RFC §6.5 request from stdin; flags win", () => {
+    const stdin = {
+      workflow: "deploy",
+      variables: { release: "1.2" },
+      runtime: { idempotencyKey: "k1" },
+      workflowHash: HASH,
+    };
+    expect(buildRunRequest({}, stdin)).toEqual({
+      workflow: "deploy",
+      input: { release: "1.2" },
+      idempotencyKey: "k1",
+      workflowHash: HASH,
+      wait: true,
+    });
+    expect(
+      buildRunRequest({ workflow: "other", input: '{"a":1}', wait: false }, stdin),
+    ).toMatchObject({ workflow: "other", input: { a: 1 }, wait: false });
+  });
+
+  it("refuses what it cannot do, saying so (exit 10)", () => {
+    expect(refusal(() => buildRunRequest({}, { workflow: { steps: [] } })).code).toBe(
+      "inline_runs_unavailable",
+    );
+    const limits = refusal(() =>
+      buildRunRequest({ workflow: "a", "max-parallel": "4" }, { runtime: { timeoutMs: 5000 } }),
+    );
+    expect([limits.exit, limits.code, limits.details]).toEqual([
+      EXIT.validation,
+      "runtime_overrides_unsupported",
+      { unsupported: ["timeoutMs", "maxParallel"] },
+    ]);
+    expect(
+      refusal(() => buildRunRequest({ workflow: "a", "max-steps": "0" }, null)).message,
+    ).toMatch(/--max-steps must be a whole number from 1 to 1000/);
+  });
+
+  it("refuses bad requests with the culprit named", () => {
+    const cases: [Record<string, string>, unknown, RegExp][] = [
+      [{}, null, /Name the workflow/],
+      [{}, [1], /must be a JSON object/],
+      [{}, { workflow: "a", vars: {} }, /Unknown request key "vars"/],
+      [{}, { workflow: "a", runtime: { retries: 1 } }, /Unknown runtime key "retries"/],
+      [{ workflow: "a", input: "[1]" }, null, /must be a JSON object/],
+      [{ workflow: "a", input: "{" }, null, /--input is not valid JSON/],
+      [{ workflow: "a", "workflow-hash": "abc" }, null, /--workflow-hash must look like sha256/],
+    ];
+    for (const [values, stdin, message] of cases) {
+      const e = refusal(() => buildRunRequest(values, stdin));
+      expect(e.exit).toBe(EXIT.validation);
+      expect(e.message).toMatch(message);
+    }
+  });
+});
+
+describe("buildResumeRequest", () => {
+  it("takes flags or stdin keys; approve|deny only", () => {
+    expect(
+      buildResumeRequest(
+        { "execution-id": "run_1", "resume-token": "wrf_rt_x", decision: "deny", reason: "no" },
+        null,
+      ),
+    ).toEqual({
+      executionId: "run_1",
+      resumeToken: "wrf_rt_x",
+      approve: false,
+      reason: "no",
+      wait: true,
+    });
+    expect(
+      buildResumeRequest({}, { executionId: "run_1", resumeToken: "t", decision: "approve" }),
+    ).toMatchObject({ approve: true });
+    expect(
+      refusal(() =>
+        buildResumeRequest({ "execution-id": "r", "resume-token": "t", decision: "yes" }, null),
+      ).message,
+    ).toMatch(/--decision must be approve or deny/);
+    expect(refusal(() => buildResumeRequest({ decision: "approve" }, null)).message).toMatch(
+      /--execution-id/,
+    );
+  });
+});
+
+describe("SseParser and NDJSON", () => {
+  it("splits messages across chunks, skips comments, keeps ids", () => {
+    const p = new SseParser();
+    expect(p.push("retry: 1000\n: connected\n\nid: 7\nevent: step.comp")).toEqual([]);
+    expect(p.push('leted\ndata: {"id":7}\n\n: heartbeat\n\nevent: end\ndata: {}\n\n')).toEqual([
+      { id: "7", event: "step.completed", data: '{"id":7}' },
+      { id: "7", event: "end", data: "{}" },
+    ]);
+  });
+
+  it("an NDJSON line is one parseable JSON object ending in a newline", () => {
+    const line = ndjsonLine({ type: "step.completed", data: { text: "a\nb" } });
+    expect(line.endsWith("\n")).toBe(true);
+    expect(line.slice(0, -1)).not.toContain("\n");
+    expect(JSON.parse(line)).toEqual({ type: "step.completed", data: { text: "a\nb" } });
+  });
+});

@@ -1,0 +1,122 @@
+import { str, type ParsedArgs } from "../args";
+import { connect, type Command } from "../command";
+import { CliError, usageError, type CliError as CliErrorType } from "../errors";
+import { EXIT, exitForEnvelope } from "../exit-codes";
+import { fetchEnvelope, waitForOutcome, type RunEvent } from "../follow";
+import { printEnvelope, progress, readStdin } from "../io";
+import { buildRunRequest } from "../run-request";
+
+/** The envelope of a run that did not start or could not be followed: the same keys, nulls. */
+export function failedRunEnvelope(error: CliErrorType, executionId: string | null = null) {
+  return {
+    ok: false,
+    status: "failed" as const,
+    executionId,
+    output: null,
+    steps: [],
+    error: error.toJSON(),
+  };
+}
+
+/** Forwards a run event to stderr as one NDJSON line (`type` first). */
+export function progressEvent(e: RunEvent): void {
+  const { type, ...rest } = e;
+  progress({ type, ...rest });
+}
+
+/** Reads the request JSON from stdin when no --workflow flag names the workflow. */
+async function stdinRequest(values: ParsedArgs["values"]): Promise<unknown> {
+  if (str(values, "workflow") !== undefined) return null;
+  const text = (await readStdin()).trim();
+  if (!text) return null;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (e) {
+    throw usageError(`The request on stdin is not valid JSON: ${(e as Error).message}`);
+  }
+}
+
+export const runCommand: Command = {
+  name: "run",
+  summary: "Run a workflow and wait for its outcome (envelope on stdout, events on stderr)",
+  help: `Usage: sluice run --workflow <id|slug> [--input <json|@file>] [--idempotency-key <key>]
+                 [--workflow-hash sha256:…] [--no-wait]
+       echo '{ "workflow": "<slug>", "variables": {…}, "runtime": { "idempotencyKey": "…" } }' | sluice run
+
+Starts a run of the workflow's published version and follows it until it finishes or
+stops at an approval gate. stdout: the envelope
+  { ok, status: ok|needs_approval|cancelled|failed, executionId, output, steps,
+    requiresApproval: { stepId, prompt, items, resumeToken, … }, error, … }
+stderr: the run's events as NDJSON, one { "type": …, … } object per line.
+Flags override the stdin request. --no-wait prints the envelope right after the start
+(status "running"). --workflow-hash refuses to run (exit 20) unless the published
+version has exactly that hash, and then runs exactly that version.
+
+Not available yet (refused with exit 10, not ignored): an inline definition as
+"workflow", and per-run limits --timeout-ms / --max-steps / --max-parallel
+(runtime.timeoutMs / maxSteps / maxParallel) — set constraints in the definition.
+
+Exit codes: 0 ok, needs_approval, cancelled (and running with --no-wait);
+10 bad request, unknown workflow, or a run that failed on a user error;
+20 hash mismatch or token refused; 30 role or policy refused; 40 server error or a run
+that failed on an operational/internal error.
+
+Examples:
+  sluice run --workflow nightly-report --input '{"day":"2024-06-01"}'
+  echo '{"workflow":"deploy","variables":{"release":"1.2"},"runtime":{"idempotencyKey":"deploy-1.2"}}' | sluice run`,
+  options: {
+    workflow: { type: "string" },
+    input: { type: "string" },
+    "idempotency-key": { type: "string" },
+    "workflow-hash": { type: "string" },
+    "timeout-ms": { type: "string" },
+    "max-steps": { type: "string" },
+    "max-parallel": { type: "string" },
+    wait: { type: "boolean" },
+  },
+  errorEnvelope: (error) => failedRunEnvelope(error),
+  async run({ values }) {
+    const request = buildRunRequest(values, await stdinRequest(values));
+    const api = connect();
+    const wf = await api.get<{
+      id: string;
+      slug: string;
+      currentVersion: { id: string; version: string; hash: string } | null;
+    }>(`/workflows/${encodeURIComponent(request.workflow)}`);
+    if (request.workflowHash && wf.currentVersion?.hash !== request.workflowHash)
+      throw new CliError(
+        EXIT.contract,
+        "hash_mismatch",
+        `The published version of "${wf.slug}" has hash ${wf.currentVersion?.hash ?? "(none: not published)"}, not the expected ${request.workflowHash}`,
+        { expected: request.workflowHash, actual: wf.currentVersion?.hash ?? null },
+      );
+    const started = await api.request<{ runId: string; status: string; deduplicated: boolean }>(
+      "POST",
+      `/workflows/${encodeURIComponent(wf.id)}/runs`,
+      {
+        body: {
+          input: request.input,
+          // A pinned hash runs exactly the version checked above, even if one is published meanwhile.
+          ...(request.workflowHash ? { versionId: wf.currentVersion!.id } : {}),
+        },
+        headers: request.idempotencyKey ? { "idempotency-key": request.idempotencyKey } : {},
+      },
+    );
+    const { runId, deduplicated } = started.body;
+    progress({ type: "cli.run_created", runId, workflowId: wf.id, deduplicated });
+    try {
+      const envelope = request.wait
+        ? (await waitForOutcome(api, runId, { onEvent: progressEvent })).envelope
+        : await fetchEnvelope(api, runId);
+      printEnvelope({ ...envelope, deduplicated });
+      return exitForEnvelope(envelope);
+    } catch (e) {
+      // The run exists: say which one, so the caller can follow it with `sluice logs`.
+      if (e instanceof CliError) {
+        printEnvelope(failedRunEnvelope(e, runId));
+        return e.exit;
+      }
+      throw e;
+    }
+  },
+};

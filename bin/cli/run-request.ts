@@ -1,0 +1,105 @@
+import { MAX_PARALLEL_CAP, MAX_STEPS_HARD_CAP } from "../../lib/workflow/definition";
+import { HASH_PATTERN } from "../../lib/workflow/hash";
+import { intFlag, isObject, jsonFlag, str, type ParsedArgs } from "./args";
+import { CliError, usageError } from "./errors";
+import { EXIT } from "./exit-codes";
+
+/** A run request after merging stdin JSON (RFC §6.5) and flags (flags win). */
+export interface RunRequest {
+  /** The workflow's id (`wf_…`) or slug. */
+  workflow: string;
+  input: Record<string, unknown>;
+  idempotencyKey?: string;
+  /** The published hash the caller expects (`sha256:…`); a different one is exit 20. */
+  workflowHash?: string;
+  wait: boolean;
+}
+
+const REQUEST_KEYS = new Set(["workflow", "variables", "input", "runtime", "workflowHash"]);
+const RUNTIME_KEYS = new Set(["idempotencyKey", "timeoutMs", "maxSteps", "maxParallel"]);
+
+/** Per-run limit overrides, with the same ranges the definition's `constraints` accept. */
+const LIMITS = [
+  { key: "timeoutMs", flag: "timeout-ms", min: 1_000, max: 366 * 86_400_000 },
+  { key: "maxSteps", flag: "max-steps", min: 1, max: MAX_STEPS_HARD_CAP },
+  { key: "maxParallel", flag: "max-parallel", min: 1, max: MAX_PARALLEL_CAP },
+] as const;
+
+/**
+ * Builds the run request from `sluice run`'s flags and the request JSON read from stdin (null
+ * when none was piped). Unknown request keys are refused, not ignored. Two things the server
+ * cannot do yet are refused with exit 10 and say so: inline definitions (`workflow` as an
+ * object) and per-run limits (`--timeout-ms`, `--max-steps`, `--max-parallel`).
+ */
+export function buildRunRequest(values: ParsedArgs["values"], stdin: unknown): RunRequest {
+  if (stdin !== null && !isObject(stdin))
+    throw usageError(
+      "The request on stdin must be a JSON object: { workflow, variables, runtime }",
+    );
+  const req = stdin ?? {};
+  const unknownKeys = Object.keys(req).filter((k) => !REQUEST_KEYS.has(k));
+  if (unknownKeys.length)
+    throw usageError(
+      `Unknown request key${unknownKeys.length > 1 ? "s" : ""} ${unknownKeys.map((k) => `"${k}"`).join(", ")} (expected workflow, variables, runtime, workflowHash)`,
+    );
+  const runtime = req.runtime ?? {};
+  if (!isObject(runtime)) throw usageError("runtime must be an object");
+  const unknownRuntime = Object.keys(runtime).filter((k) => !RUNTIME_KEYS.has(k));
+  if (unknownRuntime.length)
+    throw usageError(
+      `Unknown runtime key "${unknownRuntime[0]}" (expected idempotencyKey, timeoutMs, maxSteps, maxParallel)`,
+    );
+
+  const workflow = str(values, "workflow") ?? req.workflow;
+  if (workflow === undefined || workflow === "")
+    throw usageError('Name the workflow: --workflow <id|slug>, or { "workflow": … } on stdin');
+  if (isObject(workflow))
+    throw new CliError(
+      EXIT.validation,
+      "inline_runs_unavailable",
+      "Inline runs (a definition object as `workflow`) are not available yet: the server runs published workflows only. Publish it (sluice sync <dir>) and run it by slug.",
+    );
+  if (typeof workflow !== "string")
+    throw usageError("workflow must be an id, a slug or a definition object");
+
+  const flagInput = str(values, "input");
+  const input =
+    flagInput !== undefined ? jsonFlag("input", flagInput) : (req.variables ?? req.input ?? {});
+  if (!isObject(input))
+    throw usageError("The run input (--input / variables) must be a JSON object");
+
+  const requested = LIMITS.filter(({ key, flag, min, max }) => {
+    const raw = values[flag] ?? runtime[key];
+    return intFlag(flag, raw, { min, max }) !== undefined;
+  });
+  if (requested.length)
+    throw new CliError(
+      EXIT.validation,
+      "runtime_overrides_unsupported",
+      `Per-run limits are not supported by the server yet (${requested.map((l) => `--${l.flag}`).join(", ")}): set constraints.${requested[0]!.key} in the workflow definition instead.`,
+      { unsupported: requested.map((l) => l.key) },
+    );
+
+  const idempotencyKey = str(values, "idempotency-key") ?? runtime.idempotencyKey;
+  if (
+    idempotencyKey !== undefined &&
+    (typeof idempotencyKey !== "string" || !idempotencyKey || idempotencyKey.length > 200)
+  )
+    throw usageError("runtime.idempotencyKey must be a string of 1–200 characters");
+  const workflowHash = str(values, "workflow-hash") ?? req.workflowHash;
+  if (
+    workflowHash !== undefined &&
+    (typeof workflowHash !== "string" || !HASH_PATTERN.test(workflowHash))
+  )
+    throw usageError(
+      `--workflow-hash must look like sha256:<64 hex digits>, got ${JSON.stringify(workflowHash)}`,
+    );
+
+  return {
+    workflow,
+    input,
+    ...(idempotencyKey ? { idempotencyKey } : {}),
+    ...(workflowHash ? { workflowHash } : {}),
+    wait: values.wait !== false,
+  };
+}

@@ -54,6 +54,7 @@ export const ISSUE_CODES = [
   "PRIVATE_ADDRESS",
   "IGNORED_FIELD",
   "TEMPLATE_IN_COMMAND",
+  "WAIT_EXCEEDS_DEADLINE",
 ] as const;
 export type IssueCode = (typeof ISSUE_CODES)[number];
 
@@ -64,6 +65,7 @@ export const WARNING_CODES: ReadonlySet<IssueCode> = new Set([
   "PRIVATE_ADDRESS",
   "IGNORED_FIELD",
   "TEMPLATE_IN_COMMAND",
+  "WAIT_EXCEEDS_DEADLINE",
 ]);
 
 export type IssuePath = Array<string | number>;

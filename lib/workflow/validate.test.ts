@@ -102,9 +102,13 @@ const SPEC_EXAMPLE = {
 };
 
 describe("valid definitions", () => {
-  it("accepts the SPEC example with no issues and fills defaults", () => {
+  it("accepts the SPEC example with no errors and fills defaults", () => {
     const result = validateDefinition(SPEC_EXAMPLE);
-    expect(result.issues).toEqual([]);
+    // Its 1-day approval gate outlives the default 1 h run deadline: a warning, not an error
+    // (before this warning existed, such a gate was silently cut to one hour).
+    expect(result.issues.map((i) => [i.code, i.severity])).toEqual([
+      ["WAIT_EXCEEDS_DEADLINE", "warning"],
+    ]);
     expect(result.ok).toBe(true);
     const def = result.definition!;
     expect(def.constraints).toMatchObject({ maxConcurrentRuns: 10, overflow: "queue" });
@@ -1121,6 +1125,37 @@ describe("policy and advice", () => {
     }
     for (const url of ["https://api.example.com", "http://8.8.8.8/", "http://[2606:4700::1111]/"])
       expect(issuesOf(base({ steps: [{ id: "h", type: "http", config: { url } }] }))).toEqual([]);
+  });
+
+  it("WAIT_EXCEEDS_DEADLINE when a gate, event wait or delay outlasts the run deadline", () => {
+    expectIssue(
+      base({ steps: [{ id: "a", type: "approval", config: { prompt: "?", timeout: "24h" } }] }),
+      "WAIT_EXCEEDS_DEADLINE",
+      {
+        severity: "warning",
+        path: ["steps", 0, "config", "timeout"],
+        message: /\(1d\) is longer than the run's deadline.*= 1h/,
+      },
+    );
+    expectIssue(
+      base({ steps: [{ id: "d", type: "delay", config: { duration: "2h" } }] }),
+      "WAIT_EXCEEDS_DEADLINE",
+      { path: ["steps", 0, "config", "duration"] },
+    );
+    // Within the deadline (raised), or a template: nothing to say.
+    expect(
+      issuesOf(
+        base({
+          constraints: { timeoutMs: 2 * 86_400_000 },
+          steps: [{ id: "a", type: "approval", config: { prompt: "?", timeout: "24h" } }],
+        }),
+      ).filter((i) => i.code === "WAIT_EXCEEDS_DEADLINE"),
+    ).toEqual([]);
+    expect(
+      issuesOf(
+        base({ steps: [{ id: "d", type: "delay", config: { duration: "{{ input.wait }}" } }] }),
+      ).filter((i) => i.code === "WAIT_EXCEEDS_DEADLINE"),
+    ).toEqual([]);
   });
 
   it("IGNORED_FIELD for timeoutMs on waiting steps", () => {

@@ -37,6 +37,7 @@ import {
   type TemplateReference,
 } from "./templates";
 import { classifyIp, parseIp } from "../net/ip";
+import { formatDuration, tryParseDuration } from "./duration";
 
 export {
   DefinitionValidationError,
@@ -191,6 +192,8 @@ interface Checker {
     allowSelfModification: boolean;
     maxSteps: number;
     forbidden: ReadonlySet<string>;
+    /** The run deadline (constraints.timeoutMs, default 1 h). */
+    timeoutMs: number;
   };
 }
 
@@ -234,8 +237,14 @@ function readConstraints(raw: unknown): Checker["constraints"] {
         ? c.forbiddenStepTypes.filter((t): t is string => typeof t === "string")
         : [],
     ),
+    timeoutMs:
+      typeof c.timeoutMs === "number" && Number.isFinite(c.timeoutMs) && c.timeoutMs > 0
+        ? c.timeoutMs
+        : DEFAULT_RUN_TIMEOUT_MS,
   };
 }
+
+const DEFAULT_RUN_TIMEOUT_MS = 3_600_000;
 
 /** Collects every level (top, then loop bodies depth-first) and reports duplicate ids globally. */
 function gatherLevels(
@@ -561,6 +570,24 @@ function checkStepPolicy(checker: Checker, view: StepView): void {
     );
   }
   const config = isPlainObject(view.raw.config) ? view.raw.config : {};
+  // A wait longer than the run's deadline is silently cut short by it: say so at publish time.
+  const waitField =
+    view.type === "approval" || view.type === "wait_for_event"
+      ? "timeout"
+      : view.type === "delay"
+        ? "duration"
+        : null;
+  const wait = waitField ? tryParseDuration(config[waitField]) : null;
+  if (waitField && wait?.ok && wait.ms > constraints.timeoutMs) {
+    issues.push(
+      makeIssue(
+        "WAIT_EXCEEDS_DEADLINE",
+        `${subject}: config.${waitField} (${formatDuration(wait.ms)}) is longer than the run's deadline (constraints.timeoutMs = ${formatDuration(constraints.timeoutMs)}); the run will time out first. Raise constraints.timeoutMs or shorten the ${waitField}.`,
+        [...view.path, "config", waitField],
+        { stepId: view.id },
+      ),
+    );
+  }
   for (const [field, url] of outboundUrlFields(view.type, config)) {
     const host = privateHost(url);
     if (host) {

@@ -59,15 +59,26 @@ beforeAll(async () => {
     .where(eq(workspaces.id, e.ws.workspaceId));
 
   // The yardstick: a linear chain of transforms, started in batches like the shapes below.
-  const chain = await workflow({
+  chainId = await workflow({
     schemaVersion: 1,
     name: "Chain",
     steps: ids("c", 5).map((id) => transform(id)),
   });
-  const rows = await runBatches(chain, 10);
-  const perStep = rows.map((r) => wallMs(r) / 5).sort((a, b) => a - b);
-  perStepMs = perStep[Math.floor(perStep.length / 2)]!;
+  await measureBaseline();
 });
+
+let chainId = "";
+/**
+ * Per-step cost of the linear chain, measured again before each shape: on a shared CI machine the
+ * load changes during the suite, and a yardstick taken minutes earlier on a quieter machine would
+ * turn ordinary slowness into a false "stall". The largest measurement so far is kept, so the
+ * allowance only grows with load; a real stall (15–45 s) still exceeds it many times over.
+ */
+async function measureBaseline() {
+  const rows = await runBatches(chainId, 10);
+  const perStep = rows.map((r) => wallMs(r) / 5).sort((a, b) => a - b);
+  perStepMs = Math.max(perStepMs, perStep[Math.floor(perStep.length / 2)]!);
+}
 
 afterAll(async () => {
   await second?.stop();
@@ -149,6 +160,7 @@ async function erroredRuns(rows: RunRow[]): Promise<string[]> {
 
 /** Every run completed, none retried a call, none took longer than its delays plus the margin. */
 async function expectNoStalls(rows: RunRow[], shape: { steps: number; delayMs?: number }) {
+  await measureBaseline();
   expect(rows.length).toBeGreaterThanOrEqual(RUNS);
   const failed = rows.filter((r) => r.status !== "completed");
   expect(failed.map((r) => [r.id, r.status, r.error])).toEqual([]);

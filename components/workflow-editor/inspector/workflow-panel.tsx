@@ -82,26 +82,22 @@ export function WorkflowPanel({
               onChange={(path, value) => set(["inputs", name, ...path], value)}
             />
             {!readOnly ? (
-              <button
-                type="button"
-                className="btn btn-sm"
-                aria-label={`Remove input ${name}`}
+              <SmallButton
+                label={`Remove input ${name}`}
                 onClick={() => set(["inputs", name], undefined)}
               >
                 Remove
-              </button>
+              </SmallButton>
             ) : null}
           </fieldset>
         ))}
         {!readOnly ? (
           <div>
-            <button
-              type="button"
-              className="btn btn-sm"
+            <SmallButton
               onClick={() => set(["inputs", freshKey(inputs, "input")], { type: "string" })}
             >
               Add input
-            </button>
+            </SmallButton>
           </div>
         ) : null}
       </section>
@@ -126,26 +122,20 @@ export function WorkflowPanel({
               onChange={(next) => set(["variables", name], next === undefined ? null : next)}
             />
             {!readOnly ? (
-              <button
-                type="button"
-                className="btn btn-sm"
-                aria-label={`Remove variable ${name}`}
+              <SmallButton
+                label={`Remove variable ${name}`}
                 onClick={() => set(["variables", name], undefined)}
               >
                 Remove
-              </button>
+              </SmallButton>
             ) : null}
           </fieldset>
         ))}
         {!readOnly ? (
           <div>
-            <button
-              type="button"
-              className="btn btn-sm"
-              onClick={() => set(["variables", freshKey(variables, "var")], "")}
-            >
+            <SmallButton onClick={() => set(["variables", freshKey(variables, "var")], "")}>
               Add variable
-            </button>
+            </SmallButton>
           </div>
         ) : null}
       </section>
@@ -221,5 +211,22 @@ function KeyName({
         onBlur={commit}
       />
     </div>
+  );
+}
+
+/** The panel's small secondary button (add / remove an entry). */
+function SmallButton({
+  label,
+  onClick,
+  children,
+}: {
+  label?: string;
+  onClick: () => void;
+  children: React.ReactNode;
+}) {
+  return (
+    <button type="button" className="btn btn-sm" aria-label={label} onClick={onClick}>
+      {children}
+    </button>
   );
 }

@@ -11,9 +11,7 @@ import {
   loopBodyOf,
   pasteSteps,
   resolvedEdges,
-  starterConfig,
-  freshStepId,
-  stepIdsOf,
+  newStep,
   type EditResult,
   type Level,
 } from "@/lib/workflow/edit-ops";
@@ -116,14 +114,7 @@ export function addStep<T extends GraphDraft>(
   type: StepType,
   loopPath: readonly string[] = [],
 ): EditResult<{ definition: T; id: string }> {
-  const taken = stepIdsOf(definition);
-  const claim = (base: string) => {
-    const id = freshStepId(base, taken);
-    taken.add(id);
-    return id;
-  };
-  const id = claim(type);
-  const step = { id, type, config: starterConfig(type, claim) } as StepInput;
+  const { id, step } = newStep(definition, type);
   const into = loopPath[loopPath.length - 1];
   const result = pasteSteps(
     definition,

@@ -376,6 +376,21 @@ export interface InsertOptions {
 }
 
 /**
+ * A new step of `type` for `definition`: a fresh id (unique across every level) and the type's
+ * starter config, whose own generated ids (e.g. a loop body's first step) are fresh too.
+ */
+export function newStep(definition: unknown, type: StepType): { id: string; step: StepInput } {
+  const taken = stepIdsOf(definition);
+  const claim = (base: string) => {
+    const id = freshStepId(base, taken);
+    taken.add(id);
+    return id;
+  };
+  const id = claim(type);
+  return { id, step: { id, type, config: starterConfig(type, claim) } as StepInput };
+}
+
+/**
  * Adds a step of `type` after `afterId` ("press Enter to add after the selected node"): wired
  * `after → new`, and `after`'s outgoing edges on that port now leave from the new step, so the
  * step lands inside a chain. In an implicit array-order level the step is simply placed after
@@ -388,14 +403,7 @@ export function insertStepAfter<T extends GraphDraft>(
   type: StepType,
   options: InsertOptions = {},
 ): EditResult<{ definition: T; id: string }> {
-  const taken = stepIdsOf(definition);
-  const claim = (base: string) => {
-    const id = freshStepId(base, taken);
-    taken.add(id);
-    return id;
-  };
-  const id = claim(type);
-  const step = { id, type, config: starterConfig(type, claim) } as StepInput;
+  const { id, step } = newStep(definition, type);
   if (afterId === null) {
     return {
       ok: true,

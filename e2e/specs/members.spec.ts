@@ -29,12 +29,19 @@ test("invite a viewer, who accepts and cannot edit", async ({ page, browser }) =
   await viewer.goto(new URL(link).pathname);
   await expect(viewer.getByRole("heading", { name: "Invitation accepted" })).toBeVisible();
 
-  // As a viewer: no invite form, tokens are admin-only, and the server refuses edits outright.
+  // As a viewer: no invite form; personal API tokens capped at their own role; and the server
+  // refuses edits outright.
   await viewer.goto("/settings/members");
   await expect(viewer.getByRole("heading", { name: "Members", exact: true })).toBeVisible();
   await expect(viewer.getByRole("region", { name: "Invite a member" })).toHaveCount(0);
   await viewer.goto("/settings/api-tokens");
-  await expect(viewer.getByRole("heading", { name: "Admins only" })).toBeVisible();
+  await expect(viewer.getByRole("heading", { name: "Create an API token" })).toBeVisible();
+  await expect(viewer.getByRole("heading", { name: "Your tokens" })).toBeVisible();
+  const roleOptions = await viewer
+    .getByLabel("Role")
+    .locator("option:not([disabled])")
+    .allTextContents();
+  expect(roleOptions.map((o) => o.trim().toLowerCase())).toEqual(["viewer"]);
   const refused = await trpcMutation(viewer.request, "invitation.create", {
     email: uniqueEmail("x"),
     role: "viewer",

@@ -1,22 +1,32 @@
 /**
  * Webhook accept latency (SPEC §10: p99 ≤ 25 ms at 500 req/s on 2 cores): the real receiver
- * (`/api/hooks/<path>` adapter → signature check → mapping → createRun → delivery row) behind a
- * node:http server, driven open-loop at a fixed rate by a worker thread with keep-alive
- * connections. Every request is a new, correctly signed delivery, so every one creates a run
- * (no executor is running — this measures accepting, not executing: with the default limits the
- * first runs are admitted and the rest wait in the FIFO queue, as during a real burst).
+ * (`/api/hooks/<path>` adapter → signature check → mapping → one inbox insert) behind a node:http
+ * server, driven open-loop at a fixed rate by a worker thread with keep-alive connections, while
+ * the webhook admitter turns the inbox into runs in the same process (no executor is running —
+ * this measures accepting, not executing: with the default limits the first runs are admitted and
+ * the rest wait in the FIFO queue, as during a real burst). Every request is a correctly signed
+ * delivery; every 10th (BENCH_DUPLICATE_EVERY) repeats an earlier body, which body-hash
+ * idempotency must answer with the first run. After the rounds the admitter is drained and every
+ * answered run id is checked: created exactly once, none lost, none doubled.
  *   npm run bench                       # PGlite in memory
  *   BENCH_DATABASE_URL=postgres://… …   # a real Postgres
+ *   BENCH_SECONDS=60 BENCH_ROUNDS=1 …   # the sustained number
  */
 import { createHmac } from "node:crypto";
 import http from "node:http";
 import { Worker } from "node:worker_threads";
-import { sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { setProcessDb } from "../db";
 import { openDb, type DbHandle } from "../db/client";
 import { migrateDb } from "../db/migrate";
 import { setLogLevel } from "../lib/log";
+import { runs } from "../db/schema";
 import { handleWebhook } from "../server/http/hooks";
+import { getRuntime } from "../server/runtime";
+import {
+  admitterYieldRatio,
+  startWebhookAdmitter,
+} from "../server/services/triggers/webhook-admitter";
 import { createTrigger } from "../server/services/triggers/create-trigger";
 import { createWorkflow } from "../server/services/workflows/create-workflow";
 import { createWorkspaceFixture } from "../server/testing/harness";
@@ -25,28 +35,36 @@ import { median, percentile, report, round } from "./stats";
 const RATE = Number(process.env.BENCH_RATE ?? 500);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const DUPLICATE_EVERY = Number(process.env.BENCH_DUPLICATE_EVERY ?? 10);
+/** 1: start the admitter only after the rounds (accept alone, then how fast the backlog drains). */
+const ADMIT_AFTER = process.env.BENCH_ADMIT_AFTER === "1";
 
 const LOADER = `
 const { parentPort, workerData } = require("node:worker_threads");
 const http = require("node:http");
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 const { port, path, requests, rate } = workerData;
-const latencies = []; const statuses = {}; let done = 0;
+const latencies = []; const statuses = {}; const answers = []; let done = 0;
 const start = performance.now();
+const finish = () => { if (++done === requests.length) parentPort.postMessage({ latencies, statuses, answers, seconds: (performance.now() - start) / 1000 }); };
 requests.forEach((r, i) => {
   const at = start + (i * 1000) / rate;
   setTimeout(function fire() {
     const t0 = performance.now();
     const req = http.request({ host: "127.0.0.1", port, path, method: "POST", agent,
       headers: { "content-type": "application/json", "x-signature": r.sig, "content-length": Buffer.byteLength(r.body) } }, (res) => {
-      res.resume();
+      const chunks = [];
+      res.on("data", (c) => chunks.push(c));
       res.on("end", () => {
         latencies.push(performance.now() - t0);
         statuses[res.statusCode] = (statuses[res.statusCode] || 0) + 1;
-        if (++done === requests.length) parentPort.postMessage({ latencies, statuses, seconds: (performance.now() - start) / 1000 });
+        let runId = null;
+        try { runId = JSON.parse(Buffer.concat(chunks).toString()).runId ?? null; } catch (e) { statuses.unparsable = (statuses.unparsable || 0) + 1; }
+        answers.push({ body: r.body, status: res.statusCode, runId });
+        finish();
       });
     });
-    req.on("error", (e) => { statuses.error = (statuses.error || 0) + 1; if (++done === requests.length) parentPort.postMessage({ latencies, statuses, seconds: (performance.now() - start) / 1000 }); });
+    req.on("error", () => { statuses.error = (statuses.error || 0) + 1; finish(); });
     req.end(r.body);
   }, Math.max(0, at - performance.now()));
 });
@@ -87,6 +105,14 @@ async function main() {
     },
   });
   const secret = created.secret!;
+  // The same pacing as the app (server/boot.ts): the admitter yields more on PGlite's one connection.
+  const startAdmitter = () =>
+    startWebhookAdmitter({
+      db: handle.db,
+      ...getRuntime(),
+      yieldRatio: admitterYieldRatio(handle.driver),
+    });
+  let admitter = ADMIT_AFTER ? null : startAdmitter();
   const server = http.createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
@@ -108,11 +134,22 @@ async function main() {
   const port = (server.address() as { port: number }).port;
 
   let serial = 0;
-  const requestsFor = (n: number) =>
-    Array.from({ length: n }, () => {
-      const body = JSON.stringify({ order: { id: `o-${++serial}`, total: serial % 1000 } });
-      return { body, sig: `sha256=${createHmac("sha256", secret).update(body).digest("hex")}` };
-    });
+  const sign = (body: string) => ({
+    body,
+    sig: `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`,
+  });
+  // Every DUPLICATE_EVERY-th request repeats the body sent ~50 requests earlier (body_hash key).
+  const requestsFor = (n: number) => {
+    const list: { body: string; sig: string }[] = [];
+    for (let i = 0; i < n; i++) {
+      if (DUPLICATE_EVERY > 0 && i % DUPLICATE_EVERY === DUPLICATE_EVERY - 1 && i >= 50)
+        list.push(list[i - 50]!);
+      else
+        list.push(sign(JSON.stringify({ order: { id: `o-${++serial}`, total: serial % 1000 } })));
+    }
+    return list;
+  };
+  const answered = new Map<string, Set<string>>(); // body → run ids answered for it
   const round1 = async (rate: number, seconds: number) => {
     const worker = new Worker(LOADER, {
       eval: true,
@@ -126,12 +163,18 @@ async function main() {
     const result = await new Promise<{
       latencies: number[];
       statuses: Record<string, number>;
+      answers: { body: string; status: number; runId: string | null }[];
       seconds: number;
     }>((resolve, reject) => {
       worker.once("message", resolve);
       worker.once("error", reject);
     });
     await worker.terminate();
+    for (const a of result.answers) {
+      if (a.status !== 202 && a.status !== 200) continue;
+      const ids = answered.get(a.body) ?? new Set<string>();
+      answered.set(a.body, ids.add(String(a.runId)));
+    }
     return result;
   };
   await round1(100, 2); // warm-up
@@ -146,13 +189,41 @@ async function main() {
     achieved.push((RATE * SECONDS) / r.seconds);
     statuses = r.statuses;
   }
-  report(`webhook accept at ${RATE} req/s (${driver}, node:http + route adapter)`, {
+  // Settle the inbox, then hold every answer against the runs table.
+  const drainStart = performance.now();
+  admitter ??= startAdmitter();
+  await admitter.drain();
+  const drainSeconds = (performance.now() - drainStart) / 1000;
+  await admitter.stop();
+  const made = await handle.db
+    .select({ id: runs.id })
+    .from(runs)
+    .where(eq(runs.triggerId, created.trigger.id));
+  const madeIds = new Set(made.map((r) => r.id));
+  let lost = 0;
+  let split = 0;
+  const answeredIds = new Set<string>();
+  for (const ids of answered.values()) {
+    if (ids.size > 1) split++;
+    for (const id of ids) {
+      answeredIds.add(id);
+      if (!madeIds.has(id)) lost++;
+    }
+  }
+  const mode = ADMIT_AFTER ? ", admitter after" : "";
+  report(`webhook accept at ${RATE} req/s (${driver}, node:http + route adapter${mode})`, {
     rounds: ROUNDS,
     requestsPerRound: RATE * SECONDS,
     p50Ms: round(median(p50s)),
     p99Ms: round(median(p99s)),
     achievedRps: round(median(achieved), 1),
     lastRoundStatuses: statuses,
+    distinctDeliveries: answered.size,
+    runsCreated: made.length,
+    lost,
+    // A body answered with two run ids, or a run nobody was answered.
+    doubled: split + made.filter((r) => !answeredIds.has(r.id)).length,
+    admitterDrainSeconds: round(drainSeconds, 1),
     targetP99Ms: 25,
   });
   server.close();

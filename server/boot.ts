@@ -8,6 +8,7 @@ import { startOutboxRelay, type RelayHandle } from "./services/outbox/relay-runn
 import type { OutboxRow } from "./services/outbox/relay-outbox";
 import { fireEventTriggers } from "./services/triggers/fire-event-triggers";
 import { triggerContext } from "./services/triggers/start-trigger-run";
+import { admitterYieldRatio, startWebhookAdmitter } from "./services/triggers/webhook-admitter";
 import { getRuntime } from "./runtime";
 
 type Global = typeof globalThis & {
@@ -49,8 +50,8 @@ async function eventTriggerHook(row: OutboxRow): Promise<void> {
 
 /**
  * Background work of the app process (once per process, whatever the executor): the outbox relay
- * that turns committed messages into Inngest events. Also checks that every step type has a
- * handler, so a mismatch fails loudly at start-up.
+ * that turns committed messages into Inngest events, and the webhook admitter. Also checks that
+ * every step type has a handler, so a mismatch fails loudly at start-up.
  */
 export function startBackground(waitForExecutor?: () => Promise<void>): Promise<RelayHandle> {
   if (g.__sluiceBackground) return g.__sluiceBackground;
@@ -63,15 +64,33 @@ export function startBackground(waitForExecutor?: () => Promise<void>): Promise<
     );
   }
   g.__sluiceBackground = (async () => {
-    const { db } = await getDbHandle();
+    const { db, driver } = await getDbHandle();
     // On a fresh database the executor learns the functions at its first sync: a run.start sent
     // before that would trigger nothing. Later boots know them from the database already.
     if (waitForExecutor) await waitForExecutor();
-    return startOutboxRelay({
+    const relay = startOutboxRelay({
       db,
       deliver: createOutboxDeliverer((events) => inngest.send(events), workflowEventHooks()),
       log: log.child({ component: "outbox" }),
     });
+    // Webhook deliveries accepted into the inbox become runs here (their start messages then
+    // go through the relay).
+    const admitter = startWebhookAdmitter({
+      db,
+      ...getRuntime(),
+      log,
+      yieldRatio: admitterYieldRatio(driver),
+    });
+    return {
+      stop: async () => {
+        await admitter.stop();
+        await relay.stop();
+      },
+      drain: async () => {
+        await admitter.drain();
+        await relay.drain();
+      },
+    };
   })();
   g.__sluiceBackground.catch((e) => {
     log.error("background start failed; retrying in 5 s", { err: e });

@@ -9,3 +9,4 @@ export * from "./outbox";
 export * from "./secrets";
 export * from "./triggers";
 export * from "./proposals";
+export * from "./webhook-inbox";

@@ -36,6 +36,13 @@ export interface CreateRunArgs {
   rerun?: { ofRunId: string; fromStepId?: string | null; seed?: Record<string, unknown> };
   /** Disabled workflows do not start (manual, triggers); reruns and children may opt in. */
   allowDisabled?: boolean;
+  /** A pre-generated run id (webhook inbox: the id was answered before the run existed). */
+  runId?: string;
+  /**
+   * Leave the run queued: the caller admits a whole batch with one admitQueuedRuns pass, then
+   * applies the "skip" overflow policy with skipOverflowedRun.
+   */
+  deferAdmission?: boolean;
 }
 
 export interface CreateRunResult {
@@ -99,7 +106,7 @@ export async function createRun(
     if (queued) return { run: queued, deduplicated: true, reason: "coalesced" };
   }
 
-  const id = newId("run");
+  const id = args.runId ?? newId("run");
   const row = {
     id,
     workspaceId: args.workspaceId,
@@ -150,44 +157,60 @@ export async function createRun(
     ],
     now,
   );
-  if (!args.parent) {
+  if (!args.parent && !args.deferAdmission) {
     const limits = await admissionLimits(tx, args.workspaceId, {
       perUser: ctx.config.maxActiveRunsPerUser,
       perWorkspace: ctx.config.maxActiveRunsPerWorkspace,
     });
     const admitted = await admitQueuedRuns(tx, args.workspaceId, limits, now);
     if (!admitted.includes(id) && overflow === "skip") {
-      const [skipped] = await tx
-        .update(runs)
-        .set({
-          status: "cancelled",
-          finishedAt: now,
-          updatedAt: now,
-          error: {
-            code: "overflow_skipped",
-            message: `Skipped: the workflow's concurrency limit (${definition.constraints.maxConcurrentRuns}) or the workspace's run limit was reached and its overflow policy is "skip"`,
-          },
-        })
-        .where(and(eq(runs.id, id), eq(runs.status, "queued")))
-        .returning();
-      if (skipped) {
-        await appendRunEvents(
-          tx,
-          [
-            {
-              runId: id,
-              workspaceId: args.workspaceId,
-              type: "run.finished",
-              data: { status: "cancelled", reason: "overflow_skipped" },
-            },
-          ],
-          now,
-        );
-        return { run: skipped, deduplicated: false };
-      }
+      const skipped = await skipOverflowedRun(
+        tx,
+        { runId: id, workspaceId: args.workspaceId, definition },
+        now,
+      );
+      if (skipped) return { run: skipped, deduplicated: false };
     }
   }
   return { run: await loadRun(tx, args.workspaceId, id), deduplicated: false };
+}
+
+/**
+ * The "skip" overflow policy for a run admission left queued: cancels it (compare-and-set on
+ * `queued`) with the reason. Returns the cancelled run, or undefined when it was not queued.
+ */
+export async function skipOverflowedRun(
+  tx: Queryable,
+  run: { runId: string; workspaceId: string; definition: WorkflowDefinition },
+  now: Date,
+): Promise<RunRow | undefined> {
+  const [skipped] = await tx
+    .update(runs)
+    .set({
+      status: "cancelled",
+      finishedAt: now,
+      updatedAt: now,
+      error: {
+        code: "overflow_skipped",
+        message: `Skipped: the workflow's concurrency limit (${run.definition.constraints.maxConcurrentRuns}) or the workspace's run limit was reached and its overflow policy is "skip"`,
+      },
+    })
+    .where(and(eq(runs.id, run.runId), eq(runs.status, "queued")))
+    .returning();
+  if (skipped)
+    await appendRunEvents(
+      tx,
+      [
+        {
+          runId: run.runId,
+          workspaceId: run.workspaceId,
+          type: "run.finished",
+          data: { status: "cancelled", reason: "overflow_skipped" },
+        },
+      ],
+      now,
+    );
+  return skipped;
 }
 
 /** The run a repeated idempotency key belongs to, if the request is the same one. */

@@ -2,7 +2,7 @@ import "server-only";
 import { and, desc, eq, lt } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/db/client";
-import { runs, triggerDeliveries } from "@/db/schema";
+import { runs, triggerDeliveries, webhookInbox } from "@/db/schema";
 import { fromZodError } from "../../errors";
 import { requireRole, type ServiceContext } from "../context";
 import { loadTrigger } from "./load-trigger";
@@ -30,9 +30,25 @@ export async function listTriggerDeliveries({
   return deliveryPage(ctx.db, trigger.id, parsed.data.limit, parsed.data.before);
 }
 
-/** One page of a (already authorized) trigger's deliveries, newest first. */
+/**
+ * One page of a (already authorized) trigger's deliveries, newest first. Webhook deliveries the
+ * admitter has not settled yet (normally for milliseconds) come from the inbox, as `accepted`
+ * with the run id they were answered and no run status yet.
+ */
 export async function deliveryPage(db: Db, triggerId: string, limit: number, before?: string) {
-  const rows = await db
+  const pending = await db
+    .select()
+    .from(webhookInbox)
+    .where(
+      and(
+        eq(webhookInbox.triggerId, triggerId),
+        eq(webhookInbox.status, "accepted"),
+        before ? lt(webhookInbox.createdAt, new Date(before)) : undefined,
+      ),
+    )
+    .orderBy(desc(webhookInbox.createdAt))
+    .limit(limit + 1);
+  const settled = await db
     .select({ d: triggerDeliveries, runStatus: runs.status })
     .from(triggerDeliveries)
     .leftJoin(runs, eq(runs.id, triggerDeliveries.runId))
@@ -44,9 +60,8 @@ export async function deliveryPage(db: Db, triggerId: string, limit: number, bef
     )
     .orderBy(desc(triggerDeliveries.receivedAt))
     .limit(limit + 1);
-  const page = rows.slice(0, limit);
-  return {
-    items: page.map(({ d, runStatus }) => ({
+  const rows = [
+    ...settled.map(({ d, runStatus }) => ({
       id: d.id,
       receivedAt: d.receivedAt,
       status: d.status,
@@ -57,6 +72,21 @@ export async function deliveryPage(db: Db, triggerId: string, limit: number, bef
       runStatus: runStatus ?? null,
       request: d.request,
     })),
-    nextBefore: rows.length > limit ? page.at(-1)!.d.receivedAt.toISOString() : null,
+    ...pending.map((p) => ({
+      id: p.id,
+      receivedAt: p.createdAt,
+      status: "accepted" as const,
+      reason: null,
+      httpStatus: 202,
+      deliveryKey: p.deliveryKey,
+      runId: p.runId,
+      runStatus: null,
+      request: p.request,
+    })),
+  ].sort((a, b) => b.receivedAt.getTime() - a.receivedAt.getTime());
+  const page = rows.slice(0, limit);
+  return {
+    items: page,
+    nextBefore: rows.length > limit ? page.at(-1)!.receivedAt.toISOString() : null,
   };
 }

@@ -1,12 +1,13 @@
 import "server-only";
 import { createHash } from "node:crypto";
-import { and, eq } from "drizzle-orm";
+import { and, eq, ne, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { runs, triggerDeliveries, triggers } from "@/db/schema";
+import { runs, triggerDeliveries, webhookInbox } from "@/db/schema";
 import { newId } from "@/lib/ids";
 import type { Logger } from "@/lib/log";
-import { WebhookConfig } from "@/lib/schemas/triggers";
+import type { WebhookConfig } from "@/lib/schemas/triggers";
 import { applyMapping } from "@/lib/triggers/mapping";
+import { resolveRunInput } from "@/lib/workflow";
 import { TERMINAL_RUN_STATUSES } from "@/lib/workflow/status";
 import { DomainError } from "../../errors";
 import type { Keys } from "../../keys";
@@ -14,7 +15,9 @@ import { sensitiveHeaders, verifySignature } from "../../webhooks/signatures";
 import { takeToken } from "../../webhooks/token-bucket";
 import type { ServiceConfig } from "../context";
 import { startTriggerRun, triggerContext, type TriggerRow } from "./start-trigger-run";
-import { openWebhookSecret } from "./trigger-secret";
+import { webhookEntry, type WebhookEntry } from "./webhook-cache";
+import { insertIntoInbox, type DeliveryRequest } from "./webhook-inbox";
+import { wakeWebhookAdmitter } from "./webhook-admitter";
 import { describePath, unstorableText } from "@/lib/storable-text";
 
 export interface WebhookDeps {
@@ -40,8 +43,12 @@ export interface WebhookAnswer {
   headers?: Record<string, string>;
 }
 
+type DeliveryStatus = (typeof triggerDeliveries.$inferInsert)["status"];
+
 const BODY_PREVIEW_BYTES = 4096;
 const TERMINAL = new Set<string>(TERMINAL_RUN_STATUSES);
+/** handle() met a cached entry that may be out of date: reload it and decide again. */
+const STALE = Symbol("stale");
 
 const error = (
   status: number,
@@ -53,28 +60,48 @@ const error = (
   body: { error: { code, message, ...extra } },
 });
 
+/** What survives a reload of the trigger: the body is read and the rate token taken once. */
+interface Attempt {
+  body?: Buffer | null;
+  tokenTaken?: boolean;
+}
+
 /**
  * The webhook receiver (SPEC §7): finds the trigger by path, checks method, rate limit and size,
- * reads the raw body before any parsing, verifies the signature, maps the payload into run input
- * and starts the run through startTriggerRun (idempotent by delivery id or body hash). Every
- * outcome — accepted, duplicate, rejected with the reason, rate limited, too large, failed — is a
- * delivery row; nothing is answered with a silent 200.
+ * reads the raw body before any parsing, verifies the signature, maps the payload into run input.
+ * In async mode a valid delivery is then accepted with ONE insert into `webhook_inbox` (with a
+ * pre-generated run id; a repeated delivery key answers the first run) and the admitter creates
+ * the run moments later; sync mode, coalescing workflows and every case the cached state cannot
+ * settle take the direct path (startTriggerRun in the request). Every outcome — accepted,
+ * duplicate, rejected with the reason, rate limited, too large, failed — is a delivery row
+ * (accepted ones written by the admitter with the run); nothing is answered with a silent 200.
  */
 export async function receiveWebhook(
   deps: WebhookDeps,
   req: IncomingWebhook,
 ): Promise<WebhookAnswer> {
+  const attempt: Attempt = {};
+  let { entry, fresh } = await webhookEntry(deps.db, deps.keys, req.path);
+  for (;;) {
+    if (!entry) return error(404, "not_found", "No webhook is configured at this path");
+    const answer = await handle(deps, req, entry, fresh, attempt);
+    if (answer !== STALE) return answer;
+    ({ entry, fresh } = await webhookEntry(deps.db, deps.keys, req.path, { reload: true }));
+  }
+}
+
+/** One pass over a delivery with `entry`; STALE (only when !fresh) asks for a reload. */
+async function handle(
+  deps: WebhookDeps,
+  req: IncomingWebhook,
+  entry: WebhookEntry,
+  fresh: boolean,
+  attempt: Attempt,
+): Promise<WebhookAnswer | typeof STALE> {
   const now = deps.now ?? (() => new Date());
-  const [trigger] = await deps.db
-    .select()
-    .from(triggers)
-    .where(and(eq(triggers.path, req.path), eq(triggers.kind, "webhook")))
-    .limit(1);
-  if (!trigger) return error(404, "not_found", "No webhook is configured at this path");
-  const parsedConfig = WebhookConfig.safeParse(trigger.config);
-  if (!parsedConfig.success)
-    return error(500, "internal", "This webhook's configuration is invalid");
-  const config = parsedConfig.data;
+  const { trigger, config } = entry;
+  if (!config)
+    return fresh ? error(500, "internal", "This webhook's configuration is invalid") : STALE;
   const hidden = sensitiveHeaders(config.verification);
   const recordedHeaders: Record<string, string> = {};
   req.headers.forEach((value, name) => {
@@ -85,39 +112,37 @@ export async function receiveWebhook(
     const all = req.query.getAll(key);
     query[key] = all.length === 1 ? all[0]! : all;
   }
-  let body: Buffer | null = null;
-  const record = async (
-    status: (typeof triggerDeliveries.$inferInsert)["status"],
+  const summary = (): DeliveryRequest => ({
+    method: req.method,
+    headers: recordedHeaders,
+    query,
+    bodyBytes: attempt.body?.length ?? null,
+    bodyPreview: attempt.body
+      ? attempt.body.subarray(0, BODY_PREVIEW_BYTES).toString("utf8")
+      : null,
+  });
+  const record = (
+    status: DeliveryStatus,
     answer: WebhookAnswer,
-    extra: { reason?: string; runId?: string | null; deliveryKey?: string | null } = {},
-  ): Promise<WebhookAnswer> => {
-    await deps.db.insert(triggerDeliveries).values({
-      id: newId("dlv"),
-      workspaceId: trigger.workspaceId,
-      triggerId: trigger.id,
-      receivedAt: now(),
-      status,
-      reason: extra.reason ?? null,
-      httpStatus: answer.status,
-      deliveryKey: extra.deliveryKey ?? null,
-      runId: extra.runId ?? null,
-      request: {
-        method: req.method,
-        headers: recordedHeaders,
-        query,
-        bodyBytes: body?.length ?? null,
-        bodyPreview: body ? body.subarray(0, BODY_PREVIEW_BYTES).toString("utf8") : null,
-      },
-    });
-    return answer;
-  };
+    extra: {
+      id?: string;
+      reason?: string;
+      runId?: string | null;
+      deliveryKey?: string | null;
+    } = {},
+  ) => recordDelivery(deps.db, trigger, now(), summary(), status, answer, extra);
+  // A rejection decided on cached state is decided again on a fresh load before it is answered,
+  // so a trigger enabled or re-keyed a moment ago is never refused by an old copy.
   const reject = (
     status: number,
     code: string,
     reason: string,
     kind: "rejected" | "too_large" | "rate_limited" | "failed" = "rejected",
     headers?: Record<string, string>,
-  ) => record(kind, { ...error(status, code, reason), headers }, { reason });
+  ) =>
+    fresh
+      ? record(kind, { ...error(status, code, reason), headers }, { reason })
+      : Promise.resolve(STALE);
 
   if (!trigger.enabled) return reject(404, "not_found", "This webhook is disabled");
   if (req.method.toUpperCase() !== config.method)
@@ -128,17 +153,18 @@ export async function receiveWebhook(
       "rejected",
       { allow: config.method },
     );
-  const bucket = takeToken(trigger.id, config.rateLimit, now().getTime());
-  if (!bucket.ok)
-    return reject(
-      429,
-      "rate_limited",
-      `Rate limit of ${config.rateLimit.perMinute}/min exceeded`,
-      "rate_limited",
-      {
-        "retry-after": String(bucket.retryAfterSeconds),
-      },
-    );
+  if (!attempt.tokenTaken) {
+    const bucket = takeToken(trigger.id, config.rateLimit, now().getTime());
+    if (!bucket.ok)
+      return reject(
+        429,
+        "rate_limited",
+        `Rate limit of ${config.rateLimit.perMinute}/min exceeded`,
+        "rate_limited",
+        { "retry-after": String(bucket.retryAfterSeconds) },
+      );
+    attempt.tokenTaken = true;
+  }
   const declared = Number(req.headers.get("content-length") ?? NaN);
   if (Number.isFinite(declared) && declared > config.maxBodyBytes)
     return reject(
@@ -147,8 +173,9 @@ export async function receiveWebhook(
       `The body is ${declared} bytes; the limit is ${config.maxBodyBytes}`,
       "too_large",
     );
-  body = await req.readBody(config.maxBodyBytes);
-  if (body === null)
+  if (attempt.body === undefined) attempt.body = await req.readBody(config.maxBodyBytes);
+  const body = attempt.body;
+  if (body === null || body.length > config.maxBodyBytes)
     return reject(
       413,
       "payload_too_large",
@@ -158,21 +185,10 @@ export async function receiveWebhook(
 
   const secrets: string[] = [];
   if (config.verification.preset !== "none") {
-    try {
-      if (trigger.secret)
-        secrets.push(openWebhookSecret(deps.keys, trigger.workspaceId, trigger.id, trigger.secret));
-      if (
-        trigger.previousSecret &&
-        trigger.previousSecretExpiresAt &&
-        trigger.previousSecretExpiresAt > now()
-      )
-        secrets.push(
-          openWebhookSecret(deps.keys, trigger.workspaceId, trigger.id, trigger.previousSecret),
-        );
-    } catch (e) {
+    if (!entry.secrets.ok) {
       deps.log.error("webhook secret cannot be decrypted", {
         triggerId: trigger.id,
-        err: (e as Error).message,
+        err: entry.secrets.reason,
       });
       return reject(
         500,
@@ -181,6 +197,13 @@ export async function receiveWebhook(
         "failed",
       );
     }
+    if (entry.secrets.current) secrets.push(entry.secrets.current);
+    if (
+      entry.secrets.previous &&
+      trigger.previousSecretExpiresAt &&
+      trigger.previousSecretExpiresAt > now()
+    )
+      secrets.push(entry.secrets.previous);
   }
   const verified = verifySignature({
     verification: config.verification,
@@ -223,57 +246,205 @@ export async function receiveWebhook(
       "mapping_failed",
       `Mapped values are missing from the request: ${mapped.missing.join(", ")}`,
     );
+  const deliveryKey = deliveryKeyOf(config, verified.deliveryId, payload, req.headers, body);
+  const runPayload = {
+    method: req.method,
+    path: req.path,
+    query,
+    headers: recordedHeaders,
+    body: payload,
+  };
 
-  let deliveryKey: string | null = null;
+  if (acceptsInInbox(entry, config, mapped.input)) {
+    const deliveryId = newId("dlv");
+    const runId = newId("run");
+    const r = await insertIntoInbox(deps.db, entry, {
+      id: deliveryId,
+      runId,
+      deliveryKey,
+      input: mapped.input,
+      payload: runPayload,
+      request: summary(),
+      at: now(),
+    });
+    if (r.kind === "accepted") {
+      wakeWebhookAdmitter();
+      return { status: 202, body: { runId, deliveryId } };
+    }
+    if (r.kind === "duplicate")
+      return record(
+        "duplicate",
+        { status: 200, body: { runId: r.runId, duplicate: true } },
+        { runId: r.runId, deliveryKey, reason: "already received: the existing run is answered" },
+      );
+    // The database no longer matches the cached entry: reload, or (already fresh: a change
+    // raced this request) let the direct path decide on the database's own state.
+    if (!fresh) return STALE;
+  } else if (!fresh) return STALE;
+
+  return startDirectly(deps, req, trigger, config, {
+    input: mapped.input,
+    payload: runPayload,
+    deliveryKey,
+    record,
+    reject,
+  });
+}
+
+/**
+ * The fast path's preconditions, on the cached workflow state: async mode, an enabled workflow
+ * with a readable current definition that accepts the input, and no coalescing (a coalesced
+ * delivery is answered with another run's id, which only the direct path knows). Anything else
+ * goes the direct way, which words every refusal exactly as createRun does.
+ */
+function acceptsInInbox(
+  entry: WebhookEntry,
+  config: WebhookConfig,
+  input: Record<string, unknown>,
+): boolean {
+  const d = entry.definition;
+  return (
+    config.mode === "async" &&
+    !!entry.workflow?.isEnabled &&
+    !!d &&
+    d.constraints.overflow !== "coalesce" &&
+    resolveRunInput(d.inputs, input).ok
+  );
+}
+
+/** The delivery's idempotency key: the preset's delivery id, the body hash, or none. */
+function deliveryKeyOf(
+  config: WebhookConfig,
+  deliveryId: string | null | undefined,
+  payload: unknown,
+  headers: Headers,
+  body: Buffer,
+): string | null {
   if (config.idempotency === "body_hash")
-    deliveryKey = `sha256:${createHash("sha256").update(body).digest("hex")}`;
-  else if (config.idempotency === "delivery_id") {
-    deliveryKey =
-      verified.deliveryId ??
-      (config.verification.preset === "stripe" &&
-      payload &&
-      typeof payload === "object" &&
-      typeof (payload as { id?: unknown }).id === "string"
-        ? (payload as { id: string }).id
-        : null) ??
-      req.headers.get(config.idHeader);
-    if (deliveryKey) deliveryKey = deliveryKey.slice(0, 200);
-  }
+    return `sha256:${createHash("sha256").update(body).digest("hex")}`;
+  if (config.idempotency !== "delivery_id") return null;
+  const key =
+    deliveryId ??
+    (config.verification.preset === "stripe" &&
+    payload &&
+    typeof payload === "object" &&
+    typeof (payload as { id?: unknown }).id === "string"
+      ? (payload as { id: string }).id
+      : null) ??
+    headers.get(config.idHeader);
+  return key ? key.slice(0, 200) : null;
+}
 
+/** A delivery row (every outcome but an inbox accept, whose row the admitter writes). */
+async function recordDelivery(
+  db: Db,
+  trigger: TriggerRow,
+  receivedAt: Date,
+  request: DeliveryRequest,
+  status: DeliveryStatus,
+  answer: WebhookAnswer,
+  extra: { id?: string; reason?: string; runId?: string | null; deliveryKey?: string | null },
+): Promise<WebhookAnswer> {
+  await db.insert(triggerDeliveries).values({
+    id: extra.id ?? newId("dlv"),
+    workspaceId: trigger.workspaceId,
+    triggerId: trigger.id,
+    receivedAt,
+    status,
+    reason: extra.reason ?? null,
+    httpStatus: answer.status,
+    deliveryKey: extra.deliveryKey ?? null,
+    // A duplicate of a delivery still in the inbox names a run that does not exist yet.
+    runId: extra.runId
+      ? sql`(select ${runs.id} from ${runs} where ${runs.id} = ${extra.runId})`
+      : null,
+    request: { ...request },
+  });
+  return answer;
+}
+
+/** Today's synchronous path: the run is created in the request (and awaited in sync mode). */
+async function startDirectly(
+  deps: WebhookDeps,
+  req: IncomingWebhook,
+  trigger: TriggerRow,
+  config: WebhookConfig,
+  d: {
+    input: Record<string, unknown>;
+    payload: unknown;
+    deliveryKey: string | null;
+    record: (
+      status: DeliveryStatus,
+      answer: WebhookAnswer,
+      extra?: { id?: string; reason?: string; runId?: string | null; deliveryKey?: string | null },
+    ) => Promise<WebhookAnswer>;
+    reject: (
+      status: number,
+      code: string,
+      reason: string,
+      kind?: "rejected" | "too_large" | "rate_limited" | "failed",
+    ) => Promise<WebhookAnswer | typeof STALE>;
+  },
+): Promise<WebhookAnswer | typeof STALE> {
+  const now = deps.now ?? (() => new Date());
+  // The key may already sit in the inbox (accepted, run not created yet): answer that run, or
+  // the admitter would later find this path's run and the id answered first would never exist.
+  if (d.deliveryKey) {
+    const [queued] = await deps.db
+      .select({ runId: webhookInbox.runId })
+      .from(webhookInbox)
+      .where(
+        and(
+          eq(webhookInbox.triggerId, trigger.id),
+          eq(webhookInbox.deliveryKey, d.deliveryKey),
+          ne(webhookInbox.status, "failed"),
+        ),
+      )
+      .limit(1);
+    if (queued)
+      return d.record(
+        "duplicate",
+        { status: 200, body: { runId: queued.runId, duplicate: true } },
+        {
+          runId: queued.runId,
+          deliveryKey: d.deliveryKey,
+          reason: "already received: the existing run is answered",
+        },
+      );
+  }
   const ctx = triggerContext({ ...deps, now }, trigger.workspaceId, "webhook");
   let started: { runId: string; duplicate: boolean };
   try {
     started = await deps.db.transaction(async (tx) => {
-      const r = await startTriggerRun(tx, ctx, trigger as TriggerRow, {
-        input: mapped.input,
-        payload: {
-          method: req.method,
-          path: req.path,
-          query,
-          headers: recordedHeaders,
-          body: payload,
-        },
-        idempotencyKey: deliveryKey,
+      const r = await startTriggerRun(tx, ctx, trigger, {
+        input: d.input,
+        payload: d.payload,
+        idempotencyKey: d.deliveryKey,
       });
       return { runId: r.run.id, duplicate: r.deduplicated };
     });
   } catch (e) {
     if (!(e instanceof DomainError)) throw e;
     const status = e.code === "VALIDATION" ? 422 : 409;
-    return reject(status, e.code.toLowerCase(), e.message, "failed");
+    return d.reject(status, e.code.toLowerCase(), e.message, "failed");
   }
   if (started.duplicate)
-    return record(
+    return d.record(
       "duplicate",
       { status: 200, body: { runId: started.runId, duplicate: true } },
       {
         runId: started.runId,
-        deliveryKey,
+        deliveryKey: d.deliveryKey,
         reason: "already received: the existing run is answered",
       },
     );
-  await record("accepted", { status: 202, body: {} }, { runId: started.runId, deliveryKey });
-  if (config.mode === "async") return { status: 202, body: { runId: started.runId } };
+  const deliveryId = newId("dlv");
+  await d.record(
+    "accepted",
+    { status: 202, body: {} },
+    { id: deliveryId, runId: started.runId, deliveryKey: d.deliveryKey },
+  );
+  if (config.mode === "async") return { status: 202, body: { runId: started.runId, deliveryId } };
 
   // Sync mode: wait for the run to finish, up to the configured time.
   const deadline = Date.now() + config.syncTimeoutSeconds * 1000;

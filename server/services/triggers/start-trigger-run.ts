@@ -38,6 +38,11 @@ export interface StartTriggerRunArgs {
   idempotencyKey: string | null;
   /** Who fired it: the trigger itself, or a user who pressed "fire now". */
   initiator?: { type: "user"; id: string };
+  /**
+   * Part of a batch (the webhook admitter): the run gets this pre-generated id and stays queued;
+   * admission and the trigger's "last fired" columns are the caller's, once per batch.
+   */
+  batch?: { runId: string };
 }
 
 /**
@@ -61,8 +66,10 @@ export async function startTriggerRun(
     idempotencyKey: args.idempotencyKey
       ? `${trigger.kind}:${trigger.id}:${args.idempotencyKey}`
       : null,
+    runId: args.batch?.runId,
+    deferAdmission: !!args.batch,
   });
-  if (!result.deduplicated) {
+  if (!result.deduplicated && !args.batch) {
     await tx
       .update(triggers)
       .set({ lastFiredAt: ctx.now(), lastRunId: result.run.id })

@@ -1,23 +1,28 @@
 /**
  * The webhook receiver through its route adapter (real Requests, real database, the engine running
  * the runs): every signature preset with valid, tampered, stale, replayed and rotated-secret
- * deliveries; concurrent duplicates; rate, size and method limits; mapping; sync mode.
+ * deliveries; concurrent duplicates; rate, size and method limits; mapping; sync mode. Async
+ * deliveries become runs through the webhook admitter, so counts of runs wait for its drain.
  */
 import { createHash, createHmac } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runs, triggerDeliveries, triggers } from "@/db/schema";
 import { handleWebhook } from "@/server/http/hooks";
+import { getRuntime } from "@/server/runtime";
 import { startEngineHarness, type EngineHarness } from "@/inngest/engine/testing";
 import { createTrigger } from "./create-trigger";
 import { rotateWebhookSecret } from "./rotate-webhook-secret";
 import { setTriggerEnabled } from "./set-trigger-enabled";
+import { startWebhookAdmitter, type AdmitterHandle } from "./webhook-admitter";
 
 let e: EngineHarness;
+let admitter: AdmitterHandle;
 let workflowId: string;
 
 beforeAll(async () => {
   e = await startEngineHarness("webhooks");
+  admitter = startWebhookAdmitter({ db: e.db.db, ...getRuntime(), pollMs: 50 });
   workflowId = await e.workflow({
     schemaVersion: 1,
     name: "Orders",
@@ -27,6 +32,7 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
+  await admitter?.stop();
   await e?.close();
 });
 
@@ -66,13 +72,17 @@ const hex = (secret: string, data: string) =>
   createHmac("sha256", secret).update(data).digest("hex");
 const nowSec = () => Math.floor(Date.now() / 1000);
 const body = (id: string) => JSON.stringify({ order: { id } });
-const deliveries = (triggerId: string) =>
-  e.db.db.select().from(triggerDeliveries).where(eq(triggerDeliveries.triggerId, triggerId));
-const runsOf = (triggerId: string) =>
-  e.db.db
+const deliveries = async (triggerId: string) => {
+  await admitter.drain();
+  return e.db.db.select().from(triggerDeliveries).where(eq(triggerDeliveries.triggerId, triggerId));
+};
+const runsOf = async (triggerId: string) => {
+  await admitter.drain();
+  return e.db.db
     .select()
     .from(runs)
     .where(and(eq(runs.triggerType, "webhook"), eq(runs.triggerId, triggerId)));
+};
 
 describe("webhook signatures", () => {
   it("generic HMAC: valid → 202 and a run with mapped input; tampered → 401 recorded without secrets", async () => {

@@ -1,0 +1,152 @@
+import "server-only";
+import { and, eq, isNull, sql, type SQL } from "drizzle-orm";
+import type { Queryable } from "@/db/client";
+import { triggers, workflows, workflowVersions } from "@/db/schema";
+import { WebhookConfig } from "@/lib/schemas/triggers";
+import { WorkflowDefinition } from "@/lib/workflow";
+import type { Keys } from "../../keys";
+import { contentOf } from "../workflows/version-content";
+import type { TriggerRow } from "./start-trigger-run";
+import { openWebhookSecret } from "./trigger-secret";
+
+/**
+ * What the webhook receiver needs to accept a delivery without reading the database: the trigger
+ * row with its parsed config and opened secrets, and its workflow's state and current definition.
+ */
+export interface WebhookEntry {
+  trigger: TriggerRow;
+  /** null: the stored config does not parse (answered 500, as before caching). */
+  config: WebhookConfig | null;
+  /** Opened secrets, or the reason they cannot be opened (master secret changed). */
+  secrets:
+    { ok: true; current: string | null; previous: string | null } | { ok: false; reason: string };
+  workflow: { isEnabled: boolean; currentVersionId: string | null } | null;
+  /** The current version's definition (inputs and overflow policy are checked at accept). */
+  definition: WorkflowDefinition | null;
+}
+
+// Both caches are small Maps, bounded by dropping the oldest entry (no TTL and no lru-cache
+// dependency): an entry is never trusted on its own. The inbox insert is guarded by
+// `entryGuard`, so a changed trigger, secret or workflow (in any process) misses the insert and
+// the receiver reloads; rejections are re-checked against a fresh load before they are answered.
+const ENTRY_LIMIT = 1000;
+const DEFINITION_LIMIT = 500;
+type Global = typeof globalThis & {
+  __sluiceWebhookEntries?: Map<string, WebhookEntry>;
+  __sluiceDefinitions?: Map<string, WorkflowDefinition>;
+};
+const g = globalThis as Global;
+const entries = (g.__sluiceWebhookEntries ??= new Map());
+const definitions = (g.__sluiceDefinitions ??= new Map());
+
+function remember<V>(map: Map<string, V>, limit: number, key: string, value: V): V {
+  map.delete(key);
+  if (map.size >= limit) map.delete(map.keys().next().value!);
+  map.set(key, value);
+  return value;
+}
+
+/** The cached entry for a webhook path (loaded on a miss); `fresh` when it was just loaded. */
+export async function webhookEntry(
+  db: Queryable,
+  keys: Keys,
+  path: string,
+  opts: { reload?: boolean } = {},
+): Promise<{ entry: WebhookEntry | null; fresh: boolean }> {
+  const cached = opts.reload ? undefined : entries.get(path);
+  if (cached) return { entry: cached, fresh: false };
+  const entry = await loadEntry(db, keys, path);
+  if (entry) remember(entries, ENTRY_LIMIT, path, entry);
+  else entries.delete(path);
+  return { entry, fresh: true };
+}
+
+/** Forgets every cached entry (tests; the guard keeps stale entries harmless anyway). */
+export function clearWebhookCache(): void {
+  entries.clear();
+}
+
+/** A version's definition, parsed once: contents are immutable by hash. */
+export async function definitionByHash(
+  db: Queryable,
+  workspaceId: string,
+  hash: string,
+): Promise<WorkflowDefinition> {
+  const key = `${workspaceId}:${hash}`;
+  const hit = definitions.get(key);
+  if (hit) return hit;
+  const parsed = WorkflowDefinition.parse(await contentOf(db, workspaceId, hash));
+  return remember(definitions, DEFINITION_LIMIT, key, parsed);
+}
+
+async function loadEntry(db: Queryable, keys: Keys, path: string): Promise<WebhookEntry | null> {
+  const [trigger] = await db
+    .select()
+    .from(triggers)
+    .where(and(eq(triggers.path, path), eq(triggers.kind, "webhook")))
+    .limit(1);
+  if (!trigger) return null;
+  const parsed = WebhookConfig.safeParse(trigger.config);
+  const [wf] = await db
+    .select({ isEnabled: workflows.isEnabled, currentVersionId: workflows.currentVersionId })
+    .from(workflows)
+    .where(and(eq(workflows.id, trigger.workflowId), isNull(workflows.deletedAt)))
+    .limit(1);
+  let definition: WorkflowDefinition | null = null;
+  if (wf?.currentVersionId) {
+    const [version] = await db
+      .select({ hash: workflowVersions.hash })
+      .from(workflowVersions)
+      .where(eq(workflowVersions.id, wf.currentVersionId))
+      .limit(1);
+    // An unreadable definition leaves `definition` null: such deliveries take the direct path,
+    // which reports the problem exactly as createRun words it.
+    if (version)
+      definition = await definitionByHash(db, trigger.workspaceId, version.hash).catch(() => null);
+  }
+  return {
+    trigger,
+    config: parsed.success ? parsed.data : null,
+    secrets: openSecrets(keys, trigger),
+    workflow: wf ?? null,
+    definition,
+  };
+}
+
+function openSecrets(keys: Keys, t: TriggerRow): WebhookEntry["secrets"] {
+  try {
+    return {
+      ok: true,
+      current: t.secret ? openWebhookSecret(keys, t.workspaceId, t.id, t.secret) : null,
+      previous: t.previousSecret
+        ? openWebhookSecret(keys, t.workspaceId, t.id, t.previousSecret)
+        : null,
+    };
+  } catch (e) {
+    return { ok: false, reason: (e as Error).message };
+  }
+}
+
+/** Millisecond precision on both sides: a JS Date cannot hold Postgres' microseconds. */
+const sameInstant = (column: SQL, value: Date | null) =>
+  value
+    ? sql`date_trunc('milliseconds', ${column}) = ${value.toISOString()}::timestamptz`
+    : sql`${column} is null`;
+const sameJson = (column: SQL, value: unknown) =>
+  value == null ? sql`${column} is null` : sql`${column} = ${JSON.stringify(value)}::jsonb`;
+
+/**
+ * A condition over `triggers t join workflows w` that holds only while the database still matches
+ * the entry: same trigger settings and secrets, still enabled, same workflow state and version.
+ */
+export function entryGuard(entry: WebhookEntry): SQL {
+  const t = entry.trigger;
+  return sql`t.id = ${t.id} and t.enabled
+    and ${sameInstant(sql`t.updated_at`, t.updatedAt)}
+    and ${sameJson(sql`t.config`, t.config)}
+    and ${sameJson(sql`t.secret`, t.secret)}
+    and ${sameJson(sql`t.previous_secret`, t.previousSecret)}
+    and ${sameInstant(sql`t.previous_secret_expires_at`, t.previousSecretExpiresAt)}
+    and w.is_enabled and w.deleted_at is null
+    and w.current_version_id = ${entry.workflow?.currentVersionId ?? null}`;
+}

@@ -2,7 +2,7 @@ import "server-only";
 import { and, eq, inArray, isNull, lt } from "drizzle-orm";
 import { EVENTS } from "@/inngest/events";
 import { enqueueOutbox } from "@/server/services/outbox/enqueue-outbox";
-import { runs, runSteps, executorRuns, scheduleTicks } from "@/db/schema";
+import { runs, runSteps, executorRuns, scheduleTicks, webhookInbox } from "@/db/schema";
 import { finishRun, overdueRunIds } from "@/server/services/engine/finish-run";
 import { pruneOutbox } from "@/server/services/outbox/relay-outbox";
 import { admissionLimits, admitQueuedRuns } from "@/server/services/runs/admission";
@@ -140,6 +140,16 @@ export async function retentionBody() {
   await pruneOutbox(db, new Date(now - 7 * 86_400_000));
   // Schedule tick history follows the run retention; an old claim no longer guards anything.
   await db.delete(scheduleTicks).where(lt(scheduleTicks.tick, runCutoff));
+  // Webhook inbox rows follow it too: once their run may be gone, a repeated delivery must not be
+  // answered with a dead run id (admitted and failed rows only; accepted ones are still pending).
+  await db
+    .delete(webhookInbox)
+    .where(
+      and(
+        inArray(webhookInbox.status, ["admitted", "failed"]),
+        lt(webhookInbox.createdAt, runCutoff),
+      ),
+    );
   // The embedded executor keeps its own history; finished executions follow the step retention.
   await db
     .delete(executorRuns)

@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { approvals, runEvents, runSteps, runs } from "@/db/schema";
+import { approvals, runEvents, runSteps, runs, webhookInbox } from "@/db/schema";
+import { createTrigger } from "@/server/services/triggers/create-trigger";
 import { pgError } from "@/db/errors";
 import { reapRunsBody, retentionBody } from "./maintenance-bodies";
 import { startEngineHarness, type EngineHarness } from "./testing";
@@ -42,6 +43,43 @@ describe("maintenance", () => {
       await e.db.db.select().from(runEvents).where(eq(runEvents.runId, oldRun.id)),
     ).toHaveLength(0);
     expect(await e.db.db.select().from(runs).where(eq(runs.id, freshRun.id))).toHaveLength(1);
+  });
+
+  it("retention drops old admitted/failed webhook inbox rows, never pending or recent ones", async () => {
+    const wf = await e.workflow({
+      schemaVersion: 1,
+      name: "Hooked",
+      steps: [{ id: "a", type: "transform", config: { value: 1 } }],
+    });
+    const { trigger } = await createTrigger({
+      ctx: e.ws.ctx("editor"),
+      input: { kind: "webhook", workflowId: wf, name: "Hook", config: {} },
+    });
+    const old = new Date(Date.now() - 200 * 86_400_000);
+    const row = (id: string, status: "accepted" | "admitted" | "failed", createdAt: Date) => ({
+      id,
+      workspaceId: e.ws.workspaceId,
+      triggerId: trigger.id,
+      deliveryKey: id,
+      runId: `run_${id}`,
+      status,
+      request: {},
+      createdAt,
+    });
+    await e.db.db
+      .insert(webhookInbox)
+      .values([
+        row("old-admitted", "admitted", old),
+        row("old-failed", "failed", old),
+        row("old-pending", "accepted", old),
+        row("new-admitted", "admitted", new Date()),
+      ]);
+    await retentionBody();
+    const left = await e.db.db
+      .select({ id: webhookInbox.id })
+      .from(webhookInbox)
+      .where(eq(webhookInbox.triggerId, trigger.id));
+    expect(left.map((r) => r.id).sort()).toEqual(["new-admitted", "old-pending"]);
   });
 
   it("the reaper times out runs past their deadline and stops their execution", async () => {

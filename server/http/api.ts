@@ -12,6 +12,7 @@ import {
 import { getRuntime } from "../runtime";
 import type { ServiceContext } from "../services/context";
 import { PROPOSAL_HTTP_STATUS, ProposalError } from "../services/proposals/errors";
+import { describePath, unstorableText } from "@/lib/storable-text";
 
 type Params = Record<string, string | string[]>;
 export interface ApiArgs<P extends Params> {
@@ -128,9 +129,18 @@ export async function readJsonBody(req: Request, maxBytes = 1024 * 1024): Promis
   if (buf === null) throw new PayloadTooLargeError(`Request body is larger than ${maxBytes} bytes`);
   if (buf.byteLength === 0) return {};
   const text = buf.toString("utf8");
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (e) {
     throw new ValidationError(`Request body is not valid JSON: ${(e as Error).message}`);
   }
+  // NUL and lone surrogates are valid JSON escapes that Postgres refuses: a 400 naming the field.
+  const unstorable = unstorableText(value);
+  if (unstorable)
+    throw new ValidationError(
+      `Request body at ${describePath(unstorable.path)}: ${unstorable.message}`,
+      [{ path: unstorable.path, message: unstorable.message }],
+    );
+  return value;
 }

@@ -179,6 +179,23 @@ describe("bad input is a 400 naming the path, never a 500", () => {
     ]);
   });
 
+  it("text Postgres cannot store (NUL, a lone surrogate) is a 400 naming the field, nothing written", async () => {
+    const wf = await createWorkflow({ ctx: fx.ctx("owner"), input: { name: "Nul" } });
+    for (const body of [
+      '{"definition":{"schemaVersion":1,"name":"A\\u0000B","steps":[]}}',
+      '{"definition":{"schemaVersion":1,"name":"ok","steps":[{"id":"a","type":"transform","config":{"value":"\\ud800"}}]}}',
+    ]) {
+      const res = await call(draftRoute.PUT, "PUT", `/api/v1/workflows/${wf.id}/draft`, {
+        params: { id: wf.id },
+        body,
+      });
+      expect(res.status, body).toBe(400);
+      const err = await errorOf(res);
+      expect(err.message).toMatch(/NUL|surrogate/);
+      expect(err.details?.issues?.[0]?.path?.[0]).toBe("definition");
+    }
+  });
+
   it("bodies past the cap answer 413 whatever Content-Length says", async () => {
     const big = JSON.stringify({ name: "x".repeat(2 * 1024 * 1024) });
     let res = await call(eventsRoute.POST, "POST", "/api/v1/events", { body: big });

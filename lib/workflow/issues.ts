@@ -55,6 +55,7 @@ export const ISSUE_CODES = [
   "IGNORED_FIELD",
   "TEMPLATE_IN_COMMAND",
   "WAIT_EXCEEDS_DEADLINE",
+  "MAY_READ_SKIPPED_STEP",
 ] as const;
 export type IssueCode = (typeof ISSUE_CODES)[number];
 
@@ -66,6 +67,7 @@ export const WARNING_CODES: ReadonlySet<IssueCode> = new Set([
   "IGNORED_FIELD",
   "TEMPLATE_IN_COMMAND",
   "WAIT_EXCEEDS_DEADLINE",
+  "MAY_READ_SKIPPED_STEP",
 ]);
 
 export type IssuePath = Array<string | number>;

@@ -106,8 +106,10 @@ describe("valid definitions", () => {
     const result = validateDefinition(SPEC_EXAMPLE);
     // Its 1-day approval gate outlives the default 1 h run deadline: a warning, not an error
     // (before this warning existed, such a gate was silently cut to one hour).
+    // Its output reads "deploy", which runs only when the gate is approved: a warning too.
     expect(result.issues.map((i) => [i.code, i.severity])).toEqual([
       ["WAIT_EXCEEDS_DEADLINE", "warning"],
+      ["MAY_READ_SKIPPED_STEP", "warning"],
     ]);
     expect(result.ok).toBe(true);
     const def = result.definition!;
@@ -1156,6 +1158,82 @@ describe("policy and advice", () => {
         base({ steps: [{ id: "d", type: "delay", config: { duration: "{{ input.wait }}" } }] }),
       ).filter((i) => i.code === "WAIT_EXCEEDS_DEADLINE"),
     ).toEqual([]);
+  });
+
+  describe("MAY_READ_SKIPPED_STEP", () => {
+    //   check ─true──▶ yes ─▶ later(reads yes)
+    //         ─false─▶ no  ─▶ join(reads yes, no) ◀─ yes
+    const cond = { id: "check", type: "condition", config: { condition: { ref: "input.x" } } };
+    const t = (id: string, value: unknown) => ({ id, type: "transform", config: { value } });
+    const codes = (d: Record<string, unknown>) =>
+      issuesOf(base(d))
+        .filter((i) => i.code === "MAY_READ_SKIPPED_STEP")
+        .map((i) => i.path.join("."));
+
+    it("warns when a reader or the output may run without the step it reads", () => {
+      expect(
+        codes({
+          inputs: { x: { type: "boolean" } },
+          steps: [
+            cond,
+            t("yes", 1),
+            t("no", 2),
+            t("later", "{{ steps.yes.output.data }}"),
+            t("join", { a: "{{ steps.yes.output.data }}", b: "{{ steps.no.output.data }}" }),
+          ],
+          edges: [
+            { from: "check", port: "true", to: "yes" },
+            { from: "check", port: "false", to: "no" },
+            { from: "yes", to: "later" },
+            { from: "yes", to: "join" },
+            { from: "no", to: "join" },
+          ],
+          output: "{{ steps.yes.output.data }}",
+        }),
+      ).toEqual(["steps.4.config.value.a", "steps.4.config.value.b", "output"]);
+    });
+
+    it("is quiet when branches rejoin, within a branch, and for steps that always run", () => {
+      expect(
+        codes({
+          inputs: { x: { type: "boolean" } },
+          steps: [
+            cond,
+            t("yes", "{{ steps.check.output.data }}"),
+            t("no", 2),
+            t("join", 3),
+            t("after", "{{ steps.join.output.data }}"),
+          ],
+          edges: [
+            { from: "check", port: "true", to: "yes" },
+            { from: "check", port: "false", to: "no" },
+            { from: "yes", to: "join" },
+            { from: "no", to: "join" },
+            { from: "join", to: "after" },
+          ],
+          output: { join: "{{ steps.join.output.data }}", after: "{{ steps.after.output.data }}" },
+        }),
+      ).toEqual([]);
+    });
+
+    it("a step with a when may be skipped; a join that also has an always-taken edge still runs", () => {
+      //   a ─▶ maybe [when] ─▶ reader ◀─ a
+      expect(
+        codes({
+          inputs: { go: { type: "boolean" } },
+          steps: [
+            t("a", 1),
+            { ...t("maybe", 2), when: { ref: "input.go", eq: true } },
+            t("reader", "{{ steps.maybe.output.data }}"),
+          ],
+          edges: [
+            { from: "a", to: "maybe" },
+            { from: "a", to: "reader" },
+            { from: "maybe", to: "reader" },
+          ],
+        }),
+      ).toEqual(["steps.2.config.value"]);
+    });
   });
 
   it("IGNORED_FIELD for timeoutMs on waiting steps", () => {

@@ -4,7 +4,7 @@
  * whatever parts of the input are usable, so a bad config in one step does not hide a cycle
  * elsewhere. See docs/workflow-language.md for the rules and the issue codes.
  */
-import { defaultPortOf, portsOf, STEP_CATALOG } from "./catalog";
+import { defaultPortOf, ERROR_PORT, portsOf, STEP_CATALOG } from "./catalog";
 import { MAX_STEPS_HARD_CAP, DEFAULT_MAX_STEPS, WorkflowDefinition } from "./definition";
 import {
   computeAncestry,
@@ -177,6 +177,8 @@ interface Level {
   ancestry?: Ancestry;
   /** Steps with a place in the topological order (not on or behind a cycle). */
   ordered?: ReadonlySet<string>;
+  /** The decisions each step needs in order to run (computed on first use, see gatesIn). */
+  gates?: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
 interface Checker {
@@ -188,6 +190,8 @@ interface Checker {
   readonly owners: Map<string, string | null>;
   readonly inputs: ReadonlySet<string>;
   readonly vars: ReadonlySet<string>;
+  /** The top-level graph, once gathered (workflow `output` reads its steps). */
+  topLevel?: Level;
   readonly constraints: {
     allowSelfModification: boolean;
     maxSteps: number;
@@ -218,6 +222,7 @@ function semanticIssues(
       makeIssue("NO_STEPS", "The workflow has no steps; add at least one.", ["steps"]),
     );
   const levels = gatherLevels(checker, root.steps, root.edges, [], undefined);
+  checker.topLevel = levels[0];
   for (const level of levels) checkLevel(checker, level);
   checkStepCount(checker, levels);
   checkOutput(checker);
@@ -784,6 +789,17 @@ function checkStepRef(
         "REFERENCE_NOT_UPSTREAM",
         `references ${shown}, but "${target}" is not upstream of "${view.id}", so it may not have finished; add an edge path from "${target}" to "${view.id}" (or reference it in "${view.id}".when to wait for it).`,
       );
+    } else if (
+      !inWhen &&
+      decided &&
+      ref.root === "steps" &&
+      ref.field === "output" &&
+      mayBeSkippedFor(level, target, view.id)
+    ) {
+      report(
+        "MAY_READ_SKIPPED_STEP",
+        `references ${shown}, but "${target}" may be skipped on a path where "${view.id}" still runs (a branch, a when, an approval port or an error edge leads to it); the reference then reads nothing (null, or the key is left out).`,
+      );
     }
     return;
   }
@@ -815,6 +831,76 @@ function checkStepRef(
   );
 }
 
+/**
+ * When each step of a level runs, as the set of decisions it needs ("gates"): an edge from a
+ * port of a step with several ports (condition true/false, approval approved/rejected, loop
+ * ports) or from the error port adds `<source>:<port>`; a `when` adds `when:<step>`; a step runs
+ * when any incoming edge is taken, so its gates are those all incoming edges share — and when the
+ * incoming edges differ only by ports that together cover every outcome of one source (the two
+ * branches of a condition rejoining), that decision drops out. An empty set: the step runs
+ * whenever the run does. Failures under the default skip policy are left out (every step would
+ * be gated). Only ordered steps (no cycles) get an entry.
+ */
+function gatesIn(level: Level): ReadonlyMap<string, ReadonlySet<string>> {
+  if (level.gates) return level.gates;
+  const gates = new Map<string, ReadonlySet<string>>();
+  const graph = level.graph;
+  const outcomes = (id: string): readonly string[] => {
+    const node = graph?.nodes.get(id);
+    // portsOf already lists the error port after the type's own ports.
+    return node && isStepType(node.type) ? portsOf(node.type) : [ERROR_PORT];
+  };
+  if (graph) {
+    for (const id of graph.order) {
+      const node = graph.nodes.get(id)!;
+      const incoming = (graph.incoming.get(id) ?? []).filter((e) => gates.has(e.from));
+      let mine = new Set<string>();
+      if (incoming.length > 0) {
+        const sets = incoming.map((e) => {
+          const g = new Set(gates.get(e.from)!);
+          if (e.port === ERROR_PORT || outcomes(e.from).length > 2) g.add(`${e.from}:${e.port}`);
+          return g;
+        });
+        const shared = new Set([...sets[0]!].filter((x) => sets.every((g) => g.has(x))));
+        const rest = sets.map((g) => [...g].filter((x) => !shared.has(x)));
+        mine = shared;
+        if (rest.some((r) => r.length > 0)) {
+          // Covered when every edge differs only by one port of the same source and the ports
+          // together are all of that source's outcomes (an edge with nothing left covers all).
+          const sources = new Set(rest.flat().map((x) => x.slice(0, x.lastIndexOf(":"))));
+          const covered =
+            rest.some((r) => r.length === 0) ||
+            (sources.size === 1 &&
+              rest.every((r) => r.length === 1) &&
+              (() => {
+                const source = [...sources][0]!;
+                const seen = new Set(rest.map((r) => r[0]!.slice(source.length + 1)));
+                // The error outcome only matters when some edge leaves from it.
+                return outcomes(source)
+                  .filter((o) => o !== ERROR_PORT || seen.has(ERROR_PORT))
+                  .every((o) => seen.has(o));
+              })());
+          if (!covered) mine.add(`join:${id}`);
+        }
+      }
+      if (node.step.when !== undefined) mine.add(`when:${id}`);
+      gates.set(id, mine);
+    }
+  }
+  level.gates = gates;
+  return gates;
+}
+
+/** Whether `target` may be skipped on a path where `reader` runs (null reader: the run's end). */
+function mayBeSkippedFor(level: Level, target: string, reader: string | null): boolean {
+  const gates = gatesIn(level);
+  const needs = gates.get(target);
+  if (!needs || needs.size === 0) return false;
+  if (reader === null) return true;
+  const has = gates.get(reader);
+  return !has || [...needs].some((g) => !has.has(g));
+}
+
 function checkOutput(checker: Checker): void {
   const output = checker.root.output;
   if (output === undefined) return;
@@ -834,6 +920,15 @@ function checkOutput(checker: Checker): void {
       );
     if (ref.root === "steps") {
       const owner = checker.owners.get(ref.stepId);
+      const top = checker.topLevel;
+      if (owner === null && ref.field === "output" && top && mayBeSkippedFor(top, ref.stepId, null))
+        checker.issues.push(
+          makeIssue(
+            "MAY_READ_SKIPPED_STEP",
+            `Workflow ${fieldText([...location])} references {{ ${ref.path.source} }}, but "${ref.stepId}" may be skipped on some paths; the output then reads nothing there (null, or the key is left out).`,
+            [...location],
+          ),
+        );
       if (owner === undefined)
         report(
           "UNKNOWN_STEP_REFERENCE",

@@ -641,7 +641,7 @@ export const Retry = z
       ])
       .default(1000)
       .describe(
-        "Delay before each retry: a fixed number of ms, or a list per retry (the last entry repeats).",
+        "Delay before each retry: a fixed number of ms, or a list per retry (the last entry repeats); at least 1 s is waited between attempts.",
       ),
   })
   .describe("Retry policy.");

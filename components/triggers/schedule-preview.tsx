@@ -25,8 +25,15 @@ export function useSchedulePreview(cron: string, timezone: string) {
   const trpc = useTRPC();
   const input = useDebounced({ cron: cron.trim(), timezone: timezone.trim() || "UTC" }, 350);
   const enabled = input.cron.length > 0;
+  // Where the list starts (ISO instant; null = now): a date to look ahead to (a DST change months
+  // away), then "Later" pages on from the last listed time.
+  const [from, setFrom] = useState<string | null>(null);
   const q = useQuery({
-    ...trpc.schedule.preview.queryOptions({ ...input, count: PREVIEW_COUNT }),
+    ...trpc.schedule.preview.queryOptions({
+      ...input,
+      count: PREVIEW_COUNT,
+      ...(from ? { from } : {}),
+    }),
     enabled,
     retry: false,
     placeholderData: (prev) => prev,
@@ -36,17 +43,47 @@ export function useSchedulePreview(cron: string, timezone: string) {
     : {};
   if (q.error && !errors.cron && !errors.timezone) errors.cron = q.error.message;
   const isStale = input.cron !== cron.trim() || input.timezone !== (timezone.trim() || "UTC");
-  return { query: q, errors, enabled, isStale };
+  return { query: q, errors, enabled, isStale, from, setFrom };
 }
 
 export function SchedulePreview({ preview }: { preview: ReturnType<typeof useSchedulePreview> }) {
-  const { query: q, enabled, isStale } = preview;
+  const { query: q, enabled, isStale, from, setFrom } = preview;
   return (
     <section aria-labelledby="preview-h" className="stack" style={{ gap: 6 }}>
       <div className="row">
         <strong id="preview-h">Next {PREVIEW_COUNT} fire times</strong>
         {q.isFetching || isStale ? <Spinner label="Updating preview" /> : null}
       </div>
+      {enabled ? (
+        <div className="row" style={{ gap: 8, flexWrap: "wrap" }}>
+          <label className="small">
+            From (UTC date){" "}
+            <input
+              type="date"
+              aria-label="Preview from (UTC date)"
+              value={from ? from.slice(0, 10) : ""}
+              onChange={(e) =>
+                setFrom(
+                  e.target.value ? new Date(`${e.target.value}T00:00:00Z`).toISOString() : null,
+                )
+              }
+            />
+          </label>
+          <button
+            type="button"
+            className="btn btn-sm"
+            disabled={!q.data?.nextFrom}
+            onClick={() => q.data?.nextFrom && setFrom(q.data.nextFrom)}
+          >
+            Later
+          </button>
+          {from ? (
+            <button type="button" className="btn btn-sm" onClick={() => setFrom(null)}>
+              From now
+            </button>
+          ) : null}
+        </div>
+      ) : null}
       {!enabled ? (
         <p className="section-note">Type a cron expression to see when it fires.</p>
       ) : q.error ? (

@@ -111,6 +111,16 @@ test("schedule: the form previews the next 10 fire times and flags invalid cron 
   const gap = times.getByRole("listitem").filter({ hasText: "DST gap" }).first();
   await expect(gap).toContainText("03:00");
   await expect(gap).toContainText("02:30 does not exist");
+  // Look ahead from a date (the autumn repeat, months away), page on, and come back to now.
+  await form.getByLabel("Cron expression").fill("30 1 * * *");
+  await form.getByLabel("Preview from (UTC date)").fill("2030-11-02");
+  await expect(times.getByRole("listitem").first()).toContainText("2030-11-02 01:30");
+  await expect(times.getByRole("listitem").filter({ hasText: "DST repeat" })).toHaveCount(1);
+  await form.getByRole("button", { name: "Later" }).click();
+  await expect(times.getByRole("listitem").first()).toContainText("2030-11-12 01:30");
+  await form.getByRole("button", { name: "From now" }).click();
+  await expect(times.getByRole("listitem").first()).not.toContainText("2030-");
+  await form.getByLabel("Cron expression").fill("30 2 * 3 0");
   await form.getByRole("button", { name: "Create trigger" }).click();
   await expect(form).toBeHidden();
   await expect(triggers.row("Nightly")).toContainText("30 2 * 3 0 (America/New_York)");

@@ -171,10 +171,17 @@ export const RotateWebhookSecretInput = z.object({
     .max(7 * 24 * 60)
     .default(60),
 });
-export const PreviewScheduleInput = z.object({
+export const PreviewScheduleInput = z.strictObject({
   cron: z.string().max(200),
   timezone: z.string().max(64).default("UTC"),
   count: z.number().int().min(1).max(50).default(10),
+  /** List the fire times strictly after this instant (default: now); page on with `nextFrom`. */
+  from: z.iso
+    .datetime({ offset: true })
+    .refine((v) => Math.abs(Date.parse(v) - Date.now()) < 50 * 366 * 86_400_000, {
+      message: "must be within 50 years of now",
+    })
+    .optional(),
 });
 
 /** `POST /api/v1/events`: one event or a batch. */

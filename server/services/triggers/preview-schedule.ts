@@ -18,7 +18,7 @@ export async function previewSchedule({ ctx, input }: { ctx: ServiceContext; inp
   requireRole(ctx, "viewer");
   const parsed = PreviewScheduleInput.safeParse(input);
   if (!parsed.success) throw fromZodError(parsed.error);
-  const { cron, timezone, count } = parsed.data;
+  const { cron, timezone, count, from } = parsed.data;
   let schedule;
   try {
     schedule = compileSchedule(cron, timezone);
@@ -28,12 +28,17 @@ export async function previewSchedule({ ctx, input }: { ctx: ServiceContext; inp
     throw e;
   }
   const now = ctx.now();
+  const start = from ? new Date(from) : now;
+  const times = fireTimesOf(schedule, start, count);
   return {
     cron: schedule.cron,
     timezone: schedule.timezone,
     /** Fixed-time: DST gap times shift to the jump, repeated times fire once; otherwise skipped / twice. */
     dstBehaviour: schedule.isFixedTime ? ("fixed-time" as const) : ("interval" as const),
-    times: fireTimesOf(schedule, now, count),
+    from: start.toISOString(),
+    times,
+    /** Pass as `from` for the next page (past 50 occurrences, e.g. a DST change months ahead). */
+    nextFrom: times.length === count ? times[times.length - 1]!.at : null,
     minInterval: checkMinInterval(
       schedule,
       ctx.config.scheduleMinIntervalSeconds ?? DEFAULT_MIN_INTERVAL_SECONDS,

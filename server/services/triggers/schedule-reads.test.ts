@@ -77,6 +77,43 @@ describe("schedule.preview", () => {
     expect(r.minInterval.message).toMatch(/minimum interval is 3600 s/);
   });
 
+  it("starts from a given time and pages on past 50 occurrences (a DST change months ahead)", async () => {
+    const now = () => new Date("2026-01-05T12:00:00Z");
+    const first = await caller(fx, { now }).schedule.preview({
+      cron: "0 * * * *",
+      timezone: "Europe/Berlin",
+      count: 50,
+    });
+    expect(first.times).toHaveLength(50);
+    expect(first.nextFrom).toBe(first.times[49]!.at);
+    const page2 = await caller(fx, { now }).schedule.preview({
+      cron: "0 * * * *",
+      timezone: "Europe/Berlin",
+      count: 2,
+      from: first.nextFrom!,
+    });
+    expect(Date.parse(page2.times[0]!.at)).toBe(Date.parse(first.times[49]!.at) + 3_600_000);
+    // Months ahead: the October repeat, found by starting the preview there.
+    const october = await caller(fx, { now }).schedule.preview({
+      cron: "30 2 * * *",
+      timezone: "Europe/Berlin",
+      count: 2,
+      from: "2026-10-24T12:00:00Z",
+    });
+    expect(october.from).toBe("2026-10-24T12:00:00.000Z");
+    expect(october.times[0]!.local).toBe("2026-10-25 02:30");
+    expect(october.times[0]!.dstRepeat).toBeDefined();
+    // Unknown keys and bad instants are refused, not ignored.
+    const unknown = await trpcError(
+      caller().schedule.preview({ cron: "0 9 * * *", start: "x" } as never),
+    );
+    expect(unknown.code).toBe("BAD_REQUEST");
+    expect(unknown.message).toMatch(/start/);
+    const bad = await trpcError(caller().schedule.preview({ cron: "0 9 * * *", from: "soon" }));
+    expect(bad.code).toBe("BAD_REQUEST");
+    expect(bad.message).toMatch(/from/);
+  });
+
   it("answers a clear validation error for seconds fields and unknown zones", async () => {
     const six = await trpcError(
       caller().schedule.preview({ cron: "0 0 9 * * *", timezone: "UTC" }),

@@ -62,6 +62,29 @@ test("policies: add allowed hosts by keyboard, refuse bad entries, forbid a step
   await policies.save();
 });
 
+test("admission limits: shown with their effective values, set by an admin, kept, and reset to the default", async ({
+  page,
+}) => {
+  const policies = new PoliciesPage(page);
+  await policies.goto();
+  const card = page.getByRole("region", { name: "Admission limits" });
+  const perPerson = card.getByLabel("Active runs per person");
+  await expect(card).toContainText("In effect: 5 (the server default)");
+  await perPerson.fill("0");
+  await card.getByRole("button", { name: "Save limits" }).click();
+  await expect(perPerson).toHaveAttribute("aria-invalid", "true");
+  await perPerson.fill("3");
+  await card.getByRole("button", { name: "Save limits" }).click();
+  await expect(page.getByText("Admission limits saved")).toBeVisible();
+  await page.reload();
+  await expect(card.getByLabel("Active runs per person")).toHaveValue("3");
+  await expect(card).toContainText("In effect: 3.");
+  // Back to the default for other specs.
+  await card.getByLabel("Active runs per person").fill("");
+  await card.getByRole("button", { name: "Save limits" }).click();
+  await expect(card).toContainText("In effect: 5 (the server default)");
+});
+
 test("integrations: validation, a real test connection that names the refusal, save and remove", async ({
   page,
 }) => {

@@ -84,6 +84,25 @@ export const DEFAULT_WORKSPACE_POLICIES: WorkspacePolicies = {
 export const UpdateWorkspacePoliciesInput = WorkspacePolicies;
 export type UpdateWorkspacePoliciesInput = z.infer<typeof UpdateWorkspacePoliciesInput>;
 
+/** Admission limits of a workspace; `null` falls back to the server's configured default. */
+export const UpdateAdmissionLimitsInput = z.strictObject({
+  maxActiveRunsPerUser: z
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .nullable()
+    .describe("Active runs (running, waiting, cancelling) one person may have at once; 1–1000."),
+  maxActiveRunsPerWorkspace: z
+    .number()
+    .int()
+    .min(1)
+    .max(10000)
+    .nullable()
+    .describe("Active runs the whole workspace may have at once; 1–10000."),
+});
+export type UpdateAdmissionLimitsInput = z.infer<typeof UpdateAdmissionLimitsInput>;
+
 // --- integrations ----------------------------------------------------------------------------
 
 const HttpBaseUrl = z

@@ -509,6 +509,10 @@ const CASES: Record<string, Case> = {
       forbiddenStepTypes: ["script"],
     }),
   },
+  "settings.updateAdmissionLimits": {
+    access: "admin",
+    input: () => ({ maxActiveRunsPerUser: 7, maxActiveRunsPerWorkspace: null }),
+  },
   "settings.updateLlm": {
     access: "admin",
     input: () => ({ llm: { baseUrl: "https://llm.example.com/v1", model: "m" } }),

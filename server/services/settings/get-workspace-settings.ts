@@ -4,6 +4,7 @@ import { secrets } from "@/db/schema";
 import { hasRole } from "@/lib/schemas/roles";
 import { requireRole, type ServiceContext } from "../context";
 import { parseWorkspaceSettings, readRawSettings } from "./read-settings";
+import { admissionView } from "./update-admission-limits";
 
 /**
  * Policies and integrations of the current workspace, for every member: nothing here is secret
@@ -12,7 +13,8 @@ import { parseWorkspaceSettings, readRawSettings } from "./read-settings";
  */
 export async function getWorkspaceSettings({ ctx }: { ctx: ServiceContext }) {
   const ws = requireRole(ctx, "viewer");
-  const settings = parseWorkspaceSettings(await readRawSettings(ctx.db, ws.id));
+  const raw = await readRawSettings(ctx.db, ws.id);
+  const settings = parseWorkspaceSettings(raw);
   const referenced = [settings.llm?.apiKeySecret, settings.smtp?.passwordSecret].filter(
     (n): n is string => typeof n === "string",
   );
@@ -28,6 +30,13 @@ export async function getWorkspaceSettings({ ctx }: { ctx: ServiceContext }) {
     llm: settings.llm,
     smtp: settings.smtp,
     missingSecrets: [...new Set(referenced.filter((n) => !found.has(n)))],
+    admission: admissionView(
+      {
+        maxActiveRunsPerUser: raw.maxActiveRunsPerUser,
+        maxActiveRunsPerWorkspace: raw.maxActiveRunsPerWorkspace,
+      },
+      ctx.config,
+    ),
     canEdit: hasRole(ws.role, "admin"),
   };
 }

@@ -5,7 +5,14 @@ import { createTestDb, type TestDb } from "@/db/testing";
 import type { WorkspacePolicy } from "@/inngest/actions/types";
 import { ForbiddenError, ValidationError } from "../../errors";
 import { startFakeOpenAi, type FakeOpenAi } from "../../testing/fake-openai";
-import { createWorkspaceFixture, testKeys, type WorkspaceFixture } from "../../testing/harness";
+import {
+  createWorkspaceFixture,
+  testConfig,
+  testKeys,
+  type WorkspaceFixture,
+} from "../../testing/harness";
+import { admissionLimits } from "../runs/admission";
+import { updateAdmissionLimits } from "./update-admission-limits";
 import { startSmtpServer, type LocalSmtp } from "../../testing/local-smtp";
 import { createSecret } from "../secrets/create-secret";
 import { MissingSecretsError } from "../secrets/resolve-secrets";
@@ -68,6 +75,9 @@ describe("workspace policies", () => {
         smtp: null,
         missingSecrets: [],
         canEdit: false,
+        admission: expect.objectContaining({
+          maxActiveRunsPerUser: expect.objectContaining({ set: null }),
+        }),
       });
     }
     expect((await getWorkspaceSettings({ ctx: fx.ctx("admin") })).canEdit).toBe(true);
@@ -182,6 +192,63 @@ describe("workspace policies", () => {
       proposalDryRunRuns: 10,
     });
     expect(s.llm).toBeNull();
+  });
+});
+
+describe("admission limits", () => {
+  it("admins set them (null = server default), everyone sees the effective values, admission uses them, audited", async () => {
+    const fx = await createWorkspaceFixture(t.db, "Admission");
+    const before = await getWorkspaceSettings({ ctx: fx.ctx("viewer") });
+    expect(before.admission).toEqual({
+      maxActiveRunsPerUser: {
+        set: null,
+        default: testConfig.maxActiveRunsPerUser,
+        effective: testConfig.maxActiveRunsPerUser,
+      },
+      maxActiveRunsPerWorkspace: {
+        set: null,
+        default: testConfig.maxActiveRunsPerWorkspace,
+        effective: testConfig.maxActiveRunsPerWorkspace,
+      },
+    });
+    await expect(
+      updateAdmissionLimits({
+        ctx: fx.ctx("editor"),
+        input: { maxActiveRunsPerUser: 7, maxActiveRunsPerWorkspace: null },
+      }),
+    ).rejects.toBeInstanceOf(ForbiddenError);
+    const bad = await updateAdmissionLimits({
+      ctx: fx.ctx("admin"),
+      input: { maxActiveRunsPerUser: 0, maxActiveRunsPerWorkspace: null },
+    }).catch((e: unknown) => e);
+    expect(bad).toBeInstanceOf(ValidationError);
+    expect((bad as ValidationError).issues[0]?.path).toEqual(["maxActiveRunsPerUser"]);
+
+    const view = await updateAdmissionLimits({
+      ctx: fx.ctx("admin"),
+      input: { maxActiveRunsPerUser: 7, maxActiveRunsPerWorkspace: null },
+    });
+    expect(view.maxActiveRunsPerUser).toMatchObject({ set: 7, effective: 7 });
+    expect((await getWorkspaceSettings({ ctx: fx.ctx("viewer") })).admission).toEqual(view);
+    expect(
+      await admissionLimits(t.db, fx.workspaceId, {
+        perUser: testConfig.maxActiveRunsPerUser,
+        perWorkspace: testConfig.maxActiveRunsPerWorkspace,
+      }),
+    ).toEqual({ perUser: 7, perWorkspace: testConfig.maxActiveRunsPerWorkspace });
+    const [audit] = await t.db
+      .select()
+      .from(auditEvents)
+      .where(
+        and(
+          eq(auditEvents.workspaceId, fx.workspaceId),
+          eq(auditEvents.action, "workspace.admission_limits_updated"),
+        ),
+      );
+    expect(audit!.data).toEqual({
+      before: { maxActiveRunsPerUser: null, maxActiveRunsPerWorkspace: null },
+      after: { maxActiveRunsPerUser: 7, maxActiveRunsPerWorkspace: null },
+    });
   });
 });
 

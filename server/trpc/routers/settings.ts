@@ -3,6 +3,7 @@ import {
   TestSmtpIntegrationInput,
   UpdateLlmIntegrationInput,
   UpdateSmtpIntegrationInput,
+  UpdateAdmissionLimitsInput,
   UpdateWorkspacePoliciesInput,
 } from "@/lib/schemas/workspace";
 import { getWorkspaceSettings } from "../../services/settings/get-workspace-settings";
@@ -11,6 +12,7 @@ import { testSmtpIntegration } from "../../services/settings/test-smtp-integrati
 import { updateLlmIntegration } from "../../services/settings/update-llm-integration";
 import { updateSmtpIntegration } from "../../services/settings/update-smtp-integration";
 import { updateWorkspacePolicies } from "../../services/settings/update-workspace-policies";
+import { updateAdmissionLimits } from "../../services/settings/update-admission-limits";
 import { roleProcedure, router } from "../init";
 
 /** Workspace policies and integrations: every member reads, admins change and test. */
@@ -19,6 +21,9 @@ export const settingsRouter = router({
   updatePolicies: roleProcedure("admin")
     .input(UpdateWorkspacePoliciesInput)
     .mutation(({ ctx, input }) => updateWorkspacePolicies({ ctx: ctx.svc, input })),
+  updateAdmissionLimits: roleProcedure("admin")
+    .input(UpdateAdmissionLimitsInput)
+    .mutation(({ ctx, input }) => updateAdmissionLimits({ ctx: ctx.svc, input })),
   updateLlm: roleProcedure("admin")
     .input(UpdateLlmIntegrationInput)
     .mutation(({ ctx, input }) => updateLlmIntegration({ ctx: ctx.svc, input })),

@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { AdmissionSettings } from "@/components/settings/admission-settings";
 import { PoliciesSettings } from "@/components/settings/policies-settings";
 import { HydrateClient, prefetch, trpc } from "@/server/trpc/rsc";
 
@@ -9,6 +10,7 @@ export default async function PoliciesPage() {
   return (
     <HydrateClient>
       <PoliciesSettings />
+      <AdmissionSettings />
     </HydrateClient>
   );
 }

@@ -75,10 +75,13 @@ export class GraphEditorPage {
     const source = this.node(from).locator(`.react-flow__handle[data-handleid="${port}"]`);
     const target = this.node(to).locator('.react-flow__handle[data-handleid="in"]');
     const s = (await source.boundingBox())!;
-    const t = (await target.boundingBox())!;
     await this.page.mouse.move(s.x + s.width / 2, s.y + s.height / 2);
     await this.page.mouse.down();
+    // The target's box is read once the drag has started (a re-render may have moved it), and
+    // the pointer settles on it before the release so React Flow sees the hovered handle.
+    const t = (await target.boundingBox())!;
     await this.page.mouse.move(t.x + t.width / 2, t.y + t.height / 2, { steps: 8 });
+    await this.page.mouse.move(t.x + t.width / 2 + 1, t.y + t.height / 2, { steps: 2 });
     await this.page.mouse.up();
   }
 

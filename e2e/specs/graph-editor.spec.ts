@@ -35,8 +35,9 @@ test("build a branching workflow on the canvas, publish it and run it", async ({
   await graph.connect("transform", "success", "condition");
   await expect(graph.edge("transform", "success", "condition")).toBeVisible();
   await graph.connect("condition", "true", "transform_2");
-  await graph.connect("condition", "false", "transform_3");
+  // Each edge settles (the canvas re-renders and stores positions) before the next drag starts.
   await expect(graph.edge("condition", "true", "transform_2")).toBeVisible();
+  await graph.connect("condition", "false", "transform_3");
   await expect(graph.edge("condition", "false", "transform_3")).toContainText("false");
 
   // A refused connection says why (a cycle).

@@ -3,6 +3,7 @@ import type { Db } from "@/db/client";
 import type { Logger } from "@/lib/log";
 import { relayOutboxOnce, type OutboxDeliver } from "./relay-outbox";
 import { onOutboxWake } from "./relay-signal";
+import { startSignalledLoop } from "../background-loop";
 
 export interface RelayHandle {
   stop(): Promise<void>;
@@ -21,45 +22,10 @@ export function startOutboxRelay(opts: {
   log: Logger;
   pollMs?: number;
 }): RelayHandle {
-  let stopped = false;
-  let running: Promise<void> | null = null;
-  let again = false;
-  const pass = async () => {
-    do {
-      again = false;
-      try {
-        while (!stopped && (await relayOutboxOnce(opts.db, opts.deliver, opts.log)) > 0) {
-          // keep going while there is work
-        }
-      } catch (e) {
-        opts.log.error("outbox relay pass failed", { err: e });
-      }
-    } while (again && !stopped);
-  };
-  const kick = () => {
-    if (stopped) return;
-    if (running) {
-      again = true;
-      return;
-    }
-    running = pass().finally(() => {
-      running = null;
-    });
-  };
-  const unsubscribe = onOutboxWake(kick);
-  const timer = setInterval(kick, opts.pollMs ?? 1_000);
-  timer.unref?.();
-  kick();
-  return {
-    async stop() {
-      stopped = true;
-      clearInterval(timer);
-      unsubscribe();
-      await running;
-    },
-    async drain() {
-      kick();
-      while (running) await running;
-    },
-  };
+  return startSignalledLoop({
+    step: async () => (await relayOutboxOnce(opts.db, opts.deliver, opts.log)) > 0,
+    onError: (e) => opts.log.error("outbox relay pass failed", { err: e }),
+    subscribe: onOutboxWake,
+    pollMs: opts.pollMs ?? 1_000,
+  });
 }

@@ -1,4 +1,5 @@
 import "server-only";
+import { startSignalledLoop } from "../background-loop";
 import { admitWebhookDeliveries, type AdmitterDeps } from "./admit-webhook-deliveries";
 
 type Global = typeof globalThis & { __sluiceAdmitterWake?: Set<() => void> };
@@ -39,58 +40,23 @@ export interface AdmitterHandle {
 export function startWebhookAdmitter(
   deps: AdmitterDeps & { pollMs?: number; batchSize?: number; yieldRatio?: number },
 ): AdmitterHandle {
-  let stopped = false;
-  let running: Promise<void> | null = null;
-  let again = false;
-  let draining = false; // drain() wants the backlog gone: no pauses
   const yieldRatio = deps.yieldRatio ?? 1;
   const log = deps.log.child({ component: "webhook-admitter" });
-  const pass = async () => {
-    do {
-      again = false;
-      try {
-        while (!stopped) {
-          const started = performance.now();
-          if ((await admitWebhookDeliveries(deps, { limit: deps.batchSize })) === 0) break;
-          if (yieldRatio > 0 && !draining) {
-            const pause = Math.min(1_000, (performance.now() - started) * yieldRatio);
-            await new Promise((r) => setTimeout(r, pause));
-          }
-        }
-      } catch (e) {
-        log.error("webhook admitter pass failed", { err: e });
+  return startSignalledLoop({
+    async step({ draining }) {
+      const started = performance.now();
+      if ((await admitWebhookDeliveries(deps, { limit: deps.batchSize })) === 0) return false;
+      if (yieldRatio > 0 && !draining) {
+        const pause = Math.min(1_000, (performance.now() - started) * yieldRatio);
+        await new Promise((r) => setTimeout(r, pause));
       }
-    } while (again && !stopped);
-  };
-  const kick = () => {
-    if (stopped) return;
-    if (running) {
-      again = true;
-      return;
-    }
-    running = pass().finally(() => {
-      running = null;
-    });
-  };
-  listeners.add(kick);
-  const timer = setInterval(kick, deps.pollMs ?? 1_000);
-  timer.unref?.();
-  kick();
-  return {
-    async stop() {
-      stopped = true;
-      clearInterval(timer);
-      listeners.delete(kick);
-      await running;
+      return true;
     },
-    async drain() {
-      draining = true;
-      try {
-        kick();
-        while (running) await running;
-      } finally {
-        draining = false;
-      }
+    onError: (e) => log.error("webhook admitter pass failed", { err: e }),
+    subscribe(kick) {
+      listeners.add(kick);
+      return () => listeners.delete(kick);
     },
-  };
+    pollMs: deps.pollMs ?? 1_000,
+  });
 }

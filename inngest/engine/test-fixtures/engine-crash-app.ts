@@ -31,6 +31,25 @@ import { functions } from "../../functions";
 const env = process.env;
 const g = { forgotten: false };
 
+const ANNOUNCE = {
+  id: "announce",
+  type: "emit_event",
+  config: { event: "crash.done", data: { ok: true } },
+};
+
+/** A new workspace with this workflow published, and one run of it started; its id. */
+async function publishAndStart(
+  db: Parameters<typeof createWorkspaceFixture>[0],
+  label: string,
+  definition: { name: string } & Record<string, unknown>,
+): Promise<string> {
+  const ws = await createWorkspaceFixture(db, label);
+  const wf = await createWorkflow({ ctx: ws.ctx("editor"), input: { name: definition.name } });
+  await saveDraft({ ctx: ws.ctx("editor"), input: { workflowId: wf.id, definition } });
+  await publishWorkflow({ ctx: ws.ctx("editor"), input: { workflowId: wf.id } });
+  return (await startRun({ ctx: ws.ctx("editor"), input: { workflowId: wf.id } })).runId;
+}
+
 async function main() {
   setLogLevel("warn");
   const target = env.ENGINE_DB!;
@@ -118,65 +137,37 @@ async function main() {
     }, 50);
   }
   if (env.ENGINE_MODE === "setup") {
-    const ws = await createWorkspaceFixture(db, "Crash");
-    const wf = await createWorkflow({ ctx: ws.ctx("editor"), input: { name: "Crashy" } });
-    await saveDraft({
-      ctx: ws.ctx("editor"),
-      input: {
-        workflowId: wf.id,
-        definition: {
-          schemaVersion: 1,
-          name: "Crashy",
-          steps: [
-            { id: "a", type: "transform", config: { value: 1 } },
-            { id: "pause", type: "delay", config: { duration: "3s" } },
-            {
-              id: "b",
-              type: "code",
-              config: { source: "export default function () { return 2 }" },
-            },
-            {
-              id: "announce",
-              type: "emit_event",
-              config: { event: "crash.done", data: { ok: true } },
-            },
-          ],
+    runId = await publishAndStart(db, "Crash", {
+      schemaVersion: 1,
+      name: "Crashy",
+      steps: [
+        { id: "a", type: "transform", config: { value: 1 } },
+        { id: "pause", type: "delay", config: { duration: "3s" } },
+        {
+          id: "b",
+          type: "code",
+          config: { source: "export default function () { return 2 }" },
         },
-      },
+        ANNOUNCE,
+      ],
     });
-    await publishWorkflow({ ctx: ws.ctx("editor"), input: { workflowId: wf.id } });
-    runId = (await startRun({ ctx: ws.ctx("editor"), input: { workflowId: wf.id } })).runId;
   }
   if (env.ENGINE_MODE === "chain") {
     // A long chain of pure steps: with checkpointing (the default) the SDK runs them inline in a
     // few requests and checkpoints each one, so a kill lands in the middle of a checkpointed run.
-    const ws = await createWorkspaceFixture(db, "Chain");
-    const wf = await createWorkflow({ ctx: ws.ctx("editor"), input: { name: "Long chain" } });
-    await saveDraft({
-      ctx: ws.ctx("editor"),
-      input: {
-        workflowId: wf.id,
-        definition: {
-          schemaVersion: 1,
-          name: "Long chain",
-          constraints: { maxSteps: 400 },
-          steps: [
-            ...Array.from({ length: 150 }, (_, i) => ({
-              id: `s${i}`,
-              type: "transform",
-              config: { value: i },
-            })),
-            {
-              id: "announce",
-              type: "emit_event",
-              config: { event: "crash.done", data: { ok: true } },
-            },
-          ],
-        },
-      },
+    runId = await publishAndStart(db, "Chain", {
+      schemaVersion: 1,
+      name: "Long chain",
+      constraints: { maxSteps: 400 },
+      steps: [
+        ...Array.from({ length: 150 }, (_, i) => ({
+          id: `s${i}`,
+          type: "transform",
+          config: { value: i },
+        })),
+        ANNOUNCE,
+      ],
     });
-    await publishWorkflow({ ctx: ws.ctx("editor"), input: { workflowId: wf.id } });
-    runId = (await startRun({ ctx: ws.ctx("editor"), input: { workflowId: wf.id } })).runId;
   }
   const report = async () => {
     const [run] = runId

@@ -85,20 +85,6 @@ export class GraphEditorPage {
     await this.page.mouse.up();
   }
 
-  /**
-   * Draws an edge and waits for it; a drag whose pointer missed a 10 px handle (a re-render moved
-   * it mid-drag — seen on fresh CI machines) is drawn again, so the test checks the editor, not
-   * the mouse's aim. The edge must still appear, with its label.
-   */
-  async connectAndExpect(from: string, port: string, to: string) {
-    const edge = this.edge(from, port, to);
-    await expect(async () => {
-      if ((await edge.count()) === 0) await this.connect(from, port, to);
-      await expect(edge).toBeVisible({ timeout: 3_000 });
-    }).toPass({ timeout: 20_000 });
-    return edge;
-  }
-
   /** Draws an edge with the Connect picker (select the source, press C, choose port and target). */
   async connectWithPicker(from: string, port: string, to: string) {
     await this.node(from).focus();

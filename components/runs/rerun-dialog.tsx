@@ -4,14 +4,14 @@ import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
 import { Dialog } from "@/components/ui/dialog";
 import { Spinner } from "@/components/ui/states";
+import { newId } from "@/lib/ids";
 import { useTRPC } from "@/lib/trpc/client";
 import type { InputSpec } from "@/lib/workflow/definition";
 import { RunInputFields } from "./run-input-fields";
 import { initialFormValues, parseFormValues, type FormValues } from "./run-input-form";
 
-function newKey() {
-  return `ui-rerun-${Date.now()}-${Math.random().toString(36).slice(2)}`;
-}
+/** A fresh idempotency key per form opening (getRandomValues works outside secure contexts too). */
+const newKey = () => newId("ui-rerun");
 
 /**
  * Rerun a run: whole or from a step, on its pinned version or the workflow's current one, with

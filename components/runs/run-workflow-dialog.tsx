@@ -4,16 +4,14 @@ import { useRouter } from "next/navigation";
 import { useRef, useState, type FormEvent } from "react";
 import { Dialog } from "@/components/ui/dialog";
 import { ErrorState, LoadingRows } from "@/components/ui/states";
+import { newId } from "@/lib/ids";
 import { useTRPC } from "@/lib/trpc/client";
 import type { InputSpec } from "@/lib/workflow/definition";
 import { RunInputFields } from "./run-input-fields";
 import { initialFormValues, parseFormValues, type FormValues } from "./run-input-form";
 
-function newKey() {
-  return typeof crypto !== "undefined" && "randomUUID" in crypto
-    ? `ui-${crypto.randomUUID()}`
-    : `ui-${Date.now()}-${Math.random().toString(36).slice(2)}`;
-}
+/** A fresh idempotency key per form opening (getRandomValues works outside secure contexts too). */
+const newKey = () => newId("ui");
 
 /** The "Run" button of a workflow page: opens the manual run form (editor+). */
 export function RunWorkflowButton({

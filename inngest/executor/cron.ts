@@ -7,13 +7,14 @@
  */
 import { Cron } from "croner";
 import { sql } from "drizzle-orm";
+import { LRUCache } from "lru-cache";
 import { execRows } from "../../db/client";
 import { executorEvents } from "../../db/schema/executor";
 import { inTx, type ExecutorContext } from "./context";
 import type { EventPayload } from "./events";
 import { parseCron } from "./function-config";
 import { createRun } from "./lifecycle";
-import { ulid } from "./ulid";
+import { ulid } from "../../lib/ids";
 
 const MAX_TICKS_PER_SCAN = 100;
 
@@ -28,7 +29,7 @@ export function startCron(ex: ExecutorContext, opts: { autoStart?: boolean } = {
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   let running: Promise<number> | undefined;
-  const parsed = new Map<string, Cron>();
+  const parsed = new LRUCache<string, Cron>({ max: 1_000 });
 
   const cronFor = (text: string) => {
     let c = parsed.get(text);

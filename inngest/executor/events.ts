@@ -11,7 +11,7 @@ import type { TxCtx } from "./context";
 import { matches } from "./expressions";
 import { cancelRun, createRun } from "./lifecycle";
 import { resumeWaits } from "./pauses";
-import { seededUlids, ulid } from "./ulid";
+import { seededUlids, ulid } from "../../lib/ids";
 
 export interface EventPayload {
   name: string;

@@ -2,7 +2,7 @@
  * Composition root: `createExecutor(options)` wires the registry, worker, cron scheduler, HTTP
  * handler and admin API around one database. Nothing runs until `start()`.
  */
-import { randomBytes } from "node:crypto";
+import { newId } from "../../lib/ids";
 import { createAdminApi, type AdminApi } from "./admin";
 import { inTx, type ExecutorContext } from "./context";
 import { startCron, type CronScheduler } from "./cron";
@@ -55,7 +55,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
   let backgroundSync: Promise<void> | undefined;
   let resyncTimer: NodeJS.Timeout | undefined;
   let maintenanceTimer: NodeJS.Timeout | undefined;
-  const instanceId = randomBytes(4).toString("hex");
+  const instanceId = newId("exe");
 
   const ctx: ExecutorContext = {
     db: options.db.db,

@@ -6,6 +6,7 @@
  * mismatch — mean "no match", as in Inngest.
  */
 import { Environment } from "@marcbachmann/cel-js";
+import { LRUCache } from "lru-cache";
 import { canonicalize } from "./jcs";
 
 type Compiled = (vars: Record<string, unknown>) => unknown;
@@ -15,8 +16,7 @@ const env = new Environment({ unlistedVariablesAreDyn: true, homogeneousAggregat
   .registerFunction("lowercase(string): string", (s: string) => s.toLowerCase())
   .registerFunction("uppercase(string): string", (s: string) => s.toUpperCase());
 
-const cache = new Map<string, Compiled>();
-const CACHE_LIMIT = 2_000;
+const cache = new LRUCache<string, Compiled>({ max: 2_000 });
 
 /** Parses (and caches) an expression; throws a readable error when it is not valid CEL. */
 export function compileExpression(expression: string): Compiled {
@@ -27,7 +27,6 @@ export function compileExpression(expression: string): Compiled {
     } catch (e) {
       throw new Error(`invalid expression ${JSON.stringify(expression)}: ${firstLine(e)}`);
     }
-    if (cache.size >= CACHE_LIMIT) cache.clear();
     cache.set(expression, fn);
   }
   return fn;

@@ -5,7 +5,7 @@ import { evaluateKey, expressionError, matches } from "./expressions";
 import { parseCron, parseFunctionConfig } from "./function-config";
 import { canonicalize } from "./jcs";
 import { checkBearer, hashedSigningKey, signatureHeader, verifySignature } from "./signing";
-import { seededUlids, ulid, ulidTime } from "./ulid";
+import { seededUlids, ulid, ulidTime } from "../../lib/ids";
 
 describe("durations", () => {
   it("parses the SDK's time strings and ISO dates", () => {

@@ -14,7 +14,7 @@ import { resolveInvoke } from "./pauses";
 import { deleteRunJobs, enqueue } from "./queue";
 import type { RegisteredFunction } from "./registry";
 import { loadRun, saveRun, type RunState } from "./run-state";
-import { ulid } from "./ulid";
+import { ulid } from "../../lib/ids";
 
 export interface NewRun {
   fn: RegisteredFunction;

@@ -26,7 +26,7 @@ import {
   stepCount,
   type RunState,
 } from "./run-state";
-import { ulid } from "./ulid";
+import { ulid } from "../../lib/ids";
 
 export interface SdkOp {
   id: string;

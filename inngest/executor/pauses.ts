@@ -13,7 +13,7 @@ import type { EventPayload } from "./events";
 import { matches } from "./expressions";
 import type { Job } from "./queue";
 import { later, loadRun, memoize, saveRun, type RunState } from "./run-state";
-import { ulid } from "./ulid";
+import { ulid } from "../../lib/ids";
 
 export const INVOKE_TIMEOUT_ERROR = {
   name: "InngestInvokeTimeoutError",

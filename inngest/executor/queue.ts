@@ -10,9 +10,9 @@
  * overwrite the work of the one that took over. Leases are renewed while work is in flight; a
  * crashed worker's leases expire and the jobs run again (at-least-once), with `attempt` bumped.
  */
-import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { execRows } from "../../db/client";
+import { ulid } from "../../lib/ids";
 import {
   executorJobs,
   type ExecutorJobKind,
@@ -86,8 +86,9 @@ export async function enqueue(c: TxCtx, job: EnqueueInput): Promise<boolean> {
   return inserted.length > 0;
 }
 
+/** A claim's lease token: unique per claim, compared on every write the claimant makes. */
 export function newLeaseToken(): string {
-  return randomBytes(12).toString("base64url");
+  return ulid();
 }
 
 export async function deleteRunJobs(c: TxCtx, runId: string): Promise<void> {

@@ -14,6 +14,7 @@
  * Ticks are instants (UTC), so the scheduler's (trigger, tick) claim follows the same rule.
  */
 import { Cron } from "croner";
+import { LRUCache } from "lru-cache";
 
 export const DEFAULT_MIN_INTERVAL_SECONDS = 60;
 /** How many upcoming fire times the minimum-interval check looks at. */
@@ -65,8 +66,7 @@ export function assertTimezone(timezone: string): string {
 }
 
 // The scheduler compiles every schedule every minute; parsed patterns are immutable, so keep them.
-const compiled = new Map<string, CompiledSchedule>();
-const MAX_CACHED = 5_000;
+const compiled = new LRUCache<string, CompiledSchedule>({ max: 5_000 });
 
 /** Parses and checks a 5-field expression in a zone; throws ScheduleError with a clear message. */
 export function compileSchedule(cron: string, timezone = "UTC"): CompiledSchedule {
@@ -74,7 +74,6 @@ export function compileSchedule(cron: string, timezone = "UTC"): CompiledSchedul
   const hit = compiled.get(key);
   if (hit) return hit;
   const schedule = compileUncached(cron, timezone);
-  if (compiled.size >= MAX_CACHED) compiled.clear();
   compiled.set(key, schedule);
   return schedule;
 }
@@ -136,7 +135,7 @@ export function offsetMinutes(timezone: string, at: number): number {
   return Math.round((asUtc - Math.floor(at / 1000) * 1000) / 60_000);
 }
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
+const formatters = new LRUCache<string, Intl.DateTimeFormat>({ max: 1_000 });
 function offsetFormatter(timezone: string): Intl.DateTimeFormat {
   let f = formatters.get(timezone);
   if (!f) {

@@ -14,6 +14,7 @@
  * - Secrets resolve through a caller-provided resolver and a missing secret always throws, in
  *   strict mode or not: silently sending "" instead of an API key is never what anyone wants.
  */
+import { LRUCache } from "lru-cache";
 import { FORBIDDEN_KEYS, getOwn, isPlainObject } from "./json";
 
 export const TEMPLATE_ROOTS = [
@@ -105,16 +106,15 @@ export function hasTemplate(text: string): boolean {
 }
 
 // Parsed templates are immutable and hot at run time (a loop resolves the same config per item),
-// so they are cached; the cache is simply dropped when it grows past its bound.
-const cache = new Map<string, ParsedTemplate>();
+// so they are cached, least recently used first out.
 const CACHE_LIMIT = 4096;
+const cache = new LRUCache<string, ParsedTemplate>({ max: CACHE_LIMIT });
 
 /** Parses a string into literal and expression parts; throws TemplateSyntaxError. */
 export function parseTemplate(text: string): ParsedTemplate {
   const cached = cache.get(text);
   if (cached) return cached;
   const parsed = parseUncached(text);
-  if (cache.size >= CACHE_LIMIT) cache.clear();
   cache.set(text, parsed);
   return parsed;
 }
@@ -282,14 +282,13 @@ function pathError(text: string, at: number, offset: number, why: string): Templ
   );
 }
 
-const referenceCache = new Map<string, TemplateReference>();
+const referenceCache = new LRUCache<string, TemplateReference>({ max: CACHE_LIMIT });
 
 /** Classifies a path by root and checks the root's shape (e.g. `steps.<id>.output|status`). */
 export function parseReference(source: string, offset = 0): TemplateReference {
   const cached = referenceCache.get(source);
   if (cached) return cached;
   const reference = Object.freeze(parseReferenceUncached(source, offset));
-  if (referenceCache.size >= CACHE_LIMIT) referenceCache.clear();
   referenceCache.set(source, reference);
   return reference;
 }

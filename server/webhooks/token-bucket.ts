@@ -1,4 +1,5 @@
 import "server-only";
+import { LRUCache } from "lru-cache";
 
 /**
  * Per-trigger token buckets (SPEC §7 rate limit → 429). In-process: with several app instances
@@ -8,8 +9,12 @@ interface Bucket {
   tokens: number;
   at: number;
 }
-const g = globalThis as typeof globalThis & { __sluiceWebhookBuckets?: Map<string, Bucket> };
-const buckets = (g.__sluiceWebhookBuckets ??= new Map());
+// Bounded memory under a flood of distinct keys: the least recently used bucket goes first (a
+// full bucket is what a forgotten key starts with again, so only idle triggers lose state).
+const g = globalThis as typeof globalThis & {
+  __sluiceWebhookBuckets?: LRUCache<string, Bucket>;
+};
+const buckets = (g.__sluiceWebhookBuckets ??= new LRUCache<string, Bucket>({ max: 50_000 }));
 
 export type TakeResult = { ok: true } | { ok: false; retryAfterSeconds: number };
 
@@ -22,7 +27,6 @@ export function takeToken(
   const b = buckets.get(key) ?? { tokens: limit.burst, at: nowMs };
   b.tokens = Math.min(limit.burst, b.tokens + Math.max(0, nowMs - b.at) * ratePerMs);
   b.at = nowMs;
-  if (buckets.size > 50_000) buckets.clear(); // bounded memory under a flood of distinct keys
   buckets.set(key, b);
   if (b.tokens >= 1) {
     b.tokens -= 1;

@@ -1,5 +1,6 @@
 import "server-only";
 import { and, eq, isNull, sql, type SQL } from "drizzle-orm";
+import { LRUCache } from "lru-cache";
 import type { Queryable } from "@/db/client";
 import { triggers, workflows, workflowVersions } from "@/db/schema";
 import { WebhookConfig } from "@/lib/schemas/triggers";
@@ -25,26 +26,18 @@ export interface WebhookEntry {
   definition: WorkflowDefinition | null;
 }
 
-// Both caches are small Maps, bounded by dropping the oldest entry (no TTL and no lru-cache
-// dependency): an entry is never trusted on its own. The inbox insert is guarded by
+// Both caches are small LRUs without a TTL: an entry is never trusted on its own. The inbox insert is guarded by
 // `entryGuard`, so a changed trigger, secret or workflow (in any process) misses the insert and
 // the receiver reloads; rejections are re-checked against a fresh load before they are answered.
-const ENTRY_LIMIT = 1000;
-const DEFINITION_LIMIT = 500;
 type Global = typeof globalThis & {
-  __sluiceWebhookEntries?: Map<string, WebhookEntry>;
-  __sluiceDefinitions?: Map<string, WorkflowDefinition>;
+  __sluiceWebhookEntries?: LRUCache<string, WebhookEntry>;
+  __sluiceDefinitions?: LRUCache<string, WorkflowDefinition>;
 };
 const g = globalThis as Global;
-const entries = (g.__sluiceWebhookEntries ??= new Map());
-const definitions = (g.__sluiceDefinitions ??= new Map());
-
-function remember<V>(map: Map<string, V>, limit: number, key: string, value: V): V {
-  map.delete(key);
-  if (map.size >= limit) map.delete(map.keys().next().value!);
-  map.set(key, value);
-  return value;
-}
+const entries = (g.__sluiceWebhookEntries ??= new LRUCache<string, WebhookEntry>({ max: 1000 }));
+const definitions = (g.__sluiceDefinitions ??= new LRUCache<string, WorkflowDefinition>({
+  max: 500,
+}));
 
 /** The cached entry for a webhook path (loaded on a miss); `fresh` when it was just loaded. */
 export async function webhookEntry(
@@ -56,7 +49,7 @@ export async function webhookEntry(
   const cached = opts.reload ? undefined : entries.get(path);
   if (cached) return { entry: cached, fresh: false };
   const entry = await loadEntry(db, keys, path);
-  if (entry) remember(entries, ENTRY_LIMIT, path, entry);
+  if (entry) entries.set(path, entry);
   else entries.delete(path);
   return { entry, fresh: true };
 }
@@ -76,7 +69,8 @@ export async function definitionByHash(
   const hit = definitions.get(key);
   if (hit) return hit;
   const parsed = WorkflowDefinition.parse(await contentOf(db, workspaceId, hash));
-  return remember(definitions, DEFINITION_LIMIT, key, parsed);
+  definitions.set(key, parsed);
+  return parsed;
 }
 
 async function loadEntry(db: Queryable, keys: Keys, path: string): Promise<WebhookEntry | null> {

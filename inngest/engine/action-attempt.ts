@@ -21,6 +21,7 @@ import {
   recordInstantAttempt,
   type AttemptKey,
 } from "@/server/services/engine/step-records";
+import { finalizeCancelledRun } from "@/server/services/engine/finish-run";
 import { enqueueWorkflowEvents } from "@/server/services/engine/workflow-events";
 import { MissingSecretsError, resolveSecrets } from "@/server/services/secrets/resolve-secrets";
 import { loadWorkspaceIntegrations } from "@/server/services/settings/load-workspace-integrations";
@@ -253,6 +254,7 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
     60_000;
   const deadline = Math.min(args.deadline, engineNow().getTime() + stepLimit);
   const controller = new AbortController();
+  let cancelRequested = false;
   const timer = setTimeout(
     () => controller.abort(new Error("step timed out")),
     Math.max(0, deadline - engineNow().getTime()),
@@ -263,8 +265,10 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
         .select({ status: runs.status })
         .from(runs)
         .where(eq(runs.id, args.key.runId));
-      if (r && !(EXECUTING_STATUSES as readonly string[]).includes(r.status))
+      if (r && !(EXECUTING_STATUSES as readonly string[]).includes(r.status)) {
+        cancelRequested ||= r.status === "cancel_requested";
         controller.abort(new Error(`run ${r.status}`));
+      }
     } catch {
       // A failed poll is retried on the next tick; the deadline still applies.
     }
@@ -339,7 +343,7 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
   } catch (e) {
     if (controller.signal.aborted && !(e instanceof StepFailure && e.failureClass === "user")) {
       const reason = (controller.signal.reason as Error | undefined)?.message ?? "aborted";
-      return fail(
+      return await fail(
         new StepFailure(
           reason === "step timed out"
             ? `The step timed out after ${Math.round(stepLimit / 1000)} s`
@@ -350,10 +354,17 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
         config,
       );
     }
-    return fail(e instanceof Error ? e : new Error(String(e)), config);
+    return await fail(e instanceof Error ? e : new Error(String(e)), config);
   } finally {
     clearTimeout(timer);
     clearInterval(watch);
+    // The handler is done (a script's process group is gone) and, as the returns above await, the
+    // attempt is recorded: a cancel that waited for it ends the run now (or, if this fails, the
+    // reaper's sweep of stale cancel requests does).
+    if (cancelRequested)
+      await finalizeCancelledRun(db, rt.config, args.key.runId, now()).catch((e: unknown) =>
+        log.error("could not finalize the cancelled run", { err: e }),
+      );
   }
 }
 

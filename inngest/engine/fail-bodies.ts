@@ -1,5 +1,5 @@
 import "server-only";
-import { finishRun } from "@/server/services/engine/finish-run";
+import { finalizeCancelledRun, finishRun } from "@/server/services/engine/finish-run";
 import { engineNow, engineRuntime } from "./runtime";
 
 /** The orchestrator itself failed after its retries (a bug or lasting outage): an internal failure. */
@@ -26,15 +26,5 @@ export async function failRunBody(a: { runId: string; message: string }) {
 /** The durable executor cancelled the run (cancel request or deadline): finalize it. */
 export async function finalizeCancelledBody(a: { runId: string }) {
   const { db, config } = await engineRuntime();
-  return finishRun(
-    db,
-    config,
-    {
-      runId: a.runId,
-      status: "cancelled",
-      reason: "cancel_requested",
-      error: { code: "cancelled", message: "The run was cancelled" },
-    },
-    engineNow(),
-  );
+  return finalizeCancelledRun(db, config, a.runId, engineNow());
 }

@@ -3,12 +3,18 @@ import { and, eq, inArray, isNull, lt } from "drizzle-orm";
 import { EVENTS } from "@/inngest/events";
 import { enqueueOutbox } from "@/server/services/outbox/enqueue-outbox";
 import { runs, runSteps, executorRuns, scheduleTicks, webhookInbox } from "@/db/schema";
-import { finishRun, overdueRunIds } from "@/server/services/engine/finish-run";
+import {
+  finalizeCancelledRun,
+  finishRun,
+  overdueRunIds,
+} from "@/server/services/engine/finish-run";
 import { pruneOutbox } from "@/server/services/outbox/relay-outbox";
 import { admissionLimits, admitQueuedRuns } from "@/server/services/runs/admission";
 import { env } from "@/env";
 import { TERMINAL_RUN_STATUSES } from "@/lib/workflow/status";
 import { engineNow, engineRuntime } from "./runtime";
+
+const ABANDONED_SCRIPT_MS = 10 * 60_000;
 
 /**
  * Every minute: time out overdue runs (their executions are stopped), finalize cancel requests the
@@ -37,7 +43,7 @@ export async function reapRunsBody() {
     if (r.changed) timedOut++;
   }
   const stale = await db
-    .select({ id: runs.id })
+    .select({ id: runs.id, cancelRequestedAt: runs.cancelRequestedAt })
     .from(runs)
     .where(
       and(
@@ -46,18 +52,12 @@ export async function reapRunsBody() {
       ),
     )
     .limit(100);
+  // A script attempt still `running` this long after the request lost its worker (SIGKILL comes
+  // 10 s after SIGTERM): nothing is left to wait for.
   for (const r of stale)
-    await finishRun(
-      db,
-      config,
-      {
-        runId: r.id,
-        status: "cancelled",
-        reason: "cancel_requested",
-        error: { code: "cancelled", message: "The run was cancelled" },
-      },
-      now,
-    );
+    await finalizeCancelledRun(db, config, r.id, now, {
+      force: r.cancelRequestedAt!.getTime() < now.getTime() - ABANDONED_SCRIPT_MS,
+    });
   // Admitted runs whose execution never began (a start message lost, an executor that did not know
   // the function yet): send the start again. The first execution to claim the run drives it.
   const stranded = await db

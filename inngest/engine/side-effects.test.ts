@@ -1,9 +1,10 @@
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runEvents, runs } from "@/db/schema";
+import { executorRuns, runEvents, runs, workspaces } from "@/db/schema";
 import { createSecret } from "@/server/services/secrets/create-secret";
 import { updateWorkspacePolicies } from "@/server/services/settings/update-workspace-policies";
 import { enqueueWorkflowEvents } from "@/server/services/engine/workflow-events";
+import { createWorkspaceFixture } from "@/server/testing/harness";
 import { sendJson, startHttpServer, type LocalServer } from "@/server/testing/local-http";
 import { startEngineHarness, type EngineHarness } from "./testing";
 
@@ -384,6 +385,103 @@ describe("script steps in runs", () => {
       },
       "the script's process group to be killed",
       20_000,
+    );
+  });
+
+  /*
+   * cancel ──▶ run cancel_requested ──▶ execution cancelled ──▶ finalize (deferred: script alive)
+   *                 │ SIGTERM (trapped: the script keeps going)
+   *                 └──── 10 s ──▶ SIGKILL ──▶ attempt ends ──▶ run cancelled ──▶ slot freed
+   */
+  it("keeps a run whose script ignores SIGTERM cancelling, with its admission slot, until SIGKILL ends the process", async () => {
+    const fx = await createWorkspaceFixture(e.db.db, "Stubborn script");
+    await e.db.db
+      .update(workspaces)
+      .set({ settings: { maxActiveRunsPerUser: 1 } })
+      .where(eq(workspaces.id, fx.workspaceId));
+    await updateWorkspacePolicies({
+      ctx: fx.ctx("admin"),
+      input: { scriptStepsEnabled: true, allowedPrivateHosts: [], forbiddenStepTypes: [] },
+    });
+    const fs = await import("node:fs");
+    const stamp = `/tmp/sluice-stubborn-${Date.now()}`;
+    const wf = await e.workflow(
+      {
+        schemaVersion: 1,
+        name: "Stubborn",
+        steps: [
+          {
+            id: "sh",
+            type: "script",
+            // A TERM handler that only notes the signal: the loop goes on until SIGKILL.
+            config: {
+              command: `trap 'echo term > ${stamp}.term' TERM; echo $$ > ${stamp}.pid; while true; do sleep 0.2; done`,
+            },
+          },
+        ],
+      },
+      fx,
+    );
+    const quick = await e.workflow(
+      {
+        schemaVersion: 1,
+        name: "Queued behind",
+        steps: [{ id: "t", type: "transform", config: { value: 1 } }],
+      },
+      fx,
+    );
+    const runId = await e.start(wf, {}, fx);
+    const pid = await e.h.until(
+      () => {
+        const text = fs.existsSync(`${stamp}.pid`) ? fs.readFileSync(`${stamp}.pid`, "utf8") : "";
+        return Number(text) > 0 ? Number(text) : undefined;
+      },
+      "the script to start",
+      20_000,
+    );
+    const alive = () => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const { cancelRun } = await import("@/server/services/runs/cancel-run");
+    await cancelRun({ ctx: fx.ctx("editor"), input: { runId } });
+    const behind = await e.start(quick, {}, fx);
+
+    // The script got SIGTERM and ignored it, and the executor already cancelled the execution
+    // and ran the finalizer: the run must still be cancelling and hold the only slot.
+    await e.h.until(() => fs.existsSync(`${stamp}.term`), "SIGTERM to reach the script", 20_000);
+    await e.h.until(
+      async () =>
+        (
+          await e.db.db
+            .select({ status: executorRuns.status })
+            .from(executorRuns)
+            .where(
+              sql`${executorRuns.functionId} like '%finalize-cancelled-run' and ${executorRuns.event} #>> '{data,event,data,runId}' = ${runId}`,
+            )
+        ).some((r) => r.status === "completed"),
+      "the cancelled execution to be finalized",
+      20_000,
+    );
+    const status = async (id: string) =>
+      (await e.db.db.select({ s: runs.status }).from(runs).where(eq(runs.id, id)))[0]!.s;
+    expect(alive()).toBe(true);
+    expect(await status(runId)).toBe("cancel_requested");
+    expect(await status(behind)).toBe("queued");
+
+    // SIGKILL (10 s after SIGTERM) ends it; only then is the run cancelled and the slot handed on.
+    const run = await e.waitFor(runId, ["cancelled"], { timeoutMs: 40_000 });
+    expect(run.status).toBe("cancelled");
+    // The shell may linger a moment as a zombie until init reaps it (its parent was killed too).
+    await e.h.until(() => !alive(), "the script's process to be gone", 5_000);
+    const sh = (await e.steps(runId)).find((s) => s.path === "sh")!;
+    expect(sh.error).toMatchObject({ message: expect.stringMatching(/stopped/) });
+    expect((await e.waitFor(behind, ["completed"], { timeoutMs: 30_000 })).status).toBe(
+      "completed",
     );
   });
 });

@@ -11,6 +11,7 @@ import { admissionLimits, admitQueuedRuns } from "../runs/admission";
 import { appendRunEvents } from "../runs/run-events";
 import {
   ACTIVE_RUN_STATUSES,
+  EXECUTING_STATUSES,
   OPEN_STEP_STATUSES,
   UNFINISHED_RUN_STATUSES,
 } from "@/lib/workflow/status";
@@ -23,6 +24,11 @@ export interface FinishArgs {
   reason: string;
   /** Ask the durable executor to stop this run's leftover waits (after a halt). */
   stopExecution?: boolean;
+  /**
+   * Leave a `cancel_requested` run as it is while one of its script attempts is still running
+   * (see finalizeCancelledRun); the answer is then `{ changed: false, status: "cancel_requested" }`.
+   */
+  unlessProcessAlive?: boolean;
 }
 
 /** System event names for run outcomes (event triggers listen to these). */
@@ -55,6 +61,21 @@ export async function finishRun(
     if (!run) return { changed: false, status: "missing" };
     if (!(UNFINISHED_RUN_STATUSES as readonly string[]).includes(run.status))
       return { changed: false, status: run.status };
+    if (args.unlessProcessAlive && run.status === "cancel_requested") {
+      // Under the run row's lock: an attempt that ends after this read finalizes the run itself.
+      const [alive] = await tx
+        .select({ id: runSteps.id })
+        .from(runSteps)
+        .where(
+          and(
+            eq(runSteps.runId, run.id),
+            inArray(runSteps.stepType, [...PROCESS_STEP_TYPES]),
+            inArray(runSteps.status, [...EXECUTING_STATUSES]),
+          ),
+        )
+        .limit(1);
+      if (alive) return { changed: false, status: run.status };
+    }
     await tx
       .update(runs)
       .set({
@@ -144,6 +165,37 @@ export async function finishRun(
     }
     return { changed: true, status: args.status };
   });
+}
+
+/** Step types whose attempt owns an OS process that may outlive a SIGTERM (until SIGKILL). */
+const PROCESS_STEP_TYPES = ["script"] as const;
+
+/**
+ * Ends a `cancel_requested` run as `cancelled` — unless one of its scripts may still be alive: a
+ * script that ignores SIGTERM runs until SIGKILL (10 s later), and until then the run stays
+ * `cancel_requested` and keeps its admission slot. Called when the durable execution is
+ * cancelled, again by the script's attempt once its process is gone, and by the reaper, which
+ * passes `force` once the attempt's worker must be dead.
+ */
+export function finalizeCancelledRun(
+  db: Db,
+  config: ServiceConfig,
+  runId: string,
+  now: Date,
+  opts: { force?: boolean } = {},
+): Promise<{ changed: boolean; status: string }> {
+  return finishRun(
+    db,
+    config,
+    {
+      runId,
+      status: "cancelled",
+      reason: "cancel_requested",
+      error: { code: "cancelled", message: "The run was cancelled" },
+      unlessProcessAlive: !opts.force,
+    },
+    now,
+  );
 }
 
 /** Runs whose deadline passed while still active (the reaper times them out). */

@@ -15,8 +15,8 @@ import { EXECUTING_STATUSES } from "@/lib/workflow/status";
 /**
  * Cancels a run. A queued run ends at once. An active one moves to `cancel_requested` (compare-
  * and-set) and its execution is stopped: running steps see the request (scripts get SIGTERM, then
- * SIGKILL after 10 s), the durable execution is cancelled, and the run ends `cancelled`. Its
- * active child runs are cancelled with it.
+ * SIGKILL after 10 s), the durable execution is cancelled, and the run ends `cancelled` once no
+ * script of it is alive (finalizeCancelledRun). Its active child runs are cancelled with it.
  */
 export async function cancelRun({ ctx, input }: { ctx: ServiceContext; input: unknown }) {
   const ws = requireRole(ctx, "editor");

@@ -2,6 +2,8 @@
  * Structured logs: one JSON object per line on stdout/stderr. A redactor hook lets the secrets
  * module scrub known secret values (and their encodings) from every line before it is written.
  */
+import { newId } from "./ids";
+
 export type LogLevel = "debug" | "info" | "warn" | "error";
 const ORDER: Record<LogLevel | "silent", number> = {
   debug: 10,
@@ -35,20 +37,110 @@ export function addLogRedactor(fn: Redactor): () => void {
   return () => state.redactors.delete(fn);
 }
 
+/**
+ * What a database error may leave in the logs: its reference fields (SQLSTATE code, constraint,
+ * table, column) and the statement's name and field names — never parameter values, row data or
+ * the driver's message, which can quote a value ("invalid input syntax for type uuid: \"…\"",
+ * "Key (email)=(…) already exists"). Drizzle's "Failed query: … params: …" message is replaced.
+ */
+interface DbErrorLike {
+  query?: unknown;
+  params?: unknown;
+  parameters?: unknown;
+  code?: unknown;
+}
+
+function sqlText(e: unknown): string | undefined {
+  const q = (e as DbErrorLike | null | undefined)?.query;
+  return typeof q === "string" ? q : undefined;
+}
+
+function isDbError(e: unknown): boolean {
+  if (!e || typeof e !== "object") return false;
+  const x = e as DbErrorLike;
+  return (
+    sqlText(e) !== undefined ||
+    "params" in x ||
+    "parameters" in x ||
+    (e as Error).name === "PostgresError" ||
+    (e as Error).name === "DrizzleQueryError" ||
+    (typeof x.code === "string" && /^[0-9A-Z]{5}$/.test(x.code))
+  );
+}
+
+/** `insert into "runs" ("id", "status") values ($1, $2)` → `{ statement: "insert runs", fields: ["id", "status"] }`. */
+export function describeStatement(query: string): { statement: string; fields: string[] } {
+  const verb = /^\s*(\w+)/.exec(query)?.[1]?.toLowerCase() ?? "sql";
+  const table =
+    /\b(?:into|update|from|table)\s+(?:only\s+)?((?:"[^"]+"|\w+)(?:\.(?:"[^"]+"|\w+))?)/i
+      .exec(query)?.[1]
+      ?.replaceAll('"', "");
+  const fields = new Set<string>();
+  for (const m of query.matchAll(/"([^"]+)"/g)) if (m[1] !== table) fields.add(m[1]!);
+  return { statement: table ? `${verb} ${table}` : verb, fields: [...fields].slice(0, 40) };
+}
+
+const FAILED_QUERY = /Failed query: ([\s\S]*?)\nparams: [\s\S]*?(?=\n\s+at |$)/g;
+
+/** Drops "params: …" (and the statement text) from Drizzle's failed-query messages in free text. */
+export function scrubQueryText(text: string): string {
+  return text.replace(
+    FAILED_QUERY,
+    (_, q: string) => `Failed query (${describeStatement(q).statement})`,
+  );
+}
+
+function serializeDbCause(c: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { name: c.name };
+  for (const [from, to] of [
+    ["code", "code"],
+    ["constraint_name", "constraint"],
+    ["constraint", "constraint"],
+    ["table_name", "table"],
+    ["table", "table"],
+    ["column_name", "column"],
+    ["column", "column"],
+    ["routine", "routine"],
+  ] as const)
+    if (typeof c[from] === "string" && out[to] === undefined) out[to] = c[from];
+  return out;
+}
+
 function serializeError(e: unknown): unknown {
-  if (e instanceof Error) {
-    // A driver error wrapped by the ORM carries the database's reason (deadlock, timeout…) as its cause.
-    const cause = e.cause as { name?: unknown; message?: unknown; code?: unknown } | undefined;
+  if (typeof e === "string") return scrubQueryText(e);
+  if (!(e instanceof Error))
+    return isDbError(e) ? serializeDbCause(e as Record<string, unknown>) : e;
+  const cause = e.cause as Record<string, unknown> | undefined;
+  const query = sqlText(e) ?? sqlText(cause);
+  if (query !== undefined || isDbError(e)) {
+    // The first stack line repeats the message: keep only the frames.
+    const frames = (e.stack ?? "").split("\n").filter((l) => /^\s+at /.test(l));
     return {
       name: e.name,
-      message: e.message,
-      stack: e.stack,
-      ...(cause && typeof cause === "object"
-        ? { cause: { name: cause.name, message: cause.message, code: cause.code } }
-        : {}),
+      ...(query !== undefined ? describeStatement(query) : {}),
+      ...serializeDbCause(e as unknown as Record<string, unknown>),
+      stack: frames.join("\n"),
+      ...(cause && typeof cause === "object" ? { cause: serializeDbCause(cause) } : {}),
     };
   }
-  return e;
+  // A driver error wrapped by the ORM carries the database's reason (deadlock, timeout…) as its cause.
+  return {
+    name: e.name,
+    message: scrubQueryText(e.message),
+    stack: e.stack === undefined ? undefined : scrubQueryText(e.stack),
+    ...(cause && typeof cause === "object"
+      ? {
+          cause: isDbError(cause)
+            ? serializeDbCause(cause)
+            : {
+                name: cause.name,
+                message:
+                  typeof cause.message === "string" ? scrubQueryText(cause.message) : cause.message,
+                code: cause.code,
+              },
+        }
+      : {}),
+  };
 }
 
 function write(
@@ -83,3 +175,18 @@ export function createLogger(base: Record<string, unknown> = {}): Logger {
 }
 
 export const log = createLogger();
+
+/**
+ * Logs an error nobody expected under a fresh reference and returns the reference, for a message
+ * the caller can quote to the operator ("Something went wrong on our side (ref …)").
+ */
+export function logWithRef(
+  logger: Logger,
+  msg: string,
+  err: unknown,
+  fields: Record<string, unknown> = {},
+): string {
+  const ref = newId("ref");
+  logger.error(msg, { ...fields, ref, err });
+  return ref;
+}

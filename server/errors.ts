@@ -1,3 +1,6 @@
+import type { z } from "zod";
+import { describeZodIssue } from "@/lib/workflow/issues";
+
 /**
  * The one domain error hierarchy. Services throw these; transports map them in one place
  * (tRPC: server/trpc/init.ts; HTTP: server/http/api.ts). Messages are safe to show to the caller.
@@ -111,15 +114,17 @@ export const HTTP_STATUS: Record<DomainErrorCode, number> = {
   IDEMPOTENCY_KEY_REUSED: 422,
 };
 
-/** Turns a zod error into a ValidationError whose issues carry JSON paths. */
+/**
+ * Turns a zod error into a ValidationError whose issues carry JSON paths and whose messages name
+ * the limit or the expected form (describeZodIssue). Pass the parsed value as `raw` when at hand,
+ * so messages can also say what was sent ("… (got 101)").
+ */
 export function fromZodError(
-  error: { issues: { path: PropertyKey[]; message: string }[] },
+  error: { issues: z.core.$ZodIssue[] },
   what = "Input",
+  raw?: { value: unknown },
 ): ValidationError {
-  const issues = error.issues.map((i) => ({
-    path: i.path.map((p) => (typeof p === "symbol" ? String(p) : p)) as (string | number)[],
-    message: i.message,
-  }));
+  const issues = error.issues.map((i) => describeZodIssue(i, raw));
   const first = issues[0];
   const where = first?.path.length ? ` at ${first.path.join(".")}` : "";
   return new ValidationError(

@@ -8,8 +8,8 @@ import { createRedactor, type Redactor } from "@/lib/redact";
 import { EXECUTING_STATUSES } from "@/lib/workflow/status";
 import {
   collectReferences,
+  parseResolvedConfig,
   resolveStepConfig,
-  STEP_CATALOG,
   TemplateResolutionError,
   type FailureClass,
   type StepType,
@@ -377,18 +377,17 @@ export function resolveActionConfig(
   config: unknown,
   context: TemplateContext,
 ): { ok: true; config: unknown } | { ok: false; message: string } {
+  let resolved: unknown;
   try {
-    return {
-      ok: true,
-      config: STEP_CATALOG[type].config.parse(resolveStepConfig(type, config, context)),
-    };
+    resolved = resolveStepConfig(type, config, context);
   } catch (e) {
     return {
       ok: false,
       message:
         e instanceof TemplateResolutionError
           ? e.message
-          : `The step's config is invalid after resolving templates: ${(e as Error).message}`,
+          : `The step's config could not be resolved: ${(e as Error).message}`,
     };
   }
+  return parseResolvedConfig(type, resolved);
 }

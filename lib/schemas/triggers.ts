@@ -191,7 +191,14 @@ export const EmitEventBody = z.strictObject({
   /** A caller-chosen id makes emitting idempotent for 24 h. */
   id: z.string().min(1).max(200).optional(),
 });
-export const EmitEventsBody = z.union([EmitEventBody, z.array(EmitEventBody).min(1).max(100)]);
+export const MAX_EVENTS_PER_REQUEST = 100;
+export const EmitEventsBody = z.union([
+  EmitEventBody,
+  z
+    .array(EmitEventBody)
+    .min(1, "send at least 1 event")
+    .max(MAX_EVENTS_PER_REQUEST, `send at most ${MAX_EVENTS_PER_REQUEST} events per request`),
+]);
 
 /** Names reserved for system events: API callers cannot emit them. */
 export const SYSTEM_EVENT_NAMES = [

@@ -79,6 +79,7 @@ export {
   ISSUE_CODES,
   WARNING_CODES,
   DefinitionValidationError,
+  makeIssue,
   type IssueCode,
   type ValidationIssue,
   type IssuePath,
@@ -145,7 +146,7 @@ export * from "./inputs";
 export * from "./io";
 export { workflowJsonSchema, WORKFLOW_SCHEMA_ID, type JsonSchema } from "./json-schema";
 export { makeLargeDefinition } from "./fixtures";
-export { resolveStepConfig } from "./resolve-config";
+export { parseResolvedConfig, resolveStepConfig } from "./resolve-config";
 export {
   JsonPatchOperation,
   JsonPatch,

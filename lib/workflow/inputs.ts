@@ -4,7 +4,7 @@
  * keys are refused (they are almost always typos). `null` counts as "not given".
  */
 import { matchesInputType, type InputSpec } from "./definition";
-import { deepEqual, didYouMean, isJsonValue, isPlainObject, preview, type JsonValue } from "./json";
+import { deepEqual, didYouMean, isPlainObject, jsonProblem, preview, type JsonValue } from "./json";
 
 export interface RunInputIssue {
   /** The input's name; absent for problems with the input as a whole. */
@@ -52,7 +52,13 @@ export function resolveRunInput(
         });
       continue;
     }
-    if (!matchesInputType(spec.type, candidate) || !isJsonValue(candidate)) {
+    const problem = jsonProblem(candidate);
+    if (problem) {
+      // Right type, but not storable JSON (too deep, NaN…): name the limit, not the type.
+      issues.push({ name, message: `Input "${name}" cannot be used: ${problem}.` });
+      continue;
+    }
+    if (!matchesInputType(spec.type, candidate)) {
       issues.push({
         name,
         message: `Input "${name}" must be ${spec.type === "array" || spec.type === "object" ? "an" : "a"} ${spec.type}, got ${preview(candidate)}.`,

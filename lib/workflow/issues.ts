@@ -309,9 +309,9 @@ function describeProblem(issue: ZodIssue, value: unknown): string {
     case "invalid_type":
       return `expected ${issue.expected === "int" ? "an integer" : issue.expected}, got ${typeof value === "number" && issue.expected === "int" ? String(value) : describeType(value)}`;
     case "too_small":
-      return sizeMessage(issue.origin, "at least", issue.minimum, value);
+      return withLimit(issue.message, sizeMessage(issue.origin, "at least", issue.minimum, value));
     case "too_big":
-      return sizeMessage(issue.origin, "at most", issue.maximum, value);
+      return withLimit(issue.message, sizeMessage(issue.origin, "at most", issue.maximum, value));
     case "invalid_value":
       return `must be ${issue.values.length === 1 ? preview(issue.values[0]) : `one of ${issue.values.map((v) => preview(v)).join(", ")}`}, got ${preview(value)}`;
     case "invalid_format":
@@ -324,11 +324,8 @@ function describeProblem(issue: ZodIssue, value: unknown): string {
       return `invalid key ${preview(key)}: ${inner}`;
     }
     case "invalid_union": {
-      // A branch whose only problems are deeper than a root type mismatch is the one the author meant.
-      const meant = issue.errors.filter(
-        (errs) => !errs.some((e) => e.code === "invalid_type" && e.path.length === 0),
-      );
-      if (meant.length === 1) return meant[0]!.map((e) => e.message.replace(/\.$/, "")).join("; ");
+      const meant = meantBranch(issue);
+      if (meant) return meant.map((e) => e.message.replace(/\.$/, "")).join("; ");
       const expected = issue.errors.flatMap((errs) =>
         errs
           .filter((e) => e.code === "invalid_type" && e.path.length === 0)
@@ -343,6 +340,57 @@ function describeProblem(issue: ZodIssue, value: unknown): string {
   }
 }
 
+/** A branch whose only problems are deeper than a root type mismatch is the one the author meant. */
+function meantBranch(issue: z.core.$ZodIssueInvalidUnion): ZodIssue[] | undefined {
+  const meant = issue.errors.filter(
+    (errs) => !errs.some((e) => e.code === "invalid_type" && e.path.length === 0),
+  );
+  return meant.length === 1 && meant[0]!.length ? meant[0] : undefined;
+}
+
+/**
+ * A size limit's message names the limit: zod's default ("Too big: …") gives way to ours; a
+ * schema's own message is kept, with the limit added when it does not already state it
+ * ("Name is too long" → "Name is too long: must be at most 200 characters (got 250)").
+ */
+function withLimit(schemaMessage: string, limitMessage: string): string {
+  if (/^Too (big|small)\b/.test(schemaMessage)) return limitMessage;
+  const own = schemaMessage.replace(/\.$/, "");
+  const limit = /\d+/.exec(limitMessage)?.[0];
+  if (limit && new RegExp(`\\b${limit}\\b`).test(own)) {
+    const got = /\((got [^)]*)\)$/.exec(limitMessage)?.[1];
+    return got ? `${own} (${got})` : own;
+  }
+  return `${own}: ${limitMessage}`;
+}
+
+/**
+ * One zod issue as a sentence fragment and the path of the field it is about, for transports
+ * (tRPC inputs, API bodies). `raw` is the parsed input when the caller has it: then the message
+ * can say what was sent. A union is reported through the branch the caller meant, so "Invalid
+ * input" becomes e.g. "must have at most 100 items (got 101)".
+ */
+export function describeZodIssue(
+  issue: ZodIssue,
+  raw?: { value: unknown },
+): { path: IssuePath; message: string } {
+  const path = issue.path.map((p) => (typeof p === "symbol" ? String(p) : p));
+  if (issue.code === "invalid_union") {
+    const first = meantBranch(issue)?.[0];
+    if (first) return describeZodIssue({ ...first, path: [...path, ...first.path] }, raw);
+  }
+  if (issue.code === "unrecognized_keys")
+    return {
+      path,
+      message: `unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${k}"`).join(", ")}`,
+    };
+  const value = raw ? getAtPath(raw.value, path) : undefined;
+  if (raw || issue.code === "too_big" || issue.code === "too_small")
+    return { path, message: describeProblem(issue, value) };
+  // Without the input, "got …" cannot be said: zod's own words, minus its generic prefix.
+  return { path, message: issue.message.replace(/^Invalid input: /, "").replace(/\.$/, "") };
+}
+
 function sizeMessage(
   origin: string,
   bound: string,
@@ -355,7 +403,7 @@ function sizeMessage(
     case "array":
       return `must have ${bound} ${limit} item${limit === 1 ? "" : "s"}${Array.isArray(value) ? ` (got ${value.length})` : ""}`;
     default:
-      return `must be ${bound} ${limit}, got ${preview(value)}`;
+      return `must be ${bound} ${limit}${value === undefined ? "" : `, got ${preview(value)}`}`;
   }
 }
 

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { STEP_CATALOG } from "./catalog";
 import { evaluateCondition } from "./conditions";
-import { resolveStepConfig } from "./resolve-config";
+import { parseResolvedConfig, resolveStepConfig } from "./resolve-config";
 import type { StepType } from "./steps";
 import type { TemplateContext } from "./templates";
 
@@ -106,5 +106,22 @@ describe("conditions keep a missing operand (a comparison never becomes a truthi
     expect(Object.keys(resolved.condition)).toEqual(["ref", "matches"]);
     expect(resolved.condition.matches).toBeUndefined();
     expect(STEP_CATALOG.condition.config.safeParse(resolved).success).toBe(false);
+  });
+});
+
+describe("a config that no longer fits its schema once templates are resolved", () => {
+  it("is refused in one readable sentence naming the field, not as zod's issue array", () => {
+    const resolved = resolveStepConfig(
+      "http",
+      { method: "{{ input.port }}", url: "{{ input.port }}" },
+      { ...ctx, input: { port: 8080 } },
+    );
+    const r = parseResolvedConfig("http", resolved);
+    expect(r).toEqual({
+      ok: false,
+      message:
+        'The step\'s config is invalid after resolving templates: config.method: must be one of "GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", got 8080 (and 1 more problem).',
+    });
+    expect(r.ok || r.message).not.toMatch(/[[{]|"code"/);
   });
 });

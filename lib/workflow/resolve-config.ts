@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { STEP_CATALOG } from "./catalog";
+import { describeZodIssue, fieldText } from "./issues";
 import { isPlainObject } from "./json";
 import { isStepType } from "./steps";
 import {
@@ -53,4 +54,24 @@ function acceptsUndefined(type: string, key: string): boolean {
 
 function isLoneTemplate(value: unknown): boolean {
   return typeof value === "string" && parseTemplate(value).isRaw;
+}
+
+/**
+ * Checks a resolved config against its type's schema (a template can produce anything). A
+ * refusal is one sentence naming the first field and what it needs, not zod's issue array.
+ */
+export function parseResolvedConfig(
+  type: string,
+  resolved: unknown,
+): { ok: true; config: unknown } | { ok: false; message: string } {
+  if (!isStepType(type)) return { ok: false, message: `Unknown step type "${type}".` };
+  const parsed = STEP_CATALOG[type].config.safeParse(resolved);
+  if (parsed.success) return { ok: true, config: parsed.data };
+  const [first, ...rest] = parsed.error.issues.map((i) => describeZodIssue(i, { value: resolved }));
+  const field = first!.path.length ? `config.${fieldText(first!.path)}` : "config";
+  const more = rest.length ? ` (and ${rest.length} more problem${rest.length > 1 ? "s" : ""})` : "";
+  return {
+    ok: false,
+    message: `The step's config is invalid after resolving templates: ${field}: ${first!.message}${more}.`,
+  };
 }

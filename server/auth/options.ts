@@ -51,7 +51,11 @@ export function getAuthOptions(): NextAuthOptions {
     providers,
     logger: {
       error: (code, metadata) =>
-        rt.log.error("next-auth error", { code, metadata: String(metadata) }),
+        rt.log.error("next-auth error", {
+          code,
+          // Only the error: next-auth's metadata can carry what was posted (credentials, emails).
+          err: metadata instanceof Error ? metadata : (metadata as { error?: unknown })?.error,
+        }),
       warn: (code) => rt.log.warn("next-auth warning", { code }),
       debug: () => {},
     },

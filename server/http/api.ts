@@ -1,4 +1,5 @@
 import "server-only";
+import { logWithRef } from "@/lib/log";
 import { hasRole, type Role } from "@/lib/schemas/roles";
 import { contextFromBearer } from "../context";
 import {
@@ -51,8 +52,7 @@ export function domainErrorResponse(e: unknown): Response {
     if (retry !== undefined) headers["retry-after"] = String(Math.max(1, Math.ceil(retry)));
     return errorResponse(HTTP_STATUS[e.code], e.code.toLowerCase(), e.message, e.details, headers);
   }
-  const ref = Math.random().toString(36).slice(2, 10);
-  getRuntime().log.error("api route failed", { ref, err: e });
+  const ref = logWithRef(getRuntime().log, "api route failed", e);
   return errorResponse(500, "internal", `Something went wrong on our side (ref ${ref})`);
 }
 

@@ -111,7 +111,7 @@ export function endpoint<
 
 function parseWith(schema: z.ZodType, value: unknown, what: string): unknown {
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw fromZodError(parsed.error, what);
+  if (!parsed.success) throw fromZodError(parsed.error, what, { value });
   return parsed.data;
 }
 

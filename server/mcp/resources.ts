@@ -1,4 +1,5 @@
 import "server-only";
+import { logWithRef } from "@/lib/log";
 import { ResourceTemplate, type McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ErrorCode, McpError, type ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
 import { DomainError } from "../errors";
@@ -109,8 +110,7 @@ async function guard<T>(ctx: ServiceContext, uri: string, read: () => Promise<T>
             : ErrorCode.InvalidRequest;
       throw new McpError(code, e.message, { code: e.code.toLowerCase(), uri });
     }
-    const ref = Math.random().toString(36).slice(2, 10);
-    ctx.log.error("mcp resource failed", { uri, ref, err: e });
+    const ref = logWithRef(ctx.log, "mcp resource failed", e, { uri });
     throw new McpError(ErrorCode.InternalError, `Something went wrong on our side (ref ${ref})`);
   }
 }

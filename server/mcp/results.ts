@@ -1,6 +1,6 @@
 import "server-only";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { Logger } from "@/lib/log";
+import { logWithRef, type Logger } from "@/lib/log";
 import { DomainError, type ValidationIssueLike } from "../errors";
 import { ProposalError } from "../services/proposals/errors";
 
@@ -43,8 +43,7 @@ export function toolError(e: unknown, log: Logger, tool: string): CallToolResult
       ) as Record<string, unknown>,
     };
   }
-  const ref = Math.random().toString(36).slice(2, 10);
-  log.error("mcp tool failed", { tool, ref, err: e });
+  const ref = logWithRef(log, "mcp tool failed", e, { tool });
   const message = `Something went wrong on our side (ref ${ref})`;
   return {
     isError: true,

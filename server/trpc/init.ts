@@ -1,11 +1,12 @@
 import "server-only";
+import { logWithRef } from "@/lib/log";
 import { initTRPC, TRPCError } from "@trpc/server";
 import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
 import superjson from "superjson";
 import { ZodError } from "zod";
 import { hasRole, type Role } from "@/lib/schemas/roles";
 import { describePath, unstorableText } from "@/lib/storable-text";
-import { DomainError, ValidationError, type DomainErrorCode } from "../errors";
+import { DomainError, ValidationError, fromZodError, type DomainErrorCode } from "../errors";
 import type { ServiceContext } from "../services/context";
 
 export interface TrpcContext {
@@ -30,12 +31,10 @@ const t = initTRPC.context<TrpcContext>().create({
     const cause = error.cause;
     const domain = cause instanceof DomainError ? cause : undefined;
     const zod = cause instanceof ZodError ? cause : undefined;
-    const issues = domain
-      ? ((domain.details as { issues?: unknown } | undefined)?.issues ?? undefined)
-      : zod?.issues.map((i) => ({ path: i.path.map(String), message: i.message }));
-    const message = zod
-      ? `Invalid input${zod.issues[0]?.path.length ? ` at ${zod.issues[0].path.join(".")}` : ""}: ${zod.issues[0]?.message ?? ""}`
-      : shape.message;
+    // Input errors arrive here as ValidationErrors (mapErrors); a bare ZodError is a fallback.
+    const fromZod = zod ? fromZodError(zod) : undefined;
+    const issues = ((domain ?? fromZod)?.details as { issues?: unknown } | undefined)?.issues;
+    const message = fromZod?.message ?? shape.message;
     return {
       ...shape,
       message,
@@ -56,17 +55,20 @@ const t = initTRPC.context<TrpcContext>().create({
  * The one mapping from domain errors to tRPC errors. Unknown errors are logged in full and reach
  * the client as a generic message with a reference the operator can find in the logs.
  */
-const mapErrors = t.middleware(async ({ ctx, next, path }) => {
+const mapErrors = t.middleware(async ({ ctx, next, path, getRawInput }) => {
   const result = await next();
   if (result.ok) return result;
   const err = result.error;
-  const cause = err.cause;
+  // An input that failed its schema: described with what was sent, like /api/v1 bodies.
+  const cause =
+    err.code === "BAD_REQUEST" && err.cause instanceof ZodError
+      ? fromZodError(err.cause, "Input", { value: await getRawInput() })
+      : err.cause;
   if (cause instanceof DomainError) {
     throw new TRPCError({ code: TRPC_CODE[cause.code], message: cause.message, cause });
   }
   if (err.code === "INTERNAL_SERVER_ERROR") {
-    const ref = Math.random().toString(36).slice(2, 10);
-    ctx.svc.log.error("trpc procedure failed", { path, ref, err: cause ?? err });
+    const ref = logWithRef(ctx.svc.log, "trpc procedure failed", cause ?? err, { path });
     throw new TRPCError({
       code: "INTERNAL_SERVER_ERROR",
       message: `Something went wrong on our side (ref ${ref})`,

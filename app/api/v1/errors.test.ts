@@ -11,12 +11,15 @@ import { API_METHODS } from "@/server/http/operation";
 import { discoverApiRoutes, loadRouteModule, routeFiles, routePathOf } from "@/server/http/testing";
 import { createApiToken } from "@/server/services/api-tokens/create-api-token";
 import { createWorkflow } from "@/server/services/workflows/create-workflow";
+import { publishWorkflow } from "@/server/services/workflows/publish-workflow";
+import { saveDraft } from "@/server/services/workflows/save-draft";
 import { createWorkspaceFixture, type WorkspaceFixture } from "@/server/testing/harness";
 import * as catchAll from "./[...path]/route";
 import * as workflowsRoute from "./workflows/route";
 import * as workflowRoute from "./workflows/[id]/route";
 import * as draftRoute from "./workflows/[id]/draft/route";
 import * as runsRoute from "./runs/route";
+import * as workflowRunsRoute from "./workflows/[id]/runs/route";
 import * as eventsRoute from "./events/route";
 import * as triggersRoute from "./workflows/[id]/triggers/route";
 
@@ -177,6 +180,57 @@ describe("bad input is a 400 naming the path, never a 500", () => {
     expect((await errorOf(kind)).details?.issues).toEqual([
       expect.objectContaining({ path: ["kind"] }),
     ]);
+  });
+
+  it("limits are named in the message: a batch of 101 events, a name past its cap, a run input nested too deep", async () => {
+    const batch = Array.from({ length: 101 }, (_, i) => ({ name: "order.paid", data: { i } }));
+    let res = await call(eventsRoute.POST, "POST", "/api/v1/events", {
+      body: JSON.stringify(batch),
+    });
+    expect(res.status).toBe(400);
+    let e = await errorOf(res);
+    // Was "Invalid input" (the union of one event | a batch): the batch branch names its limit.
+    expect(e.message).toBe(
+      "Request body is invalid: send at most 100 events per request (got 101)",
+    );
+
+    res = await call(eventsRoute.POST, "POST", "/api/v1/events", {
+      body: JSON.stringify({ name: 5 }),
+    });
+    e = await errorOf(res);
+    expect(e.message).toBe("Request body is invalid at name: expected string, got a number");
+
+    res = await call(workflowsRoute.POST, "POST", "/api/v1/workflows", {
+      body: JSON.stringify({ name: "x".repeat(201) }),
+    });
+    e = await errorOf(res);
+    expect(e.message).toMatch(/at name: .*at most 200 characters \(got 201\)/);
+
+    const wf = await createWorkflow({ ctx: fx.ctx("owner"), input: { name: "Deep" } });
+    await saveDraft({
+      ctx: fx.ctx("owner"),
+      input: {
+        workflowId: wf.id,
+        definition: {
+          schemaVersion: 1,
+          name: "Deep",
+          inputs: { o: { type: "object" } },
+          steps: [{ id: "a", type: "transform", config: { value: 1 } }],
+        },
+      },
+    });
+    await publishWorkflow({ ctx: fx.ctx("owner"), input: { workflowId: wf.id } });
+    let deep: unknown = 1;
+    for (let i = 0; i < 70; i++) deep = { a: deep };
+    res = await call(workflowRunsRoute.POST, "POST", `/api/v1/workflows/${wf.id}/runs`, {
+      params: { id: wf.id },
+      body: JSON.stringify({ input: { o: deep } }),
+    });
+    e = await errorOf(res);
+    expect(res.status).toBe(400);
+    // Was 'Input "o" must be an object, got {"a":{"a":…' (an object).
+    expect(e.message).toMatch(/nesting deeper than 64 levels/);
+    expect(e.message).not.toMatch(/must be an object/);
   });
 
   it("text Postgres cannot store (NUL, a lone surrogate) is a 400 naming the field, nothing written", async () => {

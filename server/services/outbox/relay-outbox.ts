@@ -61,7 +61,7 @@ export async function relayOutboxOnce(
     return claimed.length;
   } catch (e) {
     const message = (e as Error).message?.slice(0, 500) ?? String(e);
-    log.warn("outbox delivery failed; will retry", { count: claimed.length, err: message });
+    log.warn("outbox delivery failed; will retry", { count: claimed.length, err: e });
     for (const row of claimed) {
       const backoff = Math.min(MAX_BACKOFF_MS, 500 * 2 ** Math.min(row.attempts, 10));
       await db

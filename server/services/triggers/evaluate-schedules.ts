@@ -69,7 +69,7 @@ export async function evaluateSchedules(
     } catch (e) {
       // Only bookkeeping writes can land here (tick failures are recorded inside); log and go on.
       result.failed++;
-      deps.log.error("schedule evaluation failed", { triggerId: trigger.id, error: String(e) });
+      deps.log.error("schedule evaluation failed", { triggerId: trigger.id, err: e });
     }
   }
   return result;
@@ -227,7 +227,7 @@ async function fireTick(
       deps.log.error("schedule tick failed", {
         triggerId: trigger.id,
         tick: tickIso,
-        error: e instanceof Error ? (e.stack ?? e.message) : String(e),
+        err: e,
       });
     }
     const [row] = await db

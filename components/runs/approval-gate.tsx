@@ -5,6 +5,7 @@ import { useId, useState } from "react";
 import { RelativeTime } from "@/components/ui/time";
 import { useToast } from "@/components/ui/toast";
 import { useTRPC } from "@/lib/trpc/client";
+import { initiatorRuleNote } from "./initiator-rule";
 
 export interface GateView {
   id: string;
@@ -18,6 +19,10 @@ export interface GateView {
   workflowName?: string;
   canDecide: boolean;
   whyNot: string | null;
+  /** Refused because the viewer started the run (explained, with a link to the setting). */
+  initiatorRule?: boolean;
+  /** The run's workflow, for that link. */
+  workflowId?: string;
   resumeToken?: string | null;
 }
 
@@ -48,6 +53,10 @@ export function ApprovalGate({ gate, showRun }: { gate: GateView; showRun?: bool
       onError: (e) => setError(e.message),
     }),
   );
+  const note =
+    gate.initiatorRule && gate.workflowId
+      ? initiatorRuleNote({ stepId: gate.stepId, workflowId: gate.workflowId })
+      : null;
   const items = Array.isArray(gate.items) ? gate.items : gate.items ? [gate.items] : [];
   const submit = (approve: boolean) => {
     setError(null);
@@ -140,7 +149,12 @@ export function ApprovalGate({ gate, showRun }: { gate: GateView; showRun?: bool
         </>
       ) : (
         <div className="callout" role="note">
-          You can’t decide this gate: {gate.whyNot ?? "not allowed"}.
+          <p style={{ margin: 0 }}>You can’t decide this gate: {gate.whyNot ?? "not allowed"}.</p>
+          {note ? (
+            <p style={{ margin: "6px 0 0" }}>
+              {note.text} <Link href={note.href}>{note.linkText}</Link>
+            </p>
+          ) : null}
         </div>
       )}
     </article>

@@ -197,7 +197,7 @@ export function RunView({ runId }: { runId: string }) {
           </div>
           <div className="card-body stack">
             {r.pendingApprovals.map((a) => (
-              <ApprovalGate key={a.id} gate={{ ...a, runId: r.id }} />
+              <ApprovalGate key={a.id} gate={{ ...a, runId: r.id, workflowId: r.workflowId }} />
             ))}
           </div>
         </section>

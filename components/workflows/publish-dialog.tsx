@@ -37,10 +37,15 @@ export function PublishDialog({
   const publish = useMutation(
     trpc.workflow.publish.mutationOptions({
       onSuccess: (r) => {
+        // Warnings only the server can raise (e.g. a gate no one but you could decide) are told here.
+        const warning = r.warnings[0];
         toast(
-          r.status === "unchanged"
+          (r.status === "unchanged"
             ? `Nothing to publish: the draft is identical to v${r.version}`
-            : `Published v${r.version}`,
+            : `Published v${r.version}`) +
+            (warning
+              ? ` — ${r.warnings.length > 1 ? `${r.warnings.length} warnings, first: ` : "warning: "}${warning.message}`
+              : ""),
         );
         void qc.invalidateQueries({ queryKey: trpc.workflow.get.queryKey({ workflowId }) });
         void qc.invalidateQueries({ queryKey: trpc.workflow.versions.queryKey({ workflowId }) });

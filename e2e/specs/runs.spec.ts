@@ -93,6 +93,27 @@ test("run from the form, approve from the inbox, completed with its output", asy
   await expect(page.getByRole("link", { name: runId })).toBeVisible();
 });
 
+test("the initiator rule is explained on the run page, with a link to the setting that allows it", async ({
+  page,
+  request,
+}) => {
+  const definition = gateWorkflow(`Four eyes ${stamp()}`);
+  const ask = definition.steps[0]!.config as Record<string, unknown>;
+  delete ask.allowInitiator;
+  const workflowId = await publishWorkflow(request, definition);
+  // Started by the signed-in owner: the gate refuses its own initiator.
+  const runId = await startRun(request, workflowId, { release: "mine" });
+  const run = new RunPage(page);
+  await run.goto(runId);
+  await run.expectStatus("waiting");
+  const note = run.gates().getByRole("note");
+  await expect(note).toContainText("You started this run");
+  await expect(note).toContainText(`"allowInitiator" on the approval step "ask"`);
+  await expect(run.gates().getByRole("button", { name: "Approve" })).toHaveCount(0);
+  await note.getByRole("link", { name: "Open the workflow's JSON in the editor" }).click();
+  await expect(page).toHaveURL(new RegExp(`/workflows/${workflowId}/edit\\?view=json`));
+});
+
 test("reject on the run page cancels the run", async ({ page, request }) => {
   const workflowId = await publishWorkflow(request, gateWorkflow(`Reject ${stamp()}`));
   const runId = await startRun(request, workflowId, { release: "nope" });

@@ -76,5 +76,10 @@ describe("getRun: who may decide a pending gate", () => {
     }, "pending approval in view");
     expect(got.canDecide).toBe(false);
     expect(got.whyNot).toMatch(/You started this run/);
+    // Flagged so the run page explains the rule and links to the setting (initiator-rule.ts).
+    expect(got.initiatorRule).toBe(true);
+    const other = (await getRun({ ctx: e.ws.ctx("approver"), input: { runId } }))
+      .pendingApprovals[0]!;
+    expect(other).toMatchObject({ canDecide: true, initiatorRule: false });
   });
 });

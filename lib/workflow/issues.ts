@@ -56,6 +56,8 @@ export const ISSUE_CODES = [
   "TEMPLATE_IN_COMMAND",
   "WAIT_EXCEEDS_DEADLINE",
   "MAY_READ_SKIPPED_STEP",
+  /** Publish-time, from workspace members: only the likely initiator could decide a gate. */
+  "NO_OTHER_APPROVER",
 ] as const;
 export type IssueCode = (typeof ISSUE_CODES)[number];
 
@@ -68,6 +70,7 @@ export const WARNING_CODES: ReadonlySet<IssueCode> = new Set([
   "TEMPLATE_IN_COMMAND",
   "WAIT_EXCEEDS_DEADLINE",
   "MAY_READ_SKIPPED_STEP",
+  "NO_OTHER_APPROVER",
 ]);
 
 export type IssuePath = Array<string | number>;

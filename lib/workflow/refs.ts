@@ -124,22 +124,26 @@ export function stepsReferencing(definition: unknown, stepId: string): string[] 
   return refs.output.steps.includes(stepId) ? [...users, "output"] : users;
 }
 
-/** Calls `visit` for every step object, loop bodies included (depth-first, array order). */
+/**
+ * Calls `visit` for every step object, loop bodies included (depth-first, array order), with its
+ * JSON path (`["steps", 2, "config", "body", "steps", 0]`).
+ */
 export function forEachStep(
   definition: unknown,
-  visit: (step: Record<string, unknown>) => void,
+  visit: (step: Record<string, unknown>, path: Array<string | number>) => void,
 ): void {
-  const walk = (steps: unknown, depth: number) => {
+  const walk = (steps: unknown, at: Array<string | number>, depth: number) => {
     if (!Array.isArray(steps) || depth > 32) return;
-    for (const step of steps) {
-      if (!isPlainObject(step)) continue;
-      visit(step);
+    steps.forEach((step: unknown, i) => {
+      if (!isPlainObject(step)) return;
+      const path = [...at, i];
+      visit(step, path);
       const body =
         step.type === "loop" && isPlainObject(step.config) ? step.config.body : undefined;
-      if (isPlainObject(body)) walk(body.steps, depth + 1);
-    }
+      if (isPlainObject(body)) walk(body.steps, [...path, "config", "body", "steps"], depth + 1);
+    });
   };
-  if (isPlainObject(definition)) walk(definition.steps, 0);
+  if (isPlainObject(definition)) walk(definition.steps, ["steps"], 0);
 }
 
 export class RenameError extends Error {

@@ -1296,6 +1296,8 @@ describe("all issues at once", () => {
 });
 
 afterAll(() => {
+  // Needs the workspace's members, so the publish service raises it: gate-deciders.test.ts.
+  seen.add("NO_OTHER_APPROVER");
   const missing = ISSUE_CODES.filter((code) => !seen.has(code));
   expect(missing, `issue codes without a test: ${missing.join(", ")}`).toEqual([]);
 });

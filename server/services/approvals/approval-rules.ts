@@ -8,6 +8,14 @@ export interface ApproverRules {
 }
 
 /**
+ * The initiator rule: the person who started a run may not decide its gates unless the gate sets
+ * `allowInitiator` (four eyes by default).
+ */
+export function initiatorMayNotDecide(rules: ApproverRules, userId: string): boolean {
+  return !rules.allowInitiator && rules.initiatorUserId === userId;
+}
+
+/**
  * Who may decide a gate: at least the approver role; when the gate lists roles and/or users, the
  * actor must match one of them (users by id or email); the run's initiator is refused unless
  * `allowInitiator`. Returns the reason for a refusal, or null.
@@ -18,7 +26,7 @@ export function approverRefusal(
 ): string | null {
   if (!hasRole(actor.role, "approver"))
     return `Deciding approvals needs the approver role or higher; you are ${actor.role}`;
-  if (!rules.allowInitiator && rules.initiatorUserId === actor.userId) {
+  if (initiatorMayNotDecide(rules, actor.userId)) {
     return "You started this run, and this gate does not let the initiator approve their own run";
   }
   const roles = rules.approvers.roles ?? [];

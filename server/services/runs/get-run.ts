@@ -5,7 +5,7 @@ import { RunRef } from "@/lib/schemas/runs";
 import { hasRole, type Role } from "@/lib/schemas/roles";
 import { fromZodError } from "../../errors";
 import { requireRole, type ServiceContext } from "../context";
-import { approverRefusal } from "../approvals/approval-rules";
+import { approverRefusal, initiatorMayNotDecide } from "../approvals/approval-rules";
 import { signResumeToken } from "../approvals/resume-token";
 import { contentOf } from "../workflows/version-content";
 import { loadRun } from "./load-run";
@@ -106,17 +106,23 @@ function decisionRight(
   email: string,
   role: Role,
   decidedByMe: ReadonlySet<string>,
-): { canDecide: boolean; whyNot: string | null } {
-  if (!userId) return { canDecide: false, whyNot: "Only signed-in members decide approvals here" };
-  const refusal = approverRefusal(
-    {
-      approvers: a.approvers,
-      allowInitiator: a.allowInitiator,
-      initiatorUserId: a.initiatorUserId,
-    },
-    { userId, email, role },
-  );
-  if (refusal) return { canDecide: false, whyNot: refusal };
-  if (decidedByMe.has(a.id)) return { canDecide: false, whyNot: "You already decided this gate" };
-  return { canDecide: true, whyNot: null };
+): { canDecide: boolean; whyNot: string | null; initiatorRule: boolean } {
+  if (!userId)
+    return {
+      canDecide: false,
+      whyNot: "Only signed-in members decide approvals here",
+      initiatorRule: false,
+    };
+  const rules = {
+    approvers: a.approvers,
+    allowInitiator: a.allowInitiator,
+    initiatorUserId: a.initiatorUserId,
+  };
+  const refusal = approverRefusal(rules, { userId, email, role });
+  // The initiator rule gets an explanation and a way to change it on the run page.
+  const initiatorRule = initiatorMayNotDecide(rules, userId);
+  if (refusal) return { canDecide: false, whyNot: refusal, initiatorRule };
+  if (decidedByMe.has(a.id))
+    return { canDecide: false, whyNot: "You already decided this gate", initiatorRule };
+  return { canDecide: true, whyNot: null, initiatorRule };
 }

@@ -3,13 +3,14 @@ import { PublishWorkflowInput } from "@/lib/schemas/workflows";
 import { ConflictError, fromZodError } from "../../errors";
 import { requireRole, type ServiceContext } from "../context";
 import { compileDefinition } from "./definition-policy";
+import { gatesOnlyInitiatorCanDecide } from "./gate-deciders";
 import { loadWorkflow } from "./load-workflow";
 import { recordVersion } from "./record-version";
 
 /**
  * Publishes the draft: validates it with the workspace policy (refusing with every issue),
  * hashes it, and appends a version with the chosen semver bump. Identical content is a no-op
- * that says so (`status: "unchanged"`).
+ * that says so (`status: "unchanged"`). Warnings include gates only the publisher could decide.
  */
 export async function publishWorkflow({ ctx, input }: { ctx: ServiceContext; input: unknown }) {
   const ws = requireRole(ctx, "editor");
@@ -24,6 +25,12 @@ export async function publishWorkflow({ ctx, input }: { ctx: ServiceContext; inp
       );
     }
     const compiled = await compileDefinition(tx, ws.id, wf.draft, "The draft");
+    const gateWarnings = await gatesOnlyInitiatorCanDecide(
+      tx,
+      ws.id,
+      compiled.definition,
+      ctx.actor.type === "user" || ctx.actor.type === "token" ? ctx.actor.userId : null,
+    );
     const result = await recordVersion(tx, ctx, wf, {
       definition: compiled.normalized,
       hash: compiled.hash,
@@ -36,7 +43,7 @@ export async function publishWorkflow({ ctx, input }: { ctx: ServiceContext; inp
       version: result.version.version,
       versionId: result.version.id,
       hash: result.version.hash,
-      warnings: compiled.warnings,
+      warnings: [...compiled.warnings, ...gateWarnings],
     };
   });
 }

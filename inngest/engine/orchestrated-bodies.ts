@@ -7,8 +7,8 @@ import { createRedactor } from "@/lib/redact";
 import {
   collectReferences,
   parseDuration,
+  parseResolvedConfig,
   resolveStepConfig,
-  STEP_CATALOG,
   TemplateResolutionError,
   type StepConfig,
   type TemplateContext,
@@ -42,9 +42,9 @@ function resolve<T extends string>(type: T, config: unknown, context: TemplateCo
       "secrets",
       "SECRET_UNAVAILABLE",
     );
-  return STEP_CATALOG[type as keyof typeof STEP_CATALOG].config.parse(
-    resolveStepConfig(type, config, context),
-  );
+  const parsed = parseResolvedConfig(type, resolveStepConfig(type, config, context));
+  if (!parsed.ok) throw new Error(parsed.problem); // one sentence, not zod's issue array
+  return parsed.config;
 }
 
 async function failStep(key: AttemptKey, message: string): Promise<Failure> {

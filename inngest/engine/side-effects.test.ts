@@ -177,6 +177,24 @@ describe("side-effect steps in runs", () => {
     expect((await e.waitFor(runId, ["completed", "failed"])).status).toBe("completed");
   });
 
+  it("a delay whose templated duration resolves to nonsense fails with one sentence naming the field", async () => {
+    const wf = await e.workflow({
+      schemaVersion: 1,
+      name: "Bad delay",
+      inputs: { d: { type: "string", required: true } },
+      steps: [{ id: "pause", type: "delay", config: { duration: "{{ input.d }}" } }],
+    });
+    const run = await e.waitFor(await e.start(wf, { d: "soon-ish" }), ["completed", "failed"]);
+    expect(run.status).toBe("failed");
+    const [pause] = await e.steps(run.id);
+    const message = (pause!.error as { message: string }).message;
+    expect(message).toMatch(
+      /^The delay's config is invalid after resolving templates: config\.duration: \S/,
+    );
+    // Was zod's issue array as JSON.
+    expect(message).not.toMatch(/[[{]|"code"/);
+  });
+
   it("resumes wait_for_event on a matching event only, and returns null on timeout", async () => {
     const wf = await e.workflow({
       schemaVersion: 1,

@@ -63,15 +63,19 @@ function isLoneTemplate(value: unknown): boolean {
 export function parseResolvedConfig(
   type: string,
   resolved: unknown,
-): { ok: true; config: unknown } | { ok: false; message: string } {
-  if (!isStepType(type)) return { ok: false, message: `Unknown step type "${type}".` };
+): { ok: true; config: unknown } | { ok: false; message: string; problem: string } {
+  if (!isStepType(type))
+    return { ok: false, message: `Unknown step type "${type}".`, problem: "unknown step type" };
   const parsed = STEP_CATALOG[type].config.safeParse(resolved);
   if (parsed.success) return { ok: true, config: parsed.data };
   const [first, ...rest] = parsed.error.issues.map((i) => describeZodIssue(i, { value: resolved }));
   const field = first!.path.length ? `config.${fieldText(first!.path)}` : "config";
   const more = rest.length ? ` (and ${rest.length} more problem${rest.length > 1 ? "s" : ""})` : "";
+  const problem = `${field}: ${first!.message}${more}`;
   return {
     ok: false,
-    message: `The step's config is invalid after resolving templates: ${field}: ${first!.message}${more}.`,
+    message: `The step's config is invalid after resolving templates: ${problem}.`,
+    /** The same without the lead-in, for callers that word their own ("The delay's config…"). */
+    problem,
   };
 }

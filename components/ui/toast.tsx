@@ -1,13 +1,14 @@
 "use client";
 import { createContext, useCallback, useContext, useState, type ReactNode } from "react";
+import { newId } from "@/lib/ids";
 
-type Toast = { id: number; text: string; kind: "info" | "error" };
+type Toast = { id: string; text: string; kind: "info" | "error" };
 const ToastContext = createContext<(text: string, kind?: Toast["kind"]) => void>(() => {});
 
 export function ToastProvider({ children }: { children: ReactNode }) {
   const [toasts, setToasts] = useState<Toast[]>([]);
   const push = useCallback((text: string, kind: Toast["kind"] = "info") => {
-    const id = Date.now() + Math.random();
+    const id = newId("toast");
     setToasts((t) => [...t, { id, text, kind }]);
     setTimeout(
       () => setToasts((t) => t.filter((x) => x.id !== id)),

@@ -92,6 +92,36 @@ describe("event triggers", () => {
     ]);
   });
 
+  it("an event without an optional mapped field starts the run with the input's default", async () => {
+    const wf = await e.workflow({
+      ...echo("Priority orders"),
+      inputs: {
+        order: { type: "string", required: true },
+        priority: { type: "string", default: "normal" },
+      },
+      output: "{{ input.priority }}",
+    });
+    await eventTrigger(wf, {
+      event: "order.flagged",
+      mapping: { order: "$.data.id", priority: "$.data.priority" },
+    });
+    await emitEvents({
+      ctx: e.ws.ctx("editor"),
+      input: { name: "order.flagged", data: { id: "o-9" } },
+    });
+    await settle();
+    const started = await e.h.until(async () => {
+      const r = await runsOf(wf);
+      return r.length ? r : undefined;
+    }, "a run of the event trigger");
+    const run = await e.waitFor(started[0]!.id, ["completed", "failed"]);
+    expect(run).toMatchObject({
+      status: "completed",
+      input: { order: "o-9", priority: "normal" },
+      output: "normal",
+    });
+  });
+
   it("refuses to let API callers forge system events", async () => {
     await expect(
       emitEvents({ ctx: e.ws.ctx("editor"), input: { name: "run.completed", data: {} } }),

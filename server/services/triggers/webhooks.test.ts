@@ -39,12 +39,16 @@ afterAll(async () => {
 });
 
 type Hook = { id: string; path: string; secret: string };
-async function hook(config: Record<string, unknown> = {}, name = "Hook"): Promise<Hook> {
+async function hook(
+  config: Record<string, unknown> = {},
+  name = "Hook",
+  wf = workflowId,
+): Promise<Hook> {
   const r = await createTrigger({
     ctx: e.ws.ctx("editor"),
     input: {
       kind: "webhook",
-      workflowId,
+      workflowId: wf,
       name,
       config: { mapping: { order: "$.order.id" }, ...config },
     },
@@ -387,23 +391,15 @@ describe("webhook mapping with optional inputs", () => {
 
   for (const preset of ["hmac", "github", "stripe", "standard"] as const) {
     it(`the ${preset} sample request shown after creation starts a run with the defaults applied`, async () => {
-      const wf = await e.workflow(definition);
-      const created = await createTrigger({
-        ctx: e.ws.ctx("editor"),
-        input: {
-          kind: "webhook",
-          workflowId: wf,
-          name: `Sample ${preset}`,
-          config: { mapping, verification: { preset } },
-        },
-      });
-      const shown = await getTrigger({
-        ctx: e.ws.ctx("viewer"),
-        input: { triggerId: created.trigger.id },
-      });
+      const h = await hook(
+        { mapping, verification: { preset } },
+        `Sample ${preset}`,
+        await e.workflow(definition),
+      );
+      const shown = await getTrigger({ ctx: e.ws.ctx("viewer"), input: { triggerId: h.id } });
       expect(shown.sample).toContain('# Optional: env ← $.env (default "staging").');
       // The person pastes the snippet with their secret in place of the placeholder.
-      const script = shown.sample!.replace("<your webhook secret>", created.secret!);
+      const script = shown.sample!.replace("<your webhook secret>", h.secret);
       const sent = runSampleScript(script);
       const url = new URL(sent.url);
       const res = await send(url.pathname.replace("/api/hooks/", ""), {
@@ -424,17 +420,12 @@ describe("webhook mapping with optional inputs", () => {
   }
 
   it("still refuses a delivery that lacks a required input with no default (422, named)", async () => {
-    const wf = await e.workflow(definition);
-    const created = await createTrigger({
-      ctx: e.ws.ctx("editor"),
-      input: {
-        kind: "webhook",
-        workflowId: wf,
-        name: "Strict",
-        config: { mapping, verification: { preset: "none" } },
-      },
-    });
-    const res = await send(created.trigger.path!, { body: JSON.stringify({ env: "production" }) });
+    const h = await hook(
+      { mapping, verification: { preset: "none" } },
+      "Strict",
+      await e.workflow(definition),
+    );
+    const res = await send(h.path, { body: JSON.stringify({ env: "production" }) });
     expect(res.status).toBe(422);
     expect((await res.json()).error.message).toBe(
       "Mapped values are missing from the request: version ← $.release.version",

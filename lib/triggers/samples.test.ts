@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { applyMapping, readJsonPath, writeJsonPath } from "./mapping";
 import type { InputSpec } from "@/lib/workflow/definition";
-import { sampleDelivery } from "./samples";
+import { sampleDelivery, sampleRequest } from "./samples";
 
 describe("writeJsonPath", () => {
   it("writes what readJsonPath reads back, creating objects and arrays on the way", () => {
@@ -75,5 +75,52 @@ describe("sampleDelivery", () => {
       headers: { "x-b": "example b" },
       notes: [],
     });
+  });
+});
+
+describe("sampleRequest", () => {
+  const verification = {
+    preset: "none" as const,
+    header: "X-Signature",
+    prefix: "sha256=",
+    encoding: "hex" as const,
+    toleranceSeconds: 300,
+  };
+  const inputs = { id: { type: "string" as const, required: true } };
+
+  it("puts query values on the URL and header values on -H lines", () => {
+    const script = sampleRequest({
+      url: "http://localhost/api/hooks/x",
+      config: {
+        method: "POST",
+        verification,
+        idHeader: "Idempotency-Key",
+        mapping: { id: "query.order-id" },
+        input: {},
+      },
+      inputs,
+    });
+    expect(script).toContain("URL='http://localhost/api/hooks/x?order-id=example+id'");
+    const headers = sampleRequest({
+      url: "http://localhost/api/hooks/x",
+      config: {
+        method: "POST",
+        verification,
+        idHeader: "Idempotency-Key",
+        mapping: { id: "header.x-order" },
+      },
+      inputs,
+    });
+    expect(headers).toContain("-H 'x-order: example id'");
+  });
+
+  it("says when a GET webhook's mapping needs a body it cannot have", () => {
+    const script = sampleRequest({
+      url: "http://localhost/api/hooks/x",
+      config: { method: "GET", verification, idHeader: "Idempotency-Key", mapping: { id: "$.id" } },
+      inputs,
+    });
+    expect(script).toContain("# A GET request has no body");
+    expect(script).not.toContain("--data");
   });
 });

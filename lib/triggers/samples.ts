@@ -101,8 +101,12 @@ export function sampleRequest(args: {
   const search = new URLSearchParams(sample.query).toString();
   const url = search ? `${args.url}?${search}` : args.url;
   const body = args.body ?? JSON.stringify(sample.body);
+  const bodyless = config.method === "GET" && Object.keys(sample.body ?? {}).length > 0;
   const lines = [
     ...sample.notes.map((n) => `# ${n}`),
+    ...(bodyless
+      ? ["# A GET request has no body: map these inputs from query.… or header.… instead."]
+      : []),
     `URL=${q(url)}`,
     `SECRET=${q(args.secret ?? "<your webhook secret>")}`,
     `BODY=${q(body)}`,

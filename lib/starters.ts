@@ -1,6 +1,8 @@
 /**
- * Built-in starting points for a new workflow. Each shows off part of the language; a test
- * checks that every one validates, so they stay correct as the language evolves.
+ * Built-in starting points for a new workflow. Each shows off part of the language and runs green
+ * out of the box: every input has a default (the run form comes prefilled) and no step calls an
+ * outside service. Tests validate each one and run it through the real engine
+ * (inngest/engine/starters.test.ts), so they stay correct as the language evolves.
  */
 export interface Starter {
   id: string;
@@ -25,16 +27,23 @@ export const STARTERS: Starter[] = [
     id: "release-train",
     name: "Release train",
     description:
-      "Build a release note, ask a human, then deploy over HTTP — or explain the rejection.",
+      "Build release notes, ask a human, then announce the deploy as an event — or return why it was declined.",
+    // Runs with no outside service: the deploy is a `release.approved` event (an event trigger
+    // or an HTTP step to your deploy system takes it from there), and a rejection is a handled
+    // outcome — the run completes with `shipped: false` and the approver's reason.
     definition: {
       schemaVersion: 1,
       name: "Release train",
       description: "Prepare, ask, deploy",
       inputs: {
-        version: { type: "string", required: true, description: "Semver of the release" },
+        version: {
+          type: "string",
+          required: true,
+          default: "1.0.0",
+          description: "Semver of the release",
+        },
         environment: { type: "string", default: "staging", enum: ["staging", "production"] },
       },
-      variables: { deployUrl: "https://deploy.example.com/api/releases" },
       constraints: { maxParallel: 2, timeoutMs: 86_400_000 },
       steps: [
         {
@@ -59,41 +68,61 @@ export const STARTERS: Starter[] = [
         },
         {
           id: "deploy",
-          type: "http",
+          type: "emit_event",
           name: "Deploy",
           config: {
-            method: "POST",
-            url: "{{ vars.deployUrl }}",
-            body: { version: "{{ input.version }}", env: "{{ input.environment }}" },
+            event: "release.approved",
+            data: {
+              version: "{{ input.version }}",
+              environment: "{{ input.environment }}",
+              notes: "{{ steps.notes.output.data }}",
+            },
           },
-          retry: { maxAttempts: 3, backoffMs: [5000, 30000] },
+        },
+        {
+          id: "shipped",
+          type: "return",
+          name: "Shipped",
+          config: {
+            value: {
+              shipped: true,
+              version: "{{ input.version }}",
+              environment: "{{ input.environment }}",
+            },
+          },
         },
         {
           id: "declined",
-          type: "transform",
+          type: "return",
           name: "Declined",
-          config: { value: "Release {{ input.version }} was not approved" },
+          config: {
+            value: {
+              shipped: false,
+              version: "{{ input.version }}",
+              reason: "{{ steps.approve.output.data.reason }}",
+            },
+          },
         },
       ],
       edges: [
         { from: "notes", to: "approve" },
         { from: "approve", port: "approved", to: "deploy", onFailure: "fail_run" },
+        { from: "deploy", to: "shipped" },
         { from: "approve", port: "rejected", to: "declined" },
       ],
-      output: "{{ steps.deploy.output.data }}",
     },
   },
   {
     id: "triage-branch",
     name: "Triage with branches",
     description:
-      "Route by a condition, join the branches, and handle a failing call on its error port.",
+      "Route by a condition — page on-call with an event or queue it — and join the branches.",
     definition: {
       schemaVersion: 1,
       name: "Triage",
       inputs: {
-        severity: { type: "number", required: true },
-        title: { type: "string", required: true },
+        severity: { type: "number", required: true, default: 3, description: "1 (low) to 5" },
+        title: { type: "string", required: true, default: "Checkout is slow" },
       },
       steps: [
         {
@@ -137,7 +166,14 @@ export const STARTERS: Starter[] = [
     definition: {
       schemaVersion: 1,
       name: "Process a list",
-      inputs: { items: { type: "array", required: true, description: "Things to process" } },
+      inputs: {
+        items: {
+          type: "array",
+          required: true,
+          default: ["apples", "pears", "plums"],
+          description: "Things to process",
+        },
+      },
       steps: [
         {
           id: "each",

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { errorMessage, formatDuration, isActiveRun, jsonPreview, runDuration } from "./format";
+import {
+  attemptDuration,
+  errorMessage,
+  formatDuration,
+  isActiveRun,
+  jsonPreview,
+  runDuration,
+} from "./format";
 
 describe("run formatting", () => {
   it("formats durations", () => {
@@ -30,5 +37,30 @@ describe("run formatting", () => {
     expect(errorMessage(null)).toBeNull();
     expect(isActiveRun("waiting")).toBe(true);
     expect(isActiveRun("completed")).toBe(false);
+  });
+});
+
+describe("attemptDuration", () => {
+  const started = "2026-01-01T00:00:00.000Z";
+  const t0 = Date.parse(started);
+
+  it("grows with now while a step runs or waits, and is the recorded one once it ended", () => {
+    const waiting = { status: "waiting", durationMs: null, startedAt: started };
+    expect(attemptDuration(waiting, t0 + 5_000)).toBe(5_000);
+    expect(attemptDuration(waiting, t0 + 65_000)).toBe(65_000);
+    expect(attemptDuration({ ...waiting, status: "running" }, t0 + 1_000)).toBe(1_000);
+    expect(attemptDuration({ ...waiting, status: "completed", durationMs: 42 }, t0 + 9e9)).toBe(42);
+  });
+
+  it("is unknown before hydration, before the start, or for a step that never ran", () => {
+    expect(attemptDuration({ status: "waiting", durationMs: null, startedAt: started }, null)).toBe(
+      null,
+    );
+    expect(attemptDuration({ status: "pending", durationMs: null, startedAt: null }, t0)).toBe(
+      null,
+    );
+    expect(attemptDuration({ status: "skipped", durationMs: null, startedAt: started }, t0)).toBe(
+      null,
+    );
   });
 });

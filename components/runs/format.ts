@@ -1,5 +1,5 @@
 /** Pure display helpers for runs (no React), unit-tested. */
-import { UNFINISHED_RUN_STATUSES } from "@/lib/workflow/status";
+import { isActive, UNFINISHED_RUN_STATUSES, type StepStatus } from "@/lib/workflow/status";
 
 /** Runs the list shows as in progress (queued included): the unfinished set. */
 export const ACTIVE_RUN_STATUSES = UNFINISHED_RUN_STATUSES;
@@ -73,6 +73,19 @@ export function runDuration(
   if (start === null) return null;
   const end = toTime(run.finishedAt) ?? now;
   return Math.max(0, end - start);
+}
+
+/**
+ * A step attempt's duration: the recorded one once it ended, start to `now` while it runs or
+ * waits (an approval gate's wait grows on screen), else unknown.
+ */
+export function attemptDuration(
+  a: { status: string; durationMs: number | null; startedAt?: Date | string | null },
+  now: number | null,
+): number | null {
+  if (a.durationMs !== null) return a.durationMs;
+  if (now === null || !a.startedAt || !isActive(a.status as StepStatus)) return null;
+  return runDuration({ createdAt: a.startedAt, startedAt: a.startedAt }, now);
 }
 
 /** Pretty JSON, cut to `max` characters; `truncated` tells the UI to offer the full download. */

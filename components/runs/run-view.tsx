@@ -6,7 +6,7 @@ import { useRole } from "@/components/shell/role-context";
 import { ConfirmDialog } from "@/components/ui/dialog";
 import { CopyButton } from "@/components/ui/copy-button";
 import { ErrorState, LoadingRows } from "@/components/ui/states";
-import { RelativeTime, useNow } from "@/components/ui/time";
+import { LIVE_TICK_MS, NOW_TICK_MS, RelativeTime, useNow } from "@/components/ui/time";
 import { useToast } from "@/components/ui/toast";
 import { RunGraph } from "@/components/workflow-graph/run-graph";
 import { statusesFromAttempts, type LayoutInput } from "@/components/workflow-graph/layout";
@@ -14,7 +14,14 @@ import { useTRPC } from "@/lib/trpc/client";
 import { STEP_CATALOG } from "@/lib/workflow/catalog";
 import type { InputSpec } from "@/lib/workflow/definition";
 import { ApprovalGate } from "./approval-gate";
-import { errorMessage, formatDuration, isActiveRun, runDuration } from "./format";
+import {
+  attemptDuration,
+  errorMessage,
+  formatDuration,
+  isActiveRun,
+  runDuration,
+  statusLabel,
+} from "./format";
 import { JsonBlock } from "./json-block";
 import { RerunDialog } from "./rerun-dialog";
 import { RunStatusBadge } from "./run-status-badge";
@@ -34,11 +41,12 @@ export function RunView({ runId }: { runId: string }) {
   const qc = useQueryClient();
   const toast = useToast();
   const { can } = useRole();
-  // An active run's duration runs to "now": not known while server-rendering (see useNow).
-  const now = useNow();
   const run = useQuery(trpc.run.get.queryOptions({ runId }));
   const steps = useQuery(trpc.run.steps.queryOptions({ runId }));
   const active = run.data ? isActiveRun(run.data.status) : false;
+  // An active run's duration (and a waiting step's) runs to "now", by the second; not known
+  // while server-rendering (see useNow).
+  const now = useNow(active ? LIVE_TICK_MS : NOW_TICK_MS);
   useRunLive(runId, active);
   const [selected, setSelected] = useState<string | null>(null);
   const [cancelling, setCancelling] = useState(false);
@@ -281,7 +289,7 @@ export function RunView({ runId }: { runId: string }) {
                       <td>
                         <RelativeTime date={last.startedAt} />
                       </td>
-                      <td>{formatDuration(last.durationMs)}</td>
+                      <td>{formatDuration(attemptDuration(last, now))}</td>
                     </tr>
                   );
                 })}
@@ -326,7 +334,7 @@ export function RunView({ runId }: { runId: string }) {
                         {a.path !== selected ? `${a.path} · ` : ""}Attempt {a.attempt}
                       </strong>
                       <RunStatusBadge status={a.status} />
-                      <span className="small muted">{formatDuration(a.durationMs)}</span>
+                      <span className="small muted">{formatDuration(attemptDuration(a, now))}</span>
                       {a.failureClass ? (
                         <span className="small muted">{a.failureClass} failure</span>
                       ) : null}
@@ -376,11 +384,7 @@ export function RunView({ runId }: { runId: string }) {
             <h2 id="output-h">Output</h2>
           </div>
           <div className="card-body">
-            {r.status === "completed" || r.output != null ? (
-              <JsonBlock value={r.output} label="Run output" filename={`${r.id}-output.json`} />
-            ) : (
-              <span className="muted">No output yet.</span>
-            )}
+            <RunOutcome run={r} />
           </div>
         </section>
       </div>
@@ -432,6 +436,33 @@ export function RunView({ runId }: { runId: string }) {
         originalInput={r.input}
         inputs={(r.definition as { inputs?: Record<string, InputSpec> }).inputs ?? {}}
       />
+    </div>
+  );
+}
+
+/**
+ * Where the output goes: the output once there is one; for a run that ended without one
+ * (failed, cancelled, timed out) the reason, so the first place a person looks says what
+ * happened; "No output yet." while it is unfinished.
+ */
+function RunOutcome({
+  run: r,
+}: {
+  run: { id: string; status: string; output: unknown; error: unknown };
+}) {
+  if (r.status === "completed" || r.output != null)
+    return <JsonBlock value={r.output} label="Run output" filename={`${r.id}-output.json`} />;
+  if (isActiveRun(r.status)) return <span className="muted">No output yet.</span>;
+  const message = errorMessage(r.error);
+  return (
+    <div className="stack">
+      <div className="form-error" role="status" aria-label="Why there is no output">
+        No output: the run {statusLabel(r.status)}
+        {message ? `: ${message}` : "."}
+      </div>
+      {r.error ? (
+        <JsonBlock value={r.error} label="Error details" filename={`${r.id}-error.json`} />
+      ) : null}
     </div>
   );
 }

@@ -6,7 +6,8 @@ import { useTRPC, useTRPCClient } from "@/lib/trpc/client";
 /**
  * Live updates for a run page: while the run is active, polls the append-only event history
  * (cursor = last event id) about once a second and refreshes the run and its steps when anything
- * new happened. Stops when the run ends.
+ * new happened (and the approval lists when a gate opened or was decided). Stops when the run
+ * ends.
  */
 export function useRunLive(runId: string, active: boolean) {
   const trpc = useTRPC();
@@ -26,6 +27,11 @@ export function useRunLive(runId: string, active: boolean) {
           await Promise.all([
             qc.invalidateQueries({ queryKey: trpc.run.get.queryKey({ runId }) }),
             qc.invalidateQueries({ queryKey: trpc.run.steps.queryKey({ runId }) }),
+            // A gate opened or decided (here, in the inbox, by API or link): the sidebar's
+            // approvals badge and any inbox follow at once.
+            events.some((e) => e.type.startsWith("approval."))
+              ? qc.invalidateQueries({ queryKey: trpc.approval.list.queryKey() })
+              : undefined,
           ]);
         }
       } catch {

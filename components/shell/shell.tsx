@@ -42,7 +42,9 @@ export function Shell({
   const [creating, setCreating] = useState(false);
   const pendingApprovals = useQuery({
     ...trpc.approval.list.queryOptions({ scope: "mine", status: "pending" }),
-    refetchInterval: 15_000,
+    // Decisions made here invalidate it at once; this bounds the lag for gates opened or
+    // decided elsewhere (another person, the API, a signed link).
+    refetchInterval: 5_000,
   });
   const pendingCount = pendingApprovals.data?.length ?? 0;
   const proposalCounts = useQuery({

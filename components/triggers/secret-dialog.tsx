@@ -3,6 +3,7 @@ import { CopyButton } from "@/components/ui/copy-button";
 import { Dialog } from "@/components/ui/dialog";
 import { WebhookConfig } from "@/lib/schemas/triggers";
 import { sampleRequest } from "@/lib/triggers/samples";
+import { useCurrentInputs } from "@/components/workflows/use-workflow";
 
 export interface ShownSecret {
   title: string;
@@ -14,15 +15,19 @@ export interface ShownSecret {
 /** The webhook URL and its signing secret, shown once right after create or rotate. */
 export function SecretDialog({
   shown,
+  workflowId,
   onClose,
 }: {
   shown: ShownSecret | null;
+  workflowId: string;
   onClose: () => void;
 }) {
+  // The sample sends what the current version's inputs need, so pasting it starts a run.
+  const inputs = useCurrentInputs(workflowId);
   const parsed = shown ? WebhookConfig.safeParse(shown.config) : null;
   const sample =
     shown && parsed?.success
-      ? sampleRequest({ url: shown.url, config: parsed.data, secret: shown.secret })
+      ? sampleRequest({ url: shown.url, config: parsed.data, secret: shown.secret, inputs })
       : null;
   return (
     <Dialog

@@ -22,6 +22,7 @@ import {
   KIND_LABELS,
   parseJsonObject,
   prettyJson,
+  shownConfig,
   triggerSummary,
 } from "./trigger-model";
 
@@ -178,7 +179,9 @@ export function TriggerDetail({
           </dl>
           <details>
             <summary>Configuration</summary>
-            <pre aria-label="Configuration">{JSON.stringify(t.config, null, 2)}</pre>
+            <pre aria-label="Configuration">
+              {JSON.stringify(shownConfig(t.kind, t.config), null, 2)}
+            </pre>
           </details>
           {t.sample ? (
             <details>
@@ -202,7 +205,7 @@ export function TriggerDetail({
 
       {editing ? (
         <TriggerFormDialog
-          mode={{ type: "edit", trigger: t }}
+          mode={{ type: "edit", trigger: t, workflowId }}
           onClose={() => setEditing(false)}
           onSaved={() => {
             setEditing(false);
@@ -236,7 +239,7 @@ export function TriggerDetail({
           }}
         />
       ) : null}
-      <SecretDialog shown={shown} onClose={() => setShown(null)} />
+      <SecretDialog shown={shown} workflowId={workflowId} onClose={() => setShown(null)} />
       <ConfirmDialog
         open={deleting}
         title={`Delete “${t.name}”?`}

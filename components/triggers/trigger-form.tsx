@@ -6,6 +6,7 @@ import { issuesOf } from "@/components/forms/issues";
 import { Dialog } from "@/components/ui/dialog";
 import type { TriggerKind } from "@/lib/schemas/triggers";
 import { useTRPC } from "@/lib/trpc/client";
+import { useCurrentInputs } from "@/components/workflows/use-workflow";
 import { EventFields } from "./forms/event";
 import { ScheduleFields } from "./forms/schedule";
 import {
@@ -26,7 +27,7 @@ export interface EditableTrigger {
 
 type Mode =
   | { type: "create"; kind: TriggerKind; workflowId: string }
-  | { type: "edit"; trigger: EditableTrigger };
+  | { type: "edit"; trigger: EditableTrigger; workflowId: string };
 
 export interface SavedTrigger {
   trigger: { id: string; name: string; url: string | null; config: unknown };
@@ -55,6 +56,8 @@ export function TriggerFormDialog({
 }) {
   const trpc = useTRPC();
   const kind = (mode.type === "create" ? mode.kind : mode.trigger.kind) as TriggerKind;
+  // The mapping's targets: the inputs runs of the current version take.
+  const inputs = useCurrentInputs(mode.workflowId);
   // The dialog is mounted per trigger, so the schema and defaults are fixed for its lifetime.
   const [schema] = useState(() =>
     triggerFormSchema(
@@ -126,11 +129,11 @@ export function TriggerFormDialog({
           autoFocus
         />
         {kind === "webhook" ? (
-          <WebhookFields control={control} isCreate={mode.type === "create"} />
+          <WebhookFields control={control} isCreate={mode.type === "create"} inputs={inputs} />
         ) : null}
         {kind === "schedule" ? <ScheduleFields control={control} /> : null}
         {kind === "event" ? (
-          <EventFields control={control} isCreate={mode.type === "create"} />
+          <EventFields control={control} isCreate={mode.type === "create"} inputs={inputs} />
         ) : null}
         <FormText
           control={control}

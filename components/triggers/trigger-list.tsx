@@ -156,7 +156,7 @@ export function TriggerList({ workflowId }: { workflowId: string }) {
           }}
         />
       ) : null}
-      <SecretDialog shown={shown} onClose={() => setShown(null)} />
+      <SecretDialog shown={shown} workflowId={workflowId} onClose={() => setShown(null)} />
     </section>
   );
 }

@@ -1,10 +1,12 @@
 import { describe, expect, it } from "vitest";
+import { WebhookConfig } from "@/lib/schemas/triggers";
 import {
   deliveryTone,
   dstNote,
   formatOffset,
   mappingToRows,
   parseJsonObject,
+  shownConfig,
   prettyJson,
   rowsToMapping,
   runTone,
@@ -23,6 +25,25 @@ describe("triggerSummary", () => {
       }),
     ).toBe("0 9 * * 1-5 (Europe/Berlin)");
     expect(triggerSummary({ kind: "event", config: { event: "order.*" } })).toBe("order.*");
+  });
+});
+
+describe("shownConfig", () => {
+  const webhook = (preset: string) =>
+    WebhookConfig.parse({ verification: { preset }, mapping: { a: "$.a" } });
+
+  it("hides the generic HMAC settings for the other presets, keeps them for generic HMAC", () => {
+    expect(shownConfig("webhook", webhook("hmac"))).toEqual(webhook("hmac"));
+    for (const preset of ["github", "stripe", "standard", "none"]) {
+      const shown = shownConfig("webhook", webhook(preset)) as Record<string, unknown>;
+      expect(shown).not.toHaveProperty("idHeader");
+      expect(JSON.stringify(shown)).not.toMatch(/X-Signature|sha256=|encoding/);
+      expect(shown.mapping).toEqual({ a: "$.a" });
+    }
+    expect(shownConfig("webhook", webhook("stripe"))).toMatchObject({
+      verification: { preset: "stripe", toleranceSeconds: 300 },
+    });
+    expect(shownConfig("schedule", { cron: "* * * * *" })).toEqual({ cron: "* * * * *" });
   });
 });
 

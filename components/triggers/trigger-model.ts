@@ -70,6 +70,25 @@ export function triggerSummary(t: { kind: string; url?: string | null; config: u
   }
 }
 
+/**
+ * A trigger's config as the detail page shows it: without the settings its signature preset
+ * ignores (the generic HMAC header, prefix, encoding and delivery id header, which the schema
+ * still fills with defaults), so a GitHub webhook does not appear to check "X-Signature".
+ */
+export function shownConfig(kind: string, config: unknown): unknown {
+  if (kind !== "webhook" || !config || typeof config !== "object") return config;
+  const c = config as Record<string, unknown>;
+  const v = (c.verification ?? {}) as Record<string, unknown>;
+  if (v.preset === "hmac" || v.preset === undefined) return config;
+  const { idHeader: _idHeader, ...rest } = c;
+  const { preset, toleranceSeconds } = v;
+  return {
+    ...rest,
+    verification:
+      preset === "none" || preset === "github" ? { preset } : { preset, toleranceSeconds },
+  };
+}
+
 export interface MappingRow {
   name: string;
   source: string;

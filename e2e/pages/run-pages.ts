@@ -61,6 +61,16 @@ export class RunPage {
     return this.p.getByRole("region", { name: "Output" });
   }
 
+  /** The run's duration in the summary (grows while the run is active). */
+  duration() {
+    return this.p.getByTestId("run-duration");
+  }
+
+  /** The relative time shown for "Created" in the summary. */
+  createdTime() {
+    return this.p.getByRole("region", { name: "Run summary" }).locator("time").first();
+  }
+
   graph() {
     return this.p.getByTestId("run-graph");
   }
@@ -119,4 +129,32 @@ export class RunForm {
   async submit() {
     await this.dialog().getByRole("button", { name: "Start run" }).click();
   }
+}
+
+export class RunsListPage {
+  constructor(private readonly page: Page) {}
+
+  async goto() {
+    await this.page.goto("/runs");
+    await expect(this.list()).toBeVisible();
+  }
+
+  list() {
+    return this.page.getByRole("region", { name: "Runs" });
+  }
+
+  runLink(runId: string) {
+    return this.list().getByRole("link", { name: runId });
+  }
+
+  row(runId: string) {
+    return this.list()
+      .getByRole("row")
+      .filter({ has: this.page.getByRole("link", { name: runId }) });
+  }
+}
+
+/** The sidebar's count of approvals waiting for the signed-in person. */
+export function approvalsBadge(page: Page) {
+  return page.getByTestId("approvals-badge");
 }

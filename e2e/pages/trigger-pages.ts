@@ -51,6 +51,36 @@ export class TriggersPage {
     return { url, secret };
   }
 
+  /** Opens the new-webhook form and names the trigger; returns the form dialog. */
+  async startWebhook(name: string) {
+    await this.page.getByRole("button", { name: "New webhook" }).click();
+    const form = this.formDialog("webhook");
+    await form.getByLabel("Name", { exact: true }).fill(name);
+    return form;
+  }
+
+  /** Adds a mapping row for a declared input (its "Map <input>" button) and sets its source. */
+  async mapInput(input: string, source: string) {
+    const form = this.formDialog("webhook");
+    await form.getByRole("button", { name: `Map ${input}` }).click();
+    const names = form.getByLabel(/^Input name \d+$/);
+    const row = (await names.count()) - 1;
+    await expect(names.nth(row)).toHaveValue(input);
+    await form.getByLabel(`Source ${row + 1}`, { exact: true }).fill(source);
+  }
+
+  /** Submits the form and returns the URL and the sample request the secret dialog shows once. */
+  async submitWebhook() {
+    await this.formDialog("webhook").getByRole("button", { name: "Create trigger" }).click();
+    const shown = this.page.getByRole("dialog", { name: "Webhook created" });
+    await expect(shown.getByText("You will not see this secret again")).toBeVisible();
+    const url = (await shown.getByTestId("webhook-url").textContent())!.trim();
+    const sample = (await shown.getByLabel("Sample request").textContent())!;
+    await shown.getByRole("button", { name: "I have stored the secret" }).click();
+    await expect(shown).toBeHidden();
+    return { url, sample };
+  }
+
   row(name: string) {
     return this.page.getByRole("row").filter({ hasText: name });
   }

@@ -1,9 +1,12 @@
+import { execFileSync } from "node:child_process";
 import { createHmac } from "node:crypto";
 import { expect, test } from "@playwright/test";
 import { trpcMutation } from "../fixtures/trpc";
 import { OWNER_STATE, uniqueEmail } from "../fixtures/users";
 import { SignUpPage } from "../pages/auth-pages";
 import { MembersPage } from "../pages/settings-pages";
+import { publishWorkflow } from "../fixtures/workflows";
+import { RunPage } from "../pages/run-pages";
 import { publishedWorkflow, TriggersPage } from "../pages/trigger-pages";
 
 test.use({ storageState: OWNER_STATE });
@@ -80,6 +83,53 @@ test("webhook: create in the UI, signed request starts a run, a bad signature is
   });
   expect(again.status()).toBe(202);
   await expect(deliveries.getByRole("row").filter({ hasText: "accepted" })).toHaveCount(2);
+});
+
+test("webhook mapping: declared inputs are the targets, the preset hides generic HMAC fields, and the sample shown after creation starts a run with defaults", async ({
+  page,
+  request,
+}) => {
+  const workflowId = await publishWorkflow(request, {
+    schemaVersion: 1,
+    name: `Releases ${Date.now()}`,
+    inputs: {
+      version: { type: "string", required: true },
+      env: { type: "string", default: "staging", enum: ["staging", "production"] },
+      note: { type: "string" },
+    },
+    steps: [{ id: "echo", type: "return", config: { value: "{{ input }}" } }],
+  });
+  const triggers = new TriggersPage(page);
+  await triggers.goto(workflowId);
+  const form = await triggers.startWebhook("Release hook");
+  // GitHub, Stripe and Standard Webhooks sign their own way: the generic fields go away.
+  const preset = form.getByLabel("Signature verification");
+  for (const other of ["GitHub (X-Hub-Signature-256)", "Stripe (Stripe-Signature)"]) {
+    await preset.selectOption({ label: other });
+    await expect(form.getByLabel("Signature header")).toBeHidden();
+    await expect(form.getByLabel("Delivery id header")).toBeHidden();
+  }
+  await preset.selectOption({ label: "Generic HMAC-SHA256" });
+  await expect(form.getByLabel("Signature header")).toBeVisible();
+  // The workflow's declared inputs are offered as mapping targets.
+  await expect(form.getByRole("button", { name: "Map version" })).toBeVisible();
+  await triggers.mapInput("version", "$.release.version");
+  await triggers.mapInput("env", "$.env");
+  await triggers.mapInput("note", "query.note");
+  await expect(form.getByRole("button", { name: /^Map / })).toHaveCount(0);
+  const { sample } = await triggers.submitWebhook();
+  expect(sample).toContain('# Optional: env ← $.env (default "staging").');
+
+  // The sample, pasted into a shell as shown (curl and openssl for real), is accepted.
+  const answer = JSON.parse(
+    execFileSync("bash", ["-c", sample], { encoding: "utf8", timeout: 20_000 }),
+  ) as { runId?: string };
+  expect(answer.runId, JSON.stringify(answer)).toMatch(/^run_/);
+  const run = new RunPage(page);
+  await run.goto(answer.runId!);
+  await run.expectStatus("completed");
+  await expect(run.output()).toContainText('"version": "example version"');
+  await expect(run.output()).toContainText('"env": "staging"');
 });
 
 test("schedule: the form previews the next 10 fire times and flags invalid cron at the field", async ({

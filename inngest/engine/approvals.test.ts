@@ -52,21 +52,11 @@ function gate(
   };
 }
 
-async function pendingApproval(runId: string) {
-  return e.h.until(async () => {
-    const [a] = await e.db.db
-      .select()
-      .from(approvals)
-      .where(and(eq(approvals.runId, runId), eq(approvals.status, "pending")));
-    return a;
-  }, "a pending approval");
-}
-
 describe("approval gates", () => {
   it("waits, shows the gate in the inbox, resumes on approval, and audits what was shown", async () => {
     const wf = await e.workflow(gate());
     const runId = await e.start(wf);
-    const a = await pendingApproval(runId);
+    const a = await e.pendingApproval(runId);
     expect(a.prompt).toBe("Ship 1.2.3?");
     expect(a.items).toEqual(["release 1.2.3"]);
     await e.waitFor(runId, ["waiting"]);
@@ -102,7 +92,7 @@ describe("approval gates", () => {
   it("cancels the run when rejected without a rejected edge, and follows the edge when there is one", async () => {
     const plain = await e.workflow(gate());
     const r1 = await e.start(plain);
-    const a1 = await pendingApproval(r1);
+    const a1 = await e.pendingApproval(r1);
     await expect(
       decideApproval({
         ctx: e.ws.ctx("approver"),
@@ -121,7 +111,7 @@ describe("approval gates", () => {
 
     const branched = await e.workflow(gate({}, true));
     const r2 = await e.start(branched);
-    const a2 = await pendingApproval(r2);
+    const a2 = await e.pendingApproval(r2);
     await decideApproval({
       ctx: e.ws.ctx("admin"),
       input: { approvalId: a2.id, approve: false, reason: "no" },
@@ -137,7 +127,7 @@ describe("approval gates", () => {
     const wf = await e.workflow(gate({ quorum: 2, approvers: { roles: ["approver", "admin"] } }));
     // The editor starts the run: as initiator they may not approve, and editors are not listed anyway.
     const runId = await e.start(wf);
-    const a = await pendingApproval(runId);
+    const a = await e.pendingApproval(runId);
     await expect(
       decideApproval({
         ctx: e.ws.ctx("editor"),
@@ -192,7 +182,7 @@ describe("approval gates", () => {
   it("checks resume tokens in constant time and refuses a wrong or missing one on the API path", async () => {
     const wf = await e.workflow(gate());
     const runId = await e.start(wf);
-    const a = await pendingApproval(runId);
+    const a = await e.pendingApproval(runId);
     const { pendingApprovals } = await getRun({ ctx: e.ws.ctx("approver"), input: { runId } });
     const token = pendingApprovals[0]!.resumeToken!;
     await expect(
@@ -230,7 +220,7 @@ describe("approval gates", () => {
   it("applies onTimeout when the gate expires, recorded as approval_timeout", async () => {
     const rejecting = await e.workflow(gate({ timeout: "30m" }));
     const r1 = await e.start(rejecting);
-    await pendingApproval(r1);
+    await e.pendingApproval(r1);
     await e.waitFor(r1, ["waiting"]);
     e.h.clock.advance(31 * 60_000);
     const run1 = await e.waitFor(r1, ["completed", "failed", "cancelled"]);
@@ -248,7 +238,7 @@ describe("approval gates", () => {
       gate({ timeout: "2h", onTimeout: "approve" }, false, { timeoutMs: 3 * 3600_000 }),
     );
     const r2 = await e.start(approving);
-    await pendingApproval(r2);
+    await e.pendingApproval(r2);
     await e.waitFor(r2, ["waiting"]);
     e.h.clock.advance(2 * 3600_000);
     const run2 = await e.waitFor(r2, ["completed", "failed", "cancelled"]);
@@ -258,7 +248,7 @@ describe("approval gates", () => {
   it("times the run out when its deadline comes before the gate's timeout", async () => {
     const wf = await e.workflow(gate({ timeout: "7d" }, false, { timeoutMs: 3_600_000 }));
     const runId = await e.start(wf);
-    await pendingApproval(runId);
+    await e.pendingApproval(runId);
     await e.waitFor(runId, ["waiting"]);
     e.h.clock.advance(3_600_000 + 60_000);
     const run = await e.waitFor(runId, ["completed", "failed", "cancelled", "timed_out"]);

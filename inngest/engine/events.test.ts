@@ -38,6 +38,14 @@ const runsOf = (workflowId: string) =>
     .select()
     .from(runs)
     .where(and(eq(runs.workflowId, workflowId), eq(runs.triggerType, "event")));
+/** The first event-started run of the workflow, once it has finished. */
+async function firstRunFinished(workflowId: string) {
+  const started = await e.h.until(async () => {
+    const r = await runsOf(workflowId);
+    return r.length ? r : undefined;
+  }, "a run of the event trigger");
+  return e.waitFor(started[0]!.id, ["completed", "failed"]);
+}
 const deliveriesOf = (triggerId: string) =>
   e.db.db.select().from(triggerDeliveries).where(eq(triggerDeliveries.triggerId, triggerId));
 const settle = async () => {
@@ -77,11 +85,7 @@ describe("event triggers", () => {
       input: { name: "order.paid", data: { id: "big", total: 500 }, id: "evt-big" },
     });
     await settle();
-    const started = await e.h.until(async () => {
-      const r = await runsOf(wf);
-      return r.length ? r : undefined;
-    }, "a run of the event trigger");
-    const run = await e.waitFor(started[0]!.id, ["completed", "failed"]);
+    const run = await firstRunFinished(wf);
     expect(run.output).toBe("big via order.paid");
     expect(run.triggerId).toBe(trg);
     await settle();
@@ -90,6 +94,32 @@ describe("event triggers", () => {
     expect(d.map((x) => [x.status, x.deliveryKey, x.runId])).toEqual([
       ["accepted", "evt-big", run.id],
     ]);
+  });
+
+  it("an event without an optional mapped field starts the run with the input's default", async () => {
+    const wf = await e.workflow({
+      ...echo("Priority orders"),
+      inputs: {
+        order: { type: "string", required: true },
+        priority: { type: "string", default: "normal" },
+      },
+      output: "{{ input.priority }}",
+    });
+    await eventTrigger(wf, {
+      event: "order.flagged",
+      mapping: { order: "$.data.id", priority: "$.data.priority" },
+    });
+    await emitEvents({
+      ctx: e.ws.ctx("editor"),
+      input: { name: "order.flagged", data: { id: "o-9" } },
+    });
+    await settle();
+    const run = await firstRunFinished(wf);
+    expect(run).toMatchObject({
+      status: "completed",
+      input: { order: "o-9", priority: "normal" },
+      output: "normal",
+    });
   });
 
   it("refuses to let API callers forge system events", async () => {

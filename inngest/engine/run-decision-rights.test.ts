@@ -1,6 +1,4 @@
-import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { approvals } from "@/db/schema";
 import { decideApproval } from "@/server/services/approvals/decide-approval";
 import { getRun } from "@/server/services/runs/get-run";
 import { startEngineHarness, type EngineHarness } from "./testing";
@@ -30,13 +28,7 @@ describe("getRun: who may decide a pending gate", () => {
     });
     // Started by the editor (the initiator).
     const runId = await e.start(wf);
-    const a = await e.h.until(async () => {
-      const [row] = await e.db.db
-        .select()
-        .from(approvals)
-        .where(and(eq(approvals.runId, runId), eq(approvals.status, "pending")));
-      return row;
-    }, "a pending approval");
+    const a = await e.pendingApproval(runId);
     const view = async (role: "viewer" | "editor" | "approver" | "admin" | "owner") =>
       (await getRun({ ctx: e.ws.ctx(role), input: { runId } })).pendingApprovals.find(
         (p) => p.id === a.id,

@@ -5,7 +5,7 @@
  */
 import { and, asc, eq } from "drizzle-orm";
 import { setProcessDb } from "@/db";
-import { runEvents, runs, runSteps } from "@/db/schema";
+import { approvals, runEvents, runs, runSteps } from "@/db/schema";
 import { createTestDb, type TestDb } from "@/db/testing";
 import { createLogger } from "@/lib/log";
 import { createWorkspaceFixture, type WorkspaceFixture } from "@/server/testing/harness";
@@ -43,6 +43,8 @@ export interface EngineHarness {
     opts?: { advanceMs?: number; timeoutMs?: number },
   ): Promise<typeof runs.$inferSelect>;
   steps(runId: string): Promise<(typeof runSteps.$inferSelect)[]>;
+  /** Waits for the run's pending approval gate and returns it. */
+  pendingApproval(runId: string): Promise<typeof approvals.$inferSelect>;
   events(runId: string): Promise<string[]>;
   close(): Promise<void>;
 }
@@ -112,6 +114,14 @@ export async function startEngineHarness(
         .from(runSteps)
         .where(eq(runSteps.runId, runId))
         .orderBy(asc(runSteps.createdAt), asc(runSteps.path)),
+    pendingApproval: (runId) =>
+      h.until(async () => {
+        const [a] = await db.db
+          .select()
+          .from(approvals)
+          .where(and(eq(approvals.runId, runId), eq(approvals.status, "pending")));
+        return a;
+      }, `a pending approval in run ${runId}`),
     async events(runId) {
       const rows = await db.db
         .select({ type: runEvents.type, path: runEvents.stepPath })

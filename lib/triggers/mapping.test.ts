@@ -35,4 +35,33 @@ describe("trigger input mapping", () => {
     expect(r.input).toEqual({ env: "prod", orderId: "o-1", page: "2", requestId: "r-9" });
     expect(r.missing).toEqual(["gone ← $.nope"]);
   });
+
+  it("lets optional and defaulted inputs go unmapped, so the workflow's default applies", () => {
+    const inputs = {
+      version: { required: true },
+      environment: { required: false, default: "staging" },
+      note: {},
+      retries: { required: true, default: 3 },
+    };
+    const mapping = {
+      version: "$.version",
+      environment: "$.env",
+      note: "query.note",
+      retries: "header.x-retries",
+    };
+    const r = applyMapping(mapping, {}, { body: { version: "1.2.3" } }, inputs);
+    expect(r).toEqual({ input: { version: "1.2.3" }, missing: [] });
+    // A required input with no default is still reported, and so is any input when the
+    // declaration is unknown — unless the static input has it.
+    expect(applyMapping(mapping, {}, { body: {} }, inputs).missing).toEqual([
+      "version ← $.version",
+    ]);
+    expect(applyMapping(mapping, { version: "0.0.1" }, { body: {} }, inputs)).toEqual({
+      input: { version: "0.0.1" },
+      missing: [],
+    });
+    expect(applyMapping({ environment: "$.env" }, {}, { body: {} }).missing).toEqual([
+      "environment ← $.env",
+    ]);
+  });
 });

@@ -19,29 +19,69 @@ export interface MappingResult {
 
 const SEGMENT = /\.([A-Za-z_][A-Za-z0-9_-]*)|\[(\d+)\]/y;
 
-/** Reads a `$.a.b[0]` path; `{ found: false }` when any segment is absent. */
-export function readJsonPath(path: string, root: unknown): { found: boolean; value?: unknown } {
-  if (!path.startsWith("$")) return { found: false };
-  let value: unknown = root;
-  SEGMENT.lastIndex = 1;
+/** The segments of a `$.a.b[0]` path (keys and indexes); null when it is not one. */
+export function jsonPathSegments(path: string): (string | number)[] | null {
+  if (!path.startsWith("$")) return null;
+  const out: (string | number)[] = [];
   let pos = 1;
   while (pos < path.length) {
     SEGMENT.lastIndex = pos;
     const m = SEGMENT.exec(path);
-    if (!m) return { found: false };
+    if (!m) return null;
     pos = SEGMENT.lastIndex;
-    if (m[1] !== undefined) {
+    out.push(m[1] !== undefined ? m[1] : Number(m[2]));
+  }
+  return out;
+}
+
+/** Reads a `$.a.b[0]` path; `{ found: false }` when any segment is absent. */
+export function readJsonPath(path: string, root: unknown): { found: boolean; value?: unknown } {
+  const segments = jsonPathSegments(path);
+  if (!segments) return { found: false };
+  let value: unknown = root;
+  for (const seg of segments) {
+    if (typeof seg === "string") {
       if (value === null || typeof value !== "object" || Array.isArray(value))
         return { found: false };
-      if (!Object.prototype.hasOwnProperty.call(value, m[1])) return { found: false };
-      value = (value as Record<string, unknown>)[m[1]];
+      if (!Object.prototype.hasOwnProperty.call(value, seg)) return { found: false };
+      value = (value as Record<string, unknown>)[seg];
     } else {
-      const i = Number(m[2]);
-      if (!Array.isArray(value) || i >= value.length) return { found: false };
-      value = value[i];
+      if (!Array.isArray(value) || seg >= value.length) return { found: false };
+      value = value[seg];
     }
   }
   return { found: true, value };
+}
+
+/**
+ * Writes `value` at a `$.a.b[0]` path into `root` (creating objects and arrays on the way) and
+ * returns the new root, so that `readJsonPath(path, result)` finds it. Used to build samples.
+ */
+export function writeJsonPath(root: unknown, path: string, value: unknown): unknown {
+  const segments = jsonPathSegments(path);
+  if (!segments) return root;
+  const put = (node: unknown, i: number): unknown => {
+    if (i === segments.length) return value;
+    const seg = segments[i]!;
+    if (typeof seg === "string") {
+      const obj =
+        node !== null && typeof node === "object" && !Array.isArray(node)
+          ? { ...(node as Record<string, unknown>) }
+          : {};
+      Object.defineProperty(obj, seg, {
+        value: put(Object.prototype.hasOwnProperty.call(obj, seg) ? obj[seg] : undefined, i + 1),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+      return obj;
+    }
+    const arr = Array.isArray(node) ? [...(node as unknown[])] : [];
+    while (arr.length <= seg) arr.push(null);
+    arr[seg] = put(arr[seg], i + 1);
+    return arr;
+  };
+  return put(root, 0);
 }
 
 export function readMappingSource(
@@ -66,18 +106,38 @@ export function readMappingSource(
   return { found: false };
 }
 
-/** Static input first, mapped values over it. */
+/** What the mapping needs to know of the workflow's declared inputs. */
+export type MappedInputSpecs = Readonly<Record<string, { required?: boolean; default?: unknown }>>;
+
+/**
+ * Static input first, mapped values over it. An absent source is fine when the run can do
+ * without it: the static input gives a value, or the workflow declares the input optional or
+ * with a default (left unset, so the run's input check applies the default). Without `inputs`
+ * (the workflow's declaration is not known) every absent source is reported.
+ */
 export function applyMapping(
   mapping: Record<string, string>,
   staticInput: Record<string, unknown>,
   sources: MappingSources,
+  inputs?: MappedInputSpecs,
 ): MappingResult {
   const input: Record<string, unknown> = { ...staticInput };
   const missing: string[] = [];
   for (const [name, source] of Object.entries(mapping)) {
     const r = readMappingSource(source, sources);
     if (r.found) input[name] = r.value;
-    else missing.push(`${name} ← ${source}`);
+    else if (!canDoWithout(name, staticInput, inputs)) missing.push(`${name} ← ${source}`);
   }
   return { input, missing };
+}
+
+function canDoWithout(
+  name: string,
+  staticInput: Record<string, unknown>,
+  inputs: MappedInputSpecs | undefined,
+): boolean {
+  if (Object.prototype.hasOwnProperty.call(staticInput, name)) return true;
+  if (!inputs || !Object.prototype.hasOwnProperty.call(inputs, name)) return false;
+  const spec = inputs[name]!;
+  return !spec.required || spec.default !== undefined;
 }

@@ -1,12 +1,21 @@
 "use client";
 import { useWatch } from "react-hook-form";
 import { FormText } from "@/components/forms/form";
+import type { InputSpec } from "@/lib/workflow/definition";
 import { TestEventPanel } from "../test-event-panel";
 import { MappingEditor } from "./mapping-editor";
 import type { TriggerControl } from "./values";
 
 /** Event settings: the name pattern, an optional filter condition and the input mapping. */
-export function EventFields({ control, isCreate }: { control: TriggerControl; isCreate: boolean }) {
+export function EventFields({
+  control,
+  isCreate,
+  inputs,
+}: {
+  control: TriggerControl;
+  isCreate: boolean;
+  inputs?: Record<string, InputSpec>;
+}) {
   const pattern = useWatch({ control, name: "event" });
   return (
     <>
@@ -28,6 +37,8 @@ export function EventFields({ control, isCreate }: { control: TriggerControl; is
       />
       <MappingEditor
         control={control}
+        inputs={inputs}
+        suggestSource={(name) => `$.data.${name}`}
         sourceHint="Map event data into run inputs with $.… paths over the event data."
       />
       {isCreate ? null : <TestEventPanel pattern={pattern} compact />}

@@ -29,6 +29,22 @@ describe("trigger form values", () => {
     expect(toConfig("webhook", values)).toEqual({ config, problems: [] });
   });
 
+  it("a GitHub, Stripe or Standard preset leaves out the hidden generic HMAC fields", () => {
+    for (const preset of ["github", "stripe", "standard"]) {
+      const values = initialValues("webhook", "Hook", {});
+      values.verification = { ...values.verification, preset, header: "not a header!" };
+      values.idHeader = "also bad!";
+      const { config, problems } = toConfig("webhook", values);
+      expect(problems).toEqual([]);
+      expect(config.verification).toEqual({ preset, toleranceSeconds: 300 });
+      expect(config).not.toHaveProperty("idHeader");
+      const parsed = triggerFormSchema("webhook", { type: "edit", triggerId: "t" }).safeParse(
+        values,
+      );
+      expect(parsed.success, preset).toBe(true);
+    }
+  });
+
   it("defaults a new schedule to weekday mornings in the local zone", () => {
     const v = initialValues("schedule", "", {}, "Europe/Berlin");
     expect(v.cron).toBe("0 9 * * 1-5");

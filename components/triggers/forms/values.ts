@@ -111,23 +111,32 @@ export function toConfig(
   switch (kind) {
     case "webhook": {
       const v = f.verification;
+      // The generic HMAC fields (and the delivery id header) are hidden for the other presets:
+      // they are not sent either, so a leftover value there can never block saving.
+      const isHmac = v.preset === "hmac";
       return {
         problems,
         config: {
           method: f.method,
           verification: {
             preset: v.preset,
-            header: v.header.trim(),
-            prefix: v.prefix,
-            encoding: v.encoding,
-            ...(v.timestampHeader.trim() ? { timestampHeader: v.timestampHeader.trim() } : {}),
+            ...(isHmac
+              ? {
+                  header: v.header.trim(),
+                  prefix: v.prefix,
+                  encoding: v.encoding,
+                  ...(v.timestampHeader.trim()
+                    ? { timestampHeader: v.timestampHeader.trim() }
+                    : {}),
+                }
+              : {}),
             toleranceSeconds: v.toleranceSeconds,
           },
           maxBodyBytes: f.maxBodyKb === undefined ? undefined : Math.round(f.maxBodyKb * 1024),
           mapping,
           input: staticInput,
           idempotency: f.idempotency,
-          idHeader: f.idHeader.trim(),
+          ...(isHmac ? { idHeader: f.idHeader.trim() } : {}),
           rateLimit: { perMinute: f.rateLimit.perMinute, burst: f.rateLimit.burst },
           mode: f.mode,
           syncTimeoutSeconds: f.syncTimeoutSeconds,

@@ -2,6 +2,7 @@
 import { useWatch } from "react-hook-form";
 import { FormNumber, FormSelect, FormText } from "@/components/forms/form";
 import { SIGNATURE_PRESETS, WEBHOOK_METHODS } from "@/lib/schemas/triggers";
+import type { InputSpec } from "@/lib/workflow/definition";
 import { MappingEditor } from "./mapping-editor";
 import type { TriggerControl } from "./values";
 
@@ -17,9 +18,11 @@ const PRESET_LABELS: Record<(typeof SIGNATURE_PRESETS)[number], string> = {
 export function WebhookFields({
   control,
   isCreate,
+  inputs,
 }: {
   control: TriggerControl;
   isCreate: boolean;
+  inputs?: Record<string, InputSpec>;
 }) {
   const [preset, idempotency, mode] = useWatch({
     control,
@@ -118,6 +121,8 @@ export function WebhookFields({
       </div>
       <MappingEditor
         control={control}
+        inputs={inputs}
+        suggestSource={(name) => `$.${name}`}
         sourceHint="Map request values into run inputs: $.order.id (JSON body), query.name, header.x-request-id."
       />
     </>

@@ -1,7 +1,7 @@
 import "server-only";
 import { and, eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { runs, triggerDeliveries, triggers } from "@/db/schema";
+import { runs, triggerDeliveries, triggers, workflows } from "@/db/schema";
 import { newId } from "@/lib/ids";
 import { EventConfig } from "@/lib/schemas/triggers";
 import { applyMapping } from "@/lib/triggers/mapping";
@@ -9,6 +9,7 @@ import { matchEvent, MAX_EVENT_CHAIN_DEPTH, type WorkflowEvent } from "@/lib/tri
 import { DomainError } from "../../errors";
 import type { ServiceContext } from "../context";
 import { startTriggerRun } from "./start-trigger-run";
+import { currentDefinition } from "./webhook-cache";
 
 export interface FireEventResult {
   started: string[];
@@ -68,7 +69,17 @@ export async function fireEventTriggers(
       );
       continue;
     }
-    const mapped = applyMapping(parsed.data.mapping, parsed.data.input, { body: event });
+    const [wf] = await db
+      .select({ currentVersionId: workflows.currentVersionId })
+      .from(workflows)
+      .where(and(eq(workflows.id, trigger.workflowId), eq(workflows.workspaceId, workspaceId)));
+    const definition = await currentDefinition(db, workspaceId, wf?.currentVersionId);
+    const mapped = applyMapping(
+      parsed.data.mapping,
+      parsed.data.input,
+      { body: event },
+      definition?.inputs,
+    );
     if (mapped.missing.length) {
       await record("failed", `mapped values missing from the event: ${mapped.missing.join(", ")}`);
       continue;

@@ -7,6 +7,7 @@ import { fromZodError } from "../../errors";
 import { requireRole, type ServiceContext } from "../context";
 import { deliveryPage } from "./list-trigger-deliveries";
 import { loadTrigger, publicTrigger } from "./load-trigger";
+import { currentDefinition } from "./webhook-cache";
 
 /** One trigger with its workflow, last run, 20 recent deliveries and (webhooks) a sample request. */
 export async function getTrigger({ ctx, input }: { ctx: ServiceContext; input: unknown }) {
@@ -15,7 +16,7 @@ export async function getTrigger({ ctx, input }: { ctx: ServiceContext; input: u
   if (!parsed.success) throw fromZodError(parsed.error);
   const row = await loadTrigger(ctx.db, ws.id, parsed.data.triggerId);
   const [wf] = await ctx.db
-    .select({ name: workflows.name })
+    .select({ name: workflows.name, currentVersionId: workflows.currentVersionId })
     .from(workflows)
     .where(eq(workflows.id, row.workflowId));
   const [lastRun] = row.lastRunId
@@ -23,6 +24,9 @@ export async function getTrigger({ ctx, input }: { ctx: ServiceContext; input: u
     : [];
   const pub = publicTrigger(row, ctx.config.publicUrl);
   const deliveries = await deliveryPage(ctx.db, row.id, 20);
+  // The sample carries what the current version's inputs need (runs use that version).
+  const definition =
+    row.kind === "webhook" ? await currentDefinition(ctx.db, ws.id, wf?.currentVersionId) : null;
   return {
     ...pub,
     workflowName: wf?.name ?? null,
@@ -30,7 +34,11 @@ export async function getTrigger({ ctx, input }: { ctx: ServiceContext; input: u
     deliveries: deliveries.items,
     sample:
       row.kind === "webhook" && pub.url
-        ? sampleRequest({ url: pub.url, config: WebhookConfig.parse(row.config) })
+        ? sampleRequest({
+            url: pub.url,
+            config: WebhookConfig.parse(row.config),
+            inputs: definition?.inputs,
+          })
         : null,
   };
 }

@@ -235,11 +235,16 @@ async function handle(
       `The body has text that cannot be stored at ${describePath(["body", ...unstorable.path])}: ${unstorable.message}`,
     );
 
-  const mapped = applyMapping(config.mapping, config.input, {
-    body: payload,
-    query,
-    headers: Object.fromEntries([...req.headers].map(([k, v]) => [k.toLowerCase(), v])),
-  });
+  const mapped = applyMapping(
+    config.mapping,
+    config.input,
+    {
+      body: payload,
+      query,
+      headers: Object.fromEntries([...req.headers].map(([k, v]) => [k.toLowerCase(), v])),
+    },
+    entry.definition?.inputs,
+  );
   if (mapped.missing.length)
     return reject(
       422,

@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auditEvents, triggers } from "@/db/schema";
@@ -7,6 +6,7 @@ import { createTestDb, type TestDb } from "@/db/testing";
 import { WebhookConfig } from "@/lib/schemas/triggers";
 import { sampleRequest } from "@/lib/triggers/samples";
 import { createWorkspaceFixture, type WorkspaceFixture } from "@/server/testing/harness";
+import { runSampleScript } from "@/server/testing/sample-request";
 import { verifySignature } from "@/server/webhooks/signatures";
 import { createWorkflow } from "../workflows/create-workflow";
 import { createTrigger } from "./create-trigger";
@@ -169,26 +169,13 @@ describe("the sample request", () => {
         secret,
         body: '{"a":1}',
       });
-      const out = execFileSync(
-        "bash",
-        ["-c", `curl() { for a in "$@"; do printf '%s\\n' "$a"; done; }\n${script}`],
-        { encoding: "utf8" },
-      );
-      const lines = out.split("\n");
-      const headers = new Headers();
-      lines.forEach((l, i) => {
-        if (lines[i - 1] === "-H") {
-          const at = l.indexOf(":");
-          headers.set(l.slice(0, at), l.slice(at + 1).trim());
-        }
-      });
-      const sent = lines[lines.indexOf("--data") + 1]!;
-      expect(sent).toBe('{"a":1}');
+      const sent = runSampleScript(script);
+      expect(sent.body).toBe('{"a":1}');
       const verdict = verifySignature({
         verification: config.verification,
         secrets: [secret],
-        headers,
-        body: Buffer.from(sent),
+        headers: sent.headers,
+        body: Buffer.from(sent.body!),
         now: new Date(),
       });
       expect(verdict).toMatchObject({ ok: true });

@@ -73,6 +73,21 @@ export async function definitionByHash(
   return parsed;
 }
 
+/** The definition of a workflow's current version; null when none is published or readable. */
+export async function currentDefinition(
+  db: Queryable,
+  workspaceId: string,
+  currentVersionId: string | null | undefined,
+): Promise<WorkflowDefinition | null> {
+  if (!currentVersionId) return null;
+  const [version] = await db
+    .select({ hash: workflowVersions.hash })
+    .from(workflowVersions)
+    .where(eq(workflowVersions.id, currentVersionId))
+    .limit(1);
+  return version ? definitionByHash(db, workspaceId, version.hash).catch(() => null) : null;
+}
+
 async function loadEntry(db: Queryable, keys: Keys, path: string): Promise<WebhookEntry | null> {
   const [trigger] = await db
     .select()
@@ -86,18 +101,9 @@ async function loadEntry(db: Queryable, keys: Keys, path: string): Promise<Webho
     .from(workflows)
     .where(and(eq(workflows.id, trigger.workflowId), isNull(workflows.deletedAt)))
     .limit(1);
-  let definition: WorkflowDefinition | null = null;
-  if (wf?.currentVersionId) {
-    const [version] = await db
-      .select({ hash: workflowVersions.hash })
-      .from(workflowVersions)
-      .where(eq(workflowVersions.id, wf.currentVersionId))
-      .limit(1);
-    // An unreadable definition leaves `definition` null: such deliveries take the direct path,
-    // which reports the problem exactly as createRun words it.
-    if (version)
-      definition = await definitionByHash(db, trigger.workspaceId, version.hash).catch(() => null);
-  }
+  // An unreadable definition leaves `definition` null: such deliveries take the direct path,
+  // which reports the problem exactly as createRun words it.
+  const definition = await currentDefinition(db, trigger.workspaceId, wf?.currentVersionId);
   return {
     trigger,
     config: parsed.success ? parsed.data : null,

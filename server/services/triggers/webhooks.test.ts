@@ -11,7 +11,9 @@ import { runs, triggerDeliveries, triggers } from "@/db/schema";
 import { handleWebhook } from "@/server/http/hooks";
 import { getRuntime } from "@/server/runtime";
 import { startEngineHarness, type EngineHarness } from "@/inngest/engine/testing";
+import { runSampleScript } from "@/server/testing/sample-request";
 import { createTrigger } from "./create-trigger";
+import { getTrigger } from "./get-trigger";
 import { rotateWebhookSecret } from "./rotate-webhook-secret";
 import { setTriggerEnabled } from "./set-trigger-enabled";
 import { startWebhookAdmitter, type AdmitterHandle } from "./webhook-admitter";
@@ -37,12 +39,16 @@ afterAll(async () => {
 });
 
 type Hook = { id: string; path: string; secret: string };
-async function hook(config: Record<string, unknown> = {}, name = "Hook"): Promise<Hook> {
+async function hook(
+  config: Record<string, unknown> = {},
+  name = "Hook",
+  wf = workflowId,
+): Promise<Hook> {
   const r = await createTrigger({
     ctx: e.ws.ctx("editor"),
     input: {
       kind: "webhook",
-      workflowId,
+      workflowId: wf,
       name,
       config: { mapping: { order: "$.order.id" }, ...config },
     },
@@ -356,5 +362,73 @@ describe("webhook limits and delivery semantics", () => {
     expect(res.status).toBe(200);
     const answer = await res.json();
     expect(answer).toMatchObject({ status: "completed", output: "got Q-7" });
+  });
+});
+
+describe("webhook mapping with optional inputs", () => {
+  // A workflow with a required input, a required one with a default and two optional ones:
+  //   version  (required)               ← $.release.version
+  //   retries  (required, default 3)    ← header.x-retries
+  //   env      (optional, "staging")    ← $.env
+  //   note     (optional, no default)   ← query.note
+  const definition = {
+    schemaVersion: 1,
+    name: "Release hook",
+    inputs: {
+      version: { type: "string", required: true },
+      retries: { type: "number", required: true, default: 3 },
+      env: { type: "string", default: "staging", enum: ["staging", "production"] },
+      note: { type: "string" },
+    },
+    steps: [{ id: "echo", type: "return", config: { value: "{{ input }}" } }],
+  };
+  const mapping = {
+    version: "$.release.version",
+    retries: "header.x-retries",
+    env: "$.env",
+    note: "query.note",
+  };
+
+  for (const preset of ["hmac", "github", "stripe", "standard"] as const) {
+    it(`the ${preset} sample request shown after creation starts a run with the defaults applied`, async () => {
+      const h = await hook(
+        { mapping, verification: { preset } },
+        `Sample ${preset}`,
+        await e.workflow(definition),
+      );
+      const shown = await getTrigger({ ctx: e.ws.ctx("viewer"), input: { triggerId: h.id } });
+      expect(shown.sample).toContain('# Optional: env ← $.env (default "staging").');
+      // The person pastes the snippet with their secret in place of the placeholder.
+      const script = shown.sample!.replace("<your webhook secret>", h.secret);
+      const sent = runSampleScript(script);
+      const url = new URL(sent.url);
+      const res = await send(url.pathname.replace("/api/hooks/", ""), {
+        method: sent.method,
+        headers: Object.fromEntries(sent.headers),
+        body: sent.body ?? undefined,
+        query: url.search,
+      });
+      expect(res.status, await res.clone().text()).toBe(202);
+      const { runId } = await res.json();
+      const run = await e.waitFor(runId, ["completed", "failed"]);
+      expect(run).toMatchObject({
+        status: "completed",
+        input: { version: "example version", retries: 3, env: "staging" },
+        output: { version: "example version", retries: 3, env: "staging" },
+      });
+    });
+  }
+
+  it("still refuses a delivery that lacks a required input with no default (422, named)", async () => {
+    const h = await hook(
+      { mapping, verification: { preset: "none" } },
+      "Strict",
+      await e.workflow(definition),
+    );
+    const res = await send(h.path, { body: JSON.stringify({ env: "production" }) });
+    expect(res.status).toBe(422);
+    expect((await res.json()).error.message).toBe(
+      "Mapped values are missing from the request: version ← $.release.version",
+    );
   });
 });

@@ -210,11 +210,11 @@ describe("drafts and publishing", () => {
     const fx = await createWorkspaceFixture(t.db, "Policy");
     await t.db
       .update(workspaces)
-      .set({ settings: { forbiddenStepTypes: ["http"] } })
+      .set({ settings: { forbiddenStepTypes: ["emit_event"] } })
       .where(eq(workspaces.id, fx.workspaceId));
     await expect(
       createWorkflow({ ctx: fx.ctx("editor"), input: { name: "R", template: "release-train" } }),
-    ).rejects.toThrow(/http/);
+    ).rejects.toThrow(/emit_event/);
   });
 
   it("serialises concurrent publishes: each gets its own version number", async () => {

@@ -47,7 +47,13 @@ export const runWorkflow = inngest.createFunction(
       },
       slots: new Semaphore(definition.constraints.maxParallel),
       attempts: 0,
-      maxAttempts: definition.constraints.maxSteps,
+      maxAttempts: Math.min(
+        definition.constraints.maxSteps,
+        plan.stepsQuota?.limit ?? Number.POSITIVE_INFINITY,
+      ),
+      ...(plan.stepsQuota && plan.stepsQuota.limit < definition.constraints.maxSteps
+        ? { stepsQuota: plan.stepsQuota }
+        : {}),
       deadline: Date.parse(plan.deadlineAt),
       halted: false,
       danglingWaits: 0,

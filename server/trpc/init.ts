@@ -20,6 +20,7 @@ const TRPC_CODE: Record<DomainErrorCode, TRPC_ERROR_CODE_KEY> = {
   VALIDATION: "BAD_REQUEST",
   PRECONDITION_FAILED: "PRECONDITION_FAILED",
   RATE_LIMITED: "TOO_MANY_REQUESTS",
+  QUOTA_EXCEEDED: "FORBIDDEN",
   PAYLOAD_TOO_LARGE: "PAYLOAD_TOO_LARGE",
   IDEMPOTENCY_KEY_REUSED: "UNPROCESSABLE_CONTENT",
 };
@@ -46,6 +47,9 @@ const t = initTRPC.context<TrpcContext>().create({
         domainCode: domain?.code,
         /** The exact rule a refusal names (e.g. STALE_BASE, SELF_REVIEW), when the error has one. */
         reason: (domain?.details as { reason?: string } | undefined)?.reason,
+        /** The quota a QuotaExceededError names, and when it resets (if it does). */
+        quota: (domain?.details as { quota?: string } | undefined)?.quota,
+        resetsAt: (domain?.details as { resetsAt?: string } | undefined)?.resetsAt,
         issues,
       },
     };

@@ -79,6 +79,22 @@ const mapErrors = t.middleware(async ({ ctx, next, path }) => {
   return result;
 });
 
+/**
+ * HTTP response meta for the tRPC route: a refusal that carries a retry time (rate limits, quotas
+ * that reset) sends it as Retry-After, as the REST API does.
+ */
+export function responseMeta({ errors }: { errors: TRPCError[] }): { headers?: Headers } {
+  for (const e of errors) {
+    const retry =
+      e.cause instanceof DomainError
+        ? (e.cause.details as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds
+        : undefined;
+    if (retry !== undefined)
+      return { headers: new Headers({ "retry-after": String(Math.max(1, Math.ceil(retry))) }) };
+  }
+  return {};
+}
+
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 

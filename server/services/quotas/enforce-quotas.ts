@@ -28,7 +28,15 @@ function refuse(
   const window = quotaWindow(QUOTA_INFO[key].window, now);
   return new QuotaExceededError(
     key,
-    quotaMessage({ key, limit, used, plan: q.plan, resetsAt: window?.resetsAt, detail }),
+    quotaMessage({
+      key,
+      limit,
+      used,
+      // The plan is named when the limit is its preset, not an admin's override.
+      plan: key in q.overrides ? undefined : q.plan,
+      resetsAt: window?.resetsAt,
+      detail,
+    }),
     { limit, used, resetsAt: window?.resetsAt, now },
   );
 }

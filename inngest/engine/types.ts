@@ -24,7 +24,7 @@ export interface EngineEnv {
   attempts: number;
   maxAttempts: number;
   /** Set when the plan's "steps per run" quota, not the definition's maxSteps, is maxAttempts. */
-  stepsQuota?: { limit: number; plan: PlanId };
+  stepsQuota?: { limit: number; plan?: PlanId };
   deadline: number;
   /** Set when the run must stop early (max steps, deadline); checked between steps. */
   abort?: { status: "failed" | "timed_out" | "cancelled"; reason: string; message: string };

@@ -5,7 +5,7 @@ import { runs } from "@/db/schema";
 import { WorkflowDefinition } from "@/lib/workflow";
 import type { PlanId } from "@/lib/quotas/plans";
 import type { ServiceConfig } from "../context";
-import { loadWorkspaceQuota } from "../quotas/workspace-quota";
+import { loadWorkspaceQuota, planBehind } from "../quotas/workspace-quota";
 import { appendRunEvents } from "../runs/run-events";
 import { contentOf } from "../workflows/version-content";
 import { EXECUTING_STATUSES } from "@/lib/workflow/status";
@@ -34,7 +34,7 @@ export interface RunPlan {
     { status: "completed" | "failed" | "skipped"; port?: string; output?: unknown; error?: unknown }
   > | null;
   /** The plan's "steps per run" quota when it limits this run (absent: unlimited, or older plans). */
-  stepsQuota?: { limit: number; plan: PlanId };
+  stepsQuota?: { limit: number; plan?: PlanId };
 }
 
 export type LoadPlanResult = { ok: true; plan: RunPlan } | { ok: false; reason: string };
@@ -110,7 +110,9 @@ export async function loadRunPlan(
           deadlineAt ?? new Date(startedAt.getTime() + parsed.constraints.timeoutMs)
         ).toISOString(),
         seed: (run.rerunSeed as RunPlan["seed"]) ?? null,
-        ...(stepsLimit === null ? {} : { stepsQuota: { limit: stepsLimit, plan: quota.plan } }),
+        ...(stepsLimit === null
+          ? {}
+          : { stepsQuota: { limit: stepsLimit, plan: planBehind(quota, "stepsPerRun") } }),
       },
     };
   });

@@ -7,7 +7,7 @@ import { checkMinInterval, compileSchedule } from "@/lib/triggers/cron";
 import { QuotaExceededError } from "../../errors";
 import type { ServiceConfig } from "../context";
 import { addUsage, readUsage } from "./usage-counter";
-import { loadWorkspaceQuota, type WorkspaceQuota } from "./workspace-quota";
+import { loadWorkspaceQuota, planBehind, type WorkspaceQuota } from "./workspace-quota";
 
 /**
  * The enforcement points of workspace quotas (docs/quotas.md). Internal: callers have already
@@ -32,8 +32,7 @@ function refuse(
       key,
       limit,
       used,
-      // The plan is named when the limit is its preset, not an admin's override.
-      plan: key in q.overrides ? undefined : q.plan,
+      plan: planBehind(q, key),
       resetsAt: window?.resetsAt,
       detail,
     }),

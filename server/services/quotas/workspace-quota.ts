@@ -4,6 +4,7 @@ import {
   DEFAULT_PLAN,
   effectiveLimits,
   type PlanId,
+  type QuotaKey,
   type QuotaLimits,
   type QuotaOverrides,
 } from "@/lib/quotas/plans";
@@ -49,4 +50,9 @@ export function quotaFromSettings(
     overrides,
     limits: effectiveLimits(plan, overrides),
   };
+}
+
+/** The plan a limit comes from, for messages: none when an admin's override set it. */
+export function planBehind(q: WorkspaceQuota, key: QuotaKey): PlanId | undefined {
+  return key in q.overrides ? undefined : q.plan;
 }

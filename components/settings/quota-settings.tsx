@@ -80,38 +80,40 @@ function QuotaUsage({ view }: { view: QuotaView }) {
           {plan} plan{view.planSource === "default" ? " (server default)" : ""}
         </span>
       </div>
-      <p className="section-note">
-        Months are calendar months in UTC. A request past a limit is refused with a message naming
-        the limit and when it resets.
-      </p>
-      <div className={styles.meters}>
-        {view.meters.map((m) => (
-          <MeterBar key={m.key} meter={m} />
-        ))}
-      </div>
-      {view.llmByWorkflow.length ? (
-        <table className="table" aria-label="LLM tokens by workflow this month">
-          <thead>
-            <tr>
-              <th>Workflow</th>
-              <th>LLM tokens this month</th>
-            </tr>
-          </thead>
-          <tbody>
-            {view.llmByWorkflow.map((w) => (
-              <tr key={w.workflowId}>
-                <td>{w.name}</td>
-                <td>
-                  {number(w.used)}
-                  {view.limits.llmTokensPerWorkflowPerMonth !== null
-                    ? ` of ${number(view.limits.llmTokensPerWorkflowPerMonth)}`
-                    : ""}
-                </td>
+      <div className="card-body stack">
+        <p className="section-note">
+          Months are calendar months in UTC. A request past a limit is refused with a message naming
+          the limit and when it resets.
+        </p>
+        <div className={styles.meters}>
+          {view.meters.map((m) => (
+            <MeterBar key={m.key} meter={m} />
+          ))}
+        </div>
+        {view.llmByWorkflow.length ? (
+          <table className="table" aria-label="LLM tokens by workflow this month">
+            <thead>
+              <tr>
+                <th>Workflow</th>
+                <th>LLM tokens this month</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : null}
+            </thead>
+            <tbody>
+              {view.llmByWorkflow.map((w) => (
+                <tr key={w.workflowId}>
+                  <td>{w.name}</td>
+                  <td>
+                    {number(w.used)}
+                    {view.limits.llmTokensPerWorkflowPerMonth !== null
+                      ? ` of ${number(view.limits.llmTokensPerWorkflowPerMonth)}`
+                      : ""}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        ) : null}
+      </div>
     </section>
   );
 }
@@ -173,37 +175,45 @@ function QuotaPlanForm({ view }: { view: QuotaView }) {
       <div className="card-head">
         <h2 id="quota-plan-h">Plan and limits</h2>
       </div>
-      <p className="section-note">
-        A limit left blank takes the plan&apos;s value. The server default plan is{" "}
-        {PLAN_PRESETS[view.defaultPlan].label} (SLUICE_DEFAULT_PLAN).
-        {view.canEdit ? "" : " Only workspace admins can change the plan and limits."}
-      </p>
-      <form noValidate onSubmit={form.handleSubmit((input) => save.mutate(input))}>
-        <FormSelect
-          control={control}
-          name="plan"
-          label="Plan"
-          disabled={disabled}
-          options={[
-            ["default", `Server default (${PLAN_PRESETS[view.defaultPlan].label})`],
-            ...PLAN_IDS.map((id) => [id, PLAN_PRESETS[id].label] as const),
-          ]}
-        />
-        <table className="table" aria-label="Limits">
-          <thead>
-            <tr>
-              <th>Limit</th>
-              <th>Plan value</th>
-              <th>Override</th>
-            </tr>
-          </thead>
-          <tbody>
-            {QUOTA_KEYS.map((key) => (
-              <tr key={key}>
-                <td>{QUOTA_INFO[key].label}</td>
-                <td>{limitText(key, planLimits[key])}</td>
-                <td>
-                  <div className={styles.limitCell}>
+      <div className="card-body stack">
+        <p className="section-note">
+          A limit left blank takes the plan&apos;s value. The server default plan is{" "}
+          {PLAN_PRESETS[view.defaultPlan].label} (SLUICE_DEFAULT_PLAN).
+          {view.canEdit ? "" : " Only workspace admins can change the plan and limits."}
+        </p>
+        <form
+          noValidate
+          className="stack"
+          onSubmit={form.handleSubmit((input) => save.mutate(input))}
+        >
+          <div className={styles.plan}>
+            <FormSelect
+              control={control}
+              name="plan"
+              label="Plan"
+              disabled={disabled}
+              options={[
+                ["default", `Server default (${PLAN_PRESETS[view.defaultPlan].label})`],
+                ...PLAN_IDS.map((id) => [id, PLAN_PRESETS[id].label] as const),
+              ]}
+            />
+          </div>
+          <table className="table" aria-label="Limits">
+            <thead>
+              <tr>
+                <th>Limit</th>
+                <th>Plan value</th>
+                <th>Override</th>
+                <th>Unlimited</th>
+              </tr>
+            </thead>
+            <tbody>
+              {QUOTA_KEYS.map((key) => (
+                <tr key={key}>
+                  <td>{QUOTA_INFO[key].label}</td>
+                  <td>{limitText(key, planLimits[key])}</td>
+                  {/* Each control's label names its row (read by screen readers, hidden on screen). */}
+                  <td className={styles.control}>
                     <FormNumber
                       control={control}
                       name={`limits.${key}.value`}
@@ -213,30 +223,34 @@ function QuotaPlanForm({ view }: { view: QuotaView }) {
                       placeholder="Plan value"
                       disabled={disabled}
                     />
+                  </td>
+                  <td className={styles.control}>
                     <FormCheckbox
                       control={control}
                       name={`limits.${key}.unlimited`}
                       label={`${QUOTA_INFO[key].label} unlimited`}
                       disabled={disabled}
                     />
-                  </div>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        <FormIssues
-          errors={form.formState.errors}
-          fallback={
-            save.error && !Object.keys(form.formState.errors).length ? save.error.message : null
-          }
-        />
-        {view.canEdit ? (
-          <button type="submit" className="btn btn-primary" disabled={save.isPending}>
-            Save quotas
-          </button>
-        ) : null}
-      </form>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <FormIssues
+            errors={form.formState.errors}
+            fallback={
+              save.error && !Object.keys(form.formState.errors).length ? save.error.message : null
+            }
+          />
+          {view.canEdit ? (
+            <div>
+              <button type="submit" className="btn btn-primary" disabled={save.isPending}>
+                Save quotas
+              </button>
+            </div>
+          ) : null}
+        </form>
+      </div>
     </section>
   );
 }

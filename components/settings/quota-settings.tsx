@@ -60,13 +60,13 @@ export function QuotaSettings() {
   const view = quota.data as QuotaView | undefined;
   if (!view) return null;
   return (
-    <>
+    <div className="stack">
       <QuotaUsage view={view} />
       <QuotaPlanForm
         key={JSON.stringify([view.plan, view.planSource, view.overrides])}
         view={view}
       />
-    </>
+    </div>
   );
 }
 

@@ -12,10 +12,11 @@ import superjson from "superjson";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auditEvents, quotaUsage, runs, triggerDeliveries, workflows } from "@/db/schema";
 import { createTestDb, type TestDb } from "@/db/testing";
+import { agentHandler } from "@/inngest/actions/agent";
 import { llmHandler } from "@/inngest/actions/llm";
 import { failureOf, makeActionContext } from "@/inngest/actions/testing";
 import { createLogger } from "@/lib/log";
-import { LlmConfig } from "@/lib/workflow/steps";
+import { AgentConfig, LlmConfig } from "@/lib/workflow/steps";
 import { ForbiddenError, QuotaExceededError, ValidationError } from "../../errors";
 import { domainErrorResponse } from "../../http/api";
 import { startFakeOpenAi, type FakeOpenAi } from "../../testing/fake-openai";
@@ -401,6 +402,36 @@ describe("LLM tokens", () => {
       'Quota "LLM tokens per step" reached: 400 of 350 tokens used; ask a workspace admin to change the plan or limit in Settings → Quotas',
     );
     expect(f.details).toMatchObject({ quota: "llmTokensPerStep", limit: 350 });
+  });
+
+  it("agent steps call the model under the same budget: capped per step and counted", async () => {
+    const fx = await workspace("TokAgent", { llmTokensPerStep: 500 });
+    const workflowId = await publishedWorkflow(fx);
+    const before = openai.bodies.length;
+    const ctx = makeActionContext(
+      AgentConfig,
+      { goal: "Say ok", maxIterations: 2 },
+      {
+        workspaceId: fx.workspaceId,
+        workflowId,
+        policy: {
+          scriptStepsEnabled: false,
+          allowedPrivateHosts: ["127.0.0.1"],
+          forbiddenStepTypes: [],
+        },
+        llm: { baseUrl: openai.baseUrl, model: "fake" },
+        llmBudget: await llmBudget(
+          t.db,
+          testConfig,
+          { workspaceId: fx.workspaceId, workflowId },
+          () => LATE_NOVEMBER,
+        ),
+      },
+    );
+    await expect(agentHandler(ctx)).resolves.toMatchObject({ data: "ok" });
+    expect(openai.bodies[before]?.max_tokens).toBe(500);
+    const usage = await getQuotaUsage({ ctx: at(fx.ctx("viewer"), LATE_NOVEMBER) });
+    expect(usage.llmByWorkflow).toEqual([expect.objectContaining({ workflowId, used: 400 })]);
   });
 
   it("per workflow per month: tokens are counted per workflow; once spent, the next call is refused before it is sent", async () => {

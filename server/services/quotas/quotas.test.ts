@@ -37,6 +37,7 @@ import { createWorkflow } from "../workflows/create-workflow";
 import { deleteWorkflow } from "../workflows/delete-workflow";
 import { publishWorkflow } from "../workflows/publish-workflow";
 import { saveDraft } from "../workflows/save-draft";
+import { syncWorkflows } from "../workflows/sync-workflows";
 import { llmBudget } from "./enforce-quotas";
 import { getQuotaUsage } from "./get-quota-usage";
 import { updateWorkspaceQuota } from "./update-workspace-quota";
@@ -227,6 +228,30 @@ describe("definitions per workspace", () => {
       .from(workflows)
       .where(eq(workflows.workspaceId, fx.workspaceId));
     expect(live.filter((w) => !w.deletedAt)).toHaveLength(3);
+  });
+});
+
+describe("definitions per workspace (declarative sync)", () => {
+  it("a sync that would create past the limit creates nothing and names the quota", async () => {
+    const fx = await workspace("DefsSync", { definitionsPerWorkspace: 2 });
+    const def = (slug: string) => ({
+      slug,
+      schemaVersion: 1,
+      name: slug,
+      steps: [{ id: "s", type: "transform", config: { value: 1 } }],
+    });
+    const e = await quotaError(
+      syncWorkflows({
+        ctx: fx.ctx("editor"),
+        input: { workflows: [def("one"), def("two"), def("three")] },
+      }),
+    );
+    expect(e.message).toContain('Quota "Workflow definitions per workspace" reached: 2 of 2');
+    const rows = await t.db
+      .select()
+      .from(workflows)
+      .where(eq(workflows.workspaceId, fx.workspaceId));
+    expect(rows).toHaveLength(0);
   });
 });
 

@@ -6,6 +6,7 @@ import { WorkspaceSettings } from "@/lib/schemas/workspace";
 import { EVENTS } from "@/inngest/events";
 import { enqueueOutbox } from "../outbox/enqueue-outbox";
 import { appendRunEvents } from "./run-events";
+import { tighterCap } from "@/lib/quotas/plans";
 import { ACTIVE_RUN_STATUSES } from "@/lib/workflow/status";
 import type { ServiceConfig } from "../context";
 import { quotaFromSettings } from "../quotas/workspace-quota";
@@ -102,10 +103,8 @@ export async function admitQueuedRuns(
   for (const q of queued) {
     if (total >= limits.perWorkspace) break;
     if (q.user && (perUser.get(q.user) ?? 0) >= limits.perUser) continue;
-    const wfMax = Math.min(
-      maxByWorkflow.get(q.workflowId) ?? Number.POSITIVE_INFINITY,
-      limits.perWorkflow ?? Number.POSITIVE_INFINITY,
-    );
+    const wfMax =
+      tighterCap(maxByWorkflow.get(q.workflowId), limits.perWorkflow) ?? Number.POSITIVE_INFINITY;
     if ((perWorkflow.get(q.workflowId) ?? 0) >= wfMax) continue;
     const done = await tx
       .update(runs)

@@ -4,6 +4,7 @@
  * clients through their context, so tests need no environment at all).
  */
 import { z } from "zod";
+import { DEFAULT_PLAN, PLAN_IDS } from "./lib/quotas/plans";
 
 const bool = z
   .enum(["1", "0", "true", "false", "yes", "no", "on", "off", ""])
@@ -56,6 +57,11 @@ const EnvSchema = z
     /** Admission limits (SPEC §5), overridable per workspace. */
     SLUICE_MAX_ACTIVE_RUNS_PER_USER: z.coerce.number().int().min(1).default(5),
     SLUICE_MAX_ACTIVE_RUNS_PER_WORKSPACE: z.coerce.number().int().min(1).default(50),
+    /**
+     * The quota plan of workspaces that have none set (lib/quotas/plans.ts). `enterprise` (the
+     * default) is unlimited: a self-hosted instance is not metered unless the operator says so.
+     */
+    SLUICE_DEFAULT_PLAN: z.enum(PLAN_IDS).default(DEFAULT_PLAN),
     /** Schedules may not fire more often than this (seconds between two fire times). */
     SLUICE_SCHEDULE_MIN_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
     /** Retention (days). */

@@ -58,6 +58,12 @@ describe("configuration (env.ts)", () => {
     );
   });
 
+  it("the default quota plan is enterprise (unlimited) and must name a plan", () => {
+    expect(parseEnv({}).SLUICE_DEFAULT_PLAN).toBe("enterprise");
+    expect(parseEnv({ SLUICE_DEFAULT_PLAN: "free" }).SLUICE_DEFAULT_PLAN).toBe("free");
+    expect(() => parseEnv({ SLUICE_DEFAULT_PLAN: "gold" })).toThrow(/SLUICE_DEFAULT_PLAN/);
+  });
+
   it("treats empty strings as unset", () => {
     expect(parseEnv({ DATABASE_URL: "", PORT: "" }).PORT).toBe(3000);
   });

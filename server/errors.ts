@@ -14,6 +14,7 @@ export type DomainErrorCode =
   | "VALIDATION"
   | "PRECONDITION_FAILED"
   | "RATE_LIMITED"
+  | "QUOTA_EXCEEDED"
   | "PAYLOAD_TOO_LARGE"
   | "IDEMPOTENCY_KEY_REUSED";
 
@@ -82,6 +83,32 @@ export class RateLimitedError extends DomainError {
   }
 }
 
+/**
+ * A workspace quota refused the request (lib/quotas/plans.ts). A counted quota that resets (runs
+ * per month, webhook requests per minute…) is a 429 with Retry-After until the reset; a standing
+ * cap (definitions, steps per run, schedule interval) is a 403. Either way `details` names the
+ * limit (`quota`), its value, the usage and the reset time, and the message says them in words.
+ */
+export class QuotaExceededError extends DomainError {
+  constructor(
+    readonly quota: string,
+    message: string,
+    info: { limit: number; used?: number; resetsAt?: Date | null; now?: Date },
+  ) {
+    const resetsAt = info.resetsAt ?? null;
+    const retryAfterSeconds = resetsAt
+      ? Math.max(1, Math.ceil((resetsAt.getTime() - (info.now ?? new Date()).getTime()) / 1000))
+      : undefined;
+    super(resetsAt ? "RATE_LIMITED" : "QUOTA_EXCEEDED", message, {
+      reason: "quota_exceeded",
+      quota,
+      limit: info.limit,
+      ...(info.used === undefined ? {} : { used: info.used }),
+      ...(resetsAt ? { resetsAt: resetsAt.toISOString(), retryAfterSeconds } : {}),
+    });
+  }
+}
+
 export class PayloadTooLargeError extends DomainError {
   constructor(message: string) {
     super("PAYLOAD_TOO_LARGE", message);
@@ -110,6 +137,7 @@ export const HTTP_STATUS: Record<DomainErrorCode, number> = {
   VALIDATION: 400,
   PRECONDITION_FAILED: 412,
   RATE_LIMITED: 429,
+  QUOTA_EXCEEDED: 403,
   PAYLOAD_TOO_LARGE: 413,
   IDEMPOTENCY_KEY_REUSED: 422,
 };

@@ -10,3 +10,4 @@ export * from "./secrets";
 export * from "./triggers";
 export * from "./proposals";
 export * from "./webhook-inbox";
+export * from "./quotas";

@@ -133,3 +133,35 @@ export class IntegrationsPage {
     return this.page.getByRole("region", { name: "Email (SMTP)" });
   }
 }
+
+/** Settings → Quotas: usage bars, the plan and per-limit overrides. */
+export class QuotasPage {
+  constructor(private readonly page: Page) {}
+
+  async goto() {
+    await this.page.goto("/settings/quotas");
+    await expect(this.page.getByRole("heading", { name: "Usage", exact: true })).toBeVisible();
+  }
+
+  /** The usage bar of a limit, named by its label ("Runs per month"). */
+  meter(label: string) {
+    return this.page.getByRole("progressbar", { name: label });
+  }
+
+  planBadge() {
+    return this.page.getByRole("region", { name: "Usage" }).locator(".badge");
+  }
+
+  async choosePlan(label: string) {
+    await this.page.getByRole("combobox", { name: "Plan", exact: true }).selectOption({ label });
+  }
+
+  override(label: string) {
+    return this.page.getByRole("spinbutton", { name: `${label} override` });
+  }
+
+  async save() {
+    await this.page.getByRole("button", { name: "Save quotas" }).click();
+    await expect(this.page.getByText("Quotas saved")).toBeVisible();
+  }
+}

@@ -7,7 +7,6 @@ import {
 } from "@/server/integrations/mcp-client";
 import {
   addUsage,
-  chatCompletion,
   LlmError,
   ZERO_USAGE,
   type ChatMessage,
@@ -16,6 +15,7 @@ import {
 } from "@/server/integrations/openai-compatible";
 import { failureFromLlm, noLlmFailure, outboundPolicy, remainingMs, userFailure } from "./failures";
 import { LLM_STEP_TIMEOUT_MS } from "./llm";
+import { budgetedChatCompletion } from "./llm-budget";
 import { StepFailure, type ActionContext, type ActionHandler } from "./types";
 
 export type AgentStepConfig = StepConfig<"agent">;
@@ -245,8 +245,8 @@ export const agentHandler: ActionHandler<AgentStepConfig> = async (ctx) => {
     for (let iteration = 1; iteration <= config.maxIterations; iteration++) {
       let reply;
       try {
-        reply = await chatCompletion(
-          llm,
+        reply = await budgetedChatCompletion(
+          ctx,
           { model: config.model, messages, temperature: 0, tools: tools.map((t) => t.definition) },
           {
             signal: ctx.signal,

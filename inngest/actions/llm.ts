@@ -1,12 +1,12 @@
 import { z } from "zod";
 import type { StepConfig } from "@/lib/workflow/steps";
 import {
-  chatCompletion,
   LlmError,
   type ChatMessage,
   type ResponseFormat,
 } from "@/server/integrations/openai-compatible";
 import { failureFromLlm, noLlmFailure, outboundPolicy, remainingMs, userFailure } from "./failures";
+import { budgetedChatCompletion } from "./llm-budget";
 import type { ActionHandler } from "./types";
 
 export type LlmStepConfig = StepConfig<"llm">;
@@ -76,8 +76,8 @@ export const llmHandler: ActionHandler<LlmStepConfig> = async (ctx) => {
   const started = Date.now();
   let result;
   try {
-    result = await chatCompletion(
-      ctx.llm,
+    result = await budgetedChatCompletion(
+      ctx,
       {
         model: config.model,
         messages,

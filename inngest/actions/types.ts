@@ -8,6 +8,7 @@
 import type { Logger } from "@/lib/log";
 import type { TemplateContext } from "@/lib/workflow/templates";
 import type { FailureClass } from "@/lib/workflow/status";
+import type { LlmBudget } from "@/server/services/quotas/enforce-quotas";
 
 export interface WorkspacePolicy {
   /** `script` steps run only when a workspace admin turned them on. */
@@ -55,6 +56,8 @@ export interface ActionContext<Config = unknown> {
    */
   secrets?: Readonly<Record<string, string>>;
   llm?: LlmEndpoint;
+  /** The workspace's LLM token quotas for this attempt (llm and agent steps call through it). */
+  llmBudget?: LlmBudget;
   smtp?: SmtpSettings;
   /** The run context the config's templates were resolved against (condition refs read it). */
   templateContext?: TemplateContext;

@@ -26,6 +26,7 @@ import { enqueueWorkflowEvents } from "@/server/services/engine/workflow-events"
 import { MissingSecretsError, resolveSecrets } from "@/server/services/secrets/resolve-secrets";
 import { loadWorkspaceIntegrations } from "@/server/services/settings/load-workspace-integrations";
 import { loadWorkspacePolicy } from "@/server/services/settings/load-workspace-policy";
+import { llmBudget } from "@/server/services/quotas/enforce-quotas";
 import { handlerFor } from "../actions/registry";
 import { StepFailure, type ActionContext } from "../actions/types";
 import { invokeChildWorkflow } from "./invoke-child";
@@ -300,7 +301,17 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
         ? Object.fromEntries(scriptSecretNames.map((name) => [name, secretValues[name]!]))
         : undefined,
     templateContext: args.context,
-    ...(integrations?.llm ? { llm: integrations.llm } : {}),
+    ...(integrations?.llm
+      ? {
+          llm: integrations.llm,
+          llmBudget: await llmBudget(
+            db,
+            rt.config,
+            { workspaceId: args.key.workspaceId, workflowId: args.workflowId },
+            now,
+          ),
+        }
+      : {}),
     ...(integrations?.smtp ? { smtp: integrations.smtp } : {}),
     invokeWorkflow: (ref, input) =>
       invokeChildWorkflow({

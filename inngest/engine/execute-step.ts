@@ -10,6 +10,7 @@ import {
   type TemplateContext,
 } from "@/lib/workflow";
 import type { AttemptKey } from "@/server/services/engine/step-records";
+import { quotaMessage } from "@/lib/quotas/plans";
 import { EVENTS } from "../events";
 import { handlerFor } from "../actions/registry";
 import { runActionAttempt, type AttemptOutcome } from "./action-attempt";
@@ -87,10 +88,24 @@ async function waiting(env: EngineEnv, fn: () => Promise<StepOutcome>): Promise<
   }
 }
 
-/** constraints.maxSteps: executed step attempts per run. Exceeding it fails the run. */
+/**
+ * constraints.maxSteps (or the plan's lower "steps per run" quota): executed step attempts per
+ * run. Exceeding it fails the run with a message naming the limit.
+ */
 export function countAttempt(env: EngineEnv, path: string): boolean {
   env.attempts++;
   if (env.attempts <= env.maxAttempts) return true;
+  if (env.stepsQuota)
+    env.abort ??= {
+      status: "failed",
+      reason: "quota_exceeded",
+      message: quotaMessage({
+        key: "stepsPerRun",
+        limit: env.stepsQuota.limit,
+        plan: env.stepsQuota.plan,
+        detail: `the run stopped before step "${path}"`,
+      }),
+    };
   env.abort ??= {
     status: "failed",
     reason: "max_steps",

@@ -11,8 +11,8 @@ import { loadRunPlan } from "@/server/services/engine/run-plan";
 import { engineNow, engineRuntime } from "./runtime";
 
 export async function loadPlanBody(runId: string, executionId?: string) {
-  const { db } = await engineRuntime();
-  return loadRunPlan(db, runId, engineNow(), executionId);
+  const { db, config } = await engineRuntime();
+  return loadRunPlan(db, runId, engineNow(), executionId, config);
 }
 
 /**

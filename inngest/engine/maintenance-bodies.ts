@@ -97,15 +97,7 @@ export async function reapRunsBody() {
   for (const w of queuedWorkspaces) {
     admitted += (
       await db.transaction(async (tx) =>
-        admitQueuedRuns(
-          tx,
-          w.workspaceId,
-          await admissionLimits(tx, w.workspaceId, {
-            perUser: config.maxActiveRunsPerUser,
-            perWorkspace: config.maxActiveRunsPerWorkspace,
-          }),
-          now,
-        ),
+        admitQueuedRuns(tx, w.workspaceId, await admissionLimits(tx, w.workspaceId, config), now),
       )
     ).length;
   }

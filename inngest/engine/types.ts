@@ -1,4 +1,5 @@
 import type { GetStepTools, StepOptionsOrId } from "inngest";
+import type { PlanId } from "@/lib/quotas/plans";
 import type { RunPlan } from "@/server/services/engine/run-plan";
 import type {
   StepContextEntry,
@@ -22,6 +23,8 @@ export interface EngineEnv {
   /** Step attempts started so far (constraints.maxSteps). */
   attempts: number;
   maxAttempts: number;
+  /** Set when the plan's "steps per run" quota, not the definition's maxSteps, is maxAttempts. */
+  stepsQuota?: { limit: number; plan?: PlanId };
   deadline: number;
   /** Set when the run must stop early (max steps, deadline); checked between steps. */
   abort?: { status: "failed" | "timed_out" | "cancelled"; reason: string; message: string };

@@ -1,4 +1,5 @@
 import { NonRetriableError } from "inngest";
+import { tighterCap } from "@/lib/quotas/plans";
 import { buildRunnableGraph, WorkflowDefinition, type StepOutcome } from "@/lib/workflow";
 import { inngest } from "../client";
 import { EVENTS, RunStartData } from "../events";
@@ -47,7 +48,10 @@ export const runWorkflow = inngest.createFunction(
       },
       slots: new Semaphore(definition.constraints.maxParallel),
       attempts: 0,
-      maxAttempts: definition.constraints.maxSteps,
+      maxAttempts: tighterCap(definition.constraints.maxSteps, plan.stepsQuota?.limit)!,
+      ...(plan.stepsQuota && plan.stepsQuota.limit < definition.constraints.maxSteps
+        ? { stepsQuota: plan.stepsQuota }
+        : {}),
       deadline: Date.parse(plan.deadlineAt),
       halted: false,
       danglingWaits: 0,

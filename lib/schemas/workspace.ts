@@ -3,6 +3,7 @@ import { allowedHostEntryProblem, isHostName, parseIp } from "../net/ip";
 import { SecretName } from "../workflow/primitives";
 import { StepType } from "../workflow/steps";
 import { Email } from "./auth";
+import { StoredWorkspaceQuota } from "./quotas";
 import { Role } from "./roles";
 
 export const WorkspaceName = z
@@ -219,5 +220,7 @@ export const WorkspaceSettings = z.object({
   forbiddenStepTypes: WorkspacePolicies.shape.forbiddenStepTypes.optional(),
   llm: LlmIntegration.optional(),
   smtp: SmtpIntegration.optional(),
+  /** The plan and per-limit overrides (lib/quotas/plans.ts); absent = the server's default plan. */
+  quota: StoredWorkspaceQuota.optional(),
 });
 export type WorkspaceSettings = z.infer<typeof WorkspaceSettings>;

@@ -1,6 +1,7 @@
 import "server-only";
 import type { Db } from "@/db/client";
 import type { Logger } from "@/lib/log";
+import type { PlanId } from "@/lib/quotas/plans";
 import { hasRole, type Role } from "@/lib/schemas/roles";
 import { ForbiddenError, UnauthorizedError } from "../errors";
 import type { Keys } from "../keys";
@@ -19,6 +20,8 @@ export interface ServiceConfig {
   maxActiveRunsPerWorkspace: number;
   /** Schedules may not fire more often than this (default DEFAULT_MIN_INTERVAL_SECONDS = 60). */
   scheduleMinIntervalSeconds?: number;
+  /** The quota plan of workspaces without one (SLUICE_DEFAULT_PLAN; absent = enterprise, unlimited). */
+  defaultPlan?: PlanId;
 }
 
 export interface ServiceContext {

@@ -513,6 +513,12 @@ const CASES: Record<string, Case> = {
     access: "admin",
     input: () => ({ maxActiveRunsPerUser: 7, maxActiveRunsPerWorkspace: null }),
   },
+  "quota.get": { access: "viewer" },
+  // Enterprise with a generous override: later rows of the matrix still create workflows and runs.
+  "quota.update": {
+    access: "admin",
+    input: () => ({ plan: "enterprise", overrides: { runsPerMonth: 1_000_000 } }),
+  },
   "settings.updateLlm": {
     access: "admin",
     input: () => ({ llm: { baseUrl: "https://llm.example.com/v1", model: "m" } }),

@@ -21,6 +21,7 @@ const TRPC_CODE: Record<DomainErrorCode, TRPC_ERROR_CODE_KEY> = {
   VALIDATION: "BAD_REQUEST",
   PRECONDITION_FAILED: "PRECONDITION_FAILED",
   RATE_LIMITED: "TOO_MANY_REQUESTS",
+  QUOTA_EXCEEDED: "FORBIDDEN",
   PAYLOAD_TOO_LARGE: "PAYLOAD_TOO_LARGE",
   IDEMPOTENCY_KEY_REUSED: "UNPROCESSABLE_CONTENT",
 };
@@ -45,6 +46,9 @@ const t = initTRPC.context<TrpcContext>().create({
         domainCode: domain?.code,
         /** The exact rule a refusal names (e.g. STALE_BASE, SELF_REVIEW), when the error has one. */
         reason: (domain?.details as { reason?: string } | undefined)?.reason,
+        /** The quota a QuotaExceededError names, and when it resets (if it does). */
+        quota: (domain?.details as { quota?: string } | undefined)?.quota,
+        resetsAt: (domain?.details as { resetsAt?: string } | undefined)?.resetsAt,
         issues,
       },
     };
@@ -76,6 +80,22 @@ const mapErrors = t.middleware(async ({ ctx, next, path, getRawInput }) => {
   }
   return result;
 });
+
+/**
+ * HTTP response meta for the tRPC route: a refusal that carries a retry time (rate limits, quotas
+ * that reset) sends it as Retry-After, as the REST API does.
+ */
+export function responseMeta({ errors }: { errors: TRPCError[] }): { headers?: Headers } {
+  for (const e of errors) {
+    const retry =
+      e.cause instanceof DomainError
+        ? (e.cause.details as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds
+        : undefined;
+    if (retry !== undefined)
+      return { headers: new Headers({ "retry-after": String(Math.max(1, Math.ceil(retry))) }) };
+  }
+  return {};
+}
 
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;

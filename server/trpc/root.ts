@@ -10,6 +10,7 @@ import { memberRouter } from "./routers/member";
 import { workflowRouter } from "./routers/workflow";
 import { proposalRouter } from "./routers/proposal";
 import { secretRouter } from "./routers/secret";
+import { quotaRouter } from "./routers/quota";
 import { settingsRouter } from "./routers/settings";
 import { workspaceRouter } from "./routers/workspace";
 import { createCallerFactory, router } from "./init";
@@ -27,6 +28,7 @@ export const appRouter = router({
   trigger: triggerRouter,
   secret: secretRouter,
   settings: settingsRouter,
+  quota: quotaRouter,
   schedule: scheduleRouter,
   proposal: proposalRouter,
 });

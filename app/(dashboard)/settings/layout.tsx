@@ -7,7 +7,7 @@ export default function SettingsLayout({ children }: { children: ReactNode }) {
     <div className="page">
       <PageHead
         title="Settings"
-        description="Workspace members, access, secrets, integrations and policies."
+        description="Workspace members, access, secrets, integrations, policies and quotas."
       />
       <Tabs
         label="Settings sections"
@@ -18,6 +18,7 @@ export default function SettingsLayout({ children }: { children: ReactNode }) {
           { href: "/settings/secrets", label: "Secrets" },
           { href: "/settings/integrations", label: "Integrations" },
           { href: "/settings/policies", label: "Policies" },
+          { href: "/settings/quotas", label: "Quotas" },
         ]}
       />
       {children}

@@ -157,10 +157,7 @@ export async function finishRun(
       });
     await enqueueOutbox(tx, messages, now);
     if (!run.parentRunId) {
-      const limits = await admissionLimits(tx, run.workspaceId, {
-        perUser: config.maxActiveRunsPerUser,
-        perWorkspace: config.maxActiveRunsPerWorkspace,
-      });
+      const limits = await admissionLimits(tx, run.workspaceId, config);
       await admitQueuedRuns(tx, run.workspaceId, limits, now);
     }
     return { changed: true, status: args.status };

@@ -3,6 +3,9 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { runs } from "@/db/schema";
 import { WorkflowDefinition } from "@/lib/workflow";
+import type { PlanId } from "@/lib/quotas/plans";
+import type { ServiceConfig } from "../context";
+import { loadWorkspaceQuota, planBehind } from "../quotas/workspace-quota";
 import { appendRunEvents } from "../runs/run-events";
 import { contentOf } from "../workflows/version-content";
 import { EXECUTING_STATUSES } from "@/lib/workflow/status";
@@ -30,6 +33,8 @@ export interface RunPlan {
     string,
     { status: "completed" | "failed" | "skipped"; port?: string; output?: unknown; error?: unknown }
   > | null;
+  /** The plan's "steps per run" quota when it limits this run (absent: unlimited, or older plans). */
+  stepsQuota?: { limit: number; plan?: PlanId };
 }
 
 export type LoadPlanResult = { ok: true; plan: RunPlan } | { ok: false; reason: string };
@@ -44,6 +49,7 @@ export async function loadRunPlan(
   runId: string,
   now: Date,
   executionId?: string,
+  config: Pick<ServiceConfig, "defaultPlan"> = {},
 ): Promise<LoadPlanResult> {
   return db.transaction(async (tx) => {
     const [run] = await tx.select().from(runs).where(eq(runs.id, runId)).for("update");
@@ -82,6 +88,8 @@ export async function loadRunPlan(
       );
     }
     const initiatorUserId = run.initiatorType === "user" ? run.initiatorId : run.accountableUserId;
+    const quota = await loadWorkspaceQuota(tx, run.workspaceId, config);
+    const stepsLimit = quota.limits.stepsPerRun;
     return {
       ok: true,
       plan: {
@@ -102,6 +110,9 @@ export async function loadRunPlan(
           deadlineAt ?? new Date(startedAt.getTime() + parsed.constraints.timeoutMs)
         ).toISOString(),
         seed: (run.rerunSeed as RunPlan["seed"]) ?? null,
+        ...(stepsLimit === null
+          ? {}
+          : { stepsQuota: { limit: stepsLimit, plan: planBehind(quota, "stepsPerRun") } }),
       },
     };
   });

@@ -6,7 +6,10 @@ import { WorkspaceSettings } from "@/lib/schemas/workspace";
 import { EVENTS } from "@/inngest/events";
 import { enqueueOutbox } from "../outbox/enqueue-outbox";
 import { appendRunEvents } from "./run-events";
+import { tighterCap } from "@/lib/quotas/plans";
 import { ACTIVE_RUN_STATUSES } from "@/lib/workflow/status";
+import type { ServiceConfig } from "../context";
+import { quotaFromSettings } from "../quotas/workspace-quota";
 
 /** Active = holds a slot: running, waiting (approvals, delays, event waits) or being cancelled. */
 export const ACTIVE_STATUSES = ACTIVE_RUN_STATUSES;
@@ -14,22 +17,33 @@ export const ACTIVE_STATUSES = ACTIVE_RUN_STATUSES;
 export interface AdmissionLimits {
   perUser: number;
   perWorkspace: number;
+  /** The plan's "concurrent runs per workflow" quota: caps every definition's maxConcurrentRuns. */
+  perWorkflow?: number;
 }
 
-/** Workspace overrides (Settings) over the configured defaults. */
+/**
+ * Workspace overrides (Settings) over the configured defaults, and the quota plan's cap on
+ * concurrent runs per workflow.
+ */
 export async function admissionLimits(
   tx: Queryable,
   workspaceId: string,
-  defaults: AdmissionLimits,
+  config: Pick<ServiceConfig, "maxActiveRunsPerUser" | "maxActiveRunsPerWorkspace" | "defaultPlan">,
 ): Promise<AdmissionLimits> {
   const [ws] = await tx
     .select({ settings: workspaces.settings })
     .from(workspaces)
     .where(eq(workspaces.id, workspaceId));
   const s = WorkspaceSettings.safeParse(ws?.settings ?? {});
+  const perWorkflow = quotaFromSettings(
+    (ws?.settings as { quota?: unknown } | undefined)?.quota,
+    config,
+  ).limits.concurrentRunsPerDefinition;
   return {
-    perUser: (s.success && s.data.maxActiveRunsPerUser) || defaults.perUser,
-    perWorkspace: (s.success && s.data.maxActiveRunsPerWorkspace) || defaults.perWorkspace,
+    perUser: (s.success && s.data.maxActiveRunsPerUser) || config.maxActiveRunsPerUser,
+    perWorkspace:
+      (s.success && s.data.maxActiveRunsPerWorkspace) || config.maxActiveRunsPerWorkspace,
+    ...(perWorkflow === null ? {} : { perWorkflow }),
   };
 }
 
@@ -41,7 +55,7 @@ export async function lockWorkspaceAdmission(tx: Queryable, workspaceId: string)
 /**
  * Starts queued runs of a workspace in FIFO order while slots are free (SPEC §5): at most
  * `perUser` active runs per accountable user, `perWorkspace` per workspace, and each workflow's
- * `maxConcurrentRuns`. A queued run whose limit is full waits and does not block runs behind it
+ * `maxConcurrentRuns` (capped by the plan's concurrent-runs-per-workflow quota). A queued run whose limit is full waits and does not block runs behind it
  * that have room. Child runs (subworkflows) never queue: they run inside their parent's slot.
  * Call inside a transaction; returns the admitted run ids.
  */
@@ -89,7 +103,8 @@ export async function admitQueuedRuns(
   for (const q of queued) {
     if (total >= limits.perWorkspace) break;
     if (q.user && (perUser.get(q.user) ?? 0) >= limits.perUser) continue;
-    const wfMax = maxByWorkflow.get(q.workflowId) ?? Number.POSITIVE_INFINITY;
+    const wfMax =
+      tighterCap(maxByWorkflow.get(q.workflowId), limits.perWorkflow) ?? Number.POSITIVE_INFINITY;
     if ((perWorkflow.get(q.workflowId) ?? 0) >= wfMax) continue;
     const done = await tx
       .update(runs)

@@ -11,6 +11,7 @@ import type { ServiceContext } from "../context";
 import { loadVersion, loadWorkflow, type VersionRow } from "../workflows/load-workflow";
 import { contentOf } from "../workflows/version-content";
 import { admissionLimits, admitQueuedRuns } from "./admission";
+import { chargeRun } from "../quotas/enforce-quotas";
 import { appendRunEvents } from "./run-events";
 import { loadRun, type RunRow } from "./load-run";
 
@@ -145,6 +146,9 @@ export async function createRun(
     }
     throw e;
   }
+  // Runs per month (quota): counted with the run, in its transaction; children run in their
+  // parent's slot and are not counted.
+  if (!args.parent) await chargeRun(tx, ctx.config, args.workspaceId, now);
   await appendRunEvents(
     tx,
     [
@@ -158,10 +162,7 @@ export async function createRun(
     now,
   );
   if (!args.parent && !args.deferAdmission) {
-    const limits = await admissionLimits(tx, args.workspaceId, {
-      perUser: ctx.config.maxActiveRunsPerUser,
-      perWorkspace: ctx.config.maxActiveRunsPerWorkspace,
-    });
+    const limits = await admissionLimits(tx, args.workspaceId, ctx.config);
     const admitted = await admitQueuedRuns(tx, args.workspaceId, limits, now);
     if (!admitted.includes(id) && overflow === "skip") {
       const skipped = await skipOverflowedRun(

@@ -230,12 +230,10 @@ describe("admission limits", () => {
     });
     expect(view.maxActiveRunsPerUser).toMatchObject({ set: 7, effective: 7 });
     expect((await getWorkspaceSettings({ ctx: fx.ctx("viewer") })).admission).toEqual(view);
-    expect(
-      await admissionLimits(t.db, fx.workspaceId, {
-        perUser: testConfig.maxActiveRunsPerUser,
-        perWorkspace: testConfig.maxActiveRunsPerWorkspace,
-      }),
-    ).toEqual({ perUser: 7, perWorkspace: testConfig.maxActiveRunsPerWorkspace });
+    expect(await admissionLimits(t.db, fx.workspaceId, testConfig)).toEqual({
+      perUser: 7,
+      perWorkspace: testConfig.maxActiveRunsPerWorkspace,
+    });
     const [audit] = await t.db
       .select()
       .from(auditEvents)

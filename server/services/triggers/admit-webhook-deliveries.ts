@@ -97,10 +97,7 @@ export async function admitWebhookDeliveries(
     const at = now();
     const created = outcomes.filter((o) => o.kind === "created");
     for (const workspaceId of new Set(created.map((o) => o.row.workspaceId))) {
-      const limits = await admissionLimits(tx, workspaceId, {
-        perUser: deps.config.maxActiveRunsPerUser,
-        perWorkspace: deps.config.maxActiveRunsPerWorkspace,
-      });
+      const limits = await admissionLimits(tx, workspaceId, deps.config);
       const admitted = new Set(await admitQueuedRuns(tx, workspaceId, limits, at));
       for (const o of created) {
         if (o.row.workspaceId !== workspaceId || admitted.has(o.runId)) continue;

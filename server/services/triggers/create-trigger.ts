@@ -9,7 +9,7 @@ import { recordAudit } from "../audit/record-audit";
 import { requireRole, type ServiceContext } from "../context";
 import { actingUserId } from "../secrets/acting-user";
 import { loadWorkflow } from "../workflows/load-workflow";
-import { parseTriggerConfig, publicTrigger } from "./load-trigger";
+import { parseTriggerConfigForSave, publicTrigger } from "./load-trigger";
 import { generateWebhookSecret, sealWebhookSecret } from "./trigger-secret";
 
 /**
@@ -21,7 +21,7 @@ export async function createTrigger({ ctx, input }: { ctx: ServiceContext; input
   const parsed = CreateTriggerInput.safeParse(input);
   if (!parsed.success) throw fromZodError(parsed.error, "Trigger");
   const data = parsed.data;
-  const config = parseTriggerConfig(ctx, data.kind, data.config);
+  const config = await parseTriggerConfigForSave(ctx.db, ctx, ws.id, data.kind, data.config);
   const id = newId("trg");
   const now = ctx.now();
   const secret = data.kind === "webhook" ? generateWebhookSecret() : null;

@@ -6,6 +6,7 @@ import { configSchemaFor, type TriggerKind } from "@/lib/schemas/triggers";
 import { scheduleIssues, DEFAULT_MIN_INTERVAL_SECONDS } from "@/lib/triggers/cron";
 import { fromZodError, NotFoundError, ValidationError } from "../../errors";
 import type { ServiceContext } from "../context";
+import { assertScheduleInterval } from "../quotas/enforce-quotas";
 import type { TriggerRow } from "./start-trigger-run";
 
 /** A trigger of the workspace, or NotFound (another workspace's id looks exactly the same). */
@@ -53,6 +54,29 @@ export function parseTriggerConfig(
         issues.map((i) => ({ path: [...i.path], message: i.message })),
       );
   }
+  return data;
+}
+
+/**
+ * parseTriggerConfig plus the workspace's quota on schedules (the plan's minimum interval, which
+ * may be stricter than the server's): what create and update save.
+ */
+export async function parseTriggerConfigForSave(
+  db: Queryable,
+  ctx: ServiceContext,
+  workspaceId: string,
+  kind: TriggerKind,
+  config: unknown,
+): Promise<Record<string, unknown>> {
+  const data = parseTriggerConfig(ctx, kind, config);
+  if (kind === "schedule")
+    await assertScheduleInterval(
+      db,
+      ctx.config,
+      workspaceId,
+      { cron: String(data.cron), timezone: String(data.timezone) },
+      ctx.now(),
+    );
   return data;
 }
 

@@ -9,7 +9,9 @@ import type { WebhookConfig } from "@/lib/schemas/triggers";
 import { applyMapping } from "@/lib/triggers/mapping";
 import { resolveRunInput } from "@/lib/workflow";
 import { TERMINAL_RUN_STATUSES } from "@/lib/workflow/status";
-import { DomainError } from "../../errors";
+import { DomainError, HTTP_STATUS, QuotaExceededError } from "../../errors";
+import { assertRunsLeft, takeWebhookRequest } from "../quotas/enforce-quotas";
+import { loadWorkspaceQuota, type WorkspaceQuota } from "../quotas/workspace-quota";
 import type { Keys } from "../../keys";
 import { sensitiveHeaders, verifySignature } from "../../webhooks/signatures";
 import { takeToken } from "../../webhooks/token-bucket";
@@ -64,6 +66,9 @@ const error = (
 interface Attempt {
   body?: Buffer | null;
   tokenTaken?: boolean;
+  /** The workspace's quota, loaded once; `counted`: this request is in its per-minute count. */
+  quota?: WorkspaceQuota;
+  counted?: boolean;
 }
 
 /**
@@ -165,6 +170,15 @@ async function handle(
       );
     attempt.tokenTaken = true;
   }
+  // Workspace quota: webhook requests per minute (every trigger of the workspace together).
+  attempt.quota ??= await loadWorkspaceQuota(deps.db, trigger.workspaceId, deps.config);
+  if (!attempt.counted) {
+    const refused = await quotaRefusal(() =>
+      takeWebhookRequest(deps.db, attempt.quota!, trigger.workspaceId, now()),
+    );
+    if (refused) return reject(...refused);
+    attempt.counted = true;
+  }
   const declared = Number(req.headers.get("content-length") ?? NaN);
   if (Number.isFinite(declared) && declared > config.maxBodyBytes)
     return reject(
@@ -260,6 +274,13 @@ async function handle(
     body: payload,
   };
 
+  // Runs per month: an accepted delivery must become a run, so a spent month is refused here
+  // (the run itself is counted when the admitter creates it).
+  const noRunsLeft = await quotaRefusal(() =>
+    assertRunsLeft(deps.db, attempt.quota!, trigger.workspaceId, now()),
+  );
+  if (noRunsLeft) return reject(...noRunsLeft);
+
   if (acceptsInInbox(entry, config, mapped.input)) {
     const deliveryId = newId("dlv");
     const runId = newId("run");
@@ -315,6 +336,36 @@ function acceptsInInbox(
     d.constraints.overflow !== "coalesce" &&
     resolveRunInput(d.inputs, input).ok
   );
+}
+
+type QuotaAnswer = [
+  status: number,
+  code: string,
+  reason: string,
+  kind: "rate_limited",
+  headers: Record<string, string>,
+];
+
+/** A quota refusal as the receiver answers it: 429 + Retry-After, or 403 for a standing cap. */
+function quotaAnswer(e: QuotaExceededError): QuotaAnswer {
+  const retry = (e.details as { retryAfterSeconds?: number }).retryAfterSeconds;
+  return [
+    HTTP_STATUS[e.code],
+    "quota_exceeded",
+    e.message,
+    "rate_limited",
+    retry === undefined ? {} : { "retry-after": String(retry) },
+  ];
+}
+
+async function quotaRefusal(check: () => Promise<void>): Promise<QuotaAnswer | null> {
+  try {
+    await check();
+    return null;
+  } catch (e) {
+    if (e instanceof QuotaExceededError) return quotaAnswer(e);
+    throw e;
+  }
 }
 
 /** The delivery's idempotency key: the preset's delivery id, the body hash, or none. */
@@ -388,6 +439,7 @@ async function startDirectly(
       code: string,
       reason: string,
       kind?: "rejected" | "too_large" | "rate_limited" | "failed",
+      headers?: Record<string, string>,
     ) => Promise<WebhookAnswer | typeof STALE>;
   },
 ): Promise<WebhookAnswer | typeof STALE> {
@@ -430,6 +482,7 @@ async function startDirectly(
     });
   } catch (e) {
     if (!(e instanceof DomainError)) throw e;
+    if (e instanceof QuotaExceededError) return d.reject(...quotaAnswer(e));
     const status = e.code === "VALIDATION" ? 422 : 409;
     return d.reject(status, e.code.toLowerCase(), e.message, "failed");
   }

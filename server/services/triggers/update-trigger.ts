@@ -5,7 +5,7 @@ import { UpdateTriggerInput } from "@/lib/schemas/triggers";
 import { fromZodError } from "../../errors";
 import { recordAudit } from "../audit/record-audit";
 import { requireRole, type ServiceContext } from "../context";
-import { loadTrigger, parseTriggerConfig, publicTrigger } from "./load-trigger";
+import { loadTrigger, parseTriggerConfigForSave, publicTrigger } from "./load-trigger";
 
 /** Renames a trigger and/or replaces its config (validated for the trigger's kind). */
 export async function updateTrigger({ ctx, input }: { ctx: ServiceContext; input: unknown }) {
@@ -15,7 +15,9 @@ export async function updateTrigger({ ctx, input }: { ctx: ServiceContext; input
   const { triggerId, name, config } = parsed.data;
   const row = await ctx.db.transaction(async (tx) => {
     const current = await loadTrigger(tx, ws.id, triggerId, { forUpdate: true });
-    const nextConfig = config ? parseTriggerConfig(ctx, current.kind, config) : current.config;
+    const nextConfig = config
+      ? await parseTriggerConfigForSave(tx, ctx, ws.id, current.kind, config)
+      : current.config;
     const [updated] = await tx
       .update(triggers)
       .set({

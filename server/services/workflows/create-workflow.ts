@@ -6,6 +6,7 @@ import { CreateWorkflowInput } from "@/lib/schemas/workflows";
 import { findStarter } from "@/lib/starters";
 import { ConflictError, ValidationError, fromZodError } from "../../errors";
 import { requireRole, requireUserId, type ServiceContext } from "../context";
+import { assertDefinitionSlot } from "../quotas/enforce-quotas";
 import { recordAudit } from "../audit/record-audit";
 import { compileDefinition } from "./definition-policy";
 import { recordVersion } from "./record-version";
@@ -55,6 +56,7 @@ export async function createWorkflowFromDefinition(
   for (let attempt = 0; ; attempt++) {
     try {
       return await ctx.db.transaction(async (tx) => {
+        await assertDefinitionSlot(tx, ctx.config, workspaceId, ctx.now());
         const id = newId("wf");
         const slug = await uniqueWorkflowSlug(tx, workspaceId, args.name);
         const [wf] = await tx

@@ -1,4 +1,5 @@
 import "server-only";
+import { assertDefinitionSlot } from "../quotas/enforce-quotas";
 import { and, eq, isNull } from "drizzle-orm";
 import { z } from "zod";
 import type { Queryable } from "@/db/client";
@@ -206,6 +207,7 @@ async function createWithSlug(
   definition: Record<string, unknown>,
   c: CompiledDefinition,
 ) {
+  await assertDefinitionSlot(tx, ctx.config, workspaceId, ctx.now());
   const id = newId("wf");
   const [wf] = await tx
     .insert(workflows)

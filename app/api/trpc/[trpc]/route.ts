@@ -1,5 +1,6 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { contextFromSession } from "@/server/context";
+import { responseMeta } from "@/server/trpc/init";
 import { appRouter } from "@/server/trpc/root";
 
 export const dynamic = "force-dynamic";
@@ -10,6 +11,7 @@ const handler = (req: Request) =>
     req,
     router: appRouter,
     createContext: async () => ({ svc: await contextFromSession() }),
+    responseMeta,
   });
 
 export { handler as GET, handler as POST };

@@ -7,6 +7,7 @@ import {
   issueCounts,
   placeBelow,
   reconcileNodes,
+  withMeasured,
   type NodeCache,
 } from "./canvas-model";
 import { toFlow } from "./flow-mapping";
@@ -146,6 +147,45 @@ describe("reconcileNodes", () => {
     expect(again[1]!.measured).toEqual({ width: 180, height: 60 });
     const picked = reconcileNodes(prev, derived, new Set(["b"]));
     expect(picked.map((n) => n.selected)).toEqual([false, false, true]);
+  });
+
+  it("gives a rebuilt node the size React Flow last reported when the previous list lacks it", () => {
+    // The render that rebuilds the list can miss a size update still queued at a lower
+    // priority; without `measured` React Flow drops the node's handle bounds (edges vanish).
+    const cache: NodeCache = new Map();
+    const derived = buildNodes(toFlow(def, { positions: {} }), [], issueCounts([]), false, cache);
+    const prev = reconcileNodes([], derived);
+    expect(prev.every((n) => n.measured === undefined)).toBe(true);
+    const sizes = new Map([["b", { width: 180, height: 60 }]]);
+    const next = reconcileNodes(prev, derived, undefined, sizes);
+    expect(next.find((n) => n.id === "b")!.measured).toEqual({ width: 180, height: 60 });
+    expect(next.find((n) => n.id === "a")).toBe(prev.find((n) => n.id === "a"));
+    // The last reported size wins over an older one still on the node.
+    const held = prev.map((n) =>
+      n.id === "b" ? { ...n, measured: { width: 200, height: 80 } } : n,
+    );
+    expect(
+      reconcileNodes(held, derived, undefined, sizes).find((n) => n.id === "b")!.measured,
+    ).toEqual({
+      width: 180,
+      height: 60,
+    });
+    // A node already carrying that size is kept as it was (no re-render).
+    const same = prev.map((n) =>
+      n.id === "b" ? { ...n, measured: { width: 180, height: 60 } } : n,
+    );
+    expect(reconcileNodes(same, derived, undefined, sizes)[1]).toBe(same[1]);
+  });
+
+  it("withMeasured fills in reported sizes and keeps the list when nothing is missing", () => {
+    const cache: NodeCache = new Map();
+    const derived = buildNodes(toFlow(def, { positions: {} }), [], issueCounts([]), false, cache);
+    const sizes = new Map([["a", { width: 180, height: 60 }]]);
+    const filled = withMeasured(derived, sizes);
+    expect(filled).not.toBe(derived);
+    expect(filled.find((n) => n.id === "a")!.measured).toEqual({ width: 180, height: 60 });
+    expect(filled.find((n) => n.id === "b")).toBe(derived.find((n) => n.id === "b"));
+    expect(withMeasured(filled, sizes)).toBe(filled);
   });
 
   it("places a new step below the one it follows, else below everything", () => {

@@ -99,22 +99,35 @@ export function buildNodes(
   return out;
 }
 
+/** Sizes React Flow reported per node id (its `dimensions` changes), kept outside React state. */
+export type MeasuredSizes = ReadonlyMap<string, NonNullable<Node["measured"]>>;
+
 /**
  * The next node list given the previous one (which carries React Flow's own state: selection,
  * measured size): a node whose derived data and position did not change is kept as it was; a
  * changed one keeps its selection and size. `select` replaces the selection when given.
+ *
+ * `sizes` is the last size React Flow reported for each node. A node handed back without
+ * `measured` makes React Flow drop its handle bounds, and edges to it stop drawing until it is
+ * measured again — which may never happen when its DOM size does not change. `prev` can lack a
+ * size that was reported in a lower-priority update the current render skipped, so a rebuilt
+ * node takes its size from `sizes` when `prev` has none.
  */
 export function reconcileNodes<N extends Node>(
   prev: readonly N[],
   next: readonly N[],
   select?: ReadonlySet<string>,
+  sizes?: MeasuredSizes,
 ): N[] {
   const byId = new Map(prev.map((n) => [n.id, n]));
   return next.map((d) => {
     const p = byId.get(d.id);
     const selected = select ? select.has(d.id) : (p?.selected ?? false);
+    const reported = sizes?.get(d.id);
+    const measured = reported && !sameSize(reported, p?.measured) ? reported : p?.measured;
     if (
       p &&
+      p.measured === measured &&
       p.data === d.data &&
       p.type === d.type &&
       p.position.x === d.position.x &&
@@ -122,8 +135,28 @@ export function reconcileNodes<N extends Node>(
       (p.selected ?? false) === selected
     )
       return p;
-    return { ...d, selected, ...(p?.measured ? { measured: p.measured } : {}) };
+    return { ...d, selected, ...(measured ? { measured } : {}) };
   });
+}
+
+function sameSize(a: Node["measured"], b: Node["measured"]): boolean {
+  return a?.width === b?.width && a?.height === b?.height;
+}
+
+/**
+ * `nodes` with every node's last reported size (see reconcileNodes), for lists React Flow's own
+ * changes produce: a selection change applied to a list that missed a size update would hand
+ * the node back unmeasured. Returns `nodes` itself when nothing was missing.
+ */
+export function withMeasured<N extends Node>(nodes: N[], sizes: MeasuredSizes): N[] {
+  let out: N[] | undefined;
+  nodes.forEach((n, i) => {
+    const reported = sizes.get(n.id);
+    if (!reported || sameSize(reported, n.measured)) return;
+    out ??= nodes.slice();
+    out[i] = { ...n, measured: reported };
+  });
+  return out ?? nodes;
 }
 
 export type CanvasEdge = Edge<StepEdgeData>;

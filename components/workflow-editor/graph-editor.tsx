@@ -10,6 +10,7 @@ import {
   applyEdgeChanges,
   applyNodeChanges,
   useReactFlow,
+  useUpdateNodeInternals,
   type Connection,
   type EdgeChange,
   type FinalConnectionState,
@@ -58,6 +59,7 @@ import {
   placeBelow,
   reconcileEdges,
   reconcileNodes,
+  withMeasured,
   type CanvasEdge,
   type CanvasNode,
   type NodeCache,
@@ -83,7 +85,7 @@ import {
 import { NODE_TYPES, NodeActionsContext, type NodeActions } from "./nodes/step-node";
 import { PALETTE_MIME, Palette } from "./palette";
 import { canvasActionOf, isTextEntry } from "./shortcuts";
-import type { Draft, EditOptions } from "./use-draft";
+import type { DefinitionUpdate, Draft, EditOptions } from "./use-draft";
 
 type GraphDefinition = Definition & { steps: StepInput[] };
 
@@ -248,6 +250,8 @@ function LevelCanvas(props: LevelCanvasProps) {
 
   // ---- React Flow state (selection, sizes, drags) reconciled with each derivation -------------
   const initialSelect = focus ? new Set([focus.id]) : undefined;
+  // Sizes React Flow reported, written as its changes arrive (see reconcileNodes).
+  const [sizes] = useState(() => new Map<string, { width: number; height: number }>());
   const [nodes, setNodes] = useState<CanvasNode[]>(() =>
     reconcileNodes([], derivedNodes, initialSelect),
   );
@@ -257,13 +261,18 @@ function LevelCanvas(props: LevelCanvasProps) {
   const [handledFocus, setHandledFocus] = useState(focus?.n ?? 0);
   if (seen.nodes !== derivedNodes || seen.edges !== derivedEdges) {
     setSeen({ nodes: derivedNodes, edges: derivedEdges });
-    setNodes(reconcileNodes(nodes, derivedNodes, pendingSelect ?? undefined));
-    setEdges(reconcileEdges(edges, derivedEdges, pendingSelect ? new Set() : undefined));
+    // Functional updates, never values built from this render's `nodes`: React Flow reports
+    // sizes from a ResizeObserver (a lower-priority update this render may skip), and a value
+    // computed without them is replayed over them — the node loses `measured`, React Flow drops
+    // its handle bounds, and edges to it stop drawing (the "lost edge" of issue 13).
+    const select = pendingSelect ?? undefined;
+    setNodes((ns) => reconcileNodes(ns, derivedNodes, select, sizes));
+    setEdges((es) => reconcileEdges(es, derivedEdges, select ? new Set() : undefined));
     if (pendingSelect) setPendingSelect(null);
   }
   if (focus && focus.n !== handledFocus) {
     setHandledFocus(focus.n);
-    setNodes((ns) => reconcileNodes(ns, ns, new Set([focus.id])));
+    setNodes((ns) => reconcileNodes(ns, ns, new Set([focus.id]), sizes));
     setEdges((es) => reconcileEdges(es, es, new Set()));
   }
 
@@ -279,6 +288,29 @@ function LevelCanvas(props: LevelCanvasProps) {
   useLayoutEffect(() => {
     state.current = { definition, nodes, edges, level, loopId, readOnly, selectedSteps };
   });
+  // Edits build on the draft's latest definition, not the rendered one: two edits can land
+  // before React renders (a connect and a drag end on one pointerup, two quick connects), and
+  // the second must not be computed from a definition without the first (a lost edge).
+  const { latest } = draft;
+  const latestDefinition = useCallback((): GraphDefinition => {
+    const d = latest();
+    return d && isGraphDraft(d) ? (d as GraphDefinition) : state.current.definition;
+  }, [latest]);
+
+  // A drawn node that React Flow holds without handle bounds is measured again: edges to it are
+  // not drawn until it is, and its DOM size may never change to trigger its ResizeObserver. The
+  // cause seen (a node handed back without `measured`) is closed above; this is the backstop.
+  const updateNodeInternals = useUpdateNodeInternals();
+  useEffect(() => {
+    const drawn = wrapper.current?.querySelectorAll<HTMLElement>(".react-flow__node[data-id]");
+    const stale: string[] = [];
+    for (const el of drawn ?? []) {
+      const id = el.dataset.id!;
+      const internal = rf.getInternalNode(id);
+      if (internal && !internal.internals.handleBounds) stale.push(id);
+    }
+    if (stale.length) updateNodeInternals(stale);
+  }, [nodes, rf, updateNodeInternals]);
 
   // Work for after the next render: centre on / focus a node, fit the view.
   const after = useRef<{ center?: string; focus?: string; fit?: boolean }>({});
@@ -319,8 +351,11 @@ function LevelCanvas(props: LevelCanvasProps) {
    * this level, so later edits never re-run the layout (and nothing jumps).
    */
   const commit = useCallback(
-    (next: Definition, options?: EditOptions, select?: readonly string[]) => {
-      const { nodes: current, definition: before } = state.current;
+    (update: DefinitionUpdate, options?: EditOptions, select?: readonly string[]) => {
+      const { nodes: current } = state.current;
+      const before = latestDefinition();
+      const next = typeof update === "function" ? update(before) : update;
+      if (next === before) return;
       const stored = positionsOf(before);
       const missing: Record<string, XY> = {};
       for (const n of current) if (n.type !== "note" && !stored[n.id]) missing[n.id] = n.position;
@@ -330,13 +365,16 @@ function LevelCanvas(props: LevelCanvasProps) {
       if (select) setPendingSelect(new Set(select));
       setDefinition(withAuto, options);
     },
-    [setDefinition],
+    [latestDefinition, setDefinition],
   );
 
   // ---- node / edge changes ---------------------------------------------------------------------
   const onNodesChange = useCallback(
     (changes: NodeChange<CanvasNode>[]) => {
-      setNodes((ns) => applyNodeChanges(changes, ns));
+      for (const c of changes)
+        if (c.type === "dimensions" && c.dimensions) sizes.set(c.id, c.dimensions);
+        else if (c.type === "remove") sizes.delete(c.id);
+      setNodes((ns) => withMeasured(applyNodeChanges(changes, ns), sizes));
       if (state.current.readOnly) return;
       // Drag ends and keyboard moves arrive as position changes that are not dragging.
       const moved: Record<string, XY> = {};
@@ -347,7 +385,7 @@ function LevelCanvas(props: LevelCanvasProps) {
       const stepMoves = Object.fromEntries(
         ids.filter((id) => !id.startsWith(NOTE_PREFIX)).map((id) => [id, moved[id]!]),
       );
-      let next: Definition = withPositions(state.current.definition, stepMoves);
+      let next: Definition = withPositions(latestDefinition(), stepMoves);
       const noteMoves = new Map(
         ids
           .filter((id) => id.startsWith(NOTE_PREFIX))
@@ -360,7 +398,7 @@ function LevelCanvas(props: LevelCanvasProps) {
         });
       commit(next, { key: `move:${ids.sort().join(",")}` });
     },
-    [commit],
+    [latestDefinition, commit, sizes],
   );
   const onEdgesChange = useCallback(
     (changes: EdgeChange<CanvasEdge>[]) => setEdges((es) => applyEdgeChanges(changes, es)),
@@ -370,16 +408,16 @@ function LevelCanvas(props: LevelCanvasProps) {
   // ---- connections ---------------------------------------------------------------------------
   const isValidConnection = useCallback<IsValidConnection<CanvasEdge>>(
     (c) =>
-      canConnect(state.current.definition, {
+      canConnect(latestDefinition(), {
         from: c.source,
         to: c.target,
         ...(c.sourceHandle ? { port: c.sourceHandle } : {}),
       }).ok,
-    [],
+    [latestDefinition],
   );
   const onConnect = useCallback(
     (c: Connection) => {
-      const result = connectSteps(state.current.definition, {
+      const result = connectSteps(latestDefinition(), {
         from: c.source,
         to: c.target,
         ...(c.sourceHandle ? { port: c.sourceHandle } : {}),
@@ -387,7 +425,7 @@ function LevelCanvas(props: LevelCanvasProps) {
       if (!result.ok) toast(result.reason, "error");
       else commit(result.definition);
     },
-    [commit, toast],
+    [latestDefinition, commit, toast],
   );
   // isValidConnection stops a refused edge before onConnect: say why here.
   const onConnectEnd = useCallback(
@@ -397,16 +435,17 @@ function LevelCanvas(props: LevelCanvasProps) {
       const to = c.fromHandle?.type === "target" ? c.fromNode.id : c.toNode.id;
       const port =
         (c.fromHandle?.type === "target" ? c.toHandle?.id : c.fromHandle?.id) ?? undefined;
-      const check = canConnect(state.current.definition, { from, to, ...(port ? { port } : {}) });
+      const check = canConnect(latestDefinition(), { from, to, ...(port ? { port } : {}) });
       if (!check.ok) toast(check.reason, "error");
     },
-    [toast],
+    [latestDefinition, toast],
   );
 
   // ---- adding ---------------------------------------------------------------------------------
   const addAfterSelected = useCallback(
     (type: StepType) => {
-      const { definition: def, selectedSteps: sel, nodes: ns, loopId: inLoop } = state.current;
+      const { selectedSteps: sel, nodes: ns, loopId: inLoop } = state.current;
+      const def = latestDefinition();
       const afterId = sel.length === 1 ? sel[0]! : null;
       const result =
         afterId !== null
@@ -428,7 +467,7 @@ function LevelCanvas(props: LevelCanvasProps) {
       after.current.center = result.id;
       after.current.focus = result.id;
     },
-    [commit, toast, loopPath],
+    [latestDefinition, commit, toast, loopPath],
   );
 
   const onDragOver = useCallback((e: DragEvent) => {
@@ -442,7 +481,7 @@ function LevelCanvas(props: LevelCanvasProps) {
       if (!type || !isStepType(type) || state.current.readOnly) return;
       e.preventDefault();
       const p = rf.screenToFlowPosition({ x: e.clientX, y: e.clientY });
-      const result = addStep(state.current.definition, type, [...loopPath]);
+      const result = addStep(latestDefinition(), type, [...loopPath]);
       if (!result.ok) {
         toast(result.reason, "error");
         return;
@@ -450,12 +489,13 @@ function LevelCanvas(props: LevelCanvasProps) {
       const at = { x: p.x - NODE_WIDTH / 2, y: p.y - 20 };
       commit(withPositions(result.definition, { [result.id]: at }), undefined, [result.id]);
     },
-    [rf, loopPath, commit, toast],
+    [latestDefinition, rf, loopPath, commit, toast],
   );
 
   // ---- delete, clipboard, duplicate -------------------------------------------------------------
   const deleteSelection = useCallback(() => {
-    const { definition: def, nodes: ns, edges: es } = state.current;
+    const { nodes: ns, edges: es } = state.current;
+    const def = latestDefinition();
     const stepIds = ns.filter((n) => n.selected && n.type !== "note").map((n) => n.id);
     const noteIds = new Set(
       ns.filter((n) => n.selected && n.type === "note").map((n) => n.id.slice(NOTE_PREFIX.length)),
@@ -479,14 +519,14 @@ function LevelCanvas(props: LevelCanvasProps) {
           .join(", ")}${dangling.length > 3 ? ", …" : ""}`,
         "error",
       );
-  }, [commit, toast]);
+  }, [latestDefinition, commit, toast]);
 
   /** Positions for pasted steps: their originals shifted, else below the level. */
   const placePasted = useCallback(
     (def: Definition, ids: readonly string[], renamed: Record<string, string>) => {
       const { nodes: ns } = state.current;
       const original = new Map(Object.entries(renamed).map(([from, to]) => [to, from]));
-      const known = positionsOf(state.current.definition);
+      const known = positionsOf(latestDefinition());
       const byId = new Map(ns.map((n) => [n.id, n.position]));
       const fallback = placeBelow(undefined, [...byId.values()], LAYER_GAP);
       const out: Record<string, XY> = {};
@@ -499,16 +539,17 @@ function LevelCanvas(props: LevelCanvasProps) {
       });
       return withPositions(def, out);
     },
-    [],
+    [latestDefinition],
   );
 
   const duplicate = useCallback(() => {
-    const { definition: def, selectedSteps: ids } = state.current;
+    const { selectedSteps: ids } = state.current;
+    const def = latestDefinition();
     if (!ids.length) return;
     const r = duplicateSteps(def, ids);
     if (!r.ok) return toast(r.reason, "error");
     commit(placePasted(r.definition, r.ids, r.renamed), undefined, r.ids);
-  }, [commit, toast, placePasted]);
+  }, [latestDefinition, commit, toast, placePasted]);
 
   useEffect(() => {
     const onCanvas = () => {
@@ -517,7 +558,8 @@ function LevelCanvas(props: LevelCanvasProps) {
     };
     const copy = (e: ClipboardEvent, cut: boolean) => {
       if (!onCanvas()) return;
-      const { definition: def, selectedSteps: ids, readOnly: ro } = state.current;
+      const { selectedSteps: ids, readOnly: ro } = state.current;
+      const def = latestDefinition();
       if (!ids.length) return;
       e.clipboardData?.setData("text/plain", JSON.stringify(copySteps(def, ids), null, 2));
       e.preventDefault();
@@ -538,7 +580,8 @@ function LevelCanvas(props: LevelCanvasProps) {
       const clip = readClipboard(value);
       e.preventDefault();
       if (!clip) return toast("The clipboard does not hold steps.", "error");
-      const { definition: def, loopId: into } = state.current;
+      const { loopId: into } = state.current;
+      const def = latestDefinition();
       const r = pasteSteps(def, clip, into === undefined ? {} : { into });
       if (!r.ok) return toast(r.reason, "error");
       commit(placePasted(r.definition, r.ids, r.renamed), undefined, r.ids);
@@ -551,46 +594,47 @@ function LevelCanvas(props: LevelCanvasProps) {
       document.removeEventListener("cut", onCut);
       document.removeEventListener("paste", onPaste);
     };
-  }, [commit, deleteSelection, placePasted, toast]);
+  }, [latestDefinition, commit, deleteSelection, placePasted, toast]);
 
   // ---- layout, notes, levels ---------------------------------------------------------------------
   const autoLayout = useCallback(() => {
-    const { definition: def, level: lvl } = state.current;
+    const { level: lvl } = state.current;
+    const def = latestDefinition();
     const laid = layoutGraph({ steps: lvl.steps, edges: resolvedEdges(lvl) });
     commit(
       withPositions(def, Object.fromEntries(laid.nodes.map((n) => [n.id, { x: n.x, y: n.y }]))),
     );
     after.current.fit = true;
-  }, [commit]);
+  }, [latestDefinition, commit]);
 
   const addStickyNote = useCallback(() => {
     const box = wrapper.current?.getBoundingClientRect();
     const centre = box
       ? rf.screenToFlowPosition({ x: box.left + box.width / 2, y: box.top + box.height / 2 })
       : { x: 0, y: 0 };
-    const r = addNote(state.current.definition, centre, state.current.loopId);
+    const r = addNote(latestDefinition(), centre, state.current.loopId);
     commit(r.definition, undefined, [`${NOTE_PREFIX}${r.id}`]);
-  }, [rf, commit]);
+  }, [latestDefinition, rf, commit]);
 
   const actions = useMemo<NodeActions>(
     () => ({
       openBody: (id) => onOpenLevel([...loopPath, id]),
       setNoteText: (noteId, text) =>
         commit(
-          updateNotes(state.current.definition, (n) => (n.id === noteId ? { ...n, text } : n)),
+          updateNotes(latestDefinition(), (n) => (n.id === noteId ? { ...n, text } : n)),
           { key: `note:${noteId}` },
         ),
     }),
-    [onOpenLevel, loopPath, commit],
+    [latestDefinition, onOpenLevel, loopPath, commit],
   );
 
   const onMoveEnd = useCallback<OnMoveEnd>(
     (event, viewport) => {
       // Only the person's own pans and zooms at the top level (fitView moves too, unprompted).
       if (!event || state.current.loopId !== undefined || state.current.readOnly) return;
-      setDefinition(withViewport(state.current.definition, viewport), { silent: true });
+      setDefinition(withViewport(latestDefinition(), viewport), { silent: true });
     },
-    [setDefinition],
+    [latestDefinition, setDefinition],
   );
 
   // ---- find, connect, help -------------------------------------------------------------------
@@ -600,10 +644,13 @@ function LevelCanvas(props: LevelCanvasProps) {
   const [connecting, setConnecting] = useState<string | null>(null);
   const [helpOpen, setHelpOpen] = useState(false);
 
-  const selectHere = useCallback((ids: ReadonlySet<string>, edgeIds: ReadonlySet<string>) => {
-    setNodes((ns) => reconcileNodes(ns, ns, ids));
-    setEdges((es) => reconcileEdges(es, es, edgeIds));
-  }, []);
+  const selectHere = useCallback(
+    (ids: ReadonlySet<string>, edgeIds: ReadonlySet<string>) => {
+      setNodes((ns) => reconcileNodes(ns, ns, ids, sizes));
+      setEdges((es) => reconcileEdges(es, es, edgeIds));
+    },
+    [sizes],
+  );
 
   const goTo = useCallback(
     (id: string) => {
@@ -882,7 +929,7 @@ function LevelCanvas(props: LevelCanvasProps) {
               label: typeof s.name === "string" && s.name ? `${s.name} (${s.id})` : s.id,
             }))}
           onConnect={(port, to) => {
-            const r = connectSteps(state.current.definition, { from: connectFrom.id, port, to });
+            const r = connectSteps(latestDefinition(), { from: connectFrom.id, port, to });
             if (!r.ok) return r.reason;
             commit(r.definition);
             return null;

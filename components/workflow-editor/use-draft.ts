@@ -1,6 +1,6 @@
 "use client";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useCallback, useDeferredValue, useEffect, useMemo, useState } from "react";
+import { useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from "react";
 import type { EditorIssue } from "@/components/workflows/issue-list";
 import { useTRPC } from "@/lib/trpc/client";
 import { hashNormalizedDefinition, validateDefinition } from "@/lib/workflow";
@@ -14,6 +14,8 @@ export type SaveState =
   | { kind: "conflict"; message: string };
 
 export type Definition = Record<string, unknown>;
+/** A new definition, or a function of the latest one (for edits computed from a rendered prop). */
+export type DefinitionUpdate = Definition | ((latest: Definition) => Definition);
 
 export type ParsedDraft =
   { ok: true; value: unknown; definition: Definition | null } | { ok: false; error: string };
@@ -44,9 +46,19 @@ export function useDraft({
 }) {
   const trpc = useTRPC();
   const qc = useQueryClient();
-  const [history, setHistory] = useState<History<string>>(() =>
+  // The history lives in a ref that every edit updates at once, and in state for rendering: two
+  // edits landing before React re-renders (a connect and a drag end on one pointerup, two quick
+  // picker connects) each build on the one before instead of on the last rendered definition.
+  const [history, setHistoryState] = useState<History<string>>(() =>
     createHistory(initial.text, { limit: 200 }),
   );
+  const historyRef = useRef(history);
+  const setHistory = useCallback((update: (h: History<string>) => History<string>) => {
+    const next = update(historyRef.current);
+    if (next === historyRef.current) return;
+    historyRef.current = next;
+    setHistoryState(next);
+  }, []);
   const text = history.present;
   const [save, setSave] = useState<SaveState>({ kind: "saved", at: initial.savedAt });
   // What the server has: the text last saved and its draft revision.
@@ -55,20 +67,40 @@ export function useDraft({
   // The object behind the text set last by setDefinition: reused instead of re-parsing, so the
   // steps an edit did not touch keep their identity (the canvas then re-renders only what changed).
   const [lastSet] = useState(() => new Map<string, Definition>());
-  const parsed = useMemo((): ParsedDraft => {
-    const known = lastSet.get(text);
-    if (known) return { ok: true, value: known, definition: known };
-    try {
-      const value = JSON.parse(text) as unknown;
-      const definition =
-        typeof value === "object" && value !== null && !Array.isArray(value)
-          ? (value as Definition)
-          : null;
-      return { ok: true, value, definition };
-    } catch (e) {
-      return { ok: false, error: (e as Error).message };
-    }
-  }, [text, lastSet]);
+  // The last parse, shared by the render and `latest()` so a draft is parsed once per text.
+  const [lastParse] = useState(() => new Map<string, ParsedDraft>());
+  const parseDraft = useCallback(
+    (source: string): ParsedDraft => {
+      const known = lastSet.get(source);
+      if (known) return { ok: true, value: known, definition: known };
+      const seen = lastParse.get(source);
+      if (seen) return seen;
+      let result: ParsedDraft;
+      try {
+        const value = JSON.parse(source) as unknown;
+        const definition =
+          typeof value === "object" && value !== null && !Array.isArray(value)
+            ? (value as Definition)
+            : null;
+        result = { ok: true, value, definition };
+      } catch (e) {
+        result = { ok: false, error: (e as Error).message };
+      }
+      lastParse.clear();
+      lastParse.set(source, result);
+      return result;
+    },
+    [lastSet, lastParse],
+  );
+  const parsed = useMemo(() => parseDraft(text), [parseDraft, text]);
+  /**
+   * The definition as of the latest edit, even one React has not rendered yet (null when the
+   * text is not a JSON object). Canvas handlers build their edits from it.
+   */
+  const latest = useCallback((): Definition | null => {
+    const result = parseDraft(historyRef.current.present);
+    return result.ok ? result.definition : null;
+  }, [parseDraft]);
   // Validation and hashing (tens of ms at 1,000 steps) run at a lower priority than the edit
   // itself: the canvas shows a new node at once, its issue badges follow a moment later.
   const checked = useDeferredValue(parsed);
@@ -99,22 +131,36 @@ export function useDraft({
     };
   }, [checked]);
 
-  const setText = useCallback((next: string, options: EditOptions = {}) => {
-    setHistory((h) =>
-      options.silent ? h.replace(next) : h.push(next, { key: options.key, at: Date.now() }),
-    );
-  }, []);
+  const setText = useCallback(
+    (next: string, options: EditOptions = {}) => {
+      setHistory((h) =>
+        options.silent ? h.replace(next) : h.push(next, { key: options.key, at: Date.now() }),
+      );
+    },
+    [setHistory],
+  );
+  /**
+   * Lands an edit. An updater receives the latest definition (see `latest`); a value should be
+   * built from `latest()` too, never from a rendered prop that an unrendered edit made stale.
+   */
   const setDefinition = useCallback(
-    (next: Definition, options: EditOptions = {}) => {
+    (update: DefinitionUpdate, options: EditOptions = {}) => {
+      let next: Definition;
+      if (typeof update === "function") {
+        const base = latest();
+        if (!base) return;
+        next = update(base);
+        if (next === base) return;
+      } else next = update;
       const text = JSON.stringify(next, null, 2);
       lastSet.clear();
       lastSet.set(text, next);
       setText(text, options);
     },
-    [setText, lastSet],
+    [setText, lastSet, latest],
   );
-  const undo = useCallback(() => setHistory((h) => h.undo()), []);
-  const redo = useCallback(() => setHistory((h) => h.redo()), []);
+  const undo = useCallback(() => setHistory((h) => h.undo()), [setHistory]);
+  const redo = useCallback(() => setHistory((h) => h.redo()), [setHistory]);
 
   const { mutateAsync: saveDraft } = useMutation(trpc.workflow.saveDraft.mutationOptions());
   const write = useCallback(
@@ -155,7 +201,7 @@ export function useDraft({
     setHistory((h) => h.reset(theirs));
     setSaved({ text: theirs, revision: wf.draftRevision });
     setSave({ kind: "saved", at: new Date(wf.draftUpdatedAt) });
-  }, [qc, trpc, workflowId]);
+  }, [qc, trpc, workflowId, setHistory]);
 
   const dirty = text !== saved.text;
   const blocked = save.kind === "conflict" || save.kind === "saving";
@@ -176,6 +222,7 @@ export function useDraft({
     text,
     setText,
     setDefinition,
+    latest,
     parsed,
     issues,
     draftHash,

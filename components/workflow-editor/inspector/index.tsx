@@ -19,8 +19,15 @@ export interface InspectorProps {
   selection: InspectorSelection;
   issues: EditorIssue[];
   readOnly: boolean;
-  /** Replace the definition; `key` coalesces rapid edits of one field into one undo step. */
-  onChange(next: Record<string, unknown>, opts?: { key?: string }): void;
+  /**
+   * Replace the definition, or update the latest one (field edits: a value computed from this
+   * render's `definition` could drop an edit not rendered yet); `key` coalesces rapid edits of
+   * one field into one undo step.
+   */
+  onChange(
+    next: Record<string, unknown> | ((latest: Record<string, unknown>) => Record<string, unknown>),
+    opts?: { key?: string },
+  ): void;
   /** Select something else (e.g. after renaming a step id). */
   onSelect(selection: InspectorSelection): void;
 }

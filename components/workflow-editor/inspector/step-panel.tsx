@@ -30,10 +30,8 @@ export function StepPanel({
   const type = String(step.type);
   const info = isStepType(type) ? STEP_CATALOG[type] : undefined;
   const placed = stepIssues(issues, definition, id);
-  const edit = (rel: DocPath, value: unknown) => {
-    const next = editStep(definition, id, rel, value);
-    if (next !== definition) onChange(next, { key: `step:${id}:${rel.join(".")}` });
-  };
+  const edit = (rel: DocPath, value: unknown) =>
+    onChange((latest) => editStep(latest, id, rel, value), { key: `step:${id}:${rel.join(".")}` });
   const refs = (allowSecrets: boolean) => referencePaths(definition, id, { secrets, allowSecrets });
   const conditionRefs = referencePaths(definition, id);
   return (

@@ -20,10 +20,8 @@ export function WorkflowPanel({
   const placed = issuesAt(issues, []);
   const errors = placed.byField;
   // Emptied records (`inputs: {}`) and constraint objects are removed with their last entry.
-  const set = (path: DocPath, value: unknown) => {
-    const next = setAt(definition, path, value, 1);
-    if (next !== definition) onChange(next, { key: `workflow:${path.join(".")}` });
-  };
+  const set = (path: DocPath, value: unknown) =>
+    onChange((latest) => setAt(latest, path, value, 1), { key: `workflow:${path.join(".")}` });
   const inputs = isPlainObject(definition.inputs) ? definition.inputs : {};
   const variables = isPlainObject(definition.variables) ? definition.variables : {};
   return (

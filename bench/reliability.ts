@@ -19,15 +19,12 @@ import {
 import { report, round } from "./stats";
 
 const RUNS = Number(process.env.BENCH_RELIABILITY_RUNS ?? 100);
+/** BENCH_RELIABILITY_ONLY=a|b runs one scenario. */
+const ONLY = process.env.BENCH_RELIABILITY_ONLY;
 const load = () => os.loadavg().map((l) => round(l, 1));
 
-async function main() {
-  let failed = false;
-  const pg = process.env.BENCH_DATABASE_URL;
-  if (pg) {
-    process.env.SLUICE_TEST_DB = "postgres";
-    process.env.TEST_DATABASE_URL = pg;
-  }
+/** (a): kill -9 mid-run and a restart; true when nothing was lost or doubled. */
+async function scenarioA(pg: string | undefined): Promise<boolean> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sluice-bench-kill9-"));
   const db = pg ? await createTestDb("benchkill9") : undefined;
   try {
@@ -52,11 +49,22 @@ async function main() {
       loadAfter: load(),
       problems: a.problems,
     });
-    failed ||= a.problems.length > 0;
+    return a.problems.length === 0;
   } finally {
     await db?.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+async function main() {
+  let failed = false;
+  const pg = process.env.BENCH_DATABASE_URL;
+  if (pg) {
+    process.env.SLUICE_TEST_DB = "postgres";
+    process.env.TEST_DATABASE_URL = pg;
+  }
+  if (ONLY !== "b") await scenarioA(pg).then((ok) => (failed ||= !ok));
+  if (ONLY === "a") process.exit(failed ? 1 : 0);
   if (!postgresBinaries()) {
     report("postgres restart mid-run", { skipped: "no initdb under /usr/lib/postgresql/*/bin" });
   } else {

@@ -49,6 +49,7 @@ import { saveDraft } from "@/server/services/workflows/save-draft";
 import { createWorkspaceFixture, makeCtx } from "@/server/testing/harness";
 import { inngest } from "../../client";
 import { createExecutor } from "../../executor/executor";
+import { defaultBackoff } from "../../executor/options";
 import { functions } from "../../functions";
 
 const env = process.env;
@@ -94,7 +95,9 @@ async function main() {
     log: createLogger({ component: "engine-crash-child", pid: process.pid }),
     leaseMs: 1_000,
     pollIntervalMs: 100,
-    backoff: () => 100,
+    // ENGINE_BACKOFF=production: the real 15 s+ retry backoff, so a database outage is ridden out
+    // as in production (100 ms spends the function's 3 retries within the outage).
+    backoff: env.ENGINE_BACKOFF === "production" ? defaultBackoff : () => 100,
   });
   await executor.start({ port: Number(env.SLUICE_EXECUTOR_PORT) });
   await executor.synced();

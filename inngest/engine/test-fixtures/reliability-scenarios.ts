@@ -141,20 +141,22 @@ export async function killNine(opts: { runs: number; target: string }): Promise<
     );
     const msToRecover = Date.now() - t1;
     const calls = stubCalls(stub);
-    keep = false;
+    const problems = mixProblems(final, opts.runs, calls);
+    keep = problems.length > 0;
     return {
       runs: opts.runs,
       atKill,
       final,
       calls,
-      problems: mixProblems(final, opts.runs, calls),
+      problems,
       msToKill,
       msToRecover,
     };
   } finally {
     await child.kill();
     await stub.close();
-    if (!keep) fs.rmSync(dir, { recursive: true, force: true });
+    if (keep) console.warn(`reliability scenario failed; its state and child.log stay in ${dir}`);
+    else fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -292,6 +294,7 @@ export async function postgresRestart(opts: { runs: number }): Promise<PostgresR
     env: {
       ENGINE_MIX: "1",
       ENGINE_DECIDE: "1",
+      ENGINE_BACKOFF: "production",
       ENGINE_RUNS: String(opts.runs),
       ENGINE_STUB: stub.origin,
     },
@@ -344,9 +347,9 @@ export async function postgresRestart(opts: { runs: number }): Promise<PostgresR
     const msToRecover = Date.now() - t1;
     const calls = stubCalls(stub);
     const problems = mixProblems(final, opts.runs + accepted, calls);
-    keep = false;
     if (final.webhookRuns !== accepted)
       problems.push(`${final.webhookRuns} webhook runs for ${accepted} accepted deliveries`);
+    keep = problems.length > 0;
     return {
       runs: opts.runs,
       deliveriesSent: sent,
@@ -364,6 +367,7 @@ export async function postgresRestart(opts: { runs: number }): Promise<PostgresR
     await child.kill();
     await stub.close();
     cluster.destroy();
-    if (!keep) fs.rmSync(dir, { recursive: true, force: true });
+    if (keep) console.warn(`reliability scenario failed; its state and child.log stay in ${dir}`);
+    else fs.rmSync(dir, { recursive: true, force: true });
   }
 }

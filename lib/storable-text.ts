@@ -12,6 +12,7 @@ export interface UnstorableText {
 }
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const LONE_SURROGATES = new RegExp(LONE_SURROGATE, "g");
 function problemOf(text: string): string | null {
   if (text.includes("\u0000"))
     return "contains a NUL character (\\u0000), which cannot be stored; remove it";
@@ -77,7 +78,9 @@ export function unstorableText(value: unknown): UnstorableText | null {
  */
 export function storableCopy<T>(value: T): T {
   const fix = (text: string) =>
-    text.replaceAll("\u0000", "\uFFFD").replace(new RegExp(LONE_SURROGATE, "g"), "\uFFFD");
+    problemOf(text) === null
+      ? text
+      : text.replaceAll("\u0000", "\uFFFD").replace(LONE_SURROGATES, "\uFFFD");
   const walk = (v: unknown): unknown => {
     if (typeof v === "string") return fix(v);
     if (Array.isArray(v)) return v.map(walk);

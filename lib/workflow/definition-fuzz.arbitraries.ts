@@ -129,7 +129,7 @@ function applyMutation(root: Json, mutation: Mutation): Json {
   const steps = stepsOf(root);
   const stepId = (i: number) => {
     const s = steps?.[i];
-    return s && typeof s === "object" && !Array.isArray(s) ? s.id : null;
+    return s && typeof s === "object" && !Array.isArray(s) ? (s.id ?? null) : null;
   };
   switch (m.op) {
     case "replace":

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { describePath, unstorableText } from "./storable-text";
+import { describePath, storableCopy, unstorableText } from "./storable-text";
 
 describe("unstorableText", () => {
   it("finds NUL characters and lone surrogates in values and keys, with their path", () => {
@@ -36,5 +36,20 @@ describe("unstorableText", () => {
       }),
       { numRuns: 2000 },
     );
+  });
+
+  it("finds a NUL however deep it is nested (was skipped past 256 levels: a 500 on save)", () => {
+    let v: unknown = ["\u0000"];
+    for (let i = 0; i < 20_000; i++) v = { a: v };
+    const found = unstorableText({ draft: v });
+    expect(found?.path).toHaveLength(20_002);
+    expect(found?.path.slice(0, 3)).toEqual(["draft", "a", "a"]);
+    expect(found?.path.at(-1)).toBe(0);
+  });
+
+  it("storableCopy replaces NUL and lone surrogates in strings and keys, nothing else", () => {
+    const copy = storableCopy({ "k\u0000": ["a\u0000b", "\ud800x", "ok 😀"], n: 1, z: null });
+    expect(copy).toEqual({ "k\uFFFD": ["a\uFFFDb", "\uFFFDx", "ok 😀"], n: 1, z: null });
+    expect(unstorableText(copy)).toBeNull();
   });
 });

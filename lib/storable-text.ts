@@ -12,9 +12,7 @@ export interface UnstorableText {
 }
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-/** Walks at most this deep; deeper nesting is refused elsewhere (JSON depth limits). */
-const MAX_DEPTH = 256;
-
+const LONE_SURROGATES = new RegExp(LONE_SURROGATE, "g");
 function problemOf(text: string): string | null {
   if (text.includes("\u0000"))
     return "contains a NUL character (\\u0000), which cannot be stored; remove it";
@@ -23,36 +21,73 @@ function problemOf(text: string): string | null {
   return null;
 }
 
-/** The first string (value or object key) that cannot be stored, or null. */
+/**
+ * The first string (value or object key) that cannot be stored, or null. Iterative, with no depth
+ * limit: a NUL 300 levels down reaches the database as surely as one at the top (drafts and
+ * webhook bodies have no nesting limit of their own).
+ */
 export function unstorableText(value: unknown): UnstorableText | null {
-  const path: (string | number)[] = [];
-  const walk = (v: unknown, depth: number): UnstorableText | null => {
+  interface Frame {
+    readonly v: unknown;
+    readonly parent: Frame | null;
+    readonly seg: string | number;
+    /** A key to check (the frame's value is not walked). */
+    readonly isKey?: boolean;
+  }
+  const pathOf = (f: Frame): (string | number)[] => {
+    const path: (string | number)[] = [];
+    for (let at: Frame | null = f; at?.parent; at = at.parent) path.push(at.seg);
+    return path.reverse();
+  };
+  const seen = new Set<object>();
+  const stack: Frame[] = [{ v: value, parent: null, seg: "" }];
+  while (stack.length) {
+    const f = stack.pop()!;
+    if (f.isKey) {
+      const keyProblem = problemOf(f.seg as string);
+      if (keyProblem) return { path: pathOf(f), message: `The key ${keyProblem}` };
+      continue;
+    }
+    const v = f.v;
     if (typeof v === "string") {
       const message = problemOf(v);
-      return message ? { path: [...path], message: `The text ${message}` } : null;
+      if (message) return { path: pathOf(f), message: `The text ${message}` };
+      continue;
     }
-    if (v === null || typeof v !== "object" || depth >= MAX_DEPTH) return null;
+    if (v === null || typeof v !== "object" || v instanceof Date || seen.has(v)) continue;
+    seen.add(v);
+    // Pushed in reverse so they pop in order: each key is checked just before its value.
     if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) {
-        path.push(i);
-        const found = walk(v[i], depth + 1);
-        path.pop();
-        if (found) return found;
-      }
-      return null;
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], parent: f, seg: i });
+      continue;
     }
-    if (v instanceof Date) return null;
-    for (const key of Object.keys(v)) {
-      const keyProblem = problemOf(key);
-      if (keyProblem) return { path: [...path, key], message: `The key ${keyProblem}` };
-      path.push(key);
-      const found = walk((v as Record<string, unknown>)[key], depth + 1);
-      path.pop();
-      if (found) return found;
+    const keys = Object.keys(v);
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const key = keys[i]!;
+      stack.push({ v: (v as Record<string, unknown>)[key], parent: f, seg: key });
+      stack.push({ v: undefined, parent: f, seg: key, isKey: true });
     }
-    return null;
+  }
+  return null;
+}
+
+/**
+ * A copy of `value` whose strings and keys Postgres can store: NUL and lone surrogates become
+ * U+FFFD. For records of what was received (delivery logs), which must be written even when the
+ * request itself is refused for holding such text.
+ */
+export function storableCopy<T>(value: T): T {
+  const fix = (text: string) =>
+    problemOf(text) === null
+      ? text
+      : text.replaceAll("\u0000", "\uFFFD").replace(LONE_SURROGATES, "\uFFFD");
+  const walk = (v: unknown): unknown => {
+    if (typeof v === "string") return fix(v);
+    if (Array.isArray(v)) return v.map(walk);
+    if (v === null || typeof v !== "object" || v instanceof Date) return v;
+    return Object.fromEntries(Object.entries(v).map(([k, c]) => [fix(k), walk(c)]));
   };
-  return walk(value, 0);
+  return walk(value) as T;
 }
 
 /** "at input.name" style location for messages. */

@@ -4,28 +4,18 @@
  * while the run sleeps in a delay, starts it again on the same data, and checks that the run
  * completes with every step recorded exactly once and its event delivered once.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDb, testDriver, type TestDb } from "@/db/testing";
+import { readChildState, startCrashChild, untilState } from "./test-fixtures/crash-child";
 
-const fixture = path.join(__dirname, "test-fixtures", "engine-crash-app.ts");
 let dir: string;
 let target: string;
 let pg: TestDb | undefined;
 let child: ChildProcess | undefined;
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = net.createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 
 interface State {
   runId: string;
@@ -41,57 +31,12 @@ async function start(
   runId?: string,
   extra: Record<string, string> = {},
 ): Promise<ChildProcess> {
-  const [appPort, execPort] = [await freePort(), await freePort()];
-  const proc = spawn(process.execPath, ["--conditions=react-server", "--import", "tsx", fixture], {
-    cwd: process.cwd(),
-    env: {
-      ...process.env,
-      ENGINE_DB: target,
-      ENGINE_APP_PORT: String(appPort),
-      SLUICE_EXECUTOR_PORT: String(execPort),
-      ENGINE_MODE: mode,
-      ENGINE_RUN_ID: runId ?? "",
-      ENGINE_OUT: path.join(dir, "state.json"),
-      NODE_ENV: "test",
-      ...extra,
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stderr = "";
-  proc.stderr!.on("data", (d) => (stderr += String(d)));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`child did not start: ${stderr}`)), 60_000);
-    proc.stdout!.on("data", (d) => {
-      if (String(d).includes("ready")) {
-        clearTimeout(timer);
-        resolve(proc);
-      }
-    });
-    proc.on("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`child exited with ${code}: ${stderr}`));
-    });
-  });
+  return (await startCrashChild({ target, dir, mode, runId, env: extra })).proc;
 }
 
-const state = (): State | undefined => {
-  try {
-    return JSON.parse(fs.readFileSync(path.join(dir, "state.json"), "utf8")) as State;
-  } catch {
-    return undefined;
-  }
-};
-
-async function until<T>(check: () => T | undefined | false, what: string, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = check();
-    if (v) return v;
-    if (Date.now() > end)
-      throw new Error(`timed out waiting for ${what}: ${JSON.stringify(state())}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const state = () => readChildState<State>(dir);
+const until = <T>(check: () => T | undefined | false, what: string, ms = 30_000) =>
+  untilState(dir, check, what, ms);
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "sluice-engine-crash-"));

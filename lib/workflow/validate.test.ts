@@ -689,6 +689,16 @@ describe("graph", () => {
       "CYCLE",
       { message: /"a".when references "b"/ },
     );
+    // Without edges, array order links the steps: a `when` on a later step closes the cycle. The
+    // issue points at that `when`, never at an "edge #-1" (found by definition-fuzz.test.ts).
+    const implicit = expectIssue(
+      base({ steps: [t("a", null, { when: { ref: "steps.b.status", eq: "completed" } }), t("b")] }),
+      "CYCLE",
+      { path: ["steps", 0, "when"] },
+    );
+    expect(implicit.message).toContain('"a" comes before "b" in array order');
+    expect(implicit.message).not.toContain("#-1");
+    expect(implicit.edgeIndex).toBeUndefined();
   });
 
   it("UNREACHABLE_STEP for steps only reachable through a cycle or a return", () => {

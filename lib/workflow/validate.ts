@@ -465,16 +465,24 @@ function checkCycles(checker: Checker, level: Level, graph: WorkflowGraph<StepVi
   for (const cycle of findCycles(graph)) {
     cycle.steps.forEach((id) => onCycle.add(id));
     const loop = [...cycle.steps, cycle.steps[0]!].map((id) => `"${id}"`).join(" → ");
+    // Without edges, steps run in array order: those links are implicit (via -1) and have no
+    // edge to point at, so the issue points at a written link (a cycle always has one).
     const links = cycle.links
       .map((l) =>
-        l.via === "when" ? `"${l.to}".when references "${l.from}"` : `edge #${l.via as number}`,
+        l.via === "when"
+          ? `"${l.to}".when references "${l.from}"`
+          : l.via < 0
+            ? `"${l.from}" comes before "${l.to}" in array order`
+            : `edge #${l.via}`,
       )
       .join(", ");
-    const first = cycle.links[0]!;
+    const first = cycle.links.find((l) => l.via === "when" || l.via >= 0) ?? cycle.links[0]!;
     const path =
       first.via === "when"
         ? [...graph.nodes.get(first.to)!.step.path, "when"]
-        : [...level.path, "edges", first.via as number];
+        : first.via >= 0
+          ? [...level.path, "edges", first.via]
+          : [...graph.nodes.get(first.to)!.step.path];
     checker.issues.push(
       makeIssue(
         "CYCLE",
@@ -482,7 +490,7 @@ function checkCycles(checker: Checker, level: Level, graph: WorkflowGraph<StepVi
         path,
         {
           stepId: cycle.steps[0],
-          ...(first.via !== "when" ? { edgeIndex: first.via as number } : {}),
+          ...(first.via !== "when" && first.via >= 0 ? { edgeIndex: first.via } : {}),
         },
       ),
     );

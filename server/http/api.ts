@@ -89,7 +89,9 @@ export function apiRoute<P extends Params = Params>(
   return async (req: Request, routeCtx: { params: Promise<P> }): Promise<Response> => {
     try {
       const ctx = await authenticateRequest(req, opts.minRole);
-      const result = await handler({ ctx, req, params: await routeCtx.params });
+      const params = await routeCtx.params;
+      refuseUnstorable(params, "Path");
+      const result = await handler({ ctx, req, params });
       if (result instanceof Response) return result;
       return Response.json(result ?? { ok: true });
     } catch (e) {
@@ -136,11 +138,19 @@ export async function readJsonBody(req: Request, maxBytes = 1024 * 1024): Promis
     throw new ValidationError(`Request body is not valid JSON: ${(e as Error).message}`);
   }
   // NUL and lone surrogates are valid JSON escapes that Postgres refuses: a 400 naming the field.
+  refuseUnstorable(value, "Request body");
+  return value;
+}
+
+/**
+ * Throws a 400 naming the field when `value` (a body, path params or query) holds text Postgres
+ * cannot store (lib/storable-text.ts): otherwise a lookup by such an id fails in the driver (a 500).
+ */
+export function refuseUnstorable(value: unknown, what: string): void {
   const unstorable = unstorableText(value);
   if (unstorable)
     throw new ValidationError(
-      `Request body at ${describePath(unstorable.path)}: ${unstorable.message}`,
+      `${what} at ${describePath(unstorable.path)}: ${unstorable.message}`,
       [{ path: unstorable.path, message: unstorable.message }],
     );
-  return value;
 }

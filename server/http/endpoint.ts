@@ -2,7 +2,13 @@ import "server-only";
 import type { z } from "zod";
 import { fromZodError } from "../errors";
 import type { ServiceContext } from "../services/context";
-import { authenticateRequest, domainErrorResponse, errorResponse, readJsonBody } from "./api";
+import {
+  authenticateRequest,
+  domainErrorResponse,
+  errorResponse,
+  readJsonBody,
+  refuseUnstorable,
+} from "./api";
 import { API_METHODS, type ApiMethod, type Inferred, type Operation } from "./operation";
 
 export type RouteHandler = (
@@ -84,10 +90,11 @@ export function endpoint<
     try {
       const ctx = await authenticateRequest(req, op.minRole);
       const rawParams = await routeCtx.params;
+      refuseUnstorable(rawParams, "Path");
       const params = op.params ? parseWith(op.params, rawParams, "Path") : undefined;
-      const query = op.query
-        ? parseWith(op.query, queryObject(new URL(req.url), op.query), "Query")
-        : undefined;
+      const rawQuery = op.query ? queryObject(new URL(req.url), op.query) : undefined;
+      refuseUnstorable(rawQuery, "Query");
+      const query = op.query ? parseWith(op.query, rawQuery, "Query") : undefined;
       const body = op.body
         ? parseWith(op.body, await readJsonBody(req, op.maxBodyBytes), "Request body")
         : undefined;

@@ -3,6 +3,7 @@ import { logWithRef } from "@/lib/log";
 import { ResourceTemplate, type McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ErrorCode, McpError, type ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
 import { DomainError } from "../errors";
+import { refuseUnstorable } from "../http/api";
 import type { ServiceContext } from "../services/context";
 import { listRuns } from "../services/runs/list-runs";
 import { getRunEnvelope } from "../services/runs/run-envelope";
@@ -46,15 +47,20 @@ export function registerResources(server: McpServer, ctx: ServiceContext): void 
       mimeType: "application/json",
     },
     (uri, vars) =>
-      guard(ctx, uri.href, async (): Promise<ReadResourceResult> => {
-        const exported = await exportWorkflow({
-          ctx,
-          input: { workflowId: String(vars.id), version: "current", format: "json" },
-        });
-        return {
-          contents: [{ uri: uri.href, mimeType: "application/json", text: exported.content }],
-        };
-      }),
+      guard(
+        ctx,
+        uri.href,
+        async (): Promise<ReadResourceResult> => {
+          const exported = await exportWorkflow({
+            ctx,
+            input: { workflowId: String(vars.id), version: "current", format: "json" },
+          });
+          return {
+            contents: [{ uri: uri.href, mimeType: "application/json", text: exported.content }],
+          };
+        },
+        vars,
+      ),
   );
 
   server.registerResource(
@@ -81,24 +87,35 @@ export function registerResources(server: McpServer, ctx: ServiceContext): void 
       mimeType: "application/json",
     },
     (uri, vars) =>
-      guard(ctx, uri.href, async (): Promise<ReadResourceResult> => {
-        const envelope = await getRunEnvelope({ ctx, input: { runId: String(vars.id) } });
-        return {
-          contents: [
-            {
-              uri: uri.href,
-              mimeType: "application/json",
-              text: JSON.stringify(envelope, null, 2),
-            },
-          ],
-        };
-      }),
+      guard(
+        ctx,
+        uri.href,
+        async (): Promise<ReadResourceResult> => {
+          const envelope = await getRunEnvelope({ ctx, input: { runId: String(vars.id) } });
+          return {
+            contents: [
+              {
+                uri: uri.href,
+                mimeType: "application/json",
+                text: JSON.stringify(envelope, null, 2),
+              },
+            ],
+          };
+        },
+        vars,
+      ),
   );
 }
 
 /** Resources have no error results: refusals become JSON-RPC errors with the service's message. */
-async function guard<T>(ctx: ServiceContext, uri: string, read: () => Promise<T>): Promise<T> {
+async function guard<T>(
+  ctx: ServiceContext,
+  uri: string,
+  read: () => Promise<T>,
+  vars: Record<string, unknown> = {},
+): Promise<T> {
   try {
+    refuseUnstorable(vars, "Resource URI");
     return await read();
   } catch (e) {
     if (e instanceof DomainError) {

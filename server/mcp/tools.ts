@@ -7,6 +7,7 @@ import { hasRole, type Role } from "@/lib/schemas/roles";
 import { StartRunInput } from "@/lib/schemas/runs";
 import { ListWorkflowsInput } from "@/lib/schemas/workflows";
 import { ForbiddenError, PreconditionFailedError, ValidationError } from "../errors";
+import { refuseUnstorable } from "../http/api";
 import { decideApproval } from "../services/approvals/decide-approval";
 import { parseResumeToken } from "../services/approvals/resume-token";
 import type { ServiceContext } from "../services/context";
@@ -80,6 +81,7 @@ export function registerTools(server: McpServer, { ctx, signal }: ToolContext): 
           throw new ForbiddenError(
             `${name} needs a token with the ${def.minRole} role or higher; this token acts as ${role}`,
           );
+        refuseUnstorable(args, "Arguments");
         return toolResult(await run(args, extra));
       } catch (e) {
         return toolError(e, ctx.log, name);

@@ -20,7 +20,7 @@ import { startTriggerRun, triggerContext, type TriggerRow } from "./start-trigge
 import { webhookEntry, type WebhookEntry } from "./webhook-cache";
 import { insertIntoInbox, type DeliveryRequest } from "./webhook-inbox";
 import { wakeWebhookAdmitter } from "./webhook-admitter";
-import { describePath, unstorableText } from "@/lib/storable-text";
+import { describePath, storableCopy, unstorableText } from "@/lib/storable-text";
 
 export interface WebhookDeps {
   db: Db;
@@ -86,6 +86,9 @@ export async function receiveWebhook(
   req: IncomingWebhook,
 ): Promise<WebhookAnswer> {
   const attempt: Attempt = {};
+  // No webhook path holds text Postgres cannot store; looking one up would fail in the driver.
+  if (unstorableText(req.path))
+    return error(404, "not_found", "No webhook is configured at this path");
   let { entry, fresh } = await webhookEntry(deps.db, deps.keys, req.path);
   for (;;) {
     if (!entry) return error(404, "not_found", "No webhook is configured at this path");
@@ -117,15 +120,18 @@ async function handle(
     const all = req.query.getAll(key);
     query[key] = all.length === 1 ? all[0]! : all;
   }
-  const summary = (): DeliveryRequest => ({
-    method: req.method,
-    headers: recordedHeaders,
-    query,
-    bodyBytes: attempt.body?.length ?? null,
-    bodyPreview: attempt.body
-      ? attempt.body.subarray(0, BODY_PREVIEW_BYTES).toString("utf8")
-      : null,
-  });
+  // The delivery log keeps even a refused request: its text made storable (a NUL in the query or
+  // the body would fail the insert — a 500 instead of the refusal).
+  const summary = (): DeliveryRequest =>
+    storableCopy({
+      method: req.method,
+      headers: recordedHeaders,
+      query,
+      bodyBytes: attempt.body?.length ?? null,
+      bodyPreview: attempt.body
+        ? attempt.body.subarray(0, BODY_PREVIEW_BYTES).toString("utf8")
+        : null,
+    });
   const record = (
     status: DeliveryStatus,
     answer: WebhookAnswer,
@@ -241,12 +247,12 @@ async function handle(
   } else if (text !== "") payload = text;
   // A NUL or a lone surrogate (valid JSON escapes) cannot be stored in jsonb: refuse it here, not
   // as a database error after the delivery was half-recorded.
-  const unstorable = unstorableText(payload);
+  const unstorable = unstorableText({ query, body: payload });
   if (unstorable)
     return reject(
       400,
       "unstorable_text",
-      `The body has text that cannot be stored at ${describePath(["body", ...unstorable.path])}: ${unstorable.message}`,
+      `The request has text that cannot be stored at ${describePath(unstorable.path)}: ${unstorable.message}`,
     );
 
   const mapped = applyMapping(

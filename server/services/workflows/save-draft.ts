@@ -1,5 +1,5 @@
 import "server-only";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { workflows } from "@/db/schema";
 import { MAX_DEFINITION_BYTES, SaveDraftInput } from "@/lib/schemas/workflows";
 import { deepEqual, hashDefinition, validateDefinition } from "@/lib/workflow";
@@ -48,7 +48,8 @@ export async function saveDraft({ ctx, input }: { ctx: ServiceContext; input: un
     const [row] = await tx
       .update(workflows)
       .set({
-        draft: definition ?? null,
+        // A JSON null is a draft like any other; a bare null would be SQL NULL (not-null column).
+        draft: definition === undefined || definition === null ? sql`'null'::jsonb` : definition,
         draftHash,
         draftRevision: wf.draftRevision + 1,
         draftUpdatedAt: ctx.now(),

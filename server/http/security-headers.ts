@@ -1,0 +1,32 @@
+import "server-only";
+import { env, publicUrl } from "@/env";
+import { API_CSP, commonSecurityHeaders, isHttpsUrl } from "@/lib/security/headers";
+
+/**
+ * /api answers get their security headers here rather than in proxy.ts: a proxy that matches a
+ * route makes Next buffer the whole request body first (truncating it past 10 MB), which would
+ * undo the streaming body caps of webhooks, /api/v1 and the Inngest endpoint.
+ */
+const headers = { ...commonSecurityHeaders({ isHttps: isHttpsUrl(publicUrl(env)) }) };
+headers["Content-Security-Policy"] = API_CSP;
+
+/** Sets the API security headers on a response, copying it first when its headers are immutable. */
+export function withApiSecurityHeaders(res: Response): Response {
+  let out = res;
+  try {
+    for (const [k, v] of Object.entries(headers)) out.headers.set(k, v);
+  } catch (e) {
+    // Response.redirect() and fetched responses have immutable headers: copy into a fresh one.
+    if (!(e instanceof TypeError)) throw e;
+    out = new Response(res.body, res);
+    for (const [k, v] of Object.entries(headers)) out.headers.set(k, v);
+  }
+  return out;
+}
+
+/** Wraps a route handler so every answer it gives (errors included) carries the API headers. */
+export function securedRoute<A extends unknown[]>(
+  handler: (...args: A) => Response | Promise<Response>,
+): (...args: A) => Promise<Response> {
+  return async (...args) => withApiSecurityHeaders(await handler(...args));
+}

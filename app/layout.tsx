@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { connection } from "next/server";
 import type { ReactNode } from "react";
 import "./globals.css";
 import { Providers } from "./providers";
@@ -16,7 +17,11 @@ export const metadata: Metadata = {
   },
 };
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  // Render per request: the nonce proxy.ts puts in the CSP exists only at request time, and a page
+  // prerendered at build time would carry scripts without it (blocked). Costs a render per view of
+  // the few pages that were static (/, sign-in, sign-up, 404); everything else was dynamic already.
+  await connection();
   return (
     <html lang="en">
       <body>

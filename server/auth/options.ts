@@ -3,7 +3,8 @@ import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import GitHubProvider from "next-auth/providers/github";
 import { getDb } from "@/db";
-import { env } from "@/env";
+import { env, publicUrl } from "@/env";
+import { isHttpsUrl } from "@/lib/security/headers";
 import { getRuntime } from "../runtime";
 import { DomainError } from "../errors";
 import { verifyCredentials } from "../services/auth/verify-credentials";
@@ -47,6 +48,9 @@ export function getAuthOptions(): NextAuthOptions {
   cached = {
     secret: rt.keys.derive("session").toString("hex"),
     session: { strategy: "jwt", maxAge: 30 * 24 * 3600 },
+    // Secure cookies with __Secure-/__Host- names only behind https (a browser drops Secure
+    // cookies on plain http). next-auth's defaults are already HttpOnly and SameSite=Lax.
+    useSecureCookies: isHttpsUrl(publicUrl(env)),
     pages: { signIn: "/sign-in", error: "/sign-in" },
     providers,
     logger: {

@@ -10,6 +10,7 @@ import {
   refuseUnstorable,
 } from "./api";
 import { API_METHODS, type ApiMethod, type Inferred, type Operation } from "./operation";
+import { securedRoute } from "./security-headers";
 
 export type RouteHandler = (
   req: Request,
@@ -144,9 +145,9 @@ export function routeMethods(handlers: Partial<Record<ApiMethod, RouteHandler>>)
       { allow },
     );
   stubs.add(stub);
-  const out = { HEAD: handlers.GET ? undefined : stub } as RouteExports;
-  for (const m of API_METHODS) out[m] = handlers[m] ?? stub;
-  out.OPTIONS = async () => new Response(null, { status: 204, headers: { allow } });
+  const out = { HEAD: handlers.GET ? undefined : secured(stub) } as RouteExports;
+  for (const m of API_METHODS) out[m] = secured(handlers[m] ?? stub);
+  out.OPTIONS = securedRoute(async () => new Response(null, { status: 204, headers: { allow } }));
   return out;
 }
 
@@ -159,7 +160,17 @@ export function notFoundMethods(): RouteExports {
       `There is no API route ${req.method} ${new URL(req.url).pathname}; see /api/v1/openapi.json`,
     );
   stubs.add(notFound);
-  const out = { HEAD: notFound, OPTIONS: notFound } as RouteExports;
-  for (const m of API_METHODS) out[m] = notFound;
+  const handler = secured(notFound);
+  const out = { HEAD: handler, OPTIONS: handler } as RouteExports;
+  for (const m of API_METHODS) out[m] = handler;
   return out;
+}
+
+/** securedRoute() that keeps what operationFor() and isMethodStub() know about the handler. */
+function secured(handler: RouteHandler): RouteHandler {
+  const wrapped = securedRoute(handler);
+  const op = operationOf.get(handler);
+  if (op) operationOf.set(wrapped, op);
+  if (stubs.has(handler)) stubs.add(wrapped);
+  return wrapped;
 }

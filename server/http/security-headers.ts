@@ -24,9 +24,18 @@ export function withApiSecurityHeaders(res: Response): Response {
   return out;
 }
 
+const secured = new WeakSet<object>();
+
 /** Wraps a route handler so every answer it gives (errors included) carries the API headers. */
 export function securedRoute<A extends unknown[]>(
   handler: (...args: A) => Response | Promise<Response>,
 ): (...args: A) => Promise<Response> {
-  return async (...args) => withApiSecurityHeaders(await handler(...args));
+  const wrapped = async (...args: A) => withApiSecurityHeaders(await handler(...args));
+  secured.add(wrapped);
+  return wrapped;
+}
+
+/** For the test that checks every exported method of every /api route file is wrapped. */
+export function isSecuredRoute(handler: unknown): boolean {
+  return typeof handler === "function" && secured.has(handler);
 }

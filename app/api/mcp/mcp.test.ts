@@ -155,7 +155,7 @@ describe("MCP server: connection and authentication", () => {
     expect(res.status).toBe(401);
     expect(res.headers.get("www-authenticate")).toMatch(/^Bearer/);
     expect((await res.json()).error).toMatchObject({ code: "unauthorized" });
-    for (const res of [route.GET(), route.DELETE()]) {
+    for (const res of await Promise.all([route.GET(), route.DELETE()])) {
       expect(res.status).toBe(405);
       expect(res.headers.get("allow")).toBe("POST");
       expect((await res.json()).error.code).toBe("method_not_allowed");

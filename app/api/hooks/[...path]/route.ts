@@ -1,10 +1,12 @@
 import { handleWebhook } from "@/server/http/hooks";
+import { securedRoute } from "@/server/http/security-headers";
 
 export const dynamic = "force-dynamic";
 
 /** `/api/hooks/<path>`: the webhook receiver (server/services/triggers/receive-webhook.ts). */
-export const GET = handleWebhook;
-export const POST = handleWebhook;
-export const PUT = handleWebhook;
-export const PATCH = handleWebhook;
-export const DELETE = handleWebhook;
+const handler = securedRoute(handleWebhook);
+export const GET = handler;
+export const POST = handler;
+export const PUT = handler;
+export const PATCH = handler;
+export const DELETE = handler;

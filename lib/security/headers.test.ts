@@ -1,11 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  API_CSP,
-  buildPageCsp,
-  commonSecurityHeaders,
-  generateNonce,
-  isHttpsUrl,
-} from "./headers";
+import { API_CSP, buildPageCsp, commonSecurityHeaders, generateNonce, isHttpsUrl } from "./headers";
 
 /** `script-src 'self' 'nonce-x'` → { "script-src": ["'self'", "'nonce-x'"] } */
 function directives(csp: string): Record<string, string[]> {
@@ -88,6 +82,9 @@ describe("commonSecurityHeaders", () => {
 
 describe("API_CSP", () => {
   it("allows nothing and no framing", () => {
-    expect(directives(API_CSP)).toEqual({ "default-src": ["'none'"], "frame-ancestors": ["'none'"] });
+    expect(directives(API_CSP)).toEqual({
+      "default-src": ["'none'"],
+      "frame-ancestors": ["'none'"],
+    });
   });
 });

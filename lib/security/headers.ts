@@ -41,8 +41,8 @@ export function generateNonce(): string {
 }
 
 /**
- * The page policy. Scripts: only those carrying this request's nonce, plus what they load
- * ('strict-dynamic' trusts chunks and Monaco's workers created by nonced scripts); no
+ * The page policy. Scripts: only those carrying this request's nonce, plus the chunks they load
+ * ('strict-dynamic'); Monaco's workers are admitted by worker-src. No
  * 'unsafe-inline'. Styles allow 'unsafe-inline' on purpose: Monaco writes <style> elements at
  * runtime (themes, decorations) and React Flow positions nodes with style attributes, and neither
  * can carry a nonce. A nonce in style-src would switch 'unsafe-inline' off, so there is none.

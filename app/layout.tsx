@@ -19,8 +19,8 @@ export const metadata: Metadata = {
 
 export default async function RootLayout({ children }: { children: ReactNode }) {
   // Render per request: the nonce proxy.ts puts in the CSP exists only at request time, and a page
-  // prerendered at build time would carry scripts without it (blocked). Costs a render per view of
-  // the few pages that were static (/, sign-in, sign-up, 404); everything else was dynamic already.
+  // prerendered at build time would carry scripts without it (blocked). Every page was dynamic
+  // already; this also covers the 404 page and any page added later.
   await connection();
   return (
     <html lang="en">

@@ -2,11 +2,11 @@
  * tRPC input that fails its schema is refused with a message that names the limit or the form
  * expected, and says what was sent — never zod's bare "Invalid input" or "Too big: expected …".
  */
-import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "@/db/testing";
 import { ValidationError } from "../errors";
 import { createWorkspaceFixture, type WorkspaceFixture } from "../testing/harness";
+import { trpcRefusal as refusal } from "../testing/trpc";
 import { createCaller } from "./root";
 
 let t: TestDb;
@@ -18,15 +18,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.close();
 });
-
-async function refusal(p: Promise<unknown>): Promise<TRPCError> {
-  const e = await p.then(
-    () => null,
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(TRPCError);
-  return e as TRPCError;
-}
 
 describe("tRPC input messages", () => {
   it("a string past its cap names the cap and the length sent", async () => {

@@ -2,11 +2,11 @@
  * Text Postgres cannot store (NUL, lone surrogates) is refused by every tRPC procedure with a 400
  * naming the field — before any service or the database sees it.
  */
-import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { workflows } from "@/db/schema";
 import { createTestDb, type TestDb } from "@/db/testing";
 import { createWorkspaceFixture, type WorkspaceFixture } from "../testing/harness";
+import { trpcRefusal as refusal } from "../testing/trpc";
 import { createCaller } from "./root";
 
 let t: TestDb;
@@ -18,15 +18,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.close();
 });
-
-async function refusal(p: Promise<unknown>): Promise<TRPCError> {
-  const e = await p.then(
-    () => null,
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(TRPCError);
-  return e as TRPCError;
-}
 
 describe("unstorable text in tRPC input", () => {
   it("a NUL in a workflow name → BAD_REQUEST at name, nothing written", async () => {

@@ -488,6 +488,7 @@ const CASES: Record<string, Case> = {
     input: async (fx) => ({ proposalId: await proposalIn(fx) }),
     foreign: async (o) => ({ proposalId: await proposalIn(o) }),
   },
+  "audit.list": { access: "admin", input: () => ({ action: "secret.*", limit: 5 }) },
   "secret.list": { access: "editor" },
   "secret.create": { access: "admin", input: () => ({ name: secretName(), value: "value-1234" }) },
   "secret.update": {

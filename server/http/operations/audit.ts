@@ -5,7 +5,8 @@ import { JsonObject, Limit, pageOf } from "./common";
 
 const Timestamp = z.iso.datetime({ offset: true });
 
-export const AuditEntry = z
+/** Not exported: index.ts takes every export of this module for an operation. */
+const AuditEntry = z
   .looseObject({
     id: z.number().int(),
     createdAt: Timestamp,

@@ -76,7 +76,8 @@ export function AuditLog() {
       a.href = url;
       a.download = `audit-${new Date().toISOString().slice(0, 10)}.ndjson`;
       a.click();
-      URL.revokeObjectURL(url);
+      // The download reads the blob after this handler returns; free it once it surely has.
+      setTimeout(() => URL.revokeObjectURL(url), 60_000);
       setExportState({ busy: false });
     } catch (err) {
       setExportState({ busy: false, error: errorMessage(err) });

@@ -4,7 +4,7 @@ import { usePathname, useSearchParams } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { EmptyState, ErrorState, LoadingRows } from "@/components/ui/states";
 import { RelativeTime } from "@/components/ui/time";
-import { AUDIT_ACTOR_TYPES } from "@/lib/schemas/audit";
+import { AUDIT_ACTOR_TYPES, AuditActorType } from "@/lib/schemas/audit";
 import { errorMessage, useTRPC, useTRPCClient } from "@/lib/trpc/client";
 import {
   auditFiltersFromParams,
@@ -212,12 +212,41 @@ export function AuditLog() {
                   </td>
                   <td>
                     <span className="faint small">{e.actorType}</span>{" "}
-                    {e.actorName ?? <span className="mono small">{e.actorId ?? "—"}</span>}
+                    {e.actorId ? (
+                      <button
+                        type="button"
+                        className="btn btn-sm btn-ghost"
+                        title={`Only entries by ${e.actorId}`}
+                        onClick={() =>
+                          set({
+                            actorType: AuditActorType.safeParse(e.actorType).data,
+                            actorId: e.actorId!,
+                          })
+                        }
+                      >
+                        {e.actorName ?? e.actorId}
+                      </button>
+                    ) : (
+                      "—"
+                    )}
                   </td>
                   <td className="mono">{e.action}</td>
                   <td>
                     {e.targetType ? <span className="faint small">{e.targetType} </span> : null}
-                    <span className="mono small">{e.targetId ?? "—"}</span>
+                    {e.targetId ? (
+                      <button
+                        type="button"
+                        className="btn btn-sm btn-ghost mono"
+                        title={`Only entries about ${e.targetId}`}
+                        onClick={() =>
+                          set({ targetType: e.targetType ?? undefined, targetId: e.targetId! })
+                        }
+                      >
+                        {e.targetId}
+                      </button>
+                    ) : (
+                      "—"
+                    )}
                   </td>
                   <td className="mono small" style={{ maxWidth: 360, overflowWrap: "anywhere" }}>
                     {Object.keys(e.details).length ? JSON.stringify(e.details) : "—"}

@@ -31,6 +31,8 @@ export async function listAudit({ ctx, input }: { ctx: ServiceContext; input?: u
   if (f.targetId) where.push(eq(auditEvents.targetId, f.targetId));
   if (f.from) where.push(gte(auditEvents.createdAt, f.from));
   if (f.to) where.push(lte(auditEvents.createdAt, f.to));
+  // created_at is always written from ctx.now() (millisecond precision), so the ISO text of the
+  // cursor compares equal to the stored value and ties fall to the id.
   if (f.cursor) {
     const [ts, rawId] = f.cursor.split("|");
     const at = new Date(ts ?? "");

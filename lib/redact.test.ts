@@ -1,6 +1,12 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createLogger } from "./log";
-import { createRedactor, registerLogRedactor, secretVariants } from "./redact";
+import {
+  createRedactor,
+  REDACTED_KEY_VALUE,
+  redactSecretKeys,
+  registerLogRedactor,
+  secretVariants,
+} from "./redact";
 
 const SECRET = "s3cr3t-Tok+en/with=odd&chars?ü";
 const r = createRedactor([{ name: "API_TOKEN", value: SECRET }]);
@@ -158,5 +164,23 @@ describe("registerLogRedactor", () => {
     expect(lines.length).toBe(2);
     for (const encode of Object.values(encodings)) expect(all).not.toContain(encode(SECRET));
     expect(all).toContain("[REDACTED:API_TOKEN]");
+  });
+});
+
+describe("redactSecretKeys", () => {
+  it("replaces the values of secret-named keys at any depth and keeps secret names", () => {
+    const details = {
+      name: "API_TOKEN",
+      value: "sk-live-1",
+      nested: [{ Api_Key: "k", password: { deep: "p" } }, "plain"],
+      after: { passwordSecret: "SMTP_PASSWORD", "client-secret": "c" },
+    };
+    expect(redactSecretKeys(details)).toEqual({
+      name: "API_TOKEN",
+      value: REDACTED_KEY_VALUE,
+      nested: [{ Api_Key: REDACTED_KEY_VALUE, password: REDACTED_KEY_VALUE }, "plain"],
+      after: { passwordSecret: "SMTP_PASSWORD", "client-secret": REDACTED_KEY_VALUE },
+    });
+    expect(details.value).toBe("sk-live-1");
   });
 });

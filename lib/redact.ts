@@ -350,3 +350,37 @@ export function registerLogRedactor(redactor: Redactor): () => void {
   if (redactor.size === 0) return () => {};
   return addLogRedactor((line) => redactor.string(line));
 }
+
+/** Keys whose values are secret by name, compared without case, `_` or `-` (`api_key` = `apiKey`). */
+const SECRET_KEYS = new Set([
+  "value",
+  "secret",
+  "secretvalue",
+  "token",
+  "accesstoken",
+  "refreshtoken",
+  "password",
+  "apikey",
+  "privatekey",
+  "clientsecret",
+  "authorization",
+  "cookie",
+]);
+
+export const REDACTED_KEY_VALUE = "[REDACTED]";
+
+/**
+ * A copy of a JSON-like value with the values of secret-named keys replaced (audit details shown or
+ * exported). Exact key names only: `passwordSecret` names a secret, it does not hold one.
+ */
+export function redactSecretKeys<T>(value: T): T {
+  if (Array.isArray(value)) return value.map((v) => redactSecretKeys(v)) as T;
+  if (value === null || typeof value !== "object" || !isPlainRecord(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    out[k] = SECRET_KEYS.has(k.toLowerCase().replace(/[_-]/g, ""))
+      ? REDACTED_KEY_VALUE
+      : redactSecretKeys(v);
+  }
+  return out as T;
+}

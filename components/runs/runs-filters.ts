@@ -49,12 +49,15 @@ export function filtersToParams(f: RunFilters): URLSearchParams {
   return p;
 }
 
+/** A yyyy-mm-dd local day as its first (or with `end`, last) millisecond. */
+export function localDay(s: string, end: boolean): Date {
+  const [y, m, d] = s.split("-").map(Number);
+  return end ? new Date(y!, m! - 1, d!, 23, 59, 59, 999) : new Date(y!, m! - 1, d!);
+}
+
 /** The list query for the filters (dates are local days: `to` includes the whole day). */
 export function filtersToQuery(f: RunFilters): ListRunsInput {
-  const day = (s: string, end: boolean) => {
-    const [y, m, d] = s.split("-").map(Number);
-    return end ? new Date(y!, m! - 1, d!, 23, 59, 59, 999) : new Date(y!, m! - 1, d!);
-  };
+  const day = localDay;
   return {
     ...(f.workflowId ? { workflowId: f.workflowId } : {}),
     ...(f.status.length ? { status: f.status } : {}),

@@ -488,6 +488,11 @@ const CASES: Record<string, Case> = {
     input: async (fx) => ({ proposalId: await proposalIn(fx) }),
     foreign: async (o) => ({ proposalId: await proposalIn(o) }),
   },
+  // `direction` is what useInfiniteQuery adds to the input; the procedure must accept it.
+  "audit.list": {
+    access: "admin",
+    input: () => ({ action: "secret.*", limit: 5, direction: "forward" }),
+  },
   "secret.list": { access: "editor" },
   "secret.create": { access: "admin", input: () => ({ name: secretName(), value: "value-1234" }) },
   "secret.update": {

@@ -1,5 +1,6 @@
 import { apiTokenRouter } from "./routers/api-token";
 import { approvalRouter } from "./routers/approval";
+import { auditRouter } from "./routers/audit";
 import { runRouter } from "./routers/run";
 import { triggerRouter } from "./routers/trigger";
 import { scheduleRouter } from "./routers/schedule";
@@ -31,6 +32,7 @@ export const appRouter = router({
   quota: quotaRouter,
   schedule: scheduleRouter,
   proposal: proposalRouter,
+  audit: auditRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -164,6 +164,16 @@ async function endedRunIn(fx: WorkspaceFixture) {
 }
 
 const ROUTES: Record<string, RouteCase> = {
+  "GET /api/v1/audit": {
+    minRole: "admin",
+    prepare: async () => ({ query: { action: "api_token.*" } }),
+    expectOk: async (res) => {
+      const body = await res.json();
+      // At least the creation of the token making this request.
+      expect(body.items.length).toBeGreaterThan(0);
+      for (const e of body.items) expect(e.action).toMatch(/^api_token\./);
+    },
+  },
   "GET /api/v1/me": {
     minRole: "viewer",
     expectOk: async (res, fx) => {

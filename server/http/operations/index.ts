@@ -1,4 +1,5 @@
 import type { Operation } from "../operation";
+import * as audit from "./audit";
 import * as meta from "./meta";
 import * as proposals from "./proposals";
 import * as runs from "./runs";
@@ -6,6 +7,6 @@ import * as triggers from "./triggers";
 import * as workflows from "./workflows";
 
 /** Every /api/v1 operation, in document order. A test checks it against the route files. */
-export const OPERATIONS: Operation[] = [meta, workflows, runs, triggers, proposals].flatMap(
+export const OPERATIONS: Operation[] = [meta, workflows, runs, triggers, proposals, audit].flatMap(
   (m) => Object.values(m) as Operation[],
 );

@@ -1,0 +1,274 @@
+"use client";
+import { useInfiniteQuery } from "@tanstack/react-query";
+import { usePathname, useSearchParams } from "next/navigation";
+import { useState, type FormEvent } from "react";
+import { EmptyState, ErrorState, LoadingRows } from "@/components/ui/states";
+import { RelativeTime } from "@/components/ui/time";
+import { AUDIT_ACTOR_TYPES, AuditActorType } from "@/lib/schemas/audit";
+import { errorMessage, useTRPC, useTRPCClient } from "@/lib/trpc/client";
+import {
+  auditFiltersFromParams,
+  auditFiltersToParams,
+  auditFiltersToQuery,
+  hasAuditFilters,
+  type AuditFilters,
+} from "./audit-filters";
+
+/** The browser export stops here; `GET /api/v1/audit?format=ndjson` streams larger logs. */
+const EXPORT_MAX_ROWS = 20_000;
+const EXPORT_PAGE = 200;
+
+/**
+ * Settings → Audit (admin and above): every recorded event of the workspace, newest first,
+ * filtered through the URL, exportable as NDJSON (the filtered entries, paged through audit.list).
+ */
+export function AuditLog() {
+  const trpc = useTRPC();
+  const client = useTRPCClient();
+  const pathname = usePathname();
+  const params = useSearchParams();
+  const filters = auditFiltersFromParams(new URLSearchParams(params.toString()));
+  const filtered = hasAuditFilters(filters);
+  const [exportState, setExportState] = useState<{ busy: boolean; error?: string }>({
+    busy: false,
+  });
+  const replaceUrl = (qs: string) =>
+    window.history.replaceState(null, "", qs ? `${pathname}?${qs}` : pathname);
+  const set = (patch: Partial<AuditFilters>) => {
+    const current = auditFiltersFromParams(new URLSearchParams(window.location.search));
+    replaceUrl(auditFiltersToParams({ ...current, ...patch }).toString());
+  };
+  const list = useInfiniteQuery(
+    trpc.audit.list.infiniteQueryOptions(auditFiltersToQuery(filters), {
+      getNextPageParam: (last) => last.nextCursor ?? undefined,
+      initialCursor: undefined,
+    }),
+  );
+  const items = list.data?.pages.flatMap((p) => p.items) ?? [];
+
+  const applyText = (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    const form = new FormData(e.currentTarget);
+    const text = (k: string) => String(form.get(k) ?? "").trim() || undefined;
+    set({
+      action: text("action"),
+      actorId: text("actorId"),
+      targetType: text("targetType"),
+      targetId: text("targetId"),
+    });
+  };
+
+  const exportNdjson = async () => {
+    setExportState({ busy: true });
+    try {
+      const lines: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await client.audit.list.query({
+          ...auditFiltersToQuery(filters, EXPORT_PAGE),
+          cursor,
+        });
+        for (const e of page.items) lines.push(`${JSON.stringify(e)}\n`);
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor && lines.length < EXPORT_MAX_ROWS);
+      const url = URL.createObjectURL(new Blob(lines, { type: "application/x-ndjson" }));
+      const a = document.createElement("a");
+      a.href = url;
+      a.download = `audit-${new Date().toISOString().slice(0, 10)}.ndjson`;
+      a.click();
+      // The download reads the blob after this handler returns; free it once it surely has.
+      setTimeout(() => URL.revokeObjectURL(url), 60_000);
+      setExportState({ busy: false });
+    } catch (err) {
+      setExportState({ busy: false, error: errorMessage(err) });
+    }
+  };
+
+  return (
+    <section className="card" aria-label="Audit log">
+      <div className="card-head" role="search" aria-label="Filter audit log">
+        {/* Keyed by the URL so Clear filters and back/forward reset the text fields. */}
+        <form
+          key={params.toString()}
+          className="row grow"
+          style={{ flexWrap: "wrap" }}
+          onSubmit={applyText}
+        >
+          <label className="stack" style={{ gap: 2 }}>
+            <span className="small muted">Action</span>
+            <input
+              name="action"
+              defaultValue={filters.action ?? ""}
+              placeholder="secret.updated or secret.*"
+              style={{ width: 200 }}
+            />
+          </label>
+          <label className="stack" style={{ gap: 2 }}>
+            <span className="small muted">Actor type</span>
+            <select
+              value={filters.actorType ?? ""}
+              onChange={(e) =>
+                set({ actorType: (e.target.value || undefined) as AuditFilters["actorType"] })
+              }
+              style={{ width: 130 }}
+            >
+              <option value="">Anyone</option>
+              {AUDIT_ACTOR_TYPES.map((t) => (
+                <option key={t} value={t}>
+                  {t}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label className="stack" style={{ gap: 2 }}>
+            <span className="small muted">Actor id</span>
+            <input name="actorId" defaultValue={filters.actorId ?? ""} style={{ width: 160 }} />
+          </label>
+          <label className="stack" style={{ gap: 2 }}>
+            <span className="small muted">Target type</span>
+            <input
+              name="targetType"
+              defaultValue={filters.targetType ?? ""}
+              placeholder="workflow"
+              style={{ width: 120 }}
+            />
+          </label>
+          <label className="stack" style={{ gap: 2 }}>
+            <span className="small muted">Target id</span>
+            <input name="targetId" defaultValue={filters.targetId ?? ""} style={{ width: 160 }} />
+          </label>
+          <label className="stack" style={{ gap: 2 }}>
+            <span className="small muted">From</span>
+            <input
+              type="date"
+              value={filters.from ?? ""}
+              onChange={(e) => set({ from: e.target.value || undefined })}
+              style={{ width: 150 }}
+            />
+          </label>
+          <label className="stack" style={{ gap: 2 }}>
+            <span className="small muted">To</span>
+            <input
+              type="date"
+              value={filters.to ?? ""}
+              onChange={(e) => set({ to: e.target.value || undefined })}
+              style={{ width: 150 }}
+            />
+          </label>
+          <button type="submit" className="btn btn-sm" style={{ alignSelf: "flex-end" }}>
+            Apply filters
+          </button>
+          {filtered ? (
+            <button
+              type="button"
+              className="btn btn-sm btn-ghost"
+              style={{ alignSelf: "flex-end" }}
+              onClick={() => replaceUrl("")}
+            >
+              Clear filters
+            </button>
+          ) : null}
+          <button
+            type="button"
+            className="btn btn-sm"
+            style={{ alignSelf: "flex-end", marginLeft: "auto" }}
+            disabled={exportState.busy}
+            onClick={() => void exportNdjson()}
+          >
+            {exportState.busy ? "Exporting…" : "Export NDJSON"}
+          </button>
+        </form>
+      </div>
+      {exportState.error ? <ErrorState message={`Export failed: ${exportState.error}`} /> : null}
+      {list.isPending ? (
+        <LoadingRows rows={5} label="Loading audit log" />
+      ) : list.error ? (
+        <ErrorState message={list.error.message} onRetry={() => void list.refetch()} />
+      ) : items.length === 0 ? (
+        <EmptyState
+          title={filtered ? "No audit entries match these filters" : "No audit entries yet"}
+        >
+          {filtered
+            ? "Change or clear the filters to see more."
+            : "Changes to members, tokens, secrets, policies, workflows and triggers are recorded here."}
+        </EmptyState>
+      ) : (
+        <>
+          <table className="table">
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Who</th>
+                <th scope="col">Action</th>
+                <th scope="col">Target</th>
+                <th scope="col">Details</th>
+              </tr>
+            </thead>
+            <tbody>
+              {items.map((e) => (
+                <tr key={e.id}>
+                  <td>
+                    <RelativeTime date={e.createdAt} />
+                  </td>
+                  <td>
+                    <span className="faint small">{e.actorType}</span>{" "}
+                    {e.actorId ? (
+                      <button
+                        type="button"
+                        className="btn btn-sm btn-ghost"
+                        title={`Only entries by ${e.actorId}`}
+                        onClick={() =>
+                          set({
+                            actorType: AuditActorType.safeParse(e.actorType).data,
+                            actorId: e.actorId!,
+                          })
+                        }
+                      >
+                        {e.actorName ?? e.actorId}
+                      </button>
+                    ) : (
+                      "—"
+                    )}
+                  </td>
+                  <td className="mono">{e.action}</td>
+                  <td>
+                    {e.targetType ? <span className="faint small">{e.targetType} </span> : null}
+                    {e.targetId ? (
+                      <button
+                        type="button"
+                        className="btn btn-sm btn-ghost mono"
+                        title={`Only entries about ${e.targetId}`}
+                        onClick={() =>
+                          set({ targetType: e.targetType ?? undefined, targetId: e.targetId! })
+                        }
+                      >
+                        {e.targetId}
+                      </button>
+                    ) : (
+                      "—"
+                    )}
+                  </td>
+                  <td className="mono small" style={{ maxWidth: 360, overflowWrap: "anywhere" }}>
+                    {Object.keys(e.details).length ? JSON.stringify(e.details) : "—"}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {list.hasNextPage ? (
+            <div className="card-body">
+              <button
+                type="button"
+                className="btn"
+                disabled={list.isFetchingNextPage}
+                onClick={() => void list.fetchNextPage()}
+              >
+                {list.isFetchingNextPage ? "Loading…" : "Load more"}
+              </button>
+            </div>
+          ) : null}
+        </>
+      )}
+    </section>
+  );
+}

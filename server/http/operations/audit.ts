@@ -1,0 +1,50 @@
+import { z } from "zod";
+import { AuditActorType, ListAuditInput } from "@/lib/schemas/audit";
+import { defineOperation } from "../operation";
+import { JsonObject, Limit, pageOf } from "./common";
+
+const Timestamp = z.iso.datetime({ offset: true });
+
+/** Not exported: index.ts takes every export of this module for an operation. */
+const AuditEntry = z
+  .looseObject({
+    id: z.number().int(),
+    createdAt: Timestamp,
+    actorType: AuditActorType,
+    actorId: z.string().nullable(),
+    actorName: z.string().nullable(),
+    action: z.string(),
+    targetType: z.string().nullable(),
+    targetId: z.string().nullable(),
+    details: JsonObject.meta({ description: "Secret-named keys are redacted" }),
+  })
+  .meta({ id: "AuditEntry" });
+
+export const listAuditOp = defineOperation({
+  method: "GET",
+  path: "/audit",
+  operationId: "listAudit",
+  summary: "The workspace's audit log",
+  description:
+    "Newest first, append-only. `action` matches exactly or by prefix (`secret.*`). With `Accept: application/x-ndjson` or `format=ndjson`: every matching entry (up to 100,000), one JSON object per line, and no paging.",
+  tag: "Audit",
+  minRole: "admin",
+  query: z.object({
+    actorType: ListAuditInput.shape.actorType,
+    actorId: ListAuditInput.shape.actorId,
+    action: ListAuditInput.shape.action,
+    targetType: ListAuditInput.shape.targetType,
+    targetId: ListAuditInput.shape.targetId,
+    from: Timestamp.optional(),
+    to: Timestamp.optional(),
+    limit: Limit(200),
+    cursor: ListAuditInput.shape.cursor,
+    format: z.enum(["json", "ndjson"]).optional(),
+  }),
+  responses: {
+    200: {
+      description: "One page (JSON), or `application/x-ndjson` when asked for",
+      schema: pageOf(AuditEntry),
+    },
+  },
+});

@@ -45,6 +45,12 @@ const EnvSchema = z
     SLUICE_EXECUTOR_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(300_000),
     /** Embedded executor: let the SDK run consecutive steps in one request and checkpoint them. */
     SLUICE_EXECUTOR_CHECKPOINTING: bool.default(true),
+    /**
+     * Embedded executor: how long a claimed job stays leased without a heartbeat (renewed every
+     * third). When an instance dies, its in-flight runs continue elsewhere after at most this long.
+     * Unset: the executor's default (DEFAULT_LEASE_MS in inngest/executor/options.ts).
+     */
+    SLUICE_EXECUTOR_LEASE_MS: z.coerce.number().int().min(3_000).max(600_000).optional(),
     INNGEST_BASE_URL: z.url().optional(),
     INNGEST_EVENT_KEY: z.string().min(1).optional(),
     INNGEST_SIGNING_KEY: z.string().min(1).optional(),

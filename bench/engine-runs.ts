@@ -1,7 +1,8 @@
 /**
  * The Sluice engine end to end (service → outbox → embedded executor → SDK → engine → database):
  * - per-step cost: a run of N (default 100) chained no-op `transform` steps, (run duration / N), median of runs;
- * - throughput: M runs of a 3-step workflow started at once, runs completed per second.
+ * - throughput: M runs of a 3-step workflow started at once, runs completed per second, and the
+ *   process's peak RSS meanwhile (the whole stack runs in this one process, as in the app).
  * PGlite in memory by default; BENCH_DATABASE_URL=postgres://… for a real Postgres.
  *   npm run bench
  */
@@ -62,6 +63,8 @@ async function main() {
         { id: "c", type: "transform", config: { value: 3 } },
       ],
     });
+    let peakRss = process.memoryUsage.rss();
+    const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 50);
     const t0 = performance.now();
     const ids = await Promise.all(Array.from({ length: THROUGHPUT_RUNS }, () => e.start(three)));
     await e.h.until(
@@ -76,11 +79,14 @@ async function main() {
       600_000,
     );
     const seconds = (performance.now() - t0) / 1000;
+    clearInterval(sampler);
     report(`three-step runs per second (${driver}, in-process)`, {
       runs: THROUGHPUT_RUNS,
       seconds: round(seconds),
       runsPerSecond: round(THROUGHPUT_RUNS / seconds),
       target: 100,
+      peakRssMb: round(peakRss / 2 ** 20),
+      rssTargetMb: 500,
     });
   } finally {
     await e.close();

@@ -11,7 +11,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createTestDb } from "../db/testing";
+import { DEFAULT_LEASE_MS } from "../inngest/executor/options";
 import {
+  failover,
   killNine,
   postgresBinaries,
   postgresRestart,
@@ -19,7 +21,7 @@ import {
 import { report, round } from "./stats";
 
 const RUNS = Number(process.env.BENCH_RELIABILITY_RUNS ?? 100);
-/** BENCH_RELIABILITY_ONLY=a|b runs one scenario. */
+/** BENCH_RELIABILITY_ONLY=a|b|c runs one scenario. */
 const ONLY = process.env.BENCH_RELIABILITY_ONLY;
 const load = () => os.loadavg().map((l) => round(l, 1));
 
@@ -56,6 +58,34 @@ async function scenarioA(pg: string | undefined): Promise<boolean> {
   }
 }
 
+/** (c): two instances on Postgres, one killed for good; true when the survivor finished all. */
+async function scenarioC(pg: string | undefined): Promise<boolean> {
+  const name = "one of two instances killed (postgres, production lease)";
+  if (!pg) {
+    report(name, { skipped: "needs BENCH_DATABASE_URL (PGlite has one opener per folder)" });
+    return true;
+  }
+  const db = await createTestDb("benchfailover");
+  try {
+    const loadBefore = load();
+    const c = await failover({ runs: RUNS, target: db.url!, leaseMs: DEFAULT_LEASE_MS });
+    report(name, {
+      runs: c.runs,
+      leaseSeconds: c.leaseMs / 1000,
+      callsInFlightAtKill: c.callsInFlightAtKill,
+      secondsToFailover: round(c.msToFailover / 1000, 1),
+      completed: c.final.byStatus.completed ?? 0,
+      duplicatedResults: c.final.duplicatedResults,
+      loadBefore,
+      loadAfter: load(),
+      problems: c.problems,
+    });
+    return c.problems.length === 0;
+  } finally {
+    await db.close();
+  }
+}
+
 async function main() {
   let failed = false;
   const pg = process.env.BENCH_DATABASE_URL;
@@ -63,8 +93,9 @@ async function main() {
     process.env.SLUICE_TEST_DB = "postgres";
     process.env.TEST_DATABASE_URL = pg;
   }
-  if (ONLY !== "b") await scenarioA(pg).then((ok) => (failed ||= !ok));
-  if (ONLY === "a") process.exit(failed ? 1 : 0);
+  if (!ONLY || ONLY === "a") await scenarioA(pg).then((ok) => (failed ||= !ok));
+  if (!ONLY || ONLY === "c") await scenarioC(pg).then((ok) => (failed ||= !ok));
+  if (ONLY === "a" || ONLY === "c") process.exit(failed ? 1 : 0);
   if (!postgresBinaries()) {
     report("postgres restart mid-run", { skipped: "no initdb under /usr/lib/postgresql/*/bin" });
   } else {

@@ -9,13 +9,21 @@
  *     again mid-run while webhook deliveries keep arriving: no run and no accepted delivery lost
  *     or duplicated. Runs once, in the pglite project (it brings its own Postgres), and is skipped
  *     with the reason in its name when no initdb is installed.
+ * (c) Two instances on one Postgres; the one with http calls in flight is killed and never comes
+ *     back: the survivor repeats those calls once their lease expires, and every run completes.
+ *     Postgres project only (a PGlite folder has one opener).
  */
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createTestDb, testDriver, type TestDb } from "@/db/testing";
-import { killNine, postgresBinaries, postgresRestart } from "./test-fixtures/reliability-scenarios";
+import {
+  failover,
+  killNine,
+  postgresBinaries,
+  postgresRestart,
+} from "./test-fixtures/reliability-scenarios";
 
 const RUNS = Number(process.env.RELIABILITY_RUNS ?? 20);
 const cleanup: (() => Promise<void> | void)[] = [];
@@ -56,6 +64,20 @@ describe("reliability suite", () => {
       expect(r.deliveriesAccepted).toBe(r.deliveriesSent);
       expect(r.problems).toEqual([]);
       expect(r.final.webhookRuns).toBe(r.deliveriesAccepted);
+    },
+    600_000,
+  );
+
+  it.skipIf(testDriver() !== "postgres")(
+    "(c) one of two instances killed mid-flight: the survivor takes over its runs",
+    async () => {
+      const db: TestDb = await createTestDb("failover");
+      cleanup.push(() => db.close());
+      const r = await failover({ runs: 6, target: db.url!, leaseMs: 3_000 });
+      console.info(`failover: ${JSON.stringify({ ...r, final: undefined })}`);
+      expect(r.callsInFlightAtKill).toBeGreaterThan(0);
+      expect(r.problems).toEqual([]);
+      expect(r.final.byStatus).toEqual({ completed: 6 });
     },
     600_000,
   );

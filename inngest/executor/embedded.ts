@@ -102,6 +102,7 @@ export function startEmbeddedExecutor(
       concurrency: env.SLUICE_EXECUTOR_CONCURRENCY,
       requestTimeoutMs: env.SLUICE_EXECUTOR_REQUEST_TIMEOUT_MS,
       checkpointing: env.SLUICE_EXECUTOR_CHECKPOINTING,
+      leaseMs: env.SLUICE_EXECUTOR_LEASE_MS,
       // In development a hot reload can add or change functions: pick them up without a restart.
       resyncIntervalMs: env.NODE_ENV === "development" ? 3_000 : undefined,
       log,

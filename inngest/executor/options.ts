@@ -7,6 +7,12 @@ import { createLogger, type Logger } from "../../lib/log";
 import { systemClock, type Clock } from "./clock";
 import { httpTransport, type Transport } from "./transport";
 
+/**
+ * Lease on a claimed job. Short, so the work of an instance that died moves to another within
+ * seconds (issue 14: failover within 10 s); the heartbeat keeps long requests leased.
+ */
+export const DEFAULT_LEASE_MS = 8_000;
+
 export interface ExecutorOptions {
   /** The database (the app passes `getDbHandle()`'s handle; tests `createTestDb()`). */
   db: { db: Db; driver: DbDriver };
@@ -87,7 +93,7 @@ export function defaultBackoff(attempt: number): number {
 export function resolveOptions(
   o: ExecutorOptions,
 ): ResolvedOptions & { clock: Clock; log: Logger } {
-  const leaseMs = o.leaseMs ?? 30_000;
+  const leaseMs = o.leaseMs ?? DEFAULT_LEASE_MS;
   return {
     appUrls: o.appUrls ?? [],
     transport: o.transport ?? httpTransport(),

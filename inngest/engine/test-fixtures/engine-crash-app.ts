@@ -93,7 +93,7 @@ async function main() {
     db: handle,
     appUrls: [`http://127.0.0.1:${env.ENGINE_APP_PORT}/api/inngest`],
     log: createLogger({ component: "engine-crash-child", pid: process.pid }),
-    leaseMs: 1_000,
+    leaseMs: Number(env.ENGINE_LEASE_MS ?? 1_000),
     pollIntervalMs: 100,
     // ENGINE_BACKOFF=production: the real 15 s+ retry backoff, so a database outage is ridden out
     // as in production (100 ms spends the function's 3 retries within the outage).

@@ -15,7 +15,13 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { sendJson, startHttpServer, type LocalServer } from "@/server/testing/local-http";
-import { freePort, readChildState, startCrashChild, untilState } from "./crash-child";
+import {
+  freePort,
+  readChildState,
+  startCrashChild,
+  untilState,
+  type CrashChild,
+} from "./crash-child";
 
 /** What engine-crash-app.ts reports in ENGINE_MIX mode (mixReport). */
 export interface MixState {
@@ -369,5 +375,103 @@ export async function postgresRestart(opts: { runs: number }): Promise<PostgresR
     cluster.destroy();
     if (keep) console.warn(`reliability scenario failed; its state and child.log stay in ${dir}`);
     else fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export interface FailoverResult {
+  runs: number;
+  leaseMs: number;
+  /** Runs whose http call the killed instance had in flight (held by the stub) when it died. */
+  callsInFlightAtKill: number;
+  /** Kill → the survivor has made every one of those calls again (its lease expired). */
+  msToFailover: number;
+  final: MixState;
+  calls: HttpCalls;
+  problems: string[];
+}
+
+/**
+ * Two instances on one Postgres (issue 14 item 8). The first starts the runs alone; the stub holds
+ * their http calls, so that instance has leased jobs in flight; then the survivor starts and the
+ * first instance is killed with SIGKILL, never to come back. Its jobs must be picked up by the
+ * survivor once their lease expires, and every run must complete with each step result once.
+ */
+export async function failover(opts: {
+  runs: number;
+  /** A Postgres URL (PGlite has one opener per folder: no second instance). */
+  target: string;
+  leaseMs: number;
+}): Promise<FailoverResult> {
+  const dirA = fs.mkdtempSync(path.join(os.tmpdir(), "sluice-failover-a-"));
+  const dirB = fs.mkdtempSync(path.join(os.tmpdir(), "sluice-failover-b-"));
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const stub = await startHttpServer(async (_req, res) => {
+    await gate;
+    sendJson(res, 200, { ok: true });
+  });
+  const runOf = (url: string) => new URL(url, stub.origin).searchParams.get("run") ?? "?";
+  const env = {
+    ENGINE_MIX: "1",
+    ENGINE_RUNS: String(opts.runs),
+    ENGINE_STUB: stub.origin,
+    ENGINE_DECIDE: "1",
+    ENGINE_LEASE_MS: String(opts.leaseMs),
+  };
+  const a = await startCrashChild({ target: opts.target, dir: dirA, mode: "mix", env });
+  let b: CrashChild | undefined;
+  let keep = true;
+  try {
+    await untilState(
+      dirA,
+      () => stub.requests.length >= Math.min(3, opts.runs) && readChildState<MixState>(dirA),
+      "the first instance's http calls in flight",
+      180_000,
+    );
+    // Until the kill, only the first instance calls the stub and no call is answered.
+    const heldByA = new Set(stub.requests.map((r) => runOf(r.url)));
+    const seen = stub.requests.length;
+    b = await startCrashChild({ target: opts.target, dir: dirB, mode: "resume", env });
+    await a.kill();
+    const tKill = Date.now();
+    release(); // answered from now on: the survivor's calls, and the repeats of the held ones
+    await untilState(
+      dirB,
+      () => {
+        const again = new Set(stub.requests.slice(seen).map((r) => runOf(r.url)));
+        return [...heldByA].every((run) => again.has(run));
+      },
+      "the survivor to repeat the killed instance's calls",
+      10 * opts.leaseMs + 60_000,
+    );
+    const msToFailover = Date.now() - tKill;
+    const final = await untilState(
+      dirB,
+      () => {
+        const s = readChildState<MixState>(dirB);
+        return settled(s, opts.runs) && s;
+      },
+      "every run to end on the survivor",
+      300_000,
+    );
+    const calls = stubCalls(stub);
+    const problems = mixProblems(final, opts.runs, calls);
+    keep = problems.length > 0;
+    return {
+      runs: opts.runs,
+      leaseMs: opts.leaseMs,
+      callsInFlightAtKill: heldByA.size,
+      msToFailover,
+      final,
+      calls,
+      problems,
+    };
+  } finally {
+    release();
+    await a.kill();
+    await b?.kill();
+    await stub.close();
+    if (keep) console.warn(`failover scenario failed; state and logs stay in ${dirA} and ${dirB}`);
+    else for (const d of [dirA, dirB]) fs.rmSync(d, { recursive: true, force: true });
   }
 }

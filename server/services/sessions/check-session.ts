@@ -1,5 +1,5 @@
 import "server-only";
-import { and, eq, isNull, lt } from "drizzle-orm";
+import { and, eq, isNull, lte } from "drizzle-orm";
 import { LRUCache } from "lru-cache";
 import type { Queryable } from "@/db/client";
 import { userSessions } from "@/db/schema";
@@ -68,7 +68,7 @@ export class SessionChecker {
           and(
             eq(userSessions.id, sessionId),
             isNull(userSessions.revokedAt),
-            lt(userSessions.lastSeenAt, new Date(now.getTime() - TOUCH_EVERY_MS)),
+            lte(userSessions.lastSeenAt, new Date(now.getTime() - TOUCH_EVERY_MS)),
           ),
         );
     }

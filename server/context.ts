@@ -44,7 +44,9 @@ export async function contextFromBearer(authorization: string | null): Promise<S
  */
 async function getRequestSession(req: Request): Promise<Session | null> {
   const cookies = Object.fromEntries(
-    new NextRequest(req).cookies.getAll().map((c) => [c.name, c.value]),
+    new NextRequest(req.url, { headers: req.headers }).cookies
+      .getAll()
+      .map((c) => [c.name, c.value]),
   );
   // Response cookies (a refreshed or cleared session cookie) are dropped: tRPC answers carry none,
   // and the browser's next /api/auth/session call refreshes or clears the cookie.

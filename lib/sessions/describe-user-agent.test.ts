@@ -9,9 +9,7 @@ describe("describeUserAgent", () => {
       ),
     ).toBe("Chrome 131 on macOS Catalina");
     expect(
-      describeUserAgent(
-        "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0",
-      ),
+      describeUserAgent("Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0"),
     ).toBe("Firefox 133 on Linux");
     expect(
       describeUserAgent(

@@ -3,14 +3,15 @@ import { and, eq } from "drizzle-orm";
 import { users } from "@/db/schema";
 import { ChangePasswordInput } from "@/lib/schemas/sessions";
 import { hashPassword, verifyPassword } from "../../auth/password";
-import { fromZodError, NotFoundError, PreconditionFailedError, ValidationError } from "../../errors";
+import {
+  fromZodError,
+  NotFoundError,
+  PreconditionFailedError,
+  ValidationError,
+} from "../../errors";
 import type { ServiceContext } from "../context";
 import { recordAudit } from "../audit/record-audit";
-import {
-  endSessions,
-  forgetEndedSessions,
-  requireBrowserUser,
-} from "../sessions/own-sessions";
+import { endSessions, forgetEndedSessions, requireBrowserUser } from "../sessions/own-sessions";
 
 /**
  * Changes the acting user's password after checking the current one, and signs out every other

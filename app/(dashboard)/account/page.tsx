@@ -11,8 +11,10 @@ export default async function AccountPage() {
   return (
     <div className="page">
       <PageHead title="Account" description="How you sign in to Sluice." />
-      <SessionsCard />
-      <ChangePasswordCard />
+      <div className="stack">
+        <SessionsCard />
+        <ChangePasswordCard />
+      </div>
     </div>
   );
 }

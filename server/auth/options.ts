@@ -10,6 +10,7 @@ import { DomainError } from "../errors";
 import { verifyCredentials } from "../services/auth/verify-credentials";
 import { signInWithOAuth } from "../services/auth/sign-in-with-oauth";
 import { resolveWorkspace } from "../services/workspaces/resolve-workspace";
+import { SESSION_MAX_AGE_SECONDS } from "../services/sessions/own-sessions";
 import { assertSessionLive, endSignedOutSession, openSession, SessionEndedError } from "./sessions";
 
 let cached: NextAuthOptions | undefined;
@@ -48,7 +49,7 @@ export function getAuthOptions(): NextAuthOptions {
 
   cached = {
     secret: rt.keys.derive("session").toString("hex"),
-    session: { strategy: "jwt", maxAge: 30 * 24 * 3600 },
+    session: { strategy: "jwt", maxAge: SESSION_MAX_AGE_SECONDS },
     // Secure cookies with __Secure-/__Host- names only behind https (a browser drops Secure
     // cookies on plain http). next-auth's defaults are already HttpOnly and SameSite=Lax.
     useSecureCookies: isHttpsUrl(publicUrl(env)),

@@ -3,10 +3,7 @@ import { and, desc, eq, gt, isNull } from "drizzle-orm";
 import { userSessions } from "@/db/schema";
 import { describeUserAgent } from "@/lib/sessions/describe-user-agent";
 import type { ServiceContext } from "../context";
-import { requireBrowserUser } from "./own-sessions";
-
-/** A session JWT lives this long after its last use (server/auth/options.ts maxAge). */
-export const SESSION_MAX_AGE_SECONDS = 30 * 24 * 3600;
+import { requireBrowserUser, SESSION_MAX_AGE_SECONDS } from "./own-sessions";
 
 /** The acting user's live sessions, most recently seen first, the current one marked. */
 export async function listSessions({ ctx }: { ctx: ServiceContext }) {

@@ -7,6 +7,9 @@ import { ForbiddenError, UnauthorizedError } from "../../errors";
 import type { ServiceContext } from "../context";
 import { sessionChecker } from "./check-session";
 
+/** A session JWT lives this long after its last use (next-auth `session.maxAge`). */
+export const SESSION_MAX_AGE_SECONDS = 30 * 24 * 3600;
+
 /**
  * The signed-in browser user acting on their own sessions. API tokens are refused: a leaked token
  * must not be able to sign its owner out, or list where they are signed in.

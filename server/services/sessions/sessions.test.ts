@@ -13,6 +13,7 @@ import { removeMember } from "../members/remove-member";
 import { checkSession, SessionChecker, TOUCH_EVERY_MS } from "./check-session";
 import { createSession } from "./create-session";
 import { listSessions } from "./list-sessions";
+import { pruneSessions } from "./prune-sessions";
 import { revokeAllSessions } from "./revoke-all-sessions";
 import { revokeSession } from "./revoke-session";
 import { signOutSession } from "./sign-out-session";
@@ -267,5 +268,24 @@ describe("sessions", () => {
     await expect(assertSessionLive({ sub: fx.members.viewer, sid: s.sessionId })).rejects.toThrow(
       SessionEndedError,
     );
+  });
+
+  it("retention drops sessions unused for the JWT lifetime or revoked that long ago", async () => {
+    const day = 86_400_000;
+    const now = Date.now();
+    const stale = await signIn(fx.members.approver, CHROME_MAC, new Date(now - 40 * day));
+    const fresh = await signIn(fx.members.approver, CHROME_MAC, new Date(now - 2 * day));
+    const revokedLongAgo = await signIn(fx.members.approver, CHROME_MAC, new Date(now - 2 * day));
+    await t.db
+      .update(userSessions)
+      .set({ revokedAt: new Date(now - 40 * day), revokedReason: "sign_out" })
+      .where(eq(userSessions.id, revokedLongAgo.sessionId));
+    expect(await pruneSessions(t.db, new Date(now))).toBeGreaterThanOrEqual(2);
+    const left = (await t.db.select({ id: userSessions.id }).from(userSessions)).map((r) => r.id);
+    expect(left).toContain(fresh.sessionId);
+    expect(left).not.toContain(stale.sessionId);
+    expect(left).not.toContain(revokedLongAgo.sessionId);
+    // A pruned session is simply signed out.
+    expect(await isLive(stale.sessionId, fx.members.approver)).toBe(false);
   });
 });

@@ -5,11 +5,14 @@ declare module "next-auth" {
     user: { id: string } & DefaultSession["user"];
     /** The workspace the user last switched to (validated against memberships on every request). */
     workspaceId?: string | null;
+    /** A workspace requires two-factor and this password sign-in has none yet: enrol first. */
+    twoFactorEnrolRequired?: boolean;
   }
 }
 
 declare module "next-auth/jwt" {
   interface JWT {
     workspaceId?: string | null;
+    twoFactorEnrolRequired?: boolean;
   }
 }

@@ -142,6 +142,13 @@ export function Shell({
             <div className="user" title={user.email}>
               {user.name} · <span>{current.role}</span>
             </div>
+            <Link
+              href="/account"
+              className="btn btn-sm btn-ghost"
+              aria-current={pathname === "/account" ? "page" : undefined}
+            >
+              Account
+            </Link>
             <button
               type="button"
               className="btn btn-sm"

@@ -7,8 +7,9 @@ import { env, publicUrl } from "@/env";
 import { isHttpsUrl } from "@/lib/security/headers";
 import { getRuntime } from "../runtime";
 import { DomainError } from "../errors";
-import { verifyCredentials } from "../services/auth/verify-credentials";
+import { authorizeCredentials } from "../services/auth/authorize-credentials";
 import { signInWithOAuth } from "../services/auth/sign-in-with-oauth";
+import { needsTwoFactorEnrolment } from "../services/two-factor/needs-two-factor-enrolment";
 import { resolveWorkspace } from "../services/workspaces/resolve-workspace";
 
 let cached: NextAuthOptions | undefined;
@@ -33,9 +34,13 @@ export function getAuthOptions(): NextAuthOptions {
       credentials: {
         email: { label: "Email", type: "email" },
         password: { label: "Password", type: "password" },
+        /** The second step, for users with two-factor: an authenticator or recovery code. */
+        code: { label: "Code", type: "text" },
       },
       async authorize(credentials) {
-        const user = await verifyCredentials(await getDb(), credentials);
+        // Throws SecondFactorError (message two_factor_required / two_factor_invalid), which
+        // next-auth passes to the sign-in form as `error`.
+        const user = await authorizeCredentials({ ctx: await serviceCtx(), input: credentials });
         if (!user) rt.log.info("sign-in refused", { reason: "bad_credentials" });
         return user;
       },
@@ -84,11 +89,16 @@ export function getAuthOptions(): NextAuthOptions {
           throw e;
         }
       },
-      async jwt({ token, user, trigger, session }) {
+      async jwt({ token, user, account, trigger, session }) {
         if (user) {
           token.sub = user.id;
           token.workspaceId = (await resolveWorkspace(await getDb(), user.id))?.id ?? null;
+          // Decided at sign-in (OAuth sign-ins are exempt); cleared by an update after enrolment.
+          token.twoFactorEnrolRequired =
+            account?.provider === "credentials" && (await needsTwoFactorEnrolment(await getDb(), user.id));
         }
+        if (trigger === "update" && token.sub && token.twoFactorEnrolRequired)
+          token.twoFactorEnrolRequired = await needsTwoFactorEnrolment(await getDb(), token.sub);
         if (trigger === "update" && token.sub) {
           const wanted = (session as { workspaceId?: unknown } | undefined)?.workspaceId;
           if (typeof wanted === "string") {
@@ -102,6 +112,7 @@ export function getAuthOptions(): NextAuthOptions {
       async session({ session, token }) {
         session.user = { ...session.user, id: token.sub! };
         session.workspaceId = token.workspaceId ?? null;
+        session.twoFactorEnrolRequired = token.twoFactorEnrolRequired === true;
         return session;
       },
     },

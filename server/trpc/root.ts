@@ -13,6 +13,7 @@ import { proposalRouter } from "./routers/proposal";
 import { secretRouter } from "./routers/secret";
 import { quotaRouter } from "./routers/quota";
 import { settingsRouter } from "./routers/settings";
+import { twoFactorRouter } from "./routers/two-factor";
 import { workspaceRouter } from "./routers/workspace";
 import { createCallerFactory, router } from "./init";
 
@@ -33,6 +34,7 @@ export const appRouter = router({
   schedule: scheduleRouter,
   proposal: proposalRouter,
   audit: auditRouter,
+  twoFactor: twoFactorRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,0 +1,16 @@
+import type { Metadata } from "next";
+import { TwoFactorCard } from "@/components/account/two-factor-card";
+import { PageHead } from "@/components/shell/page-head";
+import { requirePageContext } from "@/server/page-context";
+
+export const metadata: Metadata = { title: "Account" };
+
+export default async function AccountPage() {
+  await requirePageContext("/account");
+  return (
+    <div className="page">
+      <PageHead title="Account" description="How you sign in to Sluice." />
+      <TwoFactorCard />
+    </div>
+  );
+}

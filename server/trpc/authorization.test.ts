@@ -30,6 +30,10 @@ import { applyProposal } from "../services/proposals/apply-proposal";
 import { createProposal } from "../services/proposals/create-proposal";
 import { getProposal } from "../services/proposals/get-proposal";
 import { reviewProposal } from "../services/proposals/review-proposal";
+import { generate } from "otplib";
+import { users as usersTable } from "@/db/schema";
+import { beginTwoFactorEnrolment } from "../services/two-factor/begin-two-factor-enrolment";
+import { confirmTwoFactorEnrolment } from "../services/two-factor/confirm-two-factor-enrolment";
 import { appRouter, createCaller } from "./root";
 
 type Access = "public" | "authed" | Role;
@@ -173,6 +177,29 @@ async function reviewInput(fx: WorkspaceFixture) {
   const shownHash = (await getProposal({ ctx: fx.ctx("owner"), input: { proposalId } }))
     .reviewedContentHash;
   return { proposalId, decision: "approve", notes: "ok", shownHash };
+}
+
+/** Two-factor guards password sign-in: give the role's member a password (never checked here). */
+async function withPassword(fx: WorkspaceFixture, role: Role) {
+  await fx
+    .ctx("owner")
+    .db.update(usersTable)
+    .set({ passwordHash: "scrypt$not-checked-by-these-tests" })
+    .where(eq(usersTable.id, fx.members[role]));
+}
+const totpAt = (secret: string, ms: number) => generate({ secret, epoch: Math.floor(ms / 1000) });
+/** A valid code for the role's member's pending enrolment. */
+async function pendingTwoFactorCode(fx: WorkspaceFixture, role: Role) {
+  await withPassword(fx, role);
+  const { manualKey } = await beginTwoFactorEnrolment({ ctx: fx.ctx(role) });
+  const secret = manualKey.replace(/\s+/g, "");
+  return { secret, code: await totpAt(secret, Date.now()) };
+}
+/** Two-factor on for the role's member, and a fresh code (the next step, not yet used). */
+async function freshTwoFactorCode(fx: WorkspaceFixture, role: Role) {
+  const { secret, code } = await pendingTwoFactorCode(fx, role);
+  await confirmTwoFactorEnrolment({ ctx: fx.ctx(role), input: { code } });
+  return { code: await totpAt(secret, Date.now() + 30_000) };
 }
 
 const CASES: Record<string, Case> = {
@@ -493,6 +520,19 @@ const CASES: Record<string, Case> = {
     access: "admin",
     input: () => ({ action: "secret.*", limit: 5, direction: "forward" }),
   },
+  "twoFactor.status": { access: "authed" },
+  "twoFactor.beginEnrolment": { access: "authed", input: (fx, role) => withPassword(fx, role) },
+  "twoFactor.confirmEnrolment": {
+    access: "authed",
+    input: async (fx, role) => ({ code: (await pendingTwoFactorCode(fx, role)).code }),
+  },
+  "twoFactor.disable": { access: "authed", input: (fx, role) => freshTwoFactorCode(fx, role) },
+  "twoFactor.regenerateRecoveryCodes": {
+    access: "authed",
+    input: (fx, role) => freshTwoFactorCode(fx, role),
+  },
+  "twoFactor.workspaceRequirement": { access: "viewer" },
+  "twoFactor.setWorkspaceRequirement": { access: "owner", input: () => ({ required: true }) },
   "secret.list": { access: "editor" },
   "secret.create": { access: "admin", input: () => ({ name: secretName(), value: "value-1234" }) },
   "secret.update": {

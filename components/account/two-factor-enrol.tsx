@@ -43,8 +43,7 @@ export function TwoFactorEnrol({
     <div className="stack">
       <ol className="stack">
         <li>
-          Scan this QR code with an authenticator app (1Password, Google Authenticator, Authy,
-          …).
+          Scan this QR code with an authenticator app (1Password, Google Authenticator, Authy, …).
           <div className={styles.setup}>
             {/* eslint-disable-next-line @next/next/no-img-element -- a data URL, nothing to optimise */}
             <img

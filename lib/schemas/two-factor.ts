@@ -14,7 +14,9 @@ export const TwoFactorCodeInput = z.strictObject({ code: TwoFactorCode });
 export type TwoFactorCodeInput = z.infer<typeof TwoFactorCodeInput>;
 
 export const SetTwoFactorRequirementInput = z.strictObject({
-  required: z.boolean().describe("Whether members who sign in with a password must use two-factor."),
+  required: z
+    .boolean()
+    .describe("Whether members who sign in with a password must use two-factor."),
 });
 export type SetTwoFactorRequirementInput = z.infer<typeof SetTwoFactorRequirementInput>;
 

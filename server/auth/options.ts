@@ -95,7 +95,8 @@ export function getAuthOptions(): NextAuthOptions {
           token.workspaceId = (await resolveWorkspace(await getDb(), user.id))?.id ?? null;
           // Decided at sign-in (OAuth sign-ins are exempt); cleared by an update after enrolment.
           token.twoFactorEnrolRequired =
-            account?.provider === "credentials" && (await needsTwoFactorEnrolment(await getDb(), user.id));
+            account?.provider === "credentials" &&
+            (await needsTwoFactorEnrolment(await getDb(), user.id));
         }
         if (trigger === "update" && token.sub && token.twoFactorEnrolRequired)
           token.twoFactorEnrolRequired = await needsTwoFactorEnrolment(await getDb(), token.sub);

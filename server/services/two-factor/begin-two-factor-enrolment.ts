@@ -31,8 +31,15 @@ export async function beginTwoFactorEnrolment({ ctx }: { ctx: ServiceContext }) 
   await ctx.db.transaction(async (tx) => {
     const existing = await loadTwoFactor(tx, userId, true);
     if (existing?.enabledAt)
-      throw new ConflictError("Two-factor is already on; turn it off first to use a new authenticator");
-    const pending = { ...encrypted, recoverySalt: newRecoverySalt(), lastUsedStep: null, createdAt: ctx.now() };
+      throw new ConflictError(
+        "Two-factor is already on; turn it off first to use a new authenticator",
+      );
+    const pending = {
+      ...encrypted,
+      recoverySalt: newRecoverySalt(),
+      lastUsedStep: null,
+      createdAt: ctx.now(),
+    };
     await tx
       .insert(userTwoFactor)
       .values({ userId, ...pending })

@@ -2,7 +2,12 @@ import "server-only";
 import { and, eq, isNull } from "drizzle-orm";
 import { userTwoFactor } from "@/db/schema";
 import { TwoFactorCodeInput } from "@/lib/schemas/two-factor";
-import { ConflictError, PreconditionFailedError, ValidationError, fromZodError } from "../../errors";
+import {
+  ConflictError,
+  PreconditionFailedError,
+  ValidationError,
+  fromZodError,
+} from "../../errors";
 import { recordAudit } from "../audit/record-audit";
 import { requireUserId, type ServiceContext } from "../context";
 import {

@@ -46,7 +46,11 @@ export function newTotpSecret(): string {
 /** The otpauth:// URI, its QR code as an SVG data URL (rendered here, no outside service). */
 export async function enrolmentArtefacts(secret: string, label: string) {
   const otpauthUri = generateURI({ issuer: TOTP_ISSUER, label, secret });
-  const svg = await QRCode.toString(otpauthUri, { type: "svg", margin: 1, errorCorrectionLevel: "M" });
+  const svg = await QRCode.toString(otpauthUri, {
+    type: "svg",
+    margin: 1,
+    errorCorrectionLevel: "M",
+  });
   return {
     otpauthUri,
     qrCodeDataUrl: `data:image/svg+xml;base64,${Buffer.from(svg, "utf8").toString("base64")}`,
@@ -145,7 +149,9 @@ export async function spendRecoveryCode(
   const unused = await tx
     .select({ id: twoFactorRecoveryCodes.id, codeHash: twoFactorRecoveryCodes.codeHash })
     .from(twoFactorRecoveryCodes)
-    .where(and(eq(twoFactorRecoveryCodes.userId, row.userId), isNull(twoFactorRecoveryCodes.usedAt)));
+    .where(
+      and(eq(twoFactorRecoveryCodes.userId, row.userId), isNull(twoFactorRecoveryCodes.usedAt)),
+    );
   let match: string | undefined;
   for (const r of unused) if (safeEqual(r.codeHash, wanted)) match = r.id;
   if (!match) return false;

@@ -2,12 +2,13 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { ErrorState, LoadingRows } from "@/components/ui/states";
-import { RelativeTime } from "@/components/ui/time";
+import { LocalTime } from "@/components/ui/time";
 import { useToast } from "@/components/ui/toast";
 import { useTRPC } from "@/lib/trpc/client";
 import { TwoFactorCodeForm } from "./two-factor-code-form";
 import { TwoFactorEnrol } from "./two-factor-enrol";
 import { TwoFactorRecoveryCodes } from "./two-factor-recovery-codes";
+import styles from "./two-factor.module.css";
 
 type Mode = "idle" | "enrol" | "disable" | "regenerate";
 
@@ -86,7 +87,7 @@ export function TwoFactorCard() {
       ) : (
         <div className="card-body stack">
           <p>
-            On since <RelativeTime date={status.data.enabledAt!} />.{" "}
+            On since <LocalTime date={status.data.enabledAt!} />.{" "}
             <span className="muted">
               {status.data.recoveryCodesLeft} of 10 recovery codes unused.
             </span>
@@ -119,7 +120,7 @@ export function TwoFactorCard() {
               }}
             />
           ) : (
-            <div className="form-row">
+            <div className={styles.actions}>
               <button type="button" className="btn" onClick={() => setMode("regenerate")}>
                 New recovery codes
               </button>

@@ -145,6 +145,7 @@ export function Shell({
             <Link
               href="/account"
               className="btn btn-sm btn-ghost"
+              style={{ color: "#9ca3af", padding: "2px 4px", justifyContent: "flex-start" }}
               aria-current={pathname === "/account" ? "page" : undefined}
             >
               Account

@@ -6,9 +6,9 @@ export const metadata: Metadata = { title: "General settings" };
 
 export default function GeneralPage() {
   return (
-    <>
+    <div className="stack">
       <GeneralSettings />
       <TwoFactorRequirement />
-    </>
+    </div>
   );
 }

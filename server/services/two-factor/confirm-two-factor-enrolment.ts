@@ -8,8 +8,8 @@ import {
   ValidationError,
   fromZodError,
 } from "../../errors";
-import { recordAudit } from "../audit/record-audit";
 import { requireUserId, type ServiceContext } from "../context";
+import { recordTwoFactorAudit } from "./record-two-factor-audit";
 import {
   consumeTotpStep,
   decryptTotpSecret,
@@ -45,11 +45,7 @@ export async function confirmTwoFactorEnrolment({
       .returning({ userId: userTwoFactor.userId });
     if (enabled.length !== 1) throw new ConflictError("Two-factor is already on");
     const recoveryCodes = await replaceRecoveryCodes(tx, userId, row.recoverySalt, ctx.now());
-    await recordAudit(tx, ctx, {
-      action: "two_factor.enabled",
-      targetType: "user",
-      targetId: userId,
-    });
+    await recordTwoFactorAudit(tx, ctx, userId, "two_factor.enabled");
     return { recoveryCodes };
   });
 }

@@ -3,10 +3,10 @@ import { eq } from "drizzle-orm";
 import { twoFactorRecoveryCodes, userTwoFactor } from "@/db/schema";
 import { TwoFactorCodeInput } from "@/lib/schemas/two-factor";
 import { PreconditionFailedError, fromZodError } from "../../errors";
-import { recordAudit } from "../audit/record-audit";
 import { requireUserId, type ServiceContext } from "../context";
 import { invalidCode } from "./confirm-two-factor-enrolment";
 import { workspacesRequiringTwoFactor } from "./needs-two-factor-enrolment";
+import { recordTwoFactorAudit } from "./record-two-factor-audit";
 import { loadTwoFactor, spendSecondFactor } from "./totp";
 
 /**
@@ -32,12 +32,7 @@ export async function disableTwoFactor({ ctx, input }: { ctx: ServiceContext; in
       );
     await tx.delete(twoFactorRecoveryCodes).where(eq(twoFactorRecoveryCodes.userId, userId));
     await tx.delete(userTwoFactor).where(eq(userTwoFactor.userId, userId));
-    await recordAudit(tx, ctx, {
-      action: "two_factor.disabled",
-      targetType: "user",
-      targetId: userId,
-      data: { confirmedWith: used },
-    });
+    await recordTwoFactorAudit(tx, ctx, userId, "two_factor.disabled", { confirmedWith: used });
   });
   return { enabled: false };
 }

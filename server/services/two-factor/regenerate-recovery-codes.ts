@@ -1,9 +1,9 @@
 import "server-only";
 import { TwoFactorCodeInput } from "@/lib/schemas/two-factor";
 import { PreconditionFailedError, fromZodError } from "../../errors";
-import { recordAudit } from "../audit/record-audit";
 import { requireUserId, type ServiceContext } from "../context";
 import { invalidCode } from "./confirm-two-factor-enrolment";
+import { recordTwoFactorAudit } from "./record-two-factor-audit";
 import { loadTwoFactor, replaceRecoveryCodes, spendSecondFactor } from "./totp";
 
 /**
@@ -26,11 +26,7 @@ export async function regenerateRecoveryCodes({
     if (!(await spendSecondFactor(tx, ctx.keys, row, parsed.data.code, ctx.now(), false)))
       throw invalidCode();
     const recoveryCodes = await replaceRecoveryCodes(tx, userId, row.recoverySalt, ctx.now());
-    await recordAudit(tx, ctx, {
-      action: "two_factor.recovery_codes_regenerated",
-      targetType: "user",
-      targetId: userId,
-    });
+    await recordTwoFactorAudit(tx, ctx, userId, "two_factor.recovery_codes_regenerated");
     return { recoveryCodes };
   });
 }

@@ -128,7 +128,12 @@ describe("enrolment", () => {
 
     const status = await getTwoFactorStatus({ ctx: p.ctx() });
     expect(status).toMatchObject({ hasPassword: true, enabled: true, recoveryCodesLeft: 10 });
-    expect(await auditActions(p.userId)).toContain("two_factor.enabled");
+    // Recorded in each workspace of the user, so its admins read it in their audit log.
+    const enabledRows = await t.db
+      .select()
+      .from(auditEvents)
+      .where(and(eq(auditEvents.targetId, p.userId), eq(auditEvents.action, "two_factor.enabled")));
+    expect(enabledRows.map((r) => r.workspaceId)).toEqual([p.fx.workspaceId]);
 
     // Enabled: enrolment cannot silently swap the authenticator.
     await expect(beginTwoFactorEnrolment({ ctx: p.ctx() })).rejects.toBeInstanceOf(ConflictError);

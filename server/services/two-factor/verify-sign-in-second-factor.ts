@@ -1,8 +1,8 @@
 import "server-only";
 import { TWO_FACTOR_INVALID, TWO_FACTOR_REQUIRED } from "@/lib/schemas/two-factor";
 import { UnauthorizedError } from "../../errors";
-import { recordAudit } from "../audit/record-audit";
 import type { ServiceContext } from "../context";
+import { recordTwoFactorAudit } from "./record-two-factor-audit";
 import { loadTwoFactor, spendSecondFactor } from "./totp";
 
 /**
@@ -31,19 +31,14 @@ export async function verifySignInSecondFactor({
   const enabled = (await loadTwoFactor(ctx.db, userId))?.enabledAt;
   if (!enabled) return { usedFactor: "none" };
   if (!code) throw new SecondFactorError(TWO_FACTOR_REQUIRED);
-  // The password is proven: from here on the user is the actor of what gets recorded.
+  // The password is proven: the user is the actor of what gets recorded.
   const asUser: ServiceContext = { ...ctx, actor: { type: "user", userId }, workspace: undefined };
   const used = await ctx.db.transaction(async (tx) => {
     const row = await loadTwoFactor(tx, userId, true);
     if (!row?.enabledAt) return "none" as const;
     const factor = await spendSecondFactor(tx, ctx.keys, row, code, ctx.now(), true);
     if (factor === "recovery")
-      await recordAudit(tx, asUser, {
-        action: "two_factor.recovery_code_used",
-        targetType: "user",
-        targetId: userId,
-        workspaceId: null,
-      });
+      await recordTwoFactorAudit(tx, asUser, userId, "two_factor.recovery_code_used");
     return factor;
   });
   if (!used) throw new SecondFactorError(TWO_FACTOR_INVALID);

@@ -1,5 +1,7 @@
 "use client";
 import { useMutation } from "@tanstack/react-query";
+import { CopyButton } from "@/components/ui/copy-button";
+import { Field } from "@/components/ui/field";
 import { ErrorState, LoadingRows } from "@/components/ui/states";
 import { useTRPC } from "@/lib/trpc/client";
 import { TwoFactorCodeForm } from "./two-factor-code-form";
@@ -51,11 +53,18 @@ export function TwoFactorEnrol({
               src={begin.data.qrCodeDataUrl}
               alt="QR code for your authenticator app; the same key is written out beside it"
             />
-            <div className="stack">
-              <span className="muted small">Or enter this key by hand:</span>
-              <code className={styles.key} aria-label="Setup key" data-testid="totp-manual-key">
-                {begin.data.manualKey}
-              </code>
+            <div className={`stack ${styles.keyBox}`}>
+              <Field
+                label="Setup key"
+                hint="Or type this key into the app by hand."
+                value={begin.data.manualKey}
+                readOnly
+                className={styles.key}
+                onFocus={(e) => e.currentTarget.select()}
+              />
+              <div>
+                <CopyButton value={begin.data.manualKey.replace(/\s+/g, "")} label="Copy key" />
+              </div>
             </div>
           </div>
         </li>

@@ -19,6 +19,9 @@ export async function contextFromSession(req?: Request): Promise<ServiceContext>
   const userId = session?.user?.id;
   const base = { db, keys: rt.keys, config: rt.config, log: rt.log, now: () => new Date() };
   if (!userId) return { ...base, actor: { type: "anonymous" } };
+  // Until a required enrolment is done, the session acts in no workspace: only account-level
+  // procedures (two-factor set-up, me) answer; every workspace procedure is refused.
+  if (session.twoFactorEnrolRequired) return { ...base, actor: { type: "user", userId } };
   const workspace = await resolveWorkspace(db, userId, session.workspaceId);
   return { ...base, actor: { type: "user", userId, sessionId: session.sessionId }, workspace };
 }

@@ -7,6 +7,8 @@ declare module "next-auth" {
     workspaceId?: string | null;
     /** The user_sessions row this browser signed in with (not a secret: the JWT is signed). */
     sessionId?: string;
+    /** A workspace requires two-factor and this password sign-in has none yet: enrol first. */
+    twoFactorEnrolRequired?: boolean;
   }
 }
 
@@ -15,5 +17,6 @@ declare module "next-auth/jwt" {
     workspaceId?: string | null;
     /** user_sessions.id, checked on every request (server/auth/sessions.ts). */
     sid?: string;
+    twoFactorEnrolRequired?: boolean;
   }
 }

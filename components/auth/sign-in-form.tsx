@@ -4,6 +4,8 @@ import { signIn } from "next-auth/react";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { Field } from "@/components/ui/field";
+import { TWO_FACTOR_INVALID, TWO_FACTOR_REQUIRED } from "@/lib/schemas/two-factor";
+import { TwoFactorSignInStep } from "./two-factor-sign-in-step";
 
 const ERRORS: Record<string, string> = {
   CredentialsSignin: "Wrong email or password.",
@@ -26,25 +28,50 @@ export function SignInForm({
   const router = useRouter();
   const [pending, setPending] = useState(false);
   const [message, setMessage] = useState(error ? (ERRORS[error] ?? error) : "");
+  // Set once the password was right and the account asks for its second factor.
+  const [twoFactor, setTwoFactor] = useState<{ email: string; password: string } | null>(null);
 
-  async function onSubmit(e: React.FormEvent<HTMLFormElement>) {
-    e.preventDefault();
-    const form = new FormData(e.currentTarget);
+  async function submit(credentials: { email: string; password: string; code?: string }) {
     setPending(true);
     setMessage("");
-    const res = await signIn("credentials", {
-      email: String(form.get("email") ?? ""),
-      password: String(form.get("password") ?? ""),
-      redirect: false,
-    });
+    const res = await signIn("credentials", { ...credentials, redirect: false });
     setPending(false);
+    if (res?.error === TWO_FACTOR_REQUIRED || res?.error === TWO_FACTOR_INVALID) {
+      setTwoFactor({ email: credentials.email, password: credentials.password });
+      if (res.error === TWO_FACTOR_INVALID)
+        setMessage("That code is not valid, or was already used. Try the next one.");
+      return;
+    }
     if (!res || res.error) {
+      setTwoFactor(null);
       setMessage(ERRORS[res?.error ?? ""] ?? "Wrong email or password.");
       return;
     }
     router.replace(callbackUrl);
     router.refresh();
   }
+
+  function onSubmit(e: React.FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    const form = new FormData(e.currentTarget);
+    void submit({
+      email: String(form.get("email") ?? ""),
+      password: String(form.get("password") ?? ""),
+    });
+  }
+
+  if (twoFactor)
+    return (
+      <TwoFactorSignInStep
+        pending={pending}
+        message={message}
+        onSubmit={(code) => submit({ ...twoFactor, code })}
+        onCancel={() => {
+          setTwoFactor(null);
+          setMessage("");
+        }}
+      />
+    );
 
   return (
     <div className="card auth-card">

@@ -142,8 +142,11 @@ export function Shell({
             <div className="user" title={user.email}>
               {user.name} · <span>{current.role}</span>
             </div>
+            {/* Not prefetched: with a prefetched /account, a workspace switch rendered the old
+                workspace (auth.spec "switch between them" failed every time). */}
             <Link
               href="/account"
+              prefetch={false}
               className="btn btn-sm btn-ghost"
               style={{ color: "#9ca3af", padding: "2px 4px", justifyContent: "flex-start" }}
               aria-current={pathname === "/account" ? "page" : undefined}

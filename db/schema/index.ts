@@ -12,3 +12,4 @@ export * from "./proposals";
 export * from "./webhook-inbox";
 export * from "./quotas";
 export * from "./sessions";
+export * from "./two-factor";

@@ -222,5 +222,7 @@ export const WorkspaceSettings = z.object({
   smtp: SmtpIntegration.optional(),
   /** The plan and per-limit overrides (lib/quotas/plans.ts); absent = the server's default plan. */
   quota: StoredWorkspaceQuota.optional(),
+  /** Owners' choice: members who sign in with a password must use two-factor (absent = no). */
+  requireTwoFactor: z.boolean().optional(),
 });
 export type WorkspaceSettings = z.infer<typeof WorkspaceSettings>;

@@ -7,8 +7,9 @@ import { env, publicUrl } from "@/env";
 import { isHttpsUrl } from "@/lib/security/headers";
 import { getRuntime } from "../runtime";
 import { DomainError } from "../errors";
-import { verifyCredentials } from "../services/auth/verify-credentials";
+import { authorizeCredentials } from "../services/auth/authorize-credentials";
 import { signInWithOAuth } from "../services/auth/sign-in-with-oauth";
+import { needsTwoFactorEnrolment } from "../services/two-factor/needs-two-factor-enrolment";
 import { resolveWorkspace } from "../services/workspaces/resolve-workspace";
 import { SESSION_MAX_AGE_SECONDS } from "../services/sessions/own-sessions";
 import { assertSessionLive, endSignedOutSession, openSession, SessionEndedError } from "./sessions";
@@ -35,9 +36,13 @@ export function getAuthOptions(): NextAuthOptions {
       credentials: {
         email: { label: "Email", type: "email" },
         password: { label: "Password", type: "password" },
+        /** The second step, for users with two-factor: an authenticator or recovery code. */
+        code: { label: "Code", type: "text" },
       },
       async authorize(credentials) {
-        const user = await verifyCredentials(await getDb(), credentials);
+        // Throws SecondFactorError (message two_factor_required / two_factor_invalid), which
+        // next-auth passes to the sign-in form as `error`.
+        const user = await authorizeCredentials({ ctx: await serviceCtx(), input: credentials });
         if (!user) rt.log.info("sign-in refused", { reason: "bad_credentials" });
         return user;
       },
@@ -89,14 +94,20 @@ export function getAuthOptions(): NextAuthOptions {
           throw e;
         }
       },
-      async jwt({ token, user, trigger, session }) {
+      async jwt({ token, user, account, trigger, session }) {
         if (user) {
           token.sub = user.id;
           token.workspaceId = (await resolveWorkspace(await getDb(), user.id))?.id ?? null;
           token.sid = await openSession(await serviceCtx(), user.id);
+          // Decided at sign-in (OAuth sign-ins are exempt); cleared by an update after enrolment.
+          token.twoFactorEnrolRequired =
+            account?.provider === "credentials" &&
+            (await needsTwoFactorEnrolment(await getDb(), user.id));
         } else {
           await assertSessionLive(token);
         }
+        if (trigger === "update" && token.sub && token.twoFactorEnrolRequired)
+          token.twoFactorEnrolRequired = await needsTwoFactorEnrolment(await getDb(), token.sub);
         if (trigger === "update" && token.sub) {
           const wanted = (session as { workspaceId?: unknown } | undefined)?.workspaceId;
           if (typeof wanted === "string") {
@@ -111,6 +122,7 @@ export function getAuthOptions(): NextAuthOptions {
         session.user = { ...session.user, id: token.sub! };
         session.workspaceId = token.workspaceId ?? null;
         session.sessionId = token.sid;
+        session.twoFactorEnrolRequired = token.twoFactorEnrolRequired === true;
         return session;
       },
     },

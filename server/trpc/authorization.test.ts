@@ -30,9 +30,12 @@ import { applyProposal } from "../services/proposals/apply-proposal";
 import { createProposal } from "../services/proposals/create-proposal";
 import { getProposal } from "../services/proposals/get-proposal";
 import { reviewProposal } from "../services/proposals/review-proposal";
+import { generate } from "otplib";
 import { users as usersTable } from "@/db/schema";
 import { hashPassword } from "../auth/password";
 import { createSession } from "../services/sessions/create-session";
+import { beginTwoFactorEnrolment } from "../services/two-factor/begin-two-factor-enrolment";
+import { confirmTwoFactorEnrolment } from "../services/two-factor/confirm-two-factor-enrolment";
 import { appRouter, createCaller } from "./root";
 
 type Access = "public" | "authed" | Role;
@@ -194,6 +197,20 @@ async function withPassword(fx: WorkspaceFixture, role: Role) {
     .set({ passwordHash: await (oldHash ??= hashPassword(OLD_PASSWORD)) })
     .where(eq(usersTable.id, fx.members[role]));
   return { currentPassword: OLD_PASSWORD, newPassword: "new-password-0123" };
+}
+const totpAt = (secret: string, ms: number) => generate({ secret, epoch: Math.floor(ms / 1000) });
+/** A valid code for the role's member's pending enrolment (two-factor needs a password account). */
+async function pendingTwoFactorCode(fx: WorkspaceFixture, role: Role) {
+  await withPassword(fx, role);
+  const { manualKey } = await beginTwoFactorEnrolment({ ctx: fx.ctx(role) });
+  const secret = manualKey.replace(/\s+/g, "");
+  return { secret, code: await totpAt(secret, Date.now()) };
+}
+/** Two-factor on for the role's member, and a fresh code (the next step, not yet used). */
+async function freshTwoFactorCode(fx: WorkspaceFixture, role: Role) {
+  const { secret, code } = await pendingTwoFactorCode(fx, role);
+  await confirmTwoFactorEnrolment({ ctx: fx.ctx(role), input: { code } });
+  return { code: await totpAt(secret, Date.now() + 30_000) };
 }
 
 const CASES: Record<string, Case> = {
@@ -523,6 +540,24 @@ const CASES: Record<string, Case> = {
     access: "admin",
     input: () => ({ action: "secret.*", limit: 5, direction: "forward" }),
   },
+  "twoFactor.status": { access: "authed" },
+  "twoFactor.beginEnrolment": {
+    access: "authed",
+    input: async (fx, role) => {
+      await withPassword(fx, role);
+    },
+  },
+  "twoFactor.confirmEnrolment": {
+    access: "authed",
+    input: async (fx, role) => ({ code: (await pendingTwoFactorCode(fx, role)).code }),
+  },
+  "twoFactor.disable": { access: "authed", input: (fx, role) => freshTwoFactorCode(fx, role) },
+  "twoFactor.regenerateRecoveryCodes": {
+    access: "authed",
+    input: (fx, role) => freshTwoFactorCode(fx, role),
+  },
+  "twoFactor.workspaceRequirement": { access: "viewer" },
+  "twoFactor.setWorkspaceRequirement": { access: "owner", input: () => ({ required: true }) },
   "secret.list": { access: "editor" },
   "secret.create": { access: "admin", input: () => ({ name: secretName(), value: "value-1234" }) },
   "secret.update": {

@@ -14,6 +14,7 @@ import { secretRouter } from "./routers/secret";
 import { sessionRouter } from "./routers/session";
 import { quotaRouter } from "./routers/quota";
 import { settingsRouter } from "./routers/settings";
+import { twoFactorRouter } from "./routers/two-factor";
 import { workspaceRouter } from "./routers/workspace";
 import { createCallerFactory, router } from "./init";
 
@@ -35,6 +36,7 @@ export const appRouter = router({
   proposal: proposalRouter,
   audit: auditRouter,
   session: sessionRouter,
+  twoFactor: twoFactorRouter,
 });
 
 export type AppRouter = typeof appRouter;

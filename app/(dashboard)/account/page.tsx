@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { ChangePasswordCard } from "@/components/account/change-password-card";
 import { SessionsCard } from "@/components/account/sessions-card";
+import { TwoFactorCard } from "@/components/account/two-factor-card";
 import { PageHead } from "@/components/shell/page-head";
 import { requirePageContext } from "@/server/page-context";
 
@@ -12,6 +13,7 @@ export default async function AccountPage() {
     <div className="page">
       <PageHead title="Account" description="How you sign in to Sluice." />
       <div className="stack">
+        <TwoFactorCard />
         <SessionsCard />
         <ChangePasswordCard />
       </div>

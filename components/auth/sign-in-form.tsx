@@ -4,6 +4,7 @@ import { signIn } from "next-auth/react";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { Field } from "@/components/ui/field";
+import { parseThrottleErrorCode, tooManyAttemptsMessage } from "@/lib/security/auth-throttle";
 
 const ERRORS: Record<string, string> = {
   CredentialsSignin: "Wrong email or password.",
@@ -11,6 +12,13 @@ const ERRORS: Record<string, string> = {
   OAuthCallback: "The provider refused the sign-in.",
   AccessDenied: "You do not have access.",
 };
+
+/** The message for a next-auth error code; a throttled attempt says how long to wait. */
+function errorMessage(code: string | undefined, fallback: string): string {
+  const wait = parseThrottleErrorCode(code);
+  if (wait !== null) return tooManyAttemptsMessage(wait);
+  return ERRORS[code ?? ""] ?? fallback;
+}
 
 export function SignInForm({
   callbackUrl,
@@ -25,7 +33,7 @@ export function SignInForm({
 }) {
   const router = useRouter();
   const [pending, setPending] = useState(false);
-  const [message, setMessage] = useState(error ? (ERRORS[error] ?? error) : "");
+  const [message, setMessage] = useState(error ? errorMessage(error, error) : "");
 
   async function onSubmit(e: React.FormEvent<HTMLFormElement>) {
     e.preventDefault();
@@ -39,7 +47,7 @@ export function SignInForm({
     });
     setPending(false);
     if (!res || res.error) {
-      setMessage(ERRORS[res?.error ?? ""] ?? "Wrong email or password.");
+      setMessage(errorMessage(res?.error ?? undefined, "Wrong email or password."));
       return;
     }
     router.replace(callbackUrl);

@@ -6,8 +6,10 @@ import { getDb } from "@/db";
 import { env, publicUrl } from "@/env";
 import { isHttpsUrl } from "@/lib/security/headers";
 import { getRuntime } from "../runtime";
-import { DomainError } from "../errors";
-import { verifyCredentials } from "../services/auth/verify-credentials";
+import { DomainError, TooManyAttemptsError } from "../errors";
+import { throttleErrorCode } from "@/lib/security/auth-throttle";
+import { requestClient } from "../http/client-address";
+import { signInWithPassword } from "../services/auth/sign-in-with-password";
 import { signInWithOAuth } from "../services/auth/sign-in-with-oauth";
 import { resolveWorkspace } from "../services/workspaces/resolve-workspace";
 
@@ -34,10 +36,17 @@ export function getAuthOptions(): NextAuthOptions {
         email: { label: "Email", type: "email" },
         password: { label: "Password", type: "password" },
       },
-      async authorize(credentials) {
-        const user = await verifyCredentials(await getDb(), credentials);
-        if (!user) rt.log.info("sign-in refused", { reason: "bad_credentials" });
-        return user;
+      async authorize(credentials, req) {
+        const ctx = { ...(await serviceCtx()), client: requestClient(req.headers ?? {}) };
+        try {
+          const user = await signInWithPassword({ ctx, input: credentials });
+          if (!user) rt.log.info("sign-in refused", { reason: "bad_credentials" });
+          return user;
+        } catch (e) {
+          // next-auth hands the message to the client; the route turns it into 429 + Retry-After.
+          if (e instanceof TooManyAttemptsError) throw new Error(throttleErrorCode(e.retryAfterSeconds));
+          throw e;
+        }
       },
     }),
   ];

@@ -20,13 +20,24 @@ export interface ServiceConfig {
   maxActiveRunsPerWorkspace: number;
   /** Schedules may not fire more often than this (default DEFAULT_MIN_INTERVAL_SECONDS = 60). */
   scheduleMinIntervalSeconds?: number;
+  /** First lock of the auth throttle (SLUICE_AUTH_LOCK_BASE_SECONDS; absent = the policy's 15 s). */
+  authLockBaseSeconds?: number;
   /** The quota plan of workspaces without one (SLUICE_DEFAULT_PLAN; absent = enterprise, unlimited). */
   defaultPlan?: PlanId;
+}
+
+/** Where a request came from (server/http/client-address.ts); written on its audit rows. */
+export interface RequestClient {
+  /** The client's IP address, or null when it cannot be told (no request, malformed header). */
+  address: string | null;
+  userAgent: string | null;
 }
 
 export interface ServiceContext {
   db: Db;
   actor: Actor;
+  /** Absent outside a request (engine, maintenance jobs, CLI). */
+  client?: RequestClient;
   /** The workspace the request acts in, with the actor's effective role there. */
   workspace?: { id: string; role: Role };
   keys: Keys;

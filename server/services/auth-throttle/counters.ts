@@ -59,7 +59,7 @@ export async function reserveAttempt(
   const forgetBefore = new Date(now.getTime() - THROTTLE_FORGET_AFTER_MS);
   const nowSql = sql`${now.toISOString()}::timestamptz`;
   const next = sql`(case when ${authThrottles.lastFailureAt} < ${forgetBefore.toISOString()}::timestamptz then 1 else ${authThrottles.failures} + 1 end)`;
-  const schedSql = sql.raw(`array[${schedule.map((n) => Math.floor(n)).join(",")}]::int[]`);
+  const schedSql = sql.raw(`(array[${schedule.map((n) => Math.floor(n)).join(",")}]::int[])`);
   const firstLock = lockSeconds(policy, 1, baseSeconds);
   const rows = await db
     .insert(authThrottles)

@@ -7,14 +7,22 @@
 import { openDb } from "@/db/client";
 import { reserveAttempt } from "@/server/services/auth-throttle/counters";
 
-const [url, email, n] = process.argv.slice(2);
-const handle = await openDb({ url, maxConnections: 8 });
-process.stdout.write("ready\n");
-await new Promise<void>((resolve) => process.stdin.once("data", () => resolve()));
-const results = await Promise.all(
-  Array.from({ length: Number(n) }, () =>
-    reserveAttempt(handle.db, { scope: "account", subject: email! }, new Date()),
-  ),
-);
-process.stdout.write(`admitted ${results.filter((r) => r.ok).length}\n`);
-await handle.close();
+async function main() {
+  const [url, email, n] = process.argv.slice(2);
+  const handle = await openDb({ url, maxConnections: 8 });
+  process.stdout.write("ready\n");
+  await new Promise<void>((resolve) => process.stdin.once("data", () => resolve()));
+  process.stdin.destroy();
+  const results = await Promise.all(
+    Array.from({ length: Number(n) }, () =>
+      reserveAttempt(handle.db, { scope: "account", subject: email! }, new Date()),
+    ),
+  );
+  process.stdout.write(`admitted ${results.filter((r) => r.ok).length}\n`);
+  await handle.close();
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -44,7 +44,8 @@ export function getAuthOptions(): NextAuthOptions {
           return user;
         } catch (e) {
           // next-auth hands the message to the client; the route turns it into 429 + Retry-After.
-          if (e instanceof TooManyAttemptsError) throw new Error(throttleErrorCode(e.retryAfterSeconds));
+          if (e instanceof TooManyAttemptsError)
+            throw new Error(throttleErrorCode(e.retryAfterSeconds));
           throw e;
         }
       },

@@ -1,6 +1,6 @@
 import "server-only";
 import type { ServiceContext } from "../context";
-import { clientSubject, countFailure, refuseIfLocked } from "../auth-throttle/guard";
+import { addressSubject, countFailure, refuseIfLocked } from "../auth-throttle/guard";
 import { authenticateApiToken, type TokenIdentity } from "./authenticate-api-token";
 
 /**
@@ -16,9 +16,9 @@ export async function authenticateBearer({
   input: string | null | undefined;
 }): Promise<TokenIdentity | null> {
   if (!input) return null;
-  const subject = { scope: "api_token" as const, subject: clientSubject(ctx) };
-  await refuseIfLocked(ctx, subject);
+  const subject = addressSubject(ctx, "api_token");
+  if (subject) await refuseIfLocked(ctx, subject);
   const identity = await authenticateApiToken(ctx.db, input, ctx.now());
-  if (!identity) await countFailure(ctx, subject);
+  if (!identity && subject) await countFailure(ctx, subject);
   return identity;
 }

@@ -38,9 +38,10 @@ beforeAll(async () => {
     .update(users)
     .set({ passwordHash: await hashPassword(PASSWORD) })
     .where(eq(users.id, userId));
-  [{ email }] = (await t.db.select({ email: users.email }).from(users).where(eq(users.id, userId))) as [
-    { email: string },
-  ];
+  [{ email }] = (await t.db
+    .select({ email: users.email })
+    .from(users)
+    .where(eq(users.id, userId))) as [{ email: string }];
 });
 afterAll(async () => {
   await t?.close();
@@ -131,7 +132,8 @@ describe("account budget and back-off", () => {
     expect(await outcome(signInWithPassword({ ctx, input: right }))).toBe("signed_in");
     // Reset: five more free failures before the next lock.
     const after: string[] = [];
-    for (let i = 0; i < 6; i++) after.push(await outcome(signInWithPassword({ ctx, input: wrong })));
+    for (let i = 0; i < 6; i++)
+      after.push(await outcome(signInWithPassword({ ctx, input: wrong })));
     expect(after).toEqual(["wrong", "wrong", "wrong", "wrong", "wrong", "locked 15"]);
 
     const rows = await t.db
@@ -258,9 +260,9 @@ describe("invitations", () => {
       TooManyAttemptsError,
     );
     const other = { ...ctx, client: freshClient() };
-    await expect(getInvitation({ ctx: other, input: { token: real.token } })).resolves.toMatchObject(
-      { status: "open" },
-    );
+    await expect(
+      getInvitation({ ctx: other, input: { token: real.token } }),
+    ).resolves.toMatchObject({ status: "open" });
     c.advance(16);
     await expect(getInvitation({ ctx, input: { token: real.token } })).resolves.toMatchObject({
       status: "open",
@@ -268,8 +270,13 @@ describe("invitations", () => {
     const [lockout] = await t.db
       .select()
       .from(auditEvents)
-      .where(and(eq(auditEvents.action, "auth.lockout"), eq(auditEvents.clientAddress, client.address!)));
-    expect(lockout).toMatchObject({ workspaceId: null, data: { scope: "invitation", failures: 10 } });
+      .where(
+        and(eq(auditEvents.action, "auth.lockout"), eq(auditEvents.clientAddress, client.address!)),
+      );
+    expect(lockout).toMatchObject({
+      workspaceId: null,
+      data: { scope: "invitation", failures: 10 },
+    });
   });
 });
 
@@ -360,7 +367,11 @@ describe("route handlers", () => {
       new Request("http://localhost:3000/api/auth/callback/credentials", {
         method: "POST",
         headers: { "x-forwarded-for": "203.0.113.61" },
-        body: new URLSearchParams({ email: "someone@example.com", password: "wrong", json: "true" }),
+        body: new URLSearchParams({
+          email: "someone@example.com",
+          password: "wrong",
+          json: "true",
+        }),
       }),
     );
     expect(other.status).toBe(401);

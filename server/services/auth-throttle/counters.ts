@@ -24,7 +24,11 @@ export interface ThrottleSubject {
 }
 
 export type Reservation =
-  | { ok: true; failures: number; /** Set when this attempt started a lock. */ lockedUntil: Date | null }
+  | {
+      ok: true;
+      failures: number;
+      /** Set when this attempt started a lock. */ lockedUntil: Date | null;
+    }
   | { ok: false; retryAfterSeconds: number };
 
 export function throttleKey({ scope, subject }: ThrottleSubject): string {

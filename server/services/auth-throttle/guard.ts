@@ -10,9 +10,18 @@ import {
   type ThrottleSubject,
 } from "./counters";
 
-/** The client address a request's counters are kept under ("unknown" when it cannot be told). */
-export function clientSubject(ctx: ServiceContext): string {
-  return ctx.client?.address ?? "unknown";
+/**
+ * The per-address throttle subject of a request, or null when there is no address to key on.
+ * Behind Next's server every request has one (it fills X-Forwarded-For); only in-process callers
+ * (tests, scripts) have none. Lumping those under one key would make them throttle each other,
+ * and skipping them gives an attacker nothing a forged X-Forwarded-For without a proxy would not.
+ */
+export function addressSubject(
+  ctx: ServiceContext,
+  scope: "address" | "invitation" | "api_token",
+): ThrottleSubject | null {
+  const address = ctx.client?.address;
+  return address ? { scope, subject: address } : null;
 }
 
 export function lockBaseSeconds(ctx: ServiceContext): number {
@@ -68,12 +77,14 @@ export async function withInvitationThrottle<T>(
   ctx: ServiceContext,
   fn: () => Promise<T>,
 ): Promise<T> {
-  const subject = { scope: "invitation" as const, subject: clientSubject(ctx) };
+  const subject = addressSubject(ctx, "invitation");
+  if (!subject) return fn();
   await refuseIfLocked(ctx, subject);
   try {
     return await fn();
   } catch (e) {
-    if (e instanceof NotFoundError && e.message.startsWith("Invitation"))
+    // claimInvitation and getInvitation say NotFoundError("Invitation") for an unknown link.
+    if (e instanceof NotFoundError && e.message.startsWith("Invitation "))
       await countFailure(ctx, subject);
     throw e;
   }

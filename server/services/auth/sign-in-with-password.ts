@@ -3,13 +3,13 @@ import { SignInInput } from "@/lib/schemas/auth";
 import { recordUserAudit } from "../audit/record-user-audit";
 import type { ServiceContext } from "../context";
 import { refundAttempt, resetThrottle, type ThrottleSubject } from "../auth-throttle/counters";
-import { clientSubject, reserveOrRefuse } from "../auth-throttle/guard";
+import { addressSubject, reserveOrRefuse } from "../auth-throttle/guard";
 import { verifyCredentials } from "./verify-credentials";
 
 /**
  * Email + password sign-in behind the throttle (lib/security/auth-throttle.ts): one attempt is
  * reserved against the account (the normalized email, known or not, so the throttle reveals no
- * accounts) and against the client address before the password is checked; TooManyAttemptsError
+ * accounts) and against the client address (when known) before the password is checked; TooManyAttemptsError
  * while either is locked. A success resets the account and gives the address its attempt back.
  * Returns the user, or null for wrong credentials.
  */
@@ -19,12 +19,12 @@ export async function signInWithPassword({ ctx, input }: { ctx: ServiceContext; 
   if (!parsed.success) return null;
   const { email } = parsed.data;
   const account: ThrottleSubject = { scope: "account", subject: email };
-  const address: ThrottleSubject = { scope: "address", subject: clientSubject(ctx) };
+  const address = addressSubject(ctx, "address");
 
   const a = await reserveOrRefuse(ctx, account);
-  let b;
+  let b: Awaited<ReturnType<typeof reserveOrRefuse>> | undefined;
   try {
-    b = await reserveOrRefuse(ctx, address);
+    if (address) b = await reserveOrRefuse(ctx, address);
   } catch (e) {
     await refundAttempt(ctx.db, account);
     throw e;
@@ -33,7 +33,7 @@ export async function signInWithPassword({ ctx, input }: { ctx: ServiceContext; 
   const user = await verifyCredentials(ctx.db, parsed.data);
   if (user) {
     await resetThrottle(ctx.db, account);
-    await refundAttempt(ctx.db, address);
+    if (address) await refundAttempt(ctx.db, address);
     await recordUserAudit(ctx.db, ctx, {
       user: { id: user.id },
       actor: "user",
@@ -52,7 +52,7 @@ export async function signInWithPassword({ ctx, input }: { ctx: ServiceContext; 
     ["account", a],
     ["address", b],
   ] as const) {
-    if (!r.lockedUntil) continue;
+    if (!r?.lockedUntil) continue;
     await recordUserAudit(ctx.db, ctx, {
       user: { email },
       actor: "anonymous",

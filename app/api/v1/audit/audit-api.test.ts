@@ -103,7 +103,10 @@ describe("GET /api/v1/audit", () => {
     const line = JSON.parse(
       (await (await get("?action=workflow.created&format=ndjson", admin)).text()).split("\n")[0]!,
     );
-    expect(line).toMatchObject({ clientAddress: "192.0.2.44", userAgent: "sluice-cli/1.2 (audit test)" });
+    expect(line).toMatchObject({
+      clientAddress: "192.0.2.44",
+      userAgent: "sluice-cli/1.2 (audit test)",
+    });
     // Rows written outside a request (fixtures here) say so with nulls.
     const secrets = await (await get("?action=secret.created&limit=1", admin)).json();
     expect(secrets.items[0]).toMatchObject({ clientAddress: null, userAgent: null });

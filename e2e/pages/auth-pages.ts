@@ -17,6 +17,15 @@ export class SignInPage {
   async expectError(text: string | RegExp) {
     await expect(this.page.getByRole("alert").filter({ hasText: text })).toBeVisible();
   }
+
+  /** Expects the lockout message and returns the seconds it asks to wait. */
+  async expectThrottled(): Promise<number> {
+    const alert = this.page
+      .getByRole("alert")
+      .filter({ hasText: /Too many attempts — try again in \d+ s/ });
+    await expect(alert).toBeVisible();
+    return Number(/in (\d+) s/.exec((await alert.textContent()) ?? "")![1]);
+  }
 }
 
 export class SignUpPage {

@@ -2,6 +2,7 @@ import "server-only";
 import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import GitHubProvider from "next-auth/providers/github";
+import { headers } from "next/headers";
 import { getDb } from "@/db";
 import { env, publicUrl } from "@/env";
 import { isHttpsUrl } from "@/lib/security/headers";
@@ -9,6 +10,7 @@ import { getRuntime } from "../runtime";
 import { DomainError, TooManyAttemptsError } from "../errors";
 import { throttleErrorCode } from "@/lib/security/auth-throttle";
 import { requestClient } from "../http/client-address";
+import type { RequestClient } from "../services/context";
 import { signInWithPassword } from "../services/auth/sign-in-with-password";
 import { signInWithOAuth } from "../services/auth/sign-in-with-oauth";
 import { resolveWorkspace } from "../services/workspaces/resolve-workspace";
@@ -19,13 +21,15 @@ let cached: NextAuthOptions | undefined;
 export function getAuthOptions(): NextAuthOptions {
   if (cached) return cached;
   const rt = getRuntime();
-  const serviceCtx = async () => ({
+  // The client is read from next/headers unless given (authorize() gets next-auth's copy).
+  const serviceCtx = async (client?: RequestClient) => ({
     db: await getDb(),
     keys: rt.keys,
     config: rt.config,
     log: rt.log,
     now: () => new Date(),
     actor: { type: "system" as const, name: "auth" },
+    client: client ?? requestClient(await headers()),
   });
 
   const providers: NextAuthOptions["providers"] = [
@@ -37,7 +41,7 @@ export function getAuthOptions(): NextAuthOptions {
         password: { label: "Password", type: "password" },
       },
       async authorize(credentials, req) {
-        const ctx = { ...(await serviceCtx()), client: requestClient(req.headers ?? {}) };
+        const ctx = await serviceCtx(requestClient(req.headers ?? {}));
         try {
           const user = await signInWithPassword({ ctx, input: credentials });
           if (!user) rt.log.info("sign-in refused", { reason: "bad_credentials" });

@@ -6,13 +6,14 @@
  */
 import { and, eq, gt } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { auditEvents, users } from "@/db/schema";
+import { auditEvents, oauthAccounts, users } from "@/db/schema";
 import { startEngineHarness, type EngineHarness } from "@/inngest/engine/testing";
 import { hashPassword } from "@/server/auth/password";
 import { makeCtx } from "@/server/testing/harness";
 import { createApiToken } from "../api-tokens/create-api-token";
 import { revokeApiToken } from "../api-tokens/revoke-api-token";
 import { decideApproval } from "../approvals/decide-approval";
+import { signInWithOAuth } from "../auth/sign-in-with-oauth";
 import { signInWithPassword } from "../auth/sign-in-with-password";
 import { acceptInvitation } from "../invitations/accept-invitation";
 import { createInvitation } from "../invitations/create-invitation";
@@ -96,6 +97,23 @@ describe("every event type of the audit log is recorded", () => {
       for (let i = 0; i < 5; i++)
         await signInWithPassword({ ctx: anon, input: { email, password: "wrong password" } });
     }, ["auth.sign_in_failed", "auth.lockout"]);
+  });
+
+  it("sign-in with a linked GitHub account", async () => {
+    await e.db.db.insert(oauthAccounts).values({
+      id: "oa_audited",
+      userId: ws().members.approver,
+      provider: "github",
+      providerAccountId: "424242",
+    });
+    await expectAudited(
+      () =>
+        signInWithOAuth({
+          ctx: makeCtx(e.db.db, { type: "system", name: "auth" }),
+          input: { provider: "github", providerAccountId: "424242", email: "x@example.com" },
+        }),
+      ["auth.sign_in"],
+    );
   });
 
   it("member and role changes", async () => {

@@ -14,6 +14,15 @@ export class SignInPage {
     await this.page.getByRole("button", { name: "Sign in", exact: true }).click();
   }
 
+  /** Signs in and returns the HTTP status of the credentials callback it answered with. */
+  async signInForStatus(email: string, password: string): Promise<number> {
+    const answered = this.page.waitForResponse(
+      (r) => r.url().includes("/api/auth/callback/credentials") && r.request().method() === "POST",
+    );
+    await this.signIn(email, password);
+    return (await answered).status();
+  }
+
   async expectError(text: string | RegExp) {
     await expect(this.page.getByRole("alert").filter({ hasText: text })).toBeVisible();
   }

@@ -9,9 +9,9 @@ import { verifyCredentials } from "./verify-credentials";
 /**
  * Email + password sign-in behind the throttle (lib/security/auth-throttle.ts): one attempt is
  * reserved against the account (the normalized email, known or not, so the throttle reveals no
- * accounts) and against the client address (when known) before the password is checked; TooManyAttemptsError
- * while either is locked. A success resets the account and gives the address its attempt back.
- * Returns the user, or null for wrong credentials.
+ * accounts) and against the client address (when known) before the password is checked;
+ * TooManyAttemptsError while either is locked. A success resets the account and gives the
+ * address its attempt back. Returns the user, or null for wrong credentials.
  */
 export async function signInWithPassword({ ctx, input }: { ctx: ServiceContext; input: unknown }) {
   const parsed = SignInInput.safeParse(input);

@@ -76,6 +76,11 @@ const EnvSchema = z
      * the header with the socket address, but only when the client sent none.
      */
     SLUICE_TRUSTED_PROXIES: z.coerce.number().int().min(0).max(10).default(0),
+    /**
+     * Sign-in throttle (lib/security/auth-throttle.ts): the first lock after the free failures
+     * lasts this long, each further failure doubles it up to the cap. Lower it only in tests.
+     */
+    SLUICE_AUTH_LOCK_BASE_SECONDS: z.coerce.number().int().min(1).max(3600).default(15),
     /** Retention (days). */
     SLUICE_RUN_RETENTION_DAYS: z.coerce.number().int().min(1).default(180),
     SLUICE_STEP_RETENTION_DAYS: z.coerce.number().int().min(1).default(30),

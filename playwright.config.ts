@@ -66,6 +66,8 @@ export default defineConfig({
       SLUICE_DATA_DIR: dataDir,
       SLUICE_PUBLIC_URL: E2E.baseURL,
       LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? "warn",
+      // The sign-in lockout spec waits one lock out; 3 s instead of the real policy's 15 s.
+      SLUICE_AUTH_LOCK_BASE_SECONDS: "3",
     },
   },
 });

@@ -1,11 +1,13 @@
 import "server-only";
 import { getServerSession, type Session } from "next-auth";
+import { headers } from "next/headers";
 import { NextRequest } from "next/server";
 import { getDb } from "@/db";
 import { getAuthOptions } from "./auth/options";
+import { requestClient } from "./http/client-address";
 import { getRuntime } from "./runtime";
-import { authenticateApiToken } from "./services/api-tokens/authenticate-api-token";
-import type { ServiceContext } from "./services/context";
+import { authenticateBearer } from "./services/api-tokens/authenticate-bearer";
+import type { RequestClient, ServiceContext } from "./services/context";
 import { resolveWorkspace } from "./services/workspaces/resolve-workspace";
 
 /**
@@ -17,7 +19,14 @@ export async function contextFromSession(req?: Request): Promise<ServiceContext>
   const db = await getDb();
   const session = req ? await getRequestSession(req) : await getServerSession(getAuthOptions());
   const userId = session?.user?.id;
-  const base = { db, keys: rt.keys, config: rt.config, log: rt.log, now: () => new Date() };
+  const base = {
+    db,
+    keys: rt.keys,
+    config: rt.config,
+    log: rt.log,
+    now: () => new Date(),
+    client: requestClient(req ? req.headers : await headers()),
+  };
   if (!userId) return { ...base, actor: { type: "anonymous" } };
   // Until a required enrolment is done, the session acts in no workspace: only account-level
   // procedures (two-factor set-up, me) answer; every workspace procedure is refused.
@@ -26,14 +35,23 @@ export async function contextFromSession(req?: Request): Promise<ServiceContext>
   return { ...base, actor: { type: "user", userId, sessionId: session.sessionId }, workspace };
 }
 
-/** Builds the service context for an API request from `Authorization: Bearer slu_…`. */
-export async function contextFromBearer(authorization: string | null): Promise<ServiceContext> {
+/**
+ * Builds the service context for an API request from `Authorization: Bearer slu_…`; a throttled
+ * client address gets TooManyAttemptsError (authenticate-bearer.ts).
+ */
+export async function contextFromBearer(
+  authorization: string | null,
+  client: RequestClient = { address: null, userAgent: null },
+): Promise<ServiceContext> {
   const rt = getRuntime();
   const db = await getDb();
-  const base = { db, keys: rt.keys, config: rt.config, log: rt.log, now: () => new Date() };
+  const base = { db, keys: rt.keys, config: rt.config, log: rt.log, now: () => new Date(), client };
+  const anonymous: ServiceContext = { ...base, actor: { type: "anonymous" } };
   const m = authorization?.match(/^Bearer\s+(\S+)\s*$/i);
-  const identity = await authenticateApiToken(db, m?.[1], new Date());
-  if (!identity) return { ...base, actor: { type: "anonymous" } };
+  // A header that is not a bearer token at all still counts as a failed attempt.
+  const presented = authorization ? (m?.[1] ?? authorization) : null;
+  const identity = await authenticateBearer({ ctx: anonymous, input: presented });
+  if (!identity) return anonymous;
   return {
     ...base,
     actor: { type: "token", tokenId: identity.tokenId, userId: identity.userId },

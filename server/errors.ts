@@ -84,6 +84,19 @@ export class RateLimitedError extends DomainError {
 }
 
 /**
+ * The auth throttle refused an attempt (sign-in, invitation, API token): 429 with Retry-After,
+ * `too_many_attempts` as the API error code and tRPC `reason`.
+ */
+export class TooManyAttemptsError extends DomainError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super("RATE_LIMITED", message, { reason: "too_many_attempts", retryAfterSeconds });
+  }
+}
+
+/**
  * A workspace quota refused the request (lib/quotas/plans.ts). A counted quota that resets (runs
  * per month, webhook requests per minute…) is a 429 with Retry-After until the reset; a standing
  * cap (definitions, steps per run, schedule interval) is a 403. Either way `details` names the

@@ -25,6 +25,7 @@ export function getRuntime(): Runtime {
       maxActiveRunsPerUser: env.SLUICE_MAX_ACTIVE_RUNS_PER_USER,
       maxActiveRunsPerWorkspace: env.SLUICE_MAX_ACTIVE_RUNS_PER_WORKSPACE,
       scheduleMinIntervalSeconds: env.SLUICE_SCHEDULE_MIN_INTERVAL_SECONDS,
+      authLockBaseSeconds: env.SLUICE_AUTH_LOCK_BASE_SECONDS,
       defaultPlan: env.SLUICE_DEFAULT_PLAN,
     },
     log: createLogger({ svc: "sluice" }),

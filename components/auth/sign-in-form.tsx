@@ -5,6 +5,7 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { Field } from "@/components/ui/field";
 import { TWO_FACTOR_INVALID, TWO_FACTOR_REQUIRED } from "@/lib/schemas/two-factor";
+import { parseThrottleErrorCode, tooManyAttemptsMessage } from "@/lib/security/auth-throttle";
 import { TwoFactorSignInStep } from "./two-factor-sign-in-step";
 
 const ERRORS: Record<string, string> = {
@@ -13,6 +14,13 @@ const ERRORS: Record<string, string> = {
   OAuthCallback: "The provider refused the sign-in.",
   AccessDenied: "You do not have access.",
 };
+
+/** The message for a next-auth error code; a throttled attempt says how long to wait. */
+function errorMessage(code: string | undefined, fallback: string): string {
+  const wait = parseThrottleErrorCode(code);
+  if (wait !== null) return tooManyAttemptsMessage(wait);
+  return ERRORS[code ?? ""] ?? fallback;
+}
 
 export function SignInForm({
   callbackUrl,
@@ -27,7 +35,7 @@ export function SignInForm({
 }) {
   const router = useRouter();
   const [pending, setPending] = useState(false);
-  const [message, setMessage] = useState(error ? (ERRORS[error] ?? error) : "");
+  const [message, setMessage] = useState(error ? errorMessage(error, error) : "");
   // Set once the password was right and the account asks for its second factor.
   const [twoFactor, setTwoFactor] = useState<{ email: string; password: string } | null>(null);
 
@@ -44,7 +52,7 @@ export function SignInForm({
     }
     if (!res || res.error) {
       setTwoFactor(null);
-      setMessage(ERRORS[res?.error ?? ""] ?? "Wrong email or password.");
+      setMessage(errorMessage(res?.error ?? undefined, "Wrong email or password."));
       return;
     }
     router.replace(callbackUrl);

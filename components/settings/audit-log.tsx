@@ -5,6 +5,7 @@ import { useState, type FormEvent } from "react";
 import { EmptyState, ErrorState, LoadingRows } from "@/components/ui/states";
 import { RelativeTime } from "@/components/ui/time";
 import { AUDIT_ACTOR_TYPES, AuditActorType } from "@/lib/schemas/audit";
+import styles from "./audit-log.module.css";
 import { errorMessage, useTRPC, useTRPCClient } from "@/lib/trpc/client";
 import {
   auditFiltersFromParams,
@@ -201,6 +202,7 @@ export function AuditLog() {
                 <th scope="col">Who</th>
                 <th scope="col">Action</th>
                 <th scope="col">Target</th>
+                <th scope="col">From</th>
                 <th scope="col">Details</th>
               </tr>
             </thead>
@@ -246,6 +248,22 @@ export function AuditLog() {
                       </button>
                     ) : (
                       "—"
+                    )}
+                  </td>
+                  <td className={styles.from}>
+                    {e.clientAddress || e.userAgent ? (
+                      <>
+                        <span className="mono small">{e.clientAddress ?? "unknown address"}</span>
+                        {e.userAgent ? (
+                          <span className={`faint small ${styles.agent}`} title={e.userAgent}>
+                            {e.userAgent}
+                          </span>
+                        ) : null}
+                      </>
+                    ) : (
+                      <span className="faint small" title="Not made in a web or API request">
+                        —
+                      </span>
                     )}
                   </td>
                   <td className="mono small" style={{ maxWidth: 360, overflowWrap: "anywhere" }}>

@@ -18,6 +18,9 @@ export const auditEvents = pgTable(
     targetType: text("target_type"),
     targetId: text("target_id"),
     data: jsonb("data").$type<Record<string, unknown>>().notNull().default({}),
+    /** Where the request came from (server/http/client-address.ts); null outside a request. */
+    clientAddress: text("client_address"),
+    userAgent: text("user_agent"),
     createdAt: createdAt(),
   },
   (t) => [

@@ -13,3 +13,4 @@ export * from "./webhook-inbox";
 export * from "./quotas";
 export * from "./sessions";
 export * from "./two-factor";
+export * from "./auth-throttles";

@@ -1,4 +1,4 @@
-import { expect, type Download, type Page } from "@playwright/test";
+import { expect, type Download, type Locator, type Page } from "@playwright/test";
 
 /** Settings → Audit: the filtered log and its NDJSON export. */
 export class AuditPage {
@@ -27,6 +27,11 @@ export class AuditPage {
 
   row(text: string) {
     return this.entries.filter({ hasText: text });
+  }
+
+  /** The "From" cell of a row: client address and user agent. */
+  from(row: Locator) {
+    return row.getByRole("cell").nth(4);
   }
 
   /** Applies an action filter and waits for the list answered for it. */

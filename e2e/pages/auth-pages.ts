@@ -14,8 +14,26 @@ export class SignInPage {
     await this.page.getByRole("button", { name: "Sign in", exact: true }).click();
   }
 
+  /** Signs in and returns the HTTP status of the credentials callback it answered with. */
+  async signInForStatus(email: string, password: string): Promise<number> {
+    const answered = this.page.waitForResponse(
+      (r) => r.url().includes("/api/auth/callback/credentials") && r.request().method() === "POST",
+    );
+    await this.signIn(email, password);
+    return (await answered).status();
+  }
+
   async expectError(text: string | RegExp) {
     await expect(this.page.getByRole("alert").filter({ hasText: text })).toBeVisible();
+  }
+
+  /** Expects the lockout message and returns the seconds it asks to wait. */
+  async expectThrottled(): Promise<number> {
+    const alert = this.page
+      .getByRole("alert")
+      .filter({ hasText: /Too many attempts — try again in \d+ s/ });
+    await expect(alert).toBeVisible();
+    return Number(/in (\d+) s/.exec((await alert.textContent()) ?? "")![1]);
   }
 }
 

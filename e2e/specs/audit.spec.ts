@@ -28,6 +28,9 @@ test("an admin reads the audit log, filters by action, exports NDJSON without se
   await audit.goto();
   await expect(audit.row(secret).first()).toBeVisible();
   await expect(audit.row(`audit-${suffix}`)).toContainText("api_token.created");
+  // From where: the browser's address and user agent, written by the tRPC request.
+  await expect(audit.from(audit.row(secret).first())).toContainText(/127\.0\.0\.1|::1/);
+  await expect(audit.from(audit.row(secret).first())).toContainText(/Chrome/);
 
   await audit.filterByAction("secret.updated");
   await expect(audit.row(secret)).toHaveCount(1);

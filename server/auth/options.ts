@@ -2,12 +2,16 @@ import "server-only";
 import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import GitHubProvider from "next-auth/providers/github";
+import { headers } from "next/headers";
 import { getDb } from "@/db";
 import { env, publicUrl } from "@/env";
 import { isHttpsUrl } from "@/lib/security/headers";
 import { getRuntime } from "../runtime";
-import { DomainError } from "../errors";
-import { authorizeCredentials } from "../services/auth/authorize-credentials";
+import { DomainError, TooManyAttemptsError } from "../errors";
+import { throttleErrorCode } from "@/lib/security/auth-throttle";
+import { requestClient } from "../http/client-address";
+import type { RequestClient } from "../services/context";
+import { signInWithPassword } from "../services/auth/sign-in-with-password";
 import { signInWithOAuth } from "../services/auth/sign-in-with-oauth";
 import { needsTwoFactorEnrolment } from "../services/two-factor/needs-two-factor-enrolment";
 import { resolveWorkspace } from "../services/workspaces/resolve-workspace";
@@ -20,13 +24,15 @@ let cached: NextAuthOptions | undefined;
 export function getAuthOptions(): NextAuthOptions {
   if (cached) return cached;
   const rt = getRuntime();
-  const serviceCtx = async () => ({
+  // The client is read from next/headers unless given (authorize() gets next-auth's copy).
+  const serviceCtx = async (client?: RequestClient) => ({
     db: await getDb(),
     keys: rt.keys,
     config: rt.config,
     log: rt.log,
     now: () => new Date(),
     actor: { type: "system" as const, name: "auth" },
+    client: client ?? requestClient(await headers()),
   });
 
   const providers: NextAuthOptions["providers"] = [
@@ -39,12 +45,20 @@ export function getAuthOptions(): NextAuthOptions {
         /** The second step, for users with two-factor: an authenticator or recovery code. */
         code: { label: "Code", type: "text" },
       },
-      async authorize(credentials) {
-        // Throws SecondFactorError (message two_factor_required / two_factor_invalid), which
-        // next-auth passes to the sign-in form as `error`.
-        const user = await authorizeCredentials({ ctx: await serviceCtx(), input: credentials });
-        if (!user) rt.log.info("sign-in refused", { reason: "bad_credentials" });
-        return user;
+      async authorize(credentials, req) {
+        const ctx = await serviceCtx(requestClient(req.headers ?? {}));
+        try {
+          // Throws SecondFactorError (message two_factor_required / two_factor_invalid), which
+          // next-auth passes to the sign-in form as `error`.
+          const user = await signInWithPassword({ ctx, input: credentials });
+          if (!user) rt.log.info("sign-in refused", { reason: "bad_credentials" });
+          return user;
+        } catch (e) {
+          // next-auth hands the message to the client; the route turns it into 429 + Retry-After.
+          if (e instanceof TooManyAttemptsError)
+            throw new Error(throttleErrorCode(e.retryAfterSeconds));
+          throw e;
+        }
       },
     }),
   ];

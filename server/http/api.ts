@@ -2,11 +2,13 @@ import "server-only";
 import { logWithRef } from "@/lib/log";
 import { hasRole, type Role } from "@/lib/schemas/roles";
 import { contextFromBearer } from "../context";
+import { requestClient } from "./client-address";
 import {
   DomainError,
   ForbiddenError,
   HTTP_STATUS,
   PayloadTooLargeError,
+  TooManyAttemptsError,
   UnauthorizedError,
   ValidationError,
 } from "../errors";
@@ -50,7 +52,8 @@ export function domainErrorResponse(e: unknown): Response {
     if (e.code === "UNAUTHORIZED") headers["www-authenticate"] = 'Bearer realm="sluice"';
     const retry = (e.details as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds;
     if (retry !== undefined) headers["retry-after"] = String(Math.max(1, Math.ceil(retry)));
-    return errorResponse(HTTP_STATUS[e.code], e.code.toLowerCase(), e.message, e.details, headers);
+    const code = e instanceof TooManyAttemptsError ? "too_many_attempts" : e.code.toLowerCase();
+    return errorResponse(HTTP_STATUS[e.code], code, e.message, e.details, headers);
   }
   const ref = logWithRef(getRuntime().log, "api route failed", e);
   return errorResponse(500, "internal", `Something went wrong on our side (ref ${ref})`);
@@ -64,8 +67,9 @@ export async function authenticateRequest(
   req: Request,
   minRole: Role | null,
 ): Promise<ServiceContext> {
-  if (minRole === null) return contextFromBearer(null);
-  const ctx = await contextFromBearer(req.headers.get("authorization"));
+  const client = requestClient(req.headers);
+  if (minRole === null) return contextFromBearer(null, client);
+  const ctx = await contextFromBearer(req.headers.get("authorization"), client);
   if (ctx.actor.type === "anonymous" || !ctx.workspace)
     throw new UnauthorizedError("A valid API token is required (Authorization: Bearer slu_…)");
   if (!hasRole(ctx.workspace.role, minRole)) {

@@ -25,6 +25,8 @@ export interface ServiceConfig {
   maxActiveRunsPerWorkspace: number;
   /** Schedules may not fire more often than this (default DEFAULT_MIN_INTERVAL_SECONDS = 60). */
   scheduleMinIntervalSeconds?: number;
+  /** First lock of the auth throttle (SLUICE_AUTH_LOCK_BASE_SECONDS; absent = the policy's 15 s). */
+  authLockBaseSeconds?: number;
   /** The quota plan of workspaces without one (SLUICE_DEFAULT_PLAN; absent = enterprise, unlimited). */
   defaultPlan?: PlanId;
 }

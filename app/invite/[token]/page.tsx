@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { AcceptInvitation } from "@/components/auth/accept-invitation";
 import { SignUpForm } from "@/components/auth/sign-up-form";
-import { DomainError } from "@/server/errors";
+import { DomainError, TooManyAttemptsError } from "@/server/errors";
 import { contextFromSession } from "@/server/context";
 import { getInvitation } from "@/server/services/invitations/get-invitation";
 import { getMe } from "@/server/services/me/get-me";
@@ -14,15 +14,19 @@ export default async function InvitePage({ params }: { params: Promise<{ token: 
   const { token } = await params;
   const ctx = await contextFromSession();
   let invitation: Awaited<ReturnType<typeof getInvitation>> | undefined;
+  let throttled: string | undefined;
   try {
     invitation = await getInvitation({ ctx, input: { token } });
   } catch (e) {
     if (!(e instanceof DomainError)) throw e;
+    if (e instanceof TooManyAttemptsError) throttled = e.message;
   }
   const signedInAs = ctx.actor.type === "user" ? (await getMe({ ctx })).user.email : undefined;
 
   let content: React.ReactNode;
-  if (!invitation) {
+  if (throttled) {
+    content = <Message title="Too many attempts">{throttled}</Message>;
+  } else if (!invitation) {
     content = (
       <Message title="Invitation not found">
         This invitation link is not valid. Ask for a new one.

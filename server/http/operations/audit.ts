@@ -16,6 +16,11 @@ const AuditEntry = z
     action: z.string(),
     targetType: z.string().nullable(),
     targetId: z.string().nullable(),
+    clientAddress: z
+      .string()
+      .nullable()
+      .meta({ description: "IP address of the request that made the change; null outside one" }),
+    userAgent: z.string().nullable().meta({ description: "User-Agent of that request" }),
     details: JsonObject.meta({ description: "Secret-named keys are redacted" }),
   })
   .meta({ id: "AuditEntry" });

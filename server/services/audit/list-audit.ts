@@ -56,6 +56,8 @@ export async function listAudit({ ctx, input }: { ctx: ServiceContext; input?: u
       targetType: auditEvents.targetType,
       targetId: auditEvents.targetId,
       data: auditEvents.data,
+      clientAddress: auditEvents.clientAddress,
+      userAgent: auditEvents.userAgent,
     })
     .from(auditEvents)
     .leftJoin(users, and(eq(auditEvents.actorType, "user"), eq(users.id, auditEvents.actorId)))

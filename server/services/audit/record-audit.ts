@@ -24,6 +24,9 @@ export async function recordAudit(
     targetType: entry.targetType ?? null,
     targetId: entry.targetId ?? null,
     data: entry.data ?? {},
+    // Every row written while serving a request says where it came from.
+    clientAddress: ctx.client?.address ?? null,
+    userAgent: ctx.client?.userAgent ?? null,
     createdAt: ctx.now(),
   });
 }

@@ -5,6 +5,7 @@ import { newId } from "@/lib/ids";
 import { ForbiddenError } from "../../errors";
 import type { ServiceContext } from "../context";
 import { recordAudit } from "../audit/record-audit";
+import { recordUserAudit } from "../audit/record-user-audit";
 import { workspaceSlug } from "../workspaces/slug";
 
 const SIGNUP_LOCK = 7_041_776_002;
@@ -37,7 +38,15 @@ export async function signInWithOAuth({
       ),
     )
     .limit(1);
-  if (linked) return linked;
+  if (linked) {
+    await recordUserAudit(ctx.db, ctx, {
+      user: { id: linked.userId },
+      actor: "user",
+      action: "auth.sign_in",
+      data: { method: input.provider },
+    });
+    return linked;
+  }
   const email = input.email?.trim().toLowerCase();
   if (!email)
     throw new ForbiddenError(`Your ${input.provider} account has no public email address`);

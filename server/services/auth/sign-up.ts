@@ -8,6 +8,7 @@ import { hashPassword } from "../../auth/password";
 import { ConflictError, ForbiddenError, fromZodError } from "../../errors";
 import type { ServiceContext } from "../context";
 import { recordAudit } from "../audit/record-audit";
+import { withInvitationThrottle } from "../auth-throttle/guard";
 import { claimInvitation } from "../invitations/claim-invitation";
 import { workspaceSlug } from "../workspaces/slug";
 
@@ -22,6 +23,12 @@ export async function signUp({ ctx, input }: { ctx: ServiceContext; input: unkno
   const parsed = SignUpInput.safeParse(input);
   if (!parsed.success) throw fromZodError(parsed.error, "Sign-up");
   const data = parsed.data;
+  // A sign-up through an invitation link is an attempt at that link (throttled per address).
+  if (data.invitationToken) return withInvitationThrottle(ctx, () => createAccount(ctx, data));
+  return createAccount(ctx, data);
+}
+
+async function createAccount(ctx: ServiceContext, data: SignUpInput) {
   const passwordHash = await hashPassword(data.password);
   const userId = newId("usr");
   const now = ctx.now();

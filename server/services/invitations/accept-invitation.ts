@@ -4,6 +4,7 @@ import { users } from "@/db/schema";
 import { InvitationTokenInput } from "@/lib/schemas/workspace";
 import { NotFoundError, fromZodError } from "../../errors";
 import { requireUserId, type ServiceContext } from "../context";
+import { withInvitationThrottle } from "../auth-throttle/guard";
 import { claimInvitation } from "./claim-invitation";
 
 /** A signed-in user accepts an invitation addressed to their email. */
@@ -17,7 +18,9 @@ export async function acceptInvitation({ ctx, input }: { ctx: ServiceContext; in
     .where(eq(users.id, userId))
     .limit(1);
   if (!user) throw new NotFoundError("User");
-  return ctx.db.transaction((tx) =>
-    claimInvitation(tx, ctx, { token: parsed.data.token, userId, email: user.email }),
+  return withInvitationThrottle(ctx, () =>
+    ctx.db.transaction((tx) =>
+      claimInvitation(tx, ctx, { token: parsed.data.token, userId, email: user.email }),
+    ),
   );
 }

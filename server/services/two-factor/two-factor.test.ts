@@ -9,10 +9,11 @@ import {
   ConflictError,
   ForbiddenError,
   PreconditionFailedError,
+  TooManyAttemptsError,
   ValidationError,
 } from "../../errors";
 import { createWorkspaceFixture, makeCtx, type WorkspaceFixture } from "../../testing/harness";
-import { authorizeCredentials } from "../auth/authorize-credentials";
+import { signInWithPassword } from "../auth/sign-in-with-password";
 import type { ServiceContext } from "../context";
 import { beginTwoFactorEnrolment } from "./begin-two-factor-enrolment";
 import { confirmTwoFactorEnrolment } from "./confirm-two-factor-enrolment";
@@ -200,9 +201,9 @@ describe("sign-in second factor", () => {
   });
 });
 
-describe("authorize (credentials provider)", () => {
+describe("authorize (credentials provider: password, then the second factor, behind the throttle)", () => {
   const authorize = (p: Person, input: Record<string, unknown>) =>
-    authorizeCredentials({ ctx: p.ctx(), input: { email: p.email, ...input } });
+    signInWithPassword({ ctx: p.ctx(), input: { email: p.email, ...input } });
 
   it("password without code → two_factor_required; wrong code refused; recovery code once", async () => {
     const p = await personWithPassword();
@@ -222,6 +223,22 @@ describe("authorize (credentials provider)", () => {
     await expect(authorize(p, { password: PASSWORD, code: recoveryCodes[3] })).rejects.toThrow(
       "two_factor_invalid",
     );
+  });
+
+  it("wrong codes count against the throttle; the password alone neither counts nor clears it", async () => {
+    const p = await personWithPassword();
+    await enrolled(p);
+    const wrongCode = () =>
+      expect(authorize(p, { password: PASSWORD, code: "000000" })).rejects.toThrow(
+        "two_factor_invalid",
+      );
+    for (let i = 0; i < 4; i++) {
+      await wrongCode();
+      // The first step (right password, no code) must not reset the failures of wrong codes.
+      await expect(authorize(p, { password: PASSWORD })).rejects.toThrow("two_factor_required");
+    }
+    await wrongCode(); // the fifth failure: locked from now on, even for the first step
+    await expect(authorize(p, { password: PASSWORD })).rejects.toBeInstanceOf(TooManyAttemptsError);
   });
 
   it("lets users without two-factor in with the password alone", async () => {

@@ -9,6 +9,7 @@ import { listAuditOp } from "@/server/http/operations/audit";
 import { createApiToken } from "@/server/services/api-tokens/create-api-token";
 import { createSecret } from "@/server/services/secrets/create-secret";
 import { createWorkspaceFixture, type WorkspaceFixture } from "@/server/testing/harness";
+import * as workflowsRoute from "@/app/api/v1/workflows/route";
 import { GET } from "./route";
 
 let t: TestDb;
@@ -74,6 +75,41 @@ describe("GET /api/v1/audit", () => {
       expect(lines.map((e) => e.targetId)).toEqual(["THREE", "TWO", "ONE"]);
       expect(lines[0]).toMatchObject({ action: "secret.created", actorType: "user" });
     }
+  });
+
+  it("says where each change came from: the request's client address and user agent", async () => {
+    const created = await workflowsRoute.POST(
+      new Request("http://localhost/api/v1/workflows", {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${editor}`,
+          "content-type": "application/json",
+          // A client-written entry, then the one Next's server (or a proxy) appended.
+          "x-forwarded-for": "10.9.9.9, ::ffff:192.0.2.44",
+          "user-agent": "sluice-cli/1.2 (audit test)",
+        },
+        body: JSON.stringify({ name: "From where" }),
+      }),
+      { params: Promise.resolve({}) },
+    );
+    expect(created.status).toBe(201);
+    const body = await (await get("?action=workflow.created", admin)).json();
+    expect(listAuditOp.responses[200]!.schema!.safeParse(body).error?.issues ?? []).toEqual([]);
+    expect(body.items[0]).toMatchObject({
+      actorType: "token",
+      clientAddress: "192.0.2.44",
+      userAgent: "sluice-cli/1.2 (audit test)",
+    });
+    const line = JSON.parse(
+      (await (await get("?action=workflow.created&format=ndjson", admin)).text()).split("\n")[0]!,
+    );
+    expect(line).toMatchObject({
+      clientAddress: "192.0.2.44",
+      userAgent: "sluice-cli/1.2 (audit test)",
+    });
+    // Rows written outside a request (fixtures here) say so with nulls.
+    const secrets = await (await get("?action=secret.created&limit=1", admin)).json();
+    expect(secrets.items[0]).toMatchObject({ clientAddress: null, userAgent: null });
   });
 
   it("refuses an editor token and bad filters with JSON errors, also when NDJSON is asked for", async () => {

@@ -15,7 +15,7 @@ import { startEngineHarness, type EngineHarness } from "./testing";
 let e: EngineHarness;
 let slow: LocalServer;
 /** Requests the slow server holds; it answers them all once 3 are in flight, else after 300 ms. */
-let held: http.ServerResponse[] = [];
+const held: http.ServerResponse[] = [];
 beforeAll(async () => {
   e = await startEngineHarness("run-limits");
   slow = await startHttpServer((_req, res) => {

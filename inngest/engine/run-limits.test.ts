@@ -147,6 +147,12 @@ describe("per-run limits", () => {
       issues: [{ path: ["limits", "maxParallel"] }],
     });
     await expect(start({ maxSteps: 0 })).rejects.toMatchObject({ code: "VALIDATION" });
+    // The limits are part of an idempotent request: another value under the same key is refused.
+    const keyed = (limits: Record<string, number>) =>
+      startRun({ ctx: e.ws.ctx("editor"), input: { workflowId: wf, limits, idempotencyKey: "k" } });
+    const first = await keyed({ maxSteps: 5 });
+    expect((await keyed({ maxSteps: 5 })).runId).toBe(first.runId);
+    await expect(keyed({ maxSteps: 4 })).rejects.toMatchObject({ code: "IDEMPOTENCY_KEY_REUSED" });
     // Equal to the definition's is allowed (not looser).
     const ok = await start({ maxSteps: 10, maxParallel: 4, timeoutMs: 3_600_000 });
     expect((await e.waitFor(ok.runId, TERMINAL)).status).toBe("completed");

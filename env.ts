@@ -70,6 +70,12 @@ const EnvSchema = z
     SLUICE_DEFAULT_PLAN: z.enum(PLAN_IDS).default(DEFAULT_PLAN),
     /** Schedules may not fire more often than this (seconds between two fire times). */
     SLUICE_SCHEDULE_MIN_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+    /**
+     * Reverse proxies in front of the app that append the client's address to X-Forwarded-For
+     * (server/http/client-address.ts). 0: the app is reached directly; Next's server then fills
+     * the header with the socket address, but only when the client sent none.
+     */
+    SLUICE_TRUSTED_PROXIES: z.coerce.number().int().min(0).max(10).default(0),
     /** Retention (days). */
     SLUICE_RUN_RETENTION_DAYS: z.coerce.number().int().min(1).default(180),
     SLUICE_STEP_RETENTION_DAYS: z.coerce.number().int().min(1).default(30),

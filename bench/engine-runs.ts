@@ -6,7 +6,8 @@
  * PGlite in memory by default; BENCH_DATABASE_URL=postgres://… for a real Postgres.
  *   npm run bench
  */
-import { eq, inArray } from "drizzle-orm";
+import { eq, inArray, sql } from "drizzle-orm";
+import type { Db } from "../db/client";
 import { runs } from "../db/schema";
 import { startEngineHarness } from "../inngest/engine/testing";
 import { median, percentile, report, round } from "./stats";
@@ -63,6 +64,7 @@ async function main() {
         { id: "c", type: "transform", config: { value: 3 } },
       ],
     });
+    const before = driver === "postgres" ? await dbCounters(e.db.db) : undefined;
     let peakRss = process.memoryUsage.rss();
     const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 50);
     const t0 = performance.now();
@@ -88,9 +90,54 @@ async function main() {
       peakRssMb: round(peakRss / 2 ** 20),
       rssTargetMb: 500,
     });
+    if (before) {
+      // The server flushes a backend's statistics at most once a second.
+      await new Promise((r) => setTimeout(r, 1_500));
+      const after = await dbCounters(e.db.db);
+      const per = (a: number, b: number) => round((a - b) / THROUGHPUT_RUNS, 1);
+      const tables = Object.keys(after.tables)
+        .map((t) => {
+          const [a, b] = [after.tables[t]!, before.tables[t] ?? [0, 0, 0, 0]];
+          return [t, a.map((v, i) => per(v, b[i]!))] as const;
+        })
+        .filter(([, v]) => v.some((x) => x > 0))
+        .sort((x, y) => y[1].reduce((p, q) => p + q) - x[1].reduce((p, q) => p + q));
+      report(`database work per three-step run (postgres)`, {
+        runs: THROUGHPUT_RUNS,
+        commits: per(after.commits, before.commits),
+        rowsWritten: per(after.written, before.written),
+        // table: [index + sequential scans, inserted, updated, deleted] per run
+        tables: Object.fromEntries(tables),
+      });
+    }
   } finally {
     await e.close();
   }
+}
+
+/** pg_stat counters of the current database: commits, rows written, and per table. */
+async function dbCounters(db: Db) {
+  const [d] = (await db.execute(sql`
+    select xact_commit::int as commits, (tup_inserted + tup_updated + tup_deleted)::int as written
+    from pg_stat_database where datname = current_database()`)) as unknown as {
+    commits: number;
+    written: number;
+  }[];
+  const rows = (await db.execute(sql`
+    select relname, (coalesce(seq_scan, 0) + coalesce(idx_scan, 0))::int as scans,
+           n_tup_ins::int as ins, n_tup_upd::int as upd, n_tup_del::int as del
+    from pg_stat_user_tables`)) as unknown as {
+    relname: string;
+    scans: number;
+    ins: number;
+    upd: number;
+    del: number;
+  }[];
+  return {
+    commits: d!.commits,
+    written: d!.written,
+    tables: Object.fromEntries(rows.map((r) => [r.relname, [r.scans, r.ins, r.upd, r.del]])),
+  };
 }
 
 main().then(

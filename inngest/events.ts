@@ -13,6 +13,9 @@ export const EVENTS = {
   proposalDryRunRequested: "proposal/dry-run.requested",
 } as const;
 
+/** The function that drives a run (subworkflow steps invoke it by this id). */
+export const RUN_WORKFLOW_FUNCTION_ID = "run-workflow";
+
 export const RunStartData = z.object({ runId: z.string(), workspaceId: z.string() });
 export type RunStartData = z.infer<typeof RunStartData>;
 

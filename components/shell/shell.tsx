@@ -142,6 +142,14 @@ export function Shell({
             <div className="user" title={user.email}>
               {user.name} · <span>{current.role}</span>
             </div>
+            <Link
+              href="/account"
+              className="btn btn-sm btn-ghost"
+              style={{ color: "#9ca3af", padding: "2px 4px", justifyContent: "flex-start" }}
+              aria-current={pathname === "/account" ? "page" : undefined}
+            >
+              Account
+            </Link>
             <button
               type="button"
               className="btn btn-sm"

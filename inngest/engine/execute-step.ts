@@ -1,4 +1,4 @@
-import { NonRetriableError } from "inngest";
+import { NonRetriableError, referenceFunction } from "inngest";
 import {
   backoffDelayMs,
   buildRunnableGraph,
@@ -11,7 +11,7 @@ import {
 } from "@/lib/workflow";
 import type { AttemptKey } from "@/server/services/engine/step-records";
 import { quotaMessage } from "@/lib/quotas/plans";
-import { EVENTS } from "../events";
+import { EVENTS, RUN_WORKFLOW_FUNCTION_ID } from "../events";
 import { handlerFor } from "../actions/registry";
 import { runActionAttempt, type AttemptOutcome } from "./action-attempt";
 import {
@@ -291,6 +291,12 @@ async function runWait(
   return { kind: "completed", output: ended.output };
 }
 
+/**
+ * The run function by reference (this app, by id): importing it would close an import cycle
+ * (run-workflow → run-graph → execute-step).
+ */
+const runWorkflowRef = referenceFunction({ functionId: RUN_WORKFLOW_FUNCTION_ID });
+
 async function runSubworkflow(
   env: EngineEnv,
   path: string,
@@ -312,9 +318,8 @@ async function runSubworkflow(
   if (env.halted) return HALTED;
   let result: { ok: true; output: unknown } | { ok: false; message: string };
   try {
-    const { runWorkflow } = await import("../functions/run-workflow");
     const output = await env.step.invoke(sid(env, `${path}@1~invoke`), {
-      function: runWorkflow,
+      function: runWorkflowRef,
       data: { runId: started.childRunId, workspaceId: env.plan.workspaceId },
       timeout: new Date(env.deadline),
     });

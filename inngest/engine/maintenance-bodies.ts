@@ -9,6 +9,7 @@ import {
   overdueRunIds,
 } from "@/server/services/engine/finish-run";
 import { pruneOutbox } from "@/server/services/outbox/relay-outbox";
+import { pruneSessions } from "@/server/services/sessions/prune-sessions";
 import { admissionLimits, admitQueuedRuns } from "@/server/services/runs/admission";
 import { env } from "@/env";
 import { TERMINAL_RUN_STATUSES } from "@/lib/workflow/status";
@@ -104,7 +105,7 @@ export async function reapRunsBody() {
   return { timedOut, cancelled: stale.length, admitted, restarted: stranded.length };
 }
 
-/** Daily: runs older than the run retention, step rows older than the step retention, delivered outbox messages. */
+/** Daily: runs older than the run retention, step rows older than the step retention, delivered outbox messages, expired sessions. */
 export async function retentionBody() {
   const { db } = await engineRuntime();
   const now = engineNow().getTime();
@@ -130,6 +131,7 @@ export async function retentionBody() {
     )
     .returning({ id: runSteps.id });
   await pruneOutbox(db, new Date(now - 7 * 86_400_000));
+  await pruneSessions(db, new Date(now));
   // Schedule tick history follows the run retention; an old claim no longer guards anything.
   await db.delete(scheduleTicks).where(lt(scheduleTicks.tick, runCutoff));
   // Webhook inbox rows follow it too: once their run may be gone, a repeated delivery must not be

@@ -3,7 +3,7 @@ import { tighterCap } from "@/lib/quotas/plans";
 import { buildRunnableGraph, WorkflowDefinition, type StepOutcome } from "@/lib/workflow";
 import { tightenConstraints, type RunLimits } from "@/lib/workflow/run-limits";
 import { inngest } from "../client";
-import { EVENTS, RunStartData } from "../events";
+import { EVENTS, RUN_WORKFLOW_FUNCTION_ID, RunStartData } from "../events";
 import { finishRunBody, loadPlanBody } from "../engine/finish-bodies";
 import { runGraph } from "../engine/run-graph";
 import { Semaphore } from "../engine/semaphore";
@@ -19,7 +19,7 @@ import { failRunBody } from "../engine/fail-bodies";
  */
 export const runWorkflow = inngest.createFunction(
   {
-    id: "run-workflow",
+    id: RUN_WORKFLOW_FUNCTION_ID,
     name: "Run workflow",
     // Step failures are handled by the engine (retry policy per step); these retries only cover
     // infrastructure errors (the database unreachable, a crash mid-request).

@@ -10,6 +10,8 @@ import { DomainError } from "../errors";
 import { verifyCredentials } from "../services/auth/verify-credentials";
 import { signInWithOAuth } from "../services/auth/sign-in-with-oauth";
 import { resolveWorkspace } from "../services/workspaces/resolve-workspace";
+import { SESSION_MAX_AGE_SECONDS } from "../services/sessions/own-sessions";
+import { assertSessionLive, endSignedOutSession, openSession, SessionEndedError } from "./sessions";
 
 let cached: NextAuthOptions | undefined;
 
@@ -47,7 +49,7 @@ export function getAuthOptions(): NextAuthOptions {
 
   cached = {
     secret: rt.keys.derive("session").toString("hex"),
-    session: { strategy: "jwt", maxAge: 30 * 24 * 3600 },
+    session: { strategy: "jwt", maxAge: SESSION_MAX_AGE_SECONDS },
     // Secure cookies with __Secure-/__Host- names only behind https (a browser drops Secure
     // cookies on plain http). next-auth's defaults are already HttpOnly and SameSite=Lax.
     useSecureCookies: isHttpsUrl(publicUrl(env)),
@@ -55,11 +57,14 @@ export function getAuthOptions(): NextAuthOptions {
     providers,
     logger: {
       error: (code, metadata) =>
-        rt.log.error("next-auth error", {
-          code,
-          // Only the error: next-auth's metadata can carry what was posted (credentials, emails).
-          err: metadata instanceof Error ? metadata : (metadata as { error?: unknown })?.error,
-        }),
+        // A revoked or pre-sessions cookie is a normal "signed out", not a fault.
+        metadata instanceof SessionEndedError
+          ? rt.log.debug("session ended", { code })
+          : rt.log.error("next-auth error", {
+              code,
+              // Only the error: next-auth's metadata can carry what was posted (credentials, emails).
+              err: metadata instanceof Error ? metadata : (metadata as { error?: unknown })?.error,
+            }),
       warn: (code) => rt.log.warn("next-auth warning", { code }),
       debug: () => {},
     },
@@ -88,6 +93,9 @@ export function getAuthOptions(): NextAuthOptions {
         if (user) {
           token.sub = user.id;
           token.workspaceId = (await resolveWorkspace(await getDb(), user.id))?.id ?? null;
+          token.sid = await openSession(await serviceCtx(), user.id);
+        } else {
+          await assertSessionLive(token);
         }
         if (trigger === "update" && token.sub) {
           const wanted = (session as { workspaceId?: unknown } | undefined)?.workspaceId;
@@ -102,8 +110,12 @@ export function getAuthOptions(): NextAuthOptions {
       async session({ session, token }) {
         session.user = { ...session.user, id: token.sub! };
         session.workspaceId = token.workspaceId ?? null;
+        session.sessionId = token.sid;
         return session;
       },
+    },
+    events: {
+      signOut: async ({ token }) => endSignedOutSession(await serviceCtx(), token),
     },
   };
   return cached;

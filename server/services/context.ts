@@ -9,7 +9,12 @@ import type { Keys } from "../keys";
 /** Who is acting. Tokens act with their own role, capped by their creator's current role. */
 export type Actor =
   | { type: "anonymous" }
-  | { type: "user"; userId: string }
+  | {
+      type: "user";
+      userId: string;
+      /** The browser session (user_sessions row) the request came with; absent in tests and CLI. */
+      sessionId?: string;
+    }
   | { type: "token"; tokenId: string; userId: string }
   | { type: "system"; name: string };
 
@@ -24,9 +29,18 @@ export interface ServiceConfig {
   defaultPlan?: PlanId;
 }
 
+/** Where a request came from (server/http/client-address.ts); written on its audit rows. */
+export interface RequestClient {
+  /** The client's IP address, or null when it cannot be told (no request, malformed header). */
+  address: string | null;
+  userAgent: string | null;
+}
+
 export interface ServiceContext {
   db: Db;
   actor: Actor;
+  /** Absent outside a request (engine, maintenance jobs, CLI). */
+  client?: RequestClient;
   /** The workspace the request acts in, with the actor's effective role there. */
   workspace?: { id: string; role: Role };
   keys: Keys;

@@ -30,6 +30,9 @@ import { applyProposal } from "../services/proposals/apply-proposal";
 import { createProposal } from "../services/proposals/create-proposal";
 import { getProposal } from "../services/proposals/get-proposal";
 import { reviewProposal } from "../services/proposals/review-proposal";
+import { users as usersTable } from "@/db/schema";
+import { hashPassword } from "../auth/password";
+import { createSession } from "../services/sessions/create-session";
 import { appRouter, createCaller } from "./root";
 
 type Access = "public" | "authed" | Role;
@@ -175,6 +178,24 @@ async function reviewInput(fx: WorkspaceFixture) {
   return { proposalId, decision: "approve", notes: "ok", shownHash };
 }
 
+/** A browser session of the fixture member with `role` (the caller, or a foreign user). */
+async function sessionOf(fx: WorkspaceFixture, role: Role) {
+  const ctx = fx.ctx(role);
+  const { sessionId } = await createSession({ ctx, input: { userId: fx.members[role] } });
+  return sessionId;
+}
+const OLD_PASSWORD = "old-password-0123";
+let oldHash: Promise<string> | undefined;
+/** Gives the member a known password, so a password change can run. */
+async function withPassword(fx: WorkspaceFixture, role: Role) {
+  await fx
+    .ctx("owner")
+    .db.update(usersTable)
+    .set({ passwordHash: await (oldHash ??= hashPassword(OLD_PASSWORD)) })
+    .where(eq(usersTable.id, fx.members[role]));
+  return { currentPassword: OLD_PASSWORD, newPassword: "new-password-0123" };
+}
+
 const CASES: Record<string, Case> = {
   "auth.signUp": {
     access: "public",
@@ -188,6 +209,15 @@ const CASES: Record<string, Case> = {
     },
   },
   "me.get": { access: "authed" },
+  "me.changePassword": { access: "authed", input: (fx, role) => withPassword(fx, role) },
+  "session.list": { access: "authed" },
+  "session.revoke": {
+    access: "authed",
+    input: (fx, role) => sessionOf(fx, role).then((sessionId) => ({ sessionId })),
+    // Another user's session (of another workspace) is unknown to the caller.
+    foreign: (other) => sessionOf(other, "owner").then((sessionId) => ({ sessionId })),
+  },
+  "session.revokeAll": { access: "authed", input: () => ({ exceptCurrent: true }) },
   "workspace.current": { access: "viewer" },
   "workspace.list": { access: "authed" },
   "workspace.create": { access: "authed", input: () => ({ name: "Another" }) },
@@ -638,8 +668,10 @@ describe("tRPC authorization matrix", () => {
       ctx: other.ctx("owner"),
       input: { name: "OTHER_WS_SECRET", value: "other-secret-value" },
     });
+    const foreignSessions = [await sessionOf(other, "owner"), await sessionOf(mine, "viewer")];
     const caller = createCaller({ svc: mine.ctx("owner") });
     const all = JSON.stringify([
+      await caller.session.list(),
       await caller.member.list(),
       await caller.apiToken.list(),
       await caller.invitation.list(),
@@ -653,5 +685,7 @@ describe("tRPC authorization matrix", () => {
     expect(all).not.toContain("OTHER_WS_SECRET");
     expect(all).not.toContain("other-secret-value");
     for (const uid of Object.values(other.members)) expect(all).not.toContain(uid);
+    // Sessions are per user: not even a co-member's shows.
+    for (const sid of foreignSessions) expect(all).not.toContain(sid);
   });
 });

@@ -11,6 +11,7 @@ import { memberRouter } from "./routers/member";
 import { workflowRouter } from "./routers/workflow";
 import { proposalRouter } from "./routers/proposal";
 import { secretRouter } from "./routers/secret";
+import { sessionRouter } from "./routers/session";
 import { quotaRouter } from "./routers/quota";
 import { settingsRouter } from "./routers/settings";
 import { workspaceRouter } from "./routers/workspace";
@@ -33,6 +34,7 @@ export const appRouter = router({
   schedule: scheduleRouter,
   proposal: proposalRouter,
   audit: auditRouter,
+  session: sessionRouter,
 });
 
 export type AppRouter = typeof appRouter;

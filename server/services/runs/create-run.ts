@@ -11,12 +11,12 @@ import { tighterCap } from "@/lib/quotas/plans";
 import { IdempotencyKeyReusedError, PreconditionFailedError, ValidationError } from "../../errors";
 import type { ServiceContext } from "../context";
 import { loadVersion, loadWorkflow, type VersionRow } from "../workflows/load-workflow";
-import { contentOf } from "../workflows/version-content";
+import { definitionByHash } from "../workflows/version-content";
 import { admissionLimits, admitQueuedRuns } from "./admission";
 import { chargeRun } from "../quotas/enforce-quotas";
 import { loadWorkspaceQuota } from "../quotas/workspace-quota";
 import { appendRunEvents } from "./run-events";
-import { loadRun, type RunRow } from "./load-run";
+import type { RunRow } from "./load-run";
 
 export interface CreateRunArgs {
   workspaceId: string;
@@ -88,7 +88,7 @@ export async function createRun(
       `Workflow "${wf.name}" has no published version yet; publish it first`,
     );
   const version: VersionRow = await loadVersion(tx, args.workspaceId, wf.id, versionId);
-  const definition = WorkflowDefinition.parse(await contentOf(tx, args.workspaceId, version.hash));
+  const definition = await definitionByHash(tx, args.workspaceId, version.hash);
   const input = resolveRunInput(definition.inputs, args.input);
   if (!input.ok) {
     throw new ValidationError(
@@ -100,9 +100,9 @@ export async function createRun(
     );
   }
 
-  const limits = storedRunLimits(args.limits);
-  if (limits && !args.limitsInherited)
-    await checkRunLimits(tx, ctx, args.workspaceId, definition, limits);
+  const runLimits = storedRunLimits(args.limits);
+  if (runLimits && !args.limitsInherited)
+    await checkRunLimits(tx, ctx, args.workspaceId, definition, runLimits);
 
   const overflow = definition.constraints.overflow;
   if (!args.parent && overflow === "coalesce") {
@@ -144,23 +144,32 @@ export async function createRun(
     rerunOfRunId: args.rerun?.ofRunId ?? null,
     rerunFromStepId: args.rerun?.fromStepId ?? null,
     rerunSeed: args.rerun?.seed ?? null,
-    limits,
+    limits: runLimits,
     createdAt: now,
     queuedAt: now,
     updatedAt: now,
   };
-  try {
-    // A savepoint, so a concurrent duplicate key can be answered with the winner's run.
-    await tx.transaction(async (sp) => {
-      await sp.insert(runs).values(row);
-    });
-  } catch (e) {
-    if (args.idempotencyKey && isUniqueViolation(e, "runs_idempotency_key")) {
-      const existing = await findByKey(tx, args.workspaceId, args.workflowId, args.idempotencyKey);
-      if (existing) return replay(tx, args, existing);
+  let inserted: RunRow;
+  if (!args.idempotencyKey)
+    [inserted] = (await tx.insert(runs).values(row).returning()) as [RunRow];
+  else
+    try {
+      // A savepoint, so a concurrent duplicate key can be answered with the winner's run.
+      [inserted] = (await tx.transaction((sp) => sp.insert(runs).values(row).returning())) as [
+        RunRow,
+      ];
+    } catch (e) {
+      if (isUniqueViolation(e, "runs_idempotency_key")) {
+        const existing = await findByKey(
+          tx,
+          args.workspaceId,
+          args.workflowId,
+          args.idempotencyKey,
+        );
+        if (existing) return replay(tx, args, existing);
+      }
+      throw e;
     }
-    throw e;
-  }
   // Runs per month (quota): counted with the run, in its transaction; children run in their
   // parent's slot and are not counted.
   if (!args.parent) await chargeRun(tx, ctx.config, args.workspaceId, now);
@@ -179,7 +188,9 @@ export async function createRun(
   if (!args.parent && !args.deferAdmission) {
     const limits = await admissionLimits(tx, args.workspaceId, ctx.config);
     const admitted = await admitQueuedRuns(tx, args.workspaceId, limits, now);
-    if (!admitted.includes(id) && overflow === "skip") {
+    // Admission changed only the status (and updatedAt, to `now`) of the row inserted above.
+    if (admitted.includes(id)) inserted = { ...inserted, status: "running", updatedAt: now };
+    else if (overflow === "skip") {
       const skipped = await skipOverflowedRun(
         tx,
         { runId: id, workspaceId: args.workspaceId, definition },
@@ -188,7 +199,7 @@ export async function createRun(
       if (skipped) return { run: skipped, deduplicated: false };
     }
   }
-  return { run: await loadRun(tx, args.workspaceId, id), deduplicated: false };
+  return { run: inserted, deduplicated: false };
 }
 
 /** Refuses limits that would loosen the definition's constraints or the workspace's quota. */
@@ -269,7 +280,7 @@ async function sameRequest(tx: Queryable, args: CreateRunArgs, existing: RunRow)
     canonicalStringify(storedRunLimits(args.limits)) !== canonicalStringify(existing.limits ?? null)
   )
     return false;
-  const definition = WorkflowDefinition.parse(await contentOf(tx, args.workspaceId, existing.hash));
+  const definition = await definitionByHash(tx, args.workspaceId, existing.hash);
   const input = resolveRunInput(definition.inputs, args.input);
   return input.ok && canonicalStringify(input.value) === canonicalStringify(existing.input);
 }

@@ -9,7 +9,7 @@ import type { ServiceConfig } from "../context";
 import { admissionLimits, admitQueuedRuns } from "../runs/admission";
 import { skipOverflowedRun } from "../runs/create-run";
 import { startTriggerRun, triggerContext } from "./start-trigger-run";
-import { definitionByHash } from "./webhook-cache";
+import { definitionByHash } from "../workflows/version-content";
 
 export interface AdmitterDeps {
   db: Db;

@@ -6,7 +6,7 @@ import { triggers, workflows, workflowVersions } from "@/db/schema";
 import { WebhookConfig } from "@/lib/schemas/triggers";
 import { WorkflowDefinition } from "@/lib/workflow";
 import type { Keys } from "../../keys";
-import { contentOf } from "../workflows/version-content";
+import { definitionByHash } from "../workflows/version-content";
 import type { TriggerRow } from "./start-trigger-run";
 import { openWebhookSecret } from "./trigger-secret";
 
@@ -29,15 +29,9 @@ export interface WebhookEntry {
 // Both caches are small LRUs without a TTL: an entry is never trusted on its own. The inbox insert is guarded by
 // `entryGuard`, so a changed trigger, secret or workflow (in any process) misses the insert and
 // the receiver reloads; rejections are re-checked against a fresh load before they are answered.
-type Global = typeof globalThis & {
-  __sluiceWebhookEntries?: LRUCache<string, WebhookEntry>;
-  __sluiceDefinitions?: LRUCache<string, WorkflowDefinition>;
-};
+type Global = typeof globalThis & { __sluiceWebhookEntries?: LRUCache<string, WebhookEntry> };
 const g = globalThis as Global;
 const entries = (g.__sluiceWebhookEntries ??= new LRUCache<string, WebhookEntry>({ max: 1000 }));
-const definitions = (g.__sluiceDefinitions ??= new LRUCache<string, WorkflowDefinition>({
-  max: 500,
-}));
 
 /** The cached entry for a webhook path (loaded on a miss); `fresh` when it was just loaded. */
 export async function webhookEntry(
@@ -57,20 +51,6 @@ export async function webhookEntry(
 /** Forgets every cached entry (tests; the guard keeps stale entries harmless anyway). */
 export function clearWebhookCache(): void {
   entries.clear();
-}
-
-/** A version's definition, parsed once: contents are immutable by hash. */
-export async function definitionByHash(
-  db: Queryable,
-  workspaceId: string,
-  hash: string,
-): Promise<WorkflowDefinition> {
-  const key = `${workspaceId}:${hash}`;
-  const hit = definitions.get(key);
-  if (hit) return hit;
-  const parsed = WorkflowDefinition.parse(await contentOf(db, workspaceId, hash));
-  definitions.set(key, parsed);
-  return parsed;
 }
 
 /** The definition of a workflow's current version; null when none is published or readable. */

@@ -11,7 +11,7 @@ const handler = securedRoute((req: Request) =>
     endpoint: "/api/trpc",
     req,
     router: appRouter,
-    createContext: async () => ({ svc: await contextFromSession() }),
+    createContext: async () => ({ svc: await contextFromSession(req) }),
     responseMeta,
   }),
 );

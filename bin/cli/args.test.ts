@@ -67,21 +67,25 @@ describe("buildRunRequest", () => {
     ).toMatchObject({ workflow: "other", input: { a: 1 }, wait: false });
   });
 
-  it("refuses what it cannot do, saying so (exit 10)", () => {
+  it("refuses inline definitions, saying so (exit 10)", () => {
     expect(refusal(() => buildRunRequest({}, { workflow: { steps: [] } })).code).toBe(
       "inline_runs_unavailable",
     );
-    const limits = refusal(() =>
-      buildRunRequest({ workflow: "a", "max-parallel": "4" }, { runtime: { timeoutMs: 5000 } }),
-    );
-    expect([limits.exit, limits.code, limits.details]).toEqual([
-      EXIT.validation,
-      "runtime_overrides_unsupported",
-      { unsupported: ["timeoutMs", "maxParallel"] },
-    ]);
+  });
+
+  it("passes per-run limits through (flags win over runtime), range-checked locally", () => {
     expect(
-      refusal(() => buildRunRequest({ workflow: "a", "max-steps": "0" }, null)).message,
-    ).toMatch(/--max-steps must be a whole number from 1 to 1000/);
+      buildRunRequest(
+        { workflow: "a", "max-parallel": "2" },
+        { runtime: { timeoutMs: 5000, maxParallel: 4 } },
+      ).limits,
+    ).toEqual({ timeoutMs: 5000, maxParallel: 2 });
+    expect(buildRunRequest({ workflow: "a" }, null).limits).toBeUndefined();
+    const bad = refusal(() => buildRunRequest({ workflow: "a", "max-steps": "0" }, null));
+    expect([bad.exit, bad.message]).toEqual([
+      EXIT.validation,
+      expect.stringMatching(/--max-steps must be a whole number from 1 to 1000/),
+    ]);
   });
 
   it("refuses bad requests with the culprit named", () => {

@@ -12,6 +12,8 @@ export interface RunRequest {
   idempotencyKey?: string;
   /** The published hash the caller expects (`sha256:…`); a different one is exit 20. */
   workflowHash?: string;
+  /** Per-run limits; the server refuses values looser than the workflow's constraints (exit 10). */
+  limits?: { timeoutMs?: number; maxSteps?: number; maxParallel?: number };
   wait: boolean;
 }
 
@@ -27,9 +29,8 @@ const LIMITS = [
 
 /**
  * Builds the run request from `sluice run`'s flags and the request JSON read from stdin (null
- * when none was piped). Unknown request keys are refused, not ignored. Two things the server
- * cannot do yet are refused with exit 10 and say so: inline definitions (`workflow` as an
- * object) and per-run limits (`--timeout-ms`, `--max-steps`, `--max-parallel`).
+ * when none was piped). Unknown request keys are refused, not ignored. Inline definitions
+ * (`workflow` as an object) are not available yet: refused with exit 10, saying so.
  */
 export function buildRunRequest(values: ParsedArgs["values"], stdin: unknown): RunRequest {
   if (stdin !== null && !isObject(stdin))
@@ -68,17 +69,12 @@ export function buildRunRequest(values: ParsedArgs["values"], stdin: unknown): R
   if (!isObject(input))
     throw usageError("The run input (--input / variables) must be a JSON object");
 
-  const requested = LIMITS.filter(({ key, flag, min, max }) => {
-    const raw = values[flag] ?? runtime[key];
-    return intFlag(flag, raw, { min, max }) !== undefined;
-  });
-  if (requested.length)
-    throw new CliError(
-      EXIT.validation,
-      "runtime_overrides_unsupported",
-      `Per-run limits are not supported by the server yet (${requested.map((l) => `--${l.flag}`).join(", ")}): set constraints.${requested[0]!.key} in the workflow definition instead.`,
-      { unsupported: requested.map((l) => l.key) },
-    );
+  const limits = Object.fromEntries(
+    LIMITS.flatMap(({ key, flag, min, max }) => {
+      const value = intFlag(flag, values[flag] ?? runtime[key], { min, max });
+      return value === undefined ? [] : [[key, value]];
+    }),
+  ) as RunRequest["limits"];
 
   const idempotencyKey = str(values, "idempotency-key") ?? runtime.idempotencyKey;
   if (
@@ -100,6 +96,7 @@ export function buildRunRequest(values: ParsedArgs["values"], stdin: unknown): R
     input,
     ...(idempotencyKey ? { idempotencyKey } : {}),
     ...(workflowHash ? { workflowHash } : {}),
+    ...(Object.keys(limits!).length ? { limits } : {}),
     wait: values.wait !== false,
   };
 }

@@ -1,3 +1,4 @@
+import type { RunLimits } from "@/lib/workflow/run-limits";
 import { sql } from "drizzle-orm";
 import {
   bigserial,
@@ -50,6 +51,8 @@ export const runs = pgTable(
     input: jsonb("input").$type<Record<string, unknown>>().notNull().default({}),
     output: jsonb("output").$type<unknown>(),
     error: jsonb("error").$type<Record<string, unknown>>(),
+    /** Per-run overrides that tighten the definition's constraints (null: none); reruns inherit. */
+    limits: jsonb("limits").$type<RunLimits>(),
     initiatorType: initiatorTypeEnum("initiator_type").notNull(),
     initiatorId: text("initiator_id"),
     /** The user a run counts against for the per-user limit (a token's creator, the trigger's owner…). */

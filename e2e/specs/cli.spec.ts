@@ -330,11 +330,31 @@ test("run refusals: exit 20 for a bad token, 30 for a viewer's token, 10 for bad
   });
   expect(inline.code).toBe(10);
   expect(inline.json().error.code).toBe("inline_runs_unavailable");
-  const limits = await sluice(["run", "--workflow", wf.slug, "--timeout-ms", "5000"], {
-    env: admin,
+  // Per-run limits pass through; one looser than the definition's constraints is refused.
+  const loose = await sluice(
+    ["run", "--workflow", wf.slug, "--input", '{"who":"x"}', "--max-parallel", "32"],
+    { env: admin },
+  );
+  expect(loose.code).toBe(10);
+  expect(loose.json().error).toMatchObject({
+    code: "validation",
+    httpStatus: 400,
+    message: expect.stringMatching(/limits\.maxParallel may only tighten .* at most 4, got 32/),
   });
-  expect(limits.code).toBe(10);
-  expect(limits.json().error.code).toBe("runtime_overrides_unsupported");
+});
+
+test("run passes per-run limits through and the run keeps them", async ({ request, baseURL }) => {
+  await tokens(request, baseURL!);
+  const tight = await sluice(
+    ["run", "--workflow", greet.slug, "--input", '{"who":"limits"}', "--timeout-ms", "60000"],
+    { env: admin },
+  );
+  expect(tight.code, tight.stderr).toBe(0);
+  expect(tight.json()).toMatchObject({ ok: true, status: "ok" });
+  const run = await request.get(`/api/v1/runs/${tight.json().executionId}`, {
+    headers: { authorization: `Bearer ${admin.SLUICE_TOKEN}` },
+  });
+  expect((await run.json()).limits).toEqual({ timeoutMs: 60000 });
 });
 
 test("runs lists the runs; logs prints the history as NDJSON, --follow ends on a finished run", async ({

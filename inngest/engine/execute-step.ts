@@ -109,7 +109,10 @@ export function countAttempt(env: EngineEnv, path: string): boolean {
   env.abort ??= {
     status: "failed",
     reason: "max_steps",
-    message: `The run exceeded its maxSteps limit (${env.maxAttempts} step attempts) at step "${path}"`,
+    message:
+      env.plan.limits?.maxSteps === env.maxAttempts
+        ? `The run exceeded the maxSteps limit it was started with (limits.maxSteps: ${env.maxAttempts} step attempts) at step "${path}"`
+        : `The run exceeded its maxSteps limit (${env.maxAttempts} step attempts) at step "${path}"`,
   };
   return false;
 }

@@ -1,6 +1,7 @@
 import { NonRetriableError } from "inngest";
 import { tighterCap } from "@/lib/quotas/plans";
 import { buildRunnableGraph, WorkflowDefinition, type StepOutcome } from "@/lib/workflow";
+import { tightenConstraints, type RunLimits } from "@/lib/workflow/run-limits";
 import { inngest } from "../client";
 import { EVENTS, RUN_WORKFLOW_FUNCTION_ID, RunStartData } from "../events";
 import { finishRunBody, loadPlanBody } from "../engine/finish-bodies";
@@ -35,7 +36,7 @@ export const runWorkflow = inngest.createFunction(
     const loaded = await step.run("plan", () => loadPlanBody(runId, executionId));
     if (!loaded.ok) return { skipped: loaded.reason };
     const plan = loaded.plan;
-    const { definition, graph } = compiled(plan.hash, plan.definition);
+    const { definition, graph } = compiled(plan.hash, plan.definition, plan.limits);
     const env: EngineEnv = {
       step,
       plan,
@@ -91,19 +92,23 @@ export const runWorkflow = inngest.createFunction(
 
 /**
  * Every durable request replays the function from the top, so the pinned definition would be
- * parsed and its graph built once per step. Both are pure functions of the content hash: cache them.
+ * parsed and its graph built once per step. Both are pure functions of the content hash and the
+ * run's limits (which tighten the constraints every reader — slots, maxSteps, the graph's
+ * maxParallel, loop bodies — takes from the definition): cache them by both.
  */
 const cache = new Map<
   string,
   { definition: WorkflowDefinition; graph: ReturnType<typeof buildRunnableGraph> }
 >();
-function compiled(hash: string, raw: unknown) {
-  let hit = cache.get(hash);
+function compiled(hash: string, raw: unknown, limits: RunLimits | null | undefined) {
+  const key = limits ? `${hash} ${JSON.stringify(limits)}` : hash;
+  let hit = cache.get(key);
   if (!hit) {
-    const definition = WorkflowDefinition.parse(raw);
+    const parsed = WorkflowDefinition.parse(raw);
+    const definition = { ...parsed, constraints: tightenConstraints(parsed.constraints, limits) };
     hit = { definition, graph: buildRunnableGraph(definition) };
     if (cache.size >= 200) cache.delete(cache.keys().next().value!);
-    cache.set(hash, hit);
+    cache.set(key, hit);
   }
   return hit;
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { RunLimits } from "@/lib/workflow/run-limits";
 
 export const TRIGGER_TYPES = [
   "manual",
@@ -43,6 +44,8 @@ export const StartRunInput = z.object({
   idempotencyKey: z.string().min(1).max(200).optional(),
   /** A version id; default the current published version. */
   versionId: id.optional(),
+  /** Tighter limits for this run only (never looser than the definition's constraints). */
+  limits: RunLimits.optional(),
 });
 export type StartRunInput = z.input<typeof StartRunInput>;
 

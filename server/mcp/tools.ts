@@ -195,13 +195,14 @@ export function registerTools(server: McpServer, { ctx, signal }: ToolContext): 
         versionId: StartRunInput.shape.versionId.describe(
           "Run this version instead of the published one",
         ),
+        limits: StartRunInput.shape.limits,
       },
     },
-    async ({ workflow, input, waitMs, idempotencyKey, versionId }, extra) => {
+    async ({ workflow, input, waitMs, idempotencyKey, versionId, limits }, extra) => {
       const found = await findWorkflow({ ctx, input: { ref: workflow } });
       const started = await startRun({
         ctx,
-        input: { workflowId: found.id, input, idempotencyKey, versionId },
+        input: { workflowId: found.id, input, idempotencyKey, versionId, limits },
       });
       const envelope = await waitForRun({
         ctx,

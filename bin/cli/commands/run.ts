@@ -40,7 +40,8 @@ export const runCommand: Command = {
   name: "run",
   summary: "Run a workflow and wait for its outcome (envelope on stdout, events on stderr)",
   help: `Usage: sluice run --workflow <id|slug> [--input <json|@file>] [--idempotency-key <key>]
-                 [--workflow-hash sha256:…] [--no-wait]
+                 [--workflow-hash sha256:…] [--timeout-ms <ms>] [--max-steps <n>]
+                 [--max-parallel <n>] [--no-wait]
        echo '{ "workflow": "<slug>", "variables": {…}, "runtime": { "idempotencyKey": "…" } }' | sluice run
 
 Starts a run of the workflow's published version and follows it until it finishes or
@@ -52,9 +53,11 @@ Flags override the stdin request. --no-wait prints the envelope right after the 
 (status "running"). --workflow-hash refuses to run (exit 20) unless the published
 version has exactly that hash, and then runs exactly that version.
 
-Not available yet (refused with exit 10, not ignored): an inline definition as
-"workflow", and per-run limits --timeout-ms / --max-steps / --max-parallel
-(runtime.timeoutMs / maxSteps / maxParallel) — set constraints in the definition.
+Per-run limits --timeout-ms / --max-steps / --max-parallel (runtime.timeoutMs /
+maxSteps / maxParallel) may only tighten the workflow's constraints: a larger value is
+refused (exit 10, naming the limit and its maximum).
+
+Not available yet (refused with exit 10, not ignored): an inline definition as "workflow".
 
 Exit codes: 0 ok, needs_approval, cancelled (and running with --no-wait);
 10 bad request, unknown workflow, or a run that failed on a user error;
@@ -98,6 +101,7 @@ Examples:
           input: request.input,
           // A pinned hash runs exactly the version checked above, even if one is published meanwhile.
           ...(request.workflowHash ? { versionId: wf.currentVersion!.id } : {}),
+          ...(request.limits ? { limits: request.limits } : {}),
         },
         headers: request.idempotencyKey ? { "idempotency-key": request.idempotencyKey } : {},
       },

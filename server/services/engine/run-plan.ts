@@ -3,6 +3,7 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { runs } from "@/db/schema";
 import { WorkflowDefinition } from "@/lib/workflow";
+import { tightenConstraints, type RunLimits } from "@/lib/workflow/run-limits";
 import type { PlanId } from "@/lib/quotas/plans";
 import type { ServiceConfig } from "../context";
 import { loadWorkspaceQuota, planBehind } from "../quotas/workspace-quota";
@@ -33,6 +34,8 @@ export interface RunPlan {
     string,
     { status: "completed" | "failed" | "skipped"; port?: string; output?: unknown; error?: unknown }
   > | null;
+  /** Per-run limits tightening the definition's constraints (null: none). */
+  limits?: RunLimits | null;
   /** The plan's "steps per run" quota when it limits this run (absent: unlimited, or older plans). */
   stepsQuota?: { limit: number; plan?: PlanId };
 }
@@ -65,11 +68,14 @@ export async function loadRunPlan(
         await tx.update(runs).set({ inngestRunId: executionId }).where(eq(runs.id, runId));
     }
     const definition = await contentOf(tx, run.workspaceId, run.hash);
-    const parsed = WorkflowDefinition.parse(definition);
+    const { timeoutMs } = tightenConstraints(
+      WorkflowDefinition.parse(definition).constraints,
+      run.limits,
+    );
     let { startedAt, deadlineAt } = run;
     if (!startedAt) {
       startedAt = now;
-      deadlineAt = new Date(now.getTime() + parsed.constraints.timeoutMs);
+      deadlineAt = new Date(now.getTime() + timeoutMs);
       await tx
         .update(runs)
         .set({ startedAt, deadlineAt, updatedAt: now })
@@ -106,10 +112,9 @@ export async function loadRunPlan(
         triggerType: run.triggerType,
         initiatorUserId: initiatorUserId ?? null,
         startedAt: startedAt.toISOString(),
-        deadlineAt: (
-          deadlineAt ?? new Date(startedAt.getTime() + parsed.constraints.timeoutMs)
-        ).toISOString(),
+        deadlineAt: (deadlineAt ?? new Date(startedAt.getTime() + timeoutMs)).toISOString(),
         seed: (run.rerunSeed as RunPlan["seed"]) ?? null,
+        limits: run.limits ?? null,
         ...(stepsLimit === null
           ? {}
           : { stepsQuota: { limit: stepsLimit, plan: planBehind(quota, "stepsPerRun") } }),

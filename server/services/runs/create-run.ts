@@ -6,12 +6,15 @@ import { runs } from "@/db/schema";
 import { newId } from "@/lib/ids";
 import type { InitiatorType, TriggerType } from "@/lib/schemas/runs";
 import { canonicalStringify, resolveRunInput, WorkflowDefinition } from "@/lib/workflow";
+import { runLimitIssues, storedRunLimits, type RunLimits } from "@/lib/workflow/run-limits";
+import { tighterCap } from "@/lib/quotas/plans";
 import { IdempotencyKeyReusedError, PreconditionFailedError, ValidationError } from "../../errors";
 import type { ServiceContext } from "../context";
 import { loadVersion, loadWorkflow, type VersionRow } from "../workflows/load-workflow";
 import { definitionByHash } from "../workflows/version-content";
 import { admissionLimits, admitQueuedRuns } from "./admission";
 import { chargeRun } from "../quotas/enforce-quotas";
+import { loadWorkspaceQuota } from "../quotas/workspace-quota";
 import { appendRunEvents } from "./run-events";
 import type { RunRow } from "./load-run";
 
@@ -37,6 +40,13 @@ export interface CreateRunArgs {
   rerun?: { ofRunId: string; fromStepId?: string | null; seed?: Record<string, unknown> };
   /** Disabled workflows do not start (manual, triggers); reruns and children may opt in. */
   allowDisabled?: boolean;
+  /** Tighter limits for this run (docs/cli.md "Per-run limits"); a looser one is refused. */
+  limits?: RunLimits | null;
+  /**
+   * Reruns inherit the original's limits unchecked: on another version they may exceed its
+   * constraints, and the engine applies the smaller value anyway (tightenConstraints).
+   */
+  limitsInherited?: boolean;
   /** A pre-generated run id (webhook inbox: the id was answered before the run existed). */
   runId?: string;
   /**
@@ -90,6 +100,10 @@ export async function createRun(
     );
   }
 
+  const runLimits = storedRunLimits(args.limits);
+  if (runLimits && !args.limitsInherited)
+    await checkRunLimits(tx, ctx, args.workspaceId, definition, runLimits);
+
   const overflow = definition.constraints.overflow;
   if (!args.parent && overflow === "coalesce") {
     const [queued] = await tx
@@ -130,6 +144,7 @@ export async function createRun(
     rerunOfRunId: args.rerun?.ofRunId ?? null,
     rerunFromStepId: args.rerun?.fromStepId ?? null,
     rerunSeed: args.rerun?.seed ?? null,
+    limits: runLimits,
     createdAt: now,
     queuedAt: now,
     updatedAt: now,
@@ -187,6 +202,25 @@ export async function createRun(
   return { run: inserted, deduplicated: false };
 }
 
+/** Refuses limits that would loosen the definition's constraints or the workspace's quota. */
+async function checkRunLimits(
+  tx: Queryable,
+  ctx: ServiceContext,
+  workspaceId: string,
+  definition: WorkflowDefinition,
+  limits: RunLimits,
+) {
+  const c = definition.constraints;
+  const quota =
+    limits.maxSteps === undefined ? null : await loadWorkspaceQuota(tx, workspaceId, ctx.config);
+  const issues = runLimitIssues(limits, {
+    timeoutMs: c.timeoutMs,
+    maxSteps: tighterCap(c.maxSteps, quota?.limits.stepsPerRun)!,
+    maxParallel: c.maxParallel,
+  });
+  if (issues.length) throw new ValidationError(issues.map((i) => i.message).join("; "), issues);
+}
+
 /**
  * The "skip" overflow policy for a run admission left queued: cancels it (compare-and-set on
  * `queued`) with the reason. Returns the cancelled run, or undefined when it was not queued.
@@ -242,6 +276,10 @@ async function replay(
  */
 async function sameRequest(tx: Queryable, args: CreateRunArgs, existing: RunRow) {
   if (args.versionId && args.versionId !== existing.versionId) return false;
+  if (
+    canonicalStringify(storedRunLimits(args.limits)) !== canonicalStringify(existing.limits ?? null)
+  )
+    return false;
   const definition = await definitionByHash(tx, args.workspaceId, existing.hash);
   const input = resolveRunInput(definition.inputs, args.input);
   return input.ok && canonicalStringify(input.value) === canonicalStringify(existing.input);

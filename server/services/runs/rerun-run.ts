@@ -47,6 +47,8 @@ export async function rerunRun({ ctx, input }: { ctx: ServiceContext; input: unk
           : { type: "user", id: userId },
       accountableUserId: userId,
       idempotencyKey: idempotencyKey ?? null,
+      limits: original.limits,
+      limitsInherited: true,
       rerun: {
         ofRunId: original.id,
         fromStepId: fromStepId ?? null,

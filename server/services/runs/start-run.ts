@@ -30,13 +30,18 @@ export async function startRun({ ctx, input }: { ctx: ServiceContext; input: unk
       accountableUserId: userId,
       idempotencyKey: parsed.data.idempotencyKey ?? null,
       strictIdempotency: true,
+      limits: parsed.data.limits,
     });
     if (!r.deduplicated) {
       await recordAudit(tx, ctx, {
         action: "run.started",
         targetType: "run",
         targetId: r.run.id,
-        data: { workflowId: r.run.workflowId, version: r.run.version },
+        data: {
+          workflowId: r.run.workflowId,
+          version: r.run.version,
+          ...(r.run.limits ? { limits: r.run.limits } : {}),
+        },
       });
     }
     return r;

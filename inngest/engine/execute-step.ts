@@ -29,6 +29,7 @@ import {
   startChildBody,
 } from "./orchestrated-bodies";
 import { runGraph } from "./run-graph";
+import { runTask } from "./run-task";
 import { sid, type EngineEnv, type Scope } from "./types";
 
 type Node = {
@@ -69,6 +70,8 @@ export async function executeStep(
       return waiting(env, () => runDelay(env, path, node, key(1), ctx));
     case "wait_for_event":
       return waiting(env, () => runWait(env, path, node, key(1), ctx));
+    case "task":
+      return waiting(env, () => runTask(env, path, node, key(1), ctx));
     case "loop":
       return runLoop(env, scope, path, node, key(1), ctx);
     case "subworkflow":

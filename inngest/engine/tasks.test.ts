@@ -186,12 +186,10 @@ describe("task steps", () => {
       failTask({ ctx: e.ws.ctx("admin"), input: { taskId: t.id, reason: "late" }, via: "ui" }),
     ).rejects.toBeInstanceOf(ConflictError);
     const run = await e.waitFor(runId, ["completed", "failed"]);
-    const winner = (
-      results.find((r) => r.status === "fulfilled") as PromiseFulfilledResult<{
-        output: { verdict: string };
-      }>
-    ).value;
-    expect(run.output).toBe(`verdict ${winner.output.verdict}`);
+    const winner = (results.find((r) => r.status === "fulfilled") as PromiseFulfilledResult<{
+      output: unknown;
+    }>)!.value;
+    expect(run.output).toBe(`verdict ${(winner.output as { verdict: string }).verdict}`);
     expect(
       await e.db.db.select().from(auditEvents).where(eq(auditEvents.targetId, t.id)),
     ).toHaveLength(1);

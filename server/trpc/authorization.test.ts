@@ -19,6 +19,7 @@ import { eq } from "drizzle-orm";
 import { runs as runsTable, triggers as triggersTable } from "@/db/schema";
 import { newId } from "@/lib/ids";
 import { openApproval } from "../services/engine/approval-gate";
+import { openTask } from "../services/engine/task-gate";
 import { startRun } from "../services/runs/start-run";
 import { createWorkflow } from "../services/workflows/create-workflow";
 import { listVersions } from "../services/workflows/list-versions";
@@ -122,6 +123,30 @@ async function approvalIn(fx: WorkspaceFixture) {
     now: new Date(),
   });
   return { runId, approvalId: opened.approvalId };
+}
+/** A pending task assigned to every role, on a run of the fixture. */
+async function taskIn(fx: WorkspaceFixture) {
+  const runId = await runIn(fx);
+  const [run] = await fx.ctx("owner").db.select().from(runsTable).where(eq(runsTable.id, runId));
+  const opened = await openTask(fx.ctx("owner").db, {
+    key: {
+      runId,
+      workspaceId: fx.workspaceId,
+      stepId: "work",
+      path: "work",
+      stepType: "task",
+      attempt: 1,
+    },
+    workflowId: run!.workflowId,
+    instructions: "Do it",
+    assignee: { roles: [...ROLES] },
+    outputSchema: null,
+    onTimeout: "fail",
+    dueAt: null,
+    expiresAt: new Date(Date.now() + 3_600_000),
+    now: new Date(),
+  });
+  return opened.taskId;
 }
 
 const proposalDef = (value: number) => ({
@@ -377,6 +402,22 @@ const CASES: Record<string, Case> = {
     access: "approver",
     input: async (fx) => ({ approvalId: (await approvalIn(fx)).approvalId, approve: true }),
     foreign: async (o) => ({ approvalId: (await approvalIn(o)).approvalId, approve: true }),
+  },
+  "task.list": { access: "viewer" },
+  "task.get": {
+    access: "viewer",
+    input: async (fx) => ({ taskId: await taskIn(fx) }),
+    foreign: async (o) => ({ taskId: await taskIn(o) }),
+  },
+  "task.complete": {
+    access: "viewer",
+    input: async (fx) => ({ taskId: await taskIn(fx), output: { done: true } }),
+    foreign: async (o) => ({ taskId: await taskIn(o), output: {} }),
+  },
+  "task.fail": {
+    access: "viewer",
+    input: async (fx) => ({ taskId: await taskIn(fx), reason: "blocked" }),
+    foreign: async (o) => ({ taskId: await taskIn(o), reason: "blocked" }),
   },
   "schedule.preview": {
     access: "viewer",

@@ -34,7 +34,11 @@ import { engineNow, engineRuntime } from "./runtime";
 type Failure = { error: { message: string; class: "user" | "internal" } };
 const userError = (message: string): Failure => ({ error: { message, class: "user" } });
 
-export function resolve<T extends string>(type: T, config: unknown, context: TemplateContext): unknown {
+export function resolve<T extends string>(
+  type: T,
+  config: unknown,
+  context: TemplateContext,
+): unknown {
   const refs = collectReferences(config);
   if (refs.secrets.length)
     throw new TemplateResolutionError(

@@ -33,10 +33,6 @@ export type CompleteTaskInput = z.input<typeof CompleteTaskInput>;
 
 export const FailTaskInput = z.object({
   taskId: id,
-  reason: z
-    .string()
-    .trim()
-    .min(1, { message: "Say why the task failed." })
-    .max(2_000),
+  reason: z.string().trim().min(1, { message: "Say why the task failed." }).max(2_000),
 });
 export type FailTaskInput = z.input<typeof FailTaskInput>;

@@ -334,7 +334,8 @@ export const STEP_CATALOG: { readonly [T in StepType]: StepTypeInfo<T> } = {
     defaultPort: "success",
     sideEffect: false,
     waits: true,
-    output: "The output the assignee reported (checked against outputSchema); null after a timeout with onTimeout: continue.",
+    output:
+      "The output the assignee reported (checked against outputSchema); null after a timeout with onTimeout: continue.",
     config: TaskConfig,
     secretFields: [],
     templateModes: {},

@@ -2,6 +2,7 @@ import type { StepOutcome, TemplateContext } from "@/lib/workflow";
 import type { AttemptKey } from "@/server/services/engine/step-records";
 import { EVENTS } from "../events";
 import { checkTaskBody, closeTaskBody, openTaskBody } from "./task-bodies";
+import { raceWait } from "./race-wait";
 import { sid, type EngineEnv } from "./types";
 
 const HALTED: StepOutcome = { kind: "cancelled", reason: "run_ended" };
@@ -30,22 +31,17 @@ export async function runTask(
   );
   if ("error" in opened) return { kind: "failed", error: opened.error };
   if (env.halted) return HALTED;
-  const waiting = env.step.waitForEvent(sid(env, `${path}@1~wait`, true), {
-    event: EVENTS.taskFinished,
-    if: `async.data.taskId == ${JSON.stringify(opened.taskId)}`,
-    timeout: new Date(opened.expiresAt),
-  });
-  const check = env.step.run(sid(env, `${path}@1~check`, true), () =>
-    checkTaskBody({ taskId: opened.taskId }),
+  await raceWait(
+    env,
+    path,
+    {
+      event: EVENTS.taskFinished,
+      if: `async.data.taskId == ${JSON.stringify(opened.taskId)}`,
+      timeout: new Date(opened.expiresAt),
+    },
+    "check",
+    () => checkTaskBody({ taskId: opened.taskId }),
   );
-  await Promise.race<unknown>([
-    waiting,
-    check.then((finished): unknown => {
-      if (!finished) return waiting;
-      env.danglingWaits++; // the durable wait stays registered until its timeout: stop it at the end
-      return finished;
-    }),
-  ]);
   const closed = await env.step.run(sid(env, `${path}@1~close`), () =>
     closeTaskBody({ key, taskId: opened.taskId, cappedByDeadline: opened.cappedByDeadline }),
   );

@@ -62,14 +62,7 @@ function taskFlow(
   };
 }
 
-const pendingTask = (runId: string) =>
-  e.h.until(async () => {
-    const [t] = await e.db.db
-      .select()
-      .from(tasks)
-      .where(and(eq(tasks.runId, runId), eq(tasks.status, "pending")));
-    return t;
-  }, `a pending task in run ${runId}`);
+const pendingTask = (runId: string) => e.pendingTask(runId);
 
 const stepsOf = async (runId: string) =>
   Object.fromEntries((await e.steps(runId)).map((s) => [s.path, s]));

@@ -19,7 +19,6 @@ import { eq } from "drizzle-orm";
 import { runs as runsTable, triggers as triggersTable } from "@/db/schema";
 import { newId } from "@/lib/ids";
 import { openApproval } from "../services/engine/approval-gate";
-import { openTask } from "../services/engine/task-gate";
 import { startRun } from "../services/runs/start-run";
 import { createWorkflow } from "../services/workflows/create-workflow";
 import { listVersions } from "../services/workflows/list-versions";
@@ -31,6 +30,7 @@ import { applyProposal } from "../services/proposals/apply-proposal";
 import { createProposal } from "../services/proposals/create-proposal";
 import { getProposal } from "../services/proposals/get-proposal";
 import { reviewProposal } from "../services/proposals/review-proposal";
+import { openTestTask } from "../testing/tasks";
 import { appRouter, createCaller } from "./root";
 
 type Access = "public" | "authed" | Role;
@@ -126,27 +126,7 @@ async function approvalIn(fx: WorkspaceFixture) {
 }
 /** A pending task assigned to every role, on a run of the fixture. */
 async function taskIn(fx: WorkspaceFixture) {
-  const runId = await runIn(fx);
-  const [run] = await fx.ctx("owner").db.select().from(runsTable).where(eq(runsTable.id, runId));
-  const opened = await openTask(fx.ctx("owner").db, {
-    key: {
-      runId,
-      workspaceId: fx.workspaceId,
-      stepId: "work",
-      path: "work",
-      stepType: "task",
-      attempt: 1,
-    },
-    workflowId: run!.workflowId,
-    instructions: "Do it",
-    assignee: { roles: [...ROLES] },
-    outputSchema: null,
-    onTimeout: "fail",
-    dueAt: null,
-    expiresAt: new Date(Date.now() + 3_600_000),
-    now: new Date(),
-  });
-  return opened.taskId;
+  return openTestTask(fx.ctx("owner").db, fx, await runIn(fx));
 }
 
 const proposalDef = (value: number) => ({

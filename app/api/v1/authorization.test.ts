@@ -15,7 +15,7 @@ import { eq } from "drizzle-orm";
 import { runs } from "@/db/schema";
 import { getRuntime } from "@/server/runtime";
 import { openApproval } from "@/server/services/engine/approval-gate";
-import { openTask } from "@/server/services/engine/task-gate";
+import { openTestTask } from "@/server/testing/tasks";
 import { startRun } from "@/server/services/runs/start-run";
 import { createWorkflow } from "@/server/services/workflows/create-workflow";
 import { publishWorkflow } from "@/server/services/workflows/publish-workflow";
@@ -85,27 +85,9 @@ async function gateIn(fx: WorkspaceFixture) {
 }
 /** A pending task assigned to every role (so every token's role matches it). */
 async function taskIn(fx: WorkspaceFixture) {
-  const runId = await runIn(fx);
-  const [run] = await t.db.select().from(runs).where(eq(runs.id, runId));
-  const opened = await openTask(t.db, {
-    key: {
-      runId,
-      workspaceId: fx.workspaceId,
-      stepId: "work",
-      path: "work",
-      stepType: "task",
-      attempt: 1,
-    },
-    workflowId: run!.workflowId,
-    instructions: "Do it",
-    assignee: { roles: [...ROLES] },
+  return openTestTask(t.db, fx, await runIn(fx), {
     outputSchema: { done: { type: "boolean", required: true } },
-    onTimeout: "fail",
-    dueAt: null,
-    expiresAt: new Date(Date.now() + 3_600_000),
-    now: new Date(),
   });
-  return opened.taskId;
 }
 const taskParams = async (fx: WorkspaceFixture) => ({ params: { id: await taskIn(fx) } });
 const proposalDef = (value: number) => ({

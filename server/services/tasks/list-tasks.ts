@@ -1,11 +1,11 @@
 import "server-only";
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
-import { runs, tasks, users, workflows } from "@/db/schema";
+import { tasks } from "@/db/schema";
 import { ListTasksInput } from "@/lib/schemas/tasks";
 import { fromZodError, ValidationError } from "../../errors";
 import { requireRole, type ServiceContext } from "../context";
 import { assignedTo, taskActor } from "./task-rules";
-import { taskView } from "./task-view";
+import { selectTaskRows, viewOfRow } from "./task-view";
 
 /** The due date a list sorts by: `due` when the step set one, else the expiry. */
 const sortAt = sql<Date>`coalesce(${tasks.dueAt}, ${tasks.expiresAt})`;
@@ -34,17 +34,7 @@ export async function listTasks({ ctx, input }: { ctx: ServiceContext; input?: u
       sql`(${sortAt} > ${iso}::timestamptz or (${sortAt} = ${iso}::timestamptz and ${tasks.id} > ${id}))`,
     );
   }
-  const rows = await ctx.db
-    .select({
-      task: tasks,
-      workflowName: workflows.name,
-      runStatus: runs.status,
-      finishedByName: users.name,
-    })
-    .from(tasks)
-    .leftJoin(workflows, eq(workflows.id, tasks.workflowId))
-    .leftJoin(runs, eq(runs.id, tasks.runId))
-    .leftJoin(users, eq(users.id, tasks.finishedByUserId))
+  const rows = await selectTaskRows(ctx.db)
     .where(and(...where))
     .orderBy(asc(sortAt), asc(tasks.id))
     .limit(limit + 1);
@@ -52,15 +42,7 @@ export async function listTasks({ ctx, input }: { ctx: ServiceContext; input?: u
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {
-    items: page.map((r) =>
-      taskView(r.task, {
-        workflowName: r.workflowName,
-        runStatus: r.runStatus,
-        finishedByName: r.finishedByName,
-        actor,
-        now,
-      }),
-    ),
+    items: page.map((r) => viewOfRow(r, actor, now)),
     nextCursor:
       rows.length > limit && last
         ? `${(last.task.dueAt ?? last.task.expiresAt).toISOString()}|${last.task.id}`

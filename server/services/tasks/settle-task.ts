@@ -1,6 +1,6 @@
 import "server-only";
 import { and, eq } from "drizzle-orm";
-import { runs, tasks, users, workflows } from "@/db/schema";
+import { tasks, users } from "@/db/schema";
 import { EVENTS } from "@/inngest/events";
 import type { TaskChannel } from "@/lib/schemas/tasks";
 import type { InputSpec } from "@/lib/workflow/definition";
@@ -12,7 +12,7 @@ import { recordAudit } from "../audit/record-audit";
 import { enqueueOutbox } from "../outbox/enqueue-outbox";
 import { appendRunEvents } from "../runs/run-events";
 import { isAssignee, taskActor, taskRefusal } from "./task-rules";
-import { taskView } from "./task-view";
+import { selectTaskRows, viewOfRow } from "./task-view";
 
 export type TaskSettlement =
   { status: "completed"; output: Record<string, unknown> } | { status: "failed"; reason: string };
@@ -78,9 +78,8 @@ export async function settleTask(
         finishedVia: via,
       })
       .where(and(eq(tasks.id, t.id), eq(tasks.status, "pending")))
-      .returning();
+      .returning({ id: tasks.id });
     if (done.length !== 1) throw new ConflictError(`Task ${t.id} was already finished`);
-    const row = done[0]!;
     await appendRunEvents(
       tx,
       [
@@ -126,22 +125,8 @@ export async function settleTask(
           : { outputFields: Object.keys(settlement.output) }),
       },
     });
-    const [names] = await tx
-      .select({ workflowName: workflows.name, runStatus: runs.status })
-      .from(runs)
-      .leftJoin(workflows, eq(workflows.id, runs.workflowId))
-      .where(eq(runs.id, t.runId));
-    const [me] = await tx
-      .select({ name: users.name })
-      .from(users)
-      .where(eq(users.id, actor.userId));
-    return taskView(row, {
-      workflowName: names?.workflowName ?? null,
-      runStatus: names?.runStatus ?? null,
-      finishedByName: me?.name ?? null,
-      actor,
-      now,
-    });
+    const [view] = await selectTaskRows(tx).where(eq(tasks.id, t.id));
+    return viewOfRow(view!, actor, now);
   });
 }
 

@@ -1,5 +1,7 @@
 import "server-only";
-import type { tasks } from "@/db/schema";
+import { eq } from "drizzle-orm";
+import type { Queryable } from "@/db/client";
+import { runs, tasks, users, workflows } from "@/db/schema";
 import type { TaskActor } from "./task-rules";
 import { isAssignee, taskRefusal } from "./task-rules";
 
@@ -56,3 +58,27 @@ export function taskView(
   };
 }
 export type TaskView = ReturnType<typeof taskView>;
+
+/** Tasks with what their view shows beside them (workflow name, run status, who finished them). */
+export function selectTaskRows(db: Queryable) {
+  return db
+    .select({
+      task: tasks,
+      workflowName: workflows.name,
+      runStatus: runs.status,
+      finishedByName: users.name,
+    })
+    .from(tasks)
+    .leftJoin(workflows, eq(workflows.id, tasks.workflowId))
+    .leftJoin(runs, eq(runs.id, tasks.runId))
+    .leftJoin(users, eq(users.id, tasks.finishedByUserId));
+}
+
+export function viewOfRow(
+  row: Awaited<ReturnType<typeof selectTaskRows>>[number],
+  actor: TaskActor,
+  now: Date,
+): TaskView {
+  const { task, ...names } = row;
+  return taskView(task, { ...names, actor, now });
+}

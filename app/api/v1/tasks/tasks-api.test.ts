@@ -6,9 +6,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tasks } from "@/db/schema";
 import { startEngineHarness, type EngineHarness } from "@/inngest/engine/testing";
 import { createApiToken } from "@/server/services/api-tokens/create-api-token";
 import * as mcpRoute from "../../mcp/route";
@@ -66,14 +64,7 @@ const triageDef = () => ({
   ],
 });
 
-const pendingTask = (runId: string) =>
-  e.h.until(async () => {
-    const [t] = await e.db.db
-      .select()
-      .from(tasks)
-      .where(and(eq(tasks.runId, runId), eq(tasks.status, "pending")));
-    return t;
-  }, `a pending task in run ${runId}`);
+const pendingTask = (runId: string) => e.pendingTask(runId);
 
 type Handler = (req: Request, c: { params: Promise<Record<string, string>> }) => Promise<Response>;
 async function http(handler: Handler, token: string, path: string, params = {}, body?: unknown) {

@@ -2,6 +2,7 @@ import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auditEvents, tasks } from "@/db/schema";
 import { ConflictError, ForbiddenError, ValidationError } from "@/server/errors";
+import { cancelRun } from "@/server/services/runs/cancel-run";
 import { completeTask } from "@/server/services/tasks/complete-task";
 import { failTask } from "@/server/services/tasks/fail-task";
 import { getTask } from "@/server/services/tasks/get-task";
@@ -283,5 +284,24 @@ describe("task steps", () => {
     expect(run.status).toBe("timed_out");
     const [t] = await e.db.db.select().from(tasks).where(eq(tasks.runId, runId));
     expect(["expired", "cancelled"]).toContain(t!.status);
+  });
+
+  it("cancelling the run cancels its open task and takes it out of the queue", async () => {
+    const runId = await e.start(await e.workflow(taskFlow()));
+    const t = await pendingTask(runId);
+    await e.waitFor(runId, ["waiting"]);
+    await cancelRun({ ctx: e.ws.ctx("editor"), input: { runId } });
+    await e.waitFor(runId, ["cancelled"]);
+    const [row] = await e.db.db.select().from(tasks).where(eq(tasks.id, t.id));
+    expect(row!.status).toBe("cancelled");
+    const mine = await listTasks({ ctx: e.ws.ctx("editor"), input: {} });
+    expect(mine.items.map((i) => i.id)).not.toContain(t.id);
+    await expect(
+      completeTask({
+        ctx: e.ws.ctx("editor"),
+        input: { taskId: t.id, output: { verdict: "ok" } },
+        via: "ui",
+      }),
+    ).rejects.toThrow(/already cancelled/);
   });
 });

@@ -9,6 +9,7 @@ export const EVENTS = {
   runStart: "sluice/run.start",
   runCancel: "sluice/run.cancel",
   approvalDecided: "sluice/approval.decided",
+  taskFinished: "sluice/task.finished",
   workflowEvent: "sluice/workflow.event",
   proposalDryRunRequested: "proposal/dry-run.requested",
 } as const;
@@ -32,6 +33,13 @@ export const ApprovalDecidedData = z.object({
   decision: z.enum(["approved", "rejected"]),
 });
 export type ApprovalDecidedData = z.infer<typeof ApprovalDecidedData>;
+
+export const TaskFinishedData = z.object({
+  taskId: z.string(),
+  runId: z.string(),
+  status: z.enum(["completed", "failed"]),
+});
+export type TaskFinishedData = z.infer<typeof TaskFinishedData>;
 
 export const WorkflowEventData = z.object({
   workspaceId: z.string(),

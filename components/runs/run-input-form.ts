@@ -4,7 +4,7 @@
  * and enum checks are the engine's own (lib/workflow/inputs.ts).
  */
 import type { InputSpec } from "@/lib/workflow/definition";
-import { resolveRunInput } from "@/lib/workflow/inputs";
+import { resolveRunInput, RUN_INPUT_WORDS, type FieldWords } from "@/lib/workflow/inputs";
 import type { JsonValue } from "@/lib/workflow/json";
 
 export type FormValue = string | boolean;
@@ -60,6 +60,7 @@ export type ParsedForm =
 export function parseFormValues(
   inputs: Readonly<Record<string, InputSpec>>,
   values: FormValues,
+  words: FieldWords = RUN_INPUT_WORDS,
 ): ParsedForm {
   const errors: Record<string, string> = {};
   const raw: Record<string, unknown> = {};
@@ -92,7 +93,7 @@ export function parseFormValues(
         if (typeof v === "string" && v !== "") raw[name] = v;
     }
   }
-  const resolved = resolveRunInput(inputs, raw);
+  const resolved = resolveRunInput(inputs, raw, words);
   if (resolved.ok && Object.keys(errors).length === 0) return { ok: true, value: resolved.value };
   let formError: string | null = null;
   if (!resolved.ok)

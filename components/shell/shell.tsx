@@ -9,12 +9,14 @@ import { useToast } from "@/components/ui/toast";
 import { NewWorkspaceDialog } from "./new-workspace-dialog";
 import { RoleProvider } from "./role-context";
 import type { Role } from "@/lib/schemas/roles";
+import { MY_APPROVALS_INPUT, MY_TASKS_INPUT } from "@/components/queue/my-queue";
 
 type Ws = { id: string; name: string; role: Role };
 
 const NAV = [
   { href: "/workflows", label: "Workflows" },
   { href: "/runs", label: "Runs" },
+  { href: "/queue", label: "My queue" },
   { href: "/approvals", label: "Approvals" },
   { href: "/proposals", label: "Proposals" },
   { href: "/settings", label: "Settings" },
@@ -41,12 +43,17 @@ export function Shell({
   const switchWs = useMutation(trpc.workspace.switch.mutationOptions());
   const [creating, setCreating] = useState(false);
   const pendingApprovals = useQuery({
-    ...trpc.approval.list.queryOptions({ scope: "mine", status: "pending" }),
+    ...trpc.approval.list.queryOptions(MY_APPROVALS_INPUT),
     // Decisions made here invalidate it at once; this bounds the lag for gates opened or
     // decided elsewhere (another person, the API, a signed link).
     refetchInterval: 5_000,
   });
   const pendingCount = pendingApprovals.data?.length ?? 0;
+  const myTasks = useQuery({
+    ...trpc.task.list.queryOptions(MY_TASKS_INPUT),
+    refetchInterval: 5_000,
+  });
+  const queueCount = (myTasks.data?.items.length ?? 0) + pendingCount;
   const proposalCounts = useQuery({
     ...trpc.proposal.counts.queryOptions(),
     refetchInterval: 30_000,
@@ -124,6 +131,15 @@ export function Shell({
                     data-testid="approvals-badge"
                   >
                     {pendingCount}
+                  </span>
+                ) : null}
+                {n.href === "/queue" && queueCount > 0 ? (
+                  <span
+                    className="badge badge-warn"
+                    aria-label={`${queueCount} waiting for you`}
+                    data-testid="queue-badge"
+                  >
+                    {queueCount}
                   </span>
                 ) : null}
                 {n.href === "/proposals" && pendingProposals > 0 ? (

@@ -20,6 +20,7 @@ const GLYPHS: Readonly<Record<string, string>> = {
   "git-pull-request": "⇵",
   "corner-down-left": "↵",
   note: "✎",
+  "clipboard-check": "☑",
 };
 
 export function StepIcon({ icon, className }: { icon: string; className?: string }) {

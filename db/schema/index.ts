@@ -14,3 +14,4 @@ export * from "./quotas";
 export * from "./sessions";
 export * from "./two-factor";
 export * from "./auth-throttles";
+export * from "./tasks";

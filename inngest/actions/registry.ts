@@ -2,7 +2,7 @@
  * Step type → handler. Every catalog entry (lib/workflow/catalog.ts) has exactly one entry here,
  * checked at start-up by the engine and by a test. Side-effect and value types are `action`s
  * (one durable step per attempt); types that wait or nest (approval, delay, wait_for_event,
- * loop, subworkflow) are `orchestrated` by the engine with durable waits, sleeps and invokes.
+ * loop, subworkflow, task) are `orchestrated` by the engine with durable waits, sleeps and invokes.
  */
 import { STEP_TYPES, type StepConfig, type StepType } from "@/lib/workflow";
 import { agentHandler } from "./agent";
@@ -24,6 +24,7 @@ export const ORCHESTRATED_TYPES = [
   "wait_for_event",
   "loop",
   "subworkflow",
+  "task",
 ] as const satisfies readonly StepType[];
 export type OrchestratedType = (typeof ORCHESTRATED_TYPES)[number];
 export type ActionType = Exclude<StepType, OrchestratedType>;

@@ -29,6 +29,8 @@ import {
   startChildBody,
 } from "./orchestrated-bodies";
 import { runGraph } from "./run-graph";
+import { raceWait } from "./race-wait";
+import { runTask } from "./run-task";
 import { sid, type EngineEnv, type Scope } from "./types";
 
 type Node = {
@@ -69,6 +71,8 @@ export async function executeStep(
       return waiting(env, () => runDelay(env, path, node, key(1), ctx));
     case "wait_for_event":
       return waiting(env, () => runWait(env, path, node, key(1), ctx));
+    case "task":
+      return waiting(env, () => runTask(env, path, node, key(1), ctx));
     case "loop":
       return runLoop(env, scope, path, node, key(1), ctx);
     case "subworkflow":
@@ -182,22 +186,17 @@ async function runApproval(
   if ("error" in opened) return { kind: "failed", error: opened.error };
   if (env.halted) return HALTED;
   // Race the durable wait with a check for a decision taken before the wait was registered.
-  const waiting = env.step.waitForEvent(sid(env, `${path}@1~wait`, true), {
-    event: EVENTS.approvalDecided,
-    if: `async.data.approvalId == ${JSON.stringify(opened.approvalId)}`,
-    timeout: new Date(opened.expiresAt),
-  });
-  const check = env.step.run(sid(env, `${path}@1~check`, true), () =>
-    checkApprovalBody({ approvalId: opened.approvalId }),
+  await raceWait(
+    env,
+    path,
+    {
+      event: EVENTS.approvalDecided,
+      if: `async.data.approvalId == ${JSON.stringify(opened.approvalId)}`,
+      timeout: new Date(opened.expiresAt),
+    },
+    "check",
+    () => checkApprovalBody({ approvalId: opened.approvalId }),
   );
-  await Promise.race<unknown>([
-    waiting,
-    check.then((decided): unknown => {
-      if (!decided) return waiting;
-      env.danglingWaits++; // the durable wait stays registered until its timeout: stop it at the end
-      return decided;
-    }),
-  ]);
   const closed = await env.step.run(sid(env, `${path}@1~close`), () =>
     closeApprovalBody({
       key,
@@ -256,27 +255,19 @@ async function runWait(
   if ("error" in begun) return { kind: "failed", error: begun.error };
   if (env.halted) return HALTED;
   // Race the durable wait with a look-back for events sent before the wait was registered.
-  const waiting = env.step.waitForEvent(sid(env, `${path}@1~wait`, true), {
-    event: EVENTS.workflowEvent,
-    if: begun.expression,
-    timeout: new Date(begun.until),
-  });
-  const lookback = env.step.run(sid(env, `${path}@1~lookback`, true), () =>
-    lookbackWaitBody({
-      workspaceId: env.plan.workspaceId,
-      event: begun.event,
-      match: begun.match,
-      since: begun.since,
-    }),
+  const event = await raceWait(
+    env,
+    path,
+    { event: EVENTS.workflowEvent, if: begun.expression, timeout: new Date(begun.until) },
+    "lookback",
+    () =>
+      lookbackWaitBody({
+        workspaceId: env.plan.workspaceId,
+        event: begun.event,
+        match: begun.match,
+        since: begun.since,
+      }),
   );
-  const event = await Promise.race<unknown>([
-    waiting,
-    lookback.then((found): unknown => {
-      if (!found) return waiting;
-      env.danglingWaits++;
-      return found;
-    }),
-  ]);
   const ended = await env.step.run(sid(env, `${path}@1~end`), () =>
     endWaitBody({ key, event: event ?? null, cappedByDeadline: begun.cappedByDeadline }),
   );

@@ -34,7 +34,11 @@ import { engineNow, engineRuntime } from "./runtime";
 type Failure = { error: { message: string; class: "user" | "internal" } };
 const userError = (message: string): Failure => ({ error: { message, class: "user" } });
 
-function resolve<T extends string>(type: T, config: unknown, context: TemplateContext): unknown {
+export function resolve<T extends string>(
+  type: T,
+  config: unknown,
+  context: TemplateContext,
+): unknown {
   const refs = collectReferences(config);
   if (refs.secrets.length)
     throw new TemplateResolutionError(
@@ -47,7 +51,7 @@ function resolve<T extends string>(type: T, config: unknown, context: TemplateCo
   return parsed.config;
 }
 
-async function failStep(key: AttemptKey, message: string): Promise<Failure> {
+export async function failStep(key: AttemptKey, message: string): Promise<Failure> {
   const { db } = await engineRuntime();
   await beginAttempt(db, key, { now: engineNow() });
   await endAttempt(
@@ -59,7 +63,7 @@ async function failStep(key: AttemptKey, message: string): Promise<Failure> {
   return userError(message);
 }
 
-function message(e: unknown): string {
+export function message(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 

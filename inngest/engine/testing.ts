@@ -5,7 +5,7 @@
  */
 import { and, asc, eq } from "drizzle-orm";
 import { setProcessDb } from "@/db";
-import { approvals, runEvents, runs, runSteps } from "@/db/schema";
+import { approvals, runEvents, runs, runSteps, tasks } from "@/db/schema";
 import { createTestDb, type TestDb } from "@/db/testing";
 import { createLogger } from "@/lib/log";
 import { createWorkspaceFixture, type WorkspaceFixture } from "@/server/testing/harness";
@@ -45,6 +45,8 @@ export interface EngineHarness {
   steps(runId: string): Promise<(typeof runSteps.$inferSelect)[]>;
   /** Waits for the run's pending approval gate and returns it. */
   pendingApproval(runId: string): Promise<typeof approvals.$inferSelect>;
+  /** Waits for the run's pending task and returns it. */
+  pendingTask(runId: string): Promise<typeof tasks.$inferSelect>;
   events(runId: string): Promise<string[]>;
   close(): Promise<void>;
 }
@@ -122,6 +124,14 @@ export async function startEngineHarness(
           .where(and(eq(approvals.runId, runId), eq(approvals.status, "pending")));
         return a;
       }, `a pending approval in run ${runId}`),
+    pendingTask: (runId) =>
+      h.until(async () => {
+        const [t] = await db.db
+          .select()
+          .from(tasks)
+          .where(and(eq(tasks.runId, runId), eq(tasks.status, "pending")));
+        return t;
+      }, `a pending task in run ${runId}`),
     async events(runId) {
       const rows = await db.db
         .select({ type: runEvents.type, path: runEvents.stepPath })

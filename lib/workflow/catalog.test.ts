@@ -63,6 +63,10 @@ const MINIMAL: Record<
     defaults: {},
   },
   return: { config: {}, defaults: { value: null } },
+  task: {
+    config: { instructions: "Review it", assignee: { roles: ["editor"] } },
+    defaults: { timeout: "24h", onTimeout: "fail" },
+  },
 };
 
 describe("catalog", () => {
@@ -84,6 +88,7 @@ describe("catalog", () => {
       "notify",
       "propose_change",
       "return",
+      "task",
     ]);
     expect(Object.keys(STEP_CATALOG).sort()).toEqual([...STEP_TYPES].sort());
     for (const type of STEP_TYPES) {
@@ -102,6 +107,7 @@ describe("catalog", () => {
     expect(STEP_CATALOG.loop.ports).toEqual(["done"]);
     expect(STEP_CATALOG.return.ports).toEqual([]);
     expect(STEP_CATALOG.http.ports).toEqual(["success"]);
+    expect(STEP_CATALOG.task.ports).toEqual(["success"]);
     for (const type of STEP_TYPES) {
       expect(portsOf(type)).toContain(ERROR_PORT);
       const info = STEP_CATALOG[type];
@@ -122,7 +128,7 @@ describe("catalog", () => {
       "script",
       "subworkflow",
     ]);
-    expect(WAITING_STEP_TYPES).toEqual(["approval", "delay", "wait_for_event"]);
+    expect(WAITING_STEP_TYPES).toEqual(["approval", "delay", "wait_for_event", "task"]);
   });
 
   it.each(STEP_TYPES)("%s: the minimal config parses and gets its defaults", (type) => {

@@ -362,6 +362,7 @@ export function starterConfig<T extends StepType>(
       patch: [{ op: "test", path: "/schemaVersion", value: 1 }],
     }),
     return: () => ({ value: "{{ lastOutput.data }}" }),
+    task: () => ({ instructions: "Describe the work.", assignee: { roles: ["editor"] } }),
   };
   return configs[type]() as ConfigInput<T>;
 }

@@ -16,14 +16,38 @@ export type RunInputResult =
   | { readonly ok: true; readonly value: Record<string, JsonValue> }
   | { readonly ok: false; readonly issues: readonly RunInputIssue[] };
 
+/** How messages name the values: run inputs, or a task's output fields (same field shape). */
+export interface FieldWords {
+  readonly whole: string;
+  readonly one: string;
+  readonly owner: string;
+  readonly none: string;
+}
+export const RUN_INPUT_WORDS: FieldWords = {
+  whole: "Run input",
+  one: "Input",
+  owner: "this workflow takes",
+  none: "no inputs",
+};
+export const TASK_OUTPUT_WORDS: FieldWords = {
+  whole: "Task output",
+  one: "Output field",
+  owner: "this task takes",
+  none: "no output fields",
+};
+
 export function resolveRunInput(
   inputs: Readonly<Record<string, InputSpec>>,
   raw: unknown,
+  words: FieldWords = RUN_INPUT_WORDS,
 ): RunInputResult {
+  const { one } = words;
   if (raw !== undefined && raw !== null && !isPlainObject(raw))
     return {
       ok: false,
-      issues: [{ message: `Run input must be an object of named values, got ${preview(raw)}.` }],
+      issues: [
+        { message: `${words.whole} must be an object of named values, got ${preview(raw)}.` },
+      ],
     };
   const given = (raw ?? {}) as Record<string, unknown>;
   const issues: RunInputIssue[] = [];
@@ -33,7 +57,7 @@ export function resolveRunInput(
     if (!Object.prototype.hasOwnProperty.call(inputs, key))
       issues.push({
         name: key,
-        message: `Unknown input "${key}"; this workflow takes ${names.length ? names.join(", ") : "no inputs"}.${didYouMean(key, names)}`,
+        message: `Unknown ${one.toLowerCase()} "${key}"; ${words.owner} ${names.length ? names.join(", ") : words.none}.${didYouMean(key, names)}`,
       });
   }
   for (const [name, spec] of Object.entries(inputs)) {
@@ -48,27 +72,27 @@ export function resolveRunInput(
       if (spec.required)
         issues.push({
           name,
-          message: `Input "${name}" is required${spec.description ? ` (${spec.description})` : ""}.`,
+          message: `${one} "${name}" is required${spec.description ? ` (${spec.description})` : ""}.`,
         });
       continue;
     }
     const problem = jsonProblem(candidate);
     if (problem) {
       // Right type, but not storable JSON (too deep, NaN…): name the limit, not the type.
-      issues.push({ name, message: `Input "${name}" cannot be used: ${problem}.` });
+      issues.push({ name, message: `${one} "${name}" cannot be used: ${problem}.` });
       continue;
     }
     if (!matchesInputType(spec.type, candidate)) {
       issues.push({
         name,
-        message: `Input "${name}" must be ${spec.type === "array" || spec.type === "object" ? "an" : "a"} ${spec.type}, got ${preview(candidate)}.`,
+        message: `${one} "${name}" must be ${spec.type === "array" || spec.type === "object" ? "an" : "a"} ${spec.type}, got ${preview(candidate)}.`,
       });
       continue;
     }
     if (spec.enum && !spec.enum.some((allowed) => deepEqual(allowed, candidate))) {
       issues.push({
         name,
-        message: `Input "${name}" must be one of ${spec.enum.map((v) => preview(v)).join(", ")}, got ${preview(candidate)}.`,
+        message: `${one} "${name}" must be one of ${spec.enum.map((v) => preview(v)).join(", ")}, got ${preview(candidate)}.`,
       });
       continue;
     }

@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { ROLES } from "../schemas/roles";
 import { Condition } from "./conditions";
+import { InputSpec } from "./input-spec";
 import { isPlainObject } from "./json";
 import {
   durationOrTemplate,
@@ -20,6 +21,7 @@ import {
   templateString,
 } from "./primitives";
 import { hasTemplate } from "./templates";
+import { tryParseDuration, formatDuration } from "./duration";
 
 export const STEP_TYPES = [
   "transform",
@@ -38,6 +40,7 @@ export const STEP_TYPES = [
   "notify",
   "propose_change",
   "return",
+  "task",
 ] as const;
 export const StepType = z.enum(STEP_TYPES);
 export type StepType = z.infer<typeof StepType>;
@@ -429,6 +432,88 @@ export const ApprovalConfig = z
     }),
   );
 
+export const TASK_ON_TIMEOUT = ["fail", "continue"] as const;
+export const TASK_DEFAULT_TIMEOUT = "24h";
+
+/**
+ * Work handed to a person or an agent (SPEC §4 `task`): the run waits until an assignee completes
+ * it with an output (checked against `outputSchema`, the same field shape as workflow `inputs`)
+ * or fails it with a reason. Assignees match by user, by workspace role, or by API token id.
+ */
+export const TaskConfig = z
+  .strictObject({
+    instructions: templateString(
+      "What the assignee must do; shown as plain text in My queue and to agents. Templates allowed.",
+      100_000,
+    ),
+    assignee: z
+      .strictObject({
+        users: z
+          .array(z.string().min(1).max(320))
+          .max(100)
+          .optional()
+          .describe("Users (ids or emails) who may complete the task."),
+        roles: z
+          .array(z.enum(ROLES))
+          .max(ROLES.length)
+          .optional()
+          .describe("Workspace roles whose members may complete the task (exact role)."),
+        tokens: z
+          .array(
+            z.string().regex(/^tok_[A-Za-z0-9_-]+$/, {
+              message: 'API token ids look like "tok_…" (Settings → API tokens).',
+            }),
+          )
+          .max(100)
+          .optional()
+          .describe("API token ids (agents) that may complete the task."),
+      })
+      .superRefine(
+        ...crossRule((assignee, ctx) => {
+          const given = ["users", "roles", "tokens"].some(
+            (k) => Array.isArray(assignee[k]) && (assignee[k] as unknown[]).length > 0,
+          );
+          if (!given)
+            configIssue(
+              ctx,
+              [],
+              "Name at least one assignee: users (ids or emails), roles, or API token ids (tokens).",
+            );
+        }),
+      )
+      .describe("Who may complete or fail the task: users, roles and/or API tokens."),
+    outputSchema: z
+      .record(identifier("Output field"), InputSpec)
+      .optional()
+      .describe(
+        "Fields the assignee reports (same shape as workflow inputs); the output is checked against them and becomes output.data.",
+      ),
+    due: durationString(
+      'When the task is due after it opens, e.g. "4h"; shown in My queue (overdue is highlighted). Does not end the wait.',
+    ).optional(),
+    timeout: durationString(
+      'How long to wait before onTimeout applies, e.g. "24h" (default), "7d"; at most 366d.',
+    ).default(TASK_DEFAULT_TIMEOUT),
+    onTimeout: z
+      .enum(TASK_ON_TIMEOUT)
+      .default("fail")
+      .describe(
+        "On timeout: fail the step (default; an error edge can handle it), or continue with output.data null.",
+      ),
+  })
+  .superRefine(
+    ...crossRule((config, ctx) => {
+      const due = tryParseDuration(config.due);
+      const timeout = tryParseDuration(config.timeout ?? TASK_DEFAULT_TIMEOUT);
+      if (due.ok && timeout.ok && due.ms > timeout.ms)
+        configIssue(
+          ctx,
+          ["due"],
+          `due (${formatDuration(due.ms)}) is after timeout (${formatDuration(timeout.ms)}): the task would expire before it is due.`,
+        );
+    }),
+  );
+
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
 
 export const DelayConfig = z
@@ -750,6 +835,7 @@ export const SubworkflowStep = stepOf("subworkflow", SubworkflowConfig);
 export const NotifyStep = stepOf("notify", NotifyConfig);
 export const ProposeChangeStep = stepOf("propose_change", ProposeChangeConfig);
 export const ReturnStep = stepOf("return", ReturnConfig);
+export const TaskStep = stepOf("task", TaskConfig);
 
 export const Step = z.discriminatedUnion("type", [
   TransformStep,
@@ -768,6 +854,7 @@ export const Step = z.discriminatedUnion("type", [
   NotifyStep,
   ProposeChangeStep,
   ReturnStep,
+  TaskStep,
 ]);
 
 export const LoopBody = z.strictObject({

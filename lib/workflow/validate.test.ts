@@ -341,7 +341,8 @@ describe("shape", () => {
     expectIssue(base({ steps: [{ id: "a", type: "htp", config: {} }] }), "UNKNOWN_STEP_TYPE", {
       path: ["steps", 0, "type"],
       stepId: "a",
-      message: /unknown step type "htp"; use one of transform, .*return\. Did you mean "http"\?/,
+      message:
+        /unknown step type "htp"; use one of transform, .*return, task\. Did you mean "http"\?/,
     });
     expectIssue(base({ steps: [{ id: "a", type: 7 }] }), "UNKNOWN_STEP_TYPE");
   });

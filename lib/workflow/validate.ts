@@ -585,7 +585,7 @@ function checkStepPolicy(checker: Checker, view: StepView): void {
   const config = isPlainObject(view.raw.config) ? view.raw.config : {};
   // A wait longer than the run's deadline is silently cut short by it: say so at publish time.
   const waitField =
-    view.type === "approval" || view.type === "wait_for_event"
+    view.type === "approval" || view.type === "wait_for_event" || view.type === "task"
       ? "timeout"
       : view.type === "delay"
         ? "duration"

@@ -36,6 +36,7 @@ import { hashPassword } from "../auth/password";
 import { createSession } from "../services/sessions/create-session";
 import { beginTwoFactorEnrolment } from "../services/two-factor/begin-two-factor-enrolment";
 import { confirmTwoFactorEnrolment } from "../services/two-factor/confirm-two-factor-enrolment";
+import { openTestTask } from "../testing/tasks";
 import { appRouter, createCaller } from "./root";
 
 type Access = "public" | "authed" | Role;
@@ -128,6 +129,10 @@ async function approvalIn(fx: WorkspaceFixture) {
     now: new Date(),
   });
   return { runId, approvalId: opened.approvalId };
+}
+/** A pending task assigned to every role, on a run of the fixture. */
+async function taskIn(fx: WorkspaceFixture) {
+  return openTestTask(fx.ctx("owner").db, fx, await runIn(fx));
 }
 
 const proposalDef = (value: number) => ({
@@ -424,6 +429,22 @@ const CASES: Record<string, Case> = {
     access: "approver",
     input: async (fx) => ({ approvalId: (await approvalIn(fx)).approvalId, approve: true }),
     foreign: async (o) => ({ approvalId: (await approvalIn(o)).approvalId, approve: true }),
+  },
+  "task.list": { access: "viewer" },
+  "task.get": {
+    access: "viewer",
+    input: async (fx) => ({ taskId: await taskIn(fx) }),
+    foreign: async (o) => ({ taskId: await taskIn(o) }),
+  },
+  "task.complete": {
+    access: "viewer",
+    input: async (fx) => ({ taskId: await taskIn(fx), output: { done: true } }),
+    foreign: async (o) => ({ taskId: await taskIn(o), output: {} }),
+  },
+  "task.fail": {
+    access: "viewer",
+    input: async (fx) => ({ taskId: await taskIn(fx), reason: "blocked" }),
+    foreign: async (o) => ({ taskId: await taskIn(o), reason: "blocked" }),
   },
   "schedule.preview": {
     access: "viewer",

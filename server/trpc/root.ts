@@ -1,5 +1,6 @@
 import { apiTokenRouter } from "./routers/api-token";
 import { approvalRouter } from "./routers/approval";
+import { taskRouter } from "./routers/task";
 import { auditRouter } from "./routers/audit";
 import { runRouter } from "./routers/run";
 import { triggerRouter } from "./routers/trigger";
@@ -28,6 +29,7 @@ export const appRouter = router({
   workflow: workflowRouter,
   run: runRouter,
   approval: approvalRouter,
+  task: taskRouter,
   trigger: triggerRouter,
   secret: secretRouter,
   settings: settingsRouter,

@@ -106,6 +106,9 @@ const gateDef = {
 const TOOLS = [
   "approve_run",
   "cancel_run",
+  "complete_task",
+  "current_tasks",
+  "fail_task",
   "get_run",
   "get_workflow",
   "list_proposals",

@@ -15,6 +15,7 @@ import { eq } from "drizzle-orm";
 import { runs } from "@/db/schema";
 import { getRuntime } from "@/server/runtime";
 import { openApproval } from "@/server/services/engine/approval-gate";
+import { openTestTask } from "@/server/testing/tasks";
 import { startRun } from "@/server/services/runs/start-run";
 import { createWorkflow } from "@/server/services/workflows/create-workflow";
 import { publishWorkflow } from "@/server/services/workflows/publish-workflow";
@@ -82,6 +83,13 @@ async function gateIn(fx: WorkspaceFixture) {
   });
   return { runId, resumeToken: opened.resumeToken };
 }
+/** A pending task assigned to every role (so every token's role matches it). */
+async function taskIn(fx: WorkspaceFixture) {
+  return openTestTask(t.db, fx, await runIn(fx), {
+    outputSchema: { done: { type: "boolean", required: true } },
+  });
+}
+const taskParams = async (fx: WorkspaceFixture) => ({ params: { id: await taskIn(fx) } });
 const proposalDef = (value: number) => ({
   schemaVersion: 1,
   name: "P",
@@ -225,6 +233,35 @@ const ROUTES: Record<string, RouteCase> = {
     },
     expectOk: async (res) => {
       expect((await res.json()).status).toBe("approved");
+    },
+  },
+  "GET /api/v1/tasks": {
+    minRole: "viewer",
+    prepare: async (fx) => {
+      await taskIn(fx);
+      return { query: { mine: "1" } };
+    },
+    expectOk: async (res) => {
+      const body = await res.json();
+      expect(body.items).toHaveLength(1);
+      expect(body.items[0]).toMatchObject({ instructions: "Do it", canAct: true });
+    },
+  },
+  "GET /api/v1/tasks/[id]": { minRole: "viewer", prepare: taskParams, foreign: taskParams },
+  "POST /api/v1/tasks/[id]/complete": {
+    minRole: "viewer",
+    prepare: async (fx) => ({ ...(await taskParams(fx)), body: { output: { done: true } } }),
+    foreign: async (o) => ({ ...(await taskParams(o)), body: { output: { done: true } } }),
+    expectOk: async (res) => {
+      expect(await res.json()).toMatchObject({ status: "completed", output: { done: true } });
+    },
+  },
+  "POST /api/v1/tasks/[id]/fail": {
+    minRole: "viewer",
+    prepare: async (fx) => ({ ...(await taskParams(fx)), body: { reason: "blocked" } }),
+    foreign: async (o) => ({ ...(await taskParams(o)), body: { reason: "blocked" } }),
+    expectOk: async (res) => {
+      expect(await res.json()).toMatchObject({ status: "failed", failureReason: "blocked" });
     },
   },
   "POST /api/v1/events": {

@@ -1,7 +1,7 @@
 import "server-only";
 import { and, eq, inArray, lt } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { approvals, runs, runSteps, workflows } from "@/db/schema";
+import { approvals, runs, runSteps, tasks, workflows } from "@/db/schema";
 import type { TerminalRunStatus } from "@/lib/workflow";
 import { EVENTS } from "@/inngest/events";
 import type { ServiceConfig } from "../context";
@@ -47,7 +47,7 @@ export function runOutcomeEvent(status: TerminalRunStatus): string {
 /**
  * Ends a run (compare-and-set from an active status, so the first writer wins: a cancel, a
  * timeout and a completion racing each other decide once). In the same transaction: leftover
- * steps and open approvals are cancelled, the outcome is appended to the run's history, a system
+ * steps, open approvals and open tasks are cancelled, the outcome is appended to the run's history, a system
  * event goes to the outbox, and queued runs of the workspace are admitted into the freed slot.
  */
 export async function finishRun(
@@ -95,6 +95,10 @@ export async function finishRun(
       .update(approvals)
       .set({ status: "cancelled", decidedAt: now, decisionReason: `run ${args.status}` })
       .where(and(eq(approvals.runId, run.id), eq(approvals.status, "pending")));
+    await tx
+      .update(tasks)
+      .set({ status: "cancelled", finishedAt: now, failureReason: `run ${args.status}` })
+      .where(and(eq(tasks.runId, run.id), eq(tasks.status, "pending")));
     await appendRunEvents(
       tx,
       [

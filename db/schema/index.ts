@@ -11,3 +11,4 @@ export * from "./triggers";
 export * from "./proposals";
 export * from "./webhook-inbox";
 export * from "./quotas";
+export * from "./mcp-tools";

@@ -63,6 +63,10 @@ const MINIMAL: Record<
     defaults: {},
   },
   return: { config: {}, defaults: { value: null } },
+  tool: {
+    config: { server: "github", tool: "search" },
+    defaults: { arguments: {}, timeoutMs: 30000 },
+  },
 };
 
 describe("catalog", () => {
@@ -84,6 +88,7 @@ describe("catalog", () => {
       "notify",
       "propose_change",
       "return",
+      "tool",
     ]);
     expect(Object.keys(STEP_CATALOG).sort()).toEqual([...STEP_TYPES].sort());
     for (const type of STEP_TYPES) {
@@ -121,6 +126,7 @@ describe("catalog", () => {
       "propose_change",
       "script",
       "subworkflow",
+      "tool",
     ]);
     expect(WAITING_STEP_TYPES).toEqual(["approval", "delay", "wait_for_event"]);
   });

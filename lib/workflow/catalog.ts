@@ -21,6 +21,7 @@ import {
   isStepType,
   STEP_TYPES,
   SubworkflowConfig,
+  ToolConfig,
   TransformConfig,
   WaitForEventConfig,
   StepType,
@@ -321,6 +322,23 @@ export const STEP_CATALOG: { readonly [T in StepType]: StepTypeInfo<T> } = {
     config: ReturnConfig,
     secretFields: [],
     templateModes: {},
+  }),
+  tool: entry({
+    type: "tool",
+    label: "MCP tool",
+    description:
+      "Calls one tool on an MCP server configured in the workspace's integrations, optionally post-processed in the QuickJS sandbox.",
+    category: "integration",
+    icon: "wrench",
+    ports: ["success"],
+    defaultPort: "success",
+    sideEffect: true,
+    waits: false,
+    output:
+      "The tool's structured content (or its text content parsed as JSON, else the text), or the transform's return value; the text content in meta.text.",
+    config: ToolConfig,
+    secretFields: ["arguments"],
+    templateModes: { transform: "literal" },
   }),
 };
 

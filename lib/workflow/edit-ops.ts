@@ -362,6 +362,7 @@ export function starterConfig<T extends StepType>(
       patch: [{ op: "test", path: "/schemaVersion", value: 1 }],
     }),
     return: () => ({ value: "{{ lastOutput.data }}" }),
+    tool: () => ({ server: "my-server", tool: "tool_name", arguments: {} }),
   };
   return configs[type]() as ConfigInput<T>;
 }

@@ -38,6 +38,7 @@ export const STEP_TYPES = [
   "notify",
   "propose_change",
   "return",
+  "tool",
 ] as const;
 export const StepType = z.enum(STEP_TYPES);
 export type StepType = z.infer<typeof StepType>;
@@ -261,11 +262,8 @@ export const ScriptConfig = z
     }),
   );
 
-export const CODE_DEFAULT_TIMEOUT_MS = 10_000;
-export const CODE_MAX_TIMEOUT_MS = 60_000;
-
-export const CodeConfig = z.strictObject({
-  source: z
+const ModuleSource = (what: string) =>
+  z
     .string()
     .min(1)
     .max(1_000_000)
@@ -273,9 +271,15 @@ export const CodeConfig = z.strictObject({
       fieldRule((source) =>
         /export\s+default\b/.test(source)
           ? null
-          : "The source must export a default function: `export default function (input, ctx) { … }`.",
+          : `The ${what} must export a default function: \`export default function (input, ctx) { … }\`.`,
       ),
-    )
+    );
+
+export const CODE_DEFAULT_TIMEOUT_MS = 10_000;
+export const CODE_MAX_TIMEOUT_MS = 60_000;
+
+export const CodeConfig = z.strictObject({
+  source: ModuleSource("source")
     .describe(
       "JavaScript module run in a QuickJS sandbox: `export default function (input, ctx) { … }`. Not templated — pass data through `input`.",
     ),
@@ -368,6 +372,46 @@ export const AgentConfig = z.strictObject({
     .max(50)
     .default(8)
     .describe("Upper bound on model ↔ tool rounds (default 8, max 50)."),
+});
+
+// --- tool -----------------------------------------------------------------------------------
+
+export const TOOL_DEFAULT_TIMEOUT_MS = 30_000;
+export const TOOL_MAX_TIMEOUT_MS = 600_000;
+/** The workspace's MCP server names (lib/schemas/workspace.ts McpServerName uses the same). */
+export const MCP_SERVER_NAME = /^[a-z][a-z0-9_-]{0,63}$/;
+
+export const ToolConfig = z.strictObject({
+  server: z
+    .string()
+    .regex(MCP_SERVER_NAME, {
+      message:
+        "Name an MCP server configured under Settings → Integrations (lower-case letters, digits, - and _).",
+    })
+    .describe("Name of an MCP server configured under Settings → Integrations."),
+  tool: z
+    .string()
+    .min(1)
+    .max(200)
+    .regex(/^[^{}]+$/, { message: "The tool name is literal (no templates)." })
+    .describe("Name of the tool on that server."),
+  arguments: z
+    .record(z.string().min(1).max(200), jsonValue("Argument value; templates allowed."))
+    .default({})
+    .describe("The tool's arguments; values may be templates (a lone {{ path }} keeps its type)."),
+  transform: ModuleSource("transform")
+    .optional()
+    .describe(
+      "Optional JavaScript run in the code step's QuickJS sandbox over the result: `export default function (data, ctx) { … }` (ctx.text holds the text content). Its return value becomes output.data.",
+    ),
+  timeoutMs: z
+    .int()
+    .min(100)
+    .max(TOOL_MAX_TIMEOUT_MS)
+    .default(TOOL_DEFAULT_TIMEOUT_MS)
+    .describe(
+      "Time limit for the whole call in ms (default 30000, max 600000; the run's deadline still applies).",
+    ),
 });
 
 // --- human and timing ------------------------------------------------------------------------
@@ -750,6 +794,7 @@ export const SubworkflowStep = stepOf("subworkflow", SubworkflowConfig);
 export const NotifyStep = stepOf("notify", NotifyConfig);
 export const ProposeChangeStep = stepOf("propose_change", ProposeChangeConfig);
 export const ReturnStep = stepOf("return", ReturnConfig);
+export const ToolStep = stepOf("tool", ToolConfig);
 
 export const Step = z.discriminatedUnion("type", [
   TransformStep,
@@ -768,6 +813,7 @@ export const Step = z.discriminatedUnion("type", [
   NotifyStep,
   ProposeChangeStep,
   ReturnStep,
+  ToolStep,
 ]);
 
 export const LoopBody = z.strictObject({

@@ -60,6 +60,7 @@ export type ParsedForm =
 export function parseFormValues(
   inputs: Readonly<Record<string, InputSpec>>,
   values: FormValues,
+  options: { noun?: "input" | "field" } = {},
 ): ParsedForm {
   const errors: Record<string, string> = {};
   const raw: Record<string, unknown> = {};
@@ -92,7 +93,7 @@ export function parseFormValues(
         if (typeof v === "string" && v !== "") raw[name] = v;
     }
   }
-  const resolved = resolveRunInput(inputs, raw);
+  const resolved = resolveRunInput(inputs, raw, options);
   if (resolved.ok && Object.keys(errors).length === 0) return { ok: true, value: resolved.value };
   let formError: string | null = null;
   if (!resolved.ok)

@@ -1,7 +1,8 @@
 /**
- * Run input checking against a definition's `inputs` (manual run form, API, webhook mapping):
- * defaults are applied, required inputs must be present, types and enums are enforced, unknown
- * keys are refused (they are almost always typos). `null` counts as "not given".
+ * Run input checking against a definition's `inputs` (manual run form, API, webhook mapping) —
+ * and, with `{ noun: "field" }`, an approval form's values against its fields: defaults are
+ * applied, required inputs must be present, types and enums are enforced, unknown keys are
+ * refused (they are almost always typos). `null` counts as "not given".
  */
 import { matchesInputType, type InputSpec } from "./definition";
 import { deepEqual, didYouMean, isPlainObject, jsonProblem, preview, type JsonValue } from "./json";
@@ -16,14 +17,21 @@ export type RunInputResult =
   | { readonly ok: true; readonly value: Record<string, JsonValue> }
   | { readonly ok: false; readonly issues: readonly RunInputIssue[] };
 
+const NOUNS = {
+  input: { one: "Input", lower: "input", whole: "Run input", owner: "this workflow takes" },
+  field: { one: "Field", lower: "field", whole: "The form", owner: "this form has" },
+} as const;
+
 export function resolveRunInput(
   inputs: Readonly<Record<string, InputSpec>>,
   raw: unknown,
+  options: { noun?: keyof typeof NOUNS } = {},
 ): RunInputResult {
+  const noun = NOUNS[options.noun ?? "input"];
   if (raw !== undefined && raw !== null && !isPlainObject(raw))
     return {
       ok: false,
-      issues: [{ message: `Run input must be an object of named values, got ${preview(raw)}.` }],
+      issues: [{ message: `${noun.whole} must be an object of named values, got ${preview(raw)}.` }],
     };
   const given = (raw ?? {}) as Record<string, unknown>;
   const issues: RunInputIssue[] = [];
@@ -33,7 +41,7 @@ export function resolveRunInput(
     if (!Object.prototype.hasOwnProperty.call(inputs, key))
       issues.push({
         name: key,
-        message: `Unknown input "${key}"; this workflow takes ${names.length ? names.join(", ") : "no inputs"}.${didYouMean(key, names)}`,
+        message: `Unknown ${noun.lower} "${key}"; ${noun.owner} ${names.length ? names.join(", ") : `no ${noun.lower}s`}.${didYouMean(key, names)}`,
       });
   }
   for (const [name, spec] of Object.entries(inputs)) {
@@ -48,27 +56,27 @@ export function resolveRunInput(
       if (spec.required)
         issues.push({
           name,
-          message: `Input "${name}" is required${spec.description ? ` (${spec.description})` : ""}.`,
+          message: `${noun.one} "${name}" is required${spec.description ? ` (${spec.description})` : ""}.`,
         });
       continue;
     }
     const problem = jsonProblem(candidate);
     if (problem) {
       // Right type, but not storable JSON (too deep, NaN…): name the limit, not the type.
-      issues.push({ name, message: `Input "${name}" cannot be used: ${problem}.` });
+      issues.push({ name, message: `${noun.one} "${name}" cannot be used: ${problem}.` });
       continue;
     }
     if (!matchesInputType(spec.type, candidate)) {
       issues.push({
         name,
-        message: `Input "${name}" must be ${spec.type === "array" || spec.type === "object" ? "an" : "a"} ${spec.type}, got ${preview(candidate)}.`,
+        message: `${noun.one} "${name}" must be ${spec.type === "array" || spec.type === "object" ? "an" : "a"} ${spec.type}, got ${preview(candidate)}.`,
       });
       continue;
     }
     if (spec.enum && !spec.enum.some((allowed) => deepEqual(allowed, candidate))) {
       issues.push({
         name,
-        message: `Input "${name}" must be one of ${spec.enum.map((v) => preview(v)).join(", ")}, got ${preview(candidate)}.`,
+        message: `${noun.one} "${name}" must be one of ${spec.enum.map((v) => preview(v)).join(", ")}, got ${preview(candidate)}.`,
       });
       continue;
     }

@@ -19,6 +19,8 @@ import {
   StepId,
   templateString,
 } from "./primitives";
+import { tryParseDuration } from "./duration";
+import { InputSpec } from "./input-spec";
 import { hasTemplate } from "./templates";
 
 export const STEP_TYPES = [
@@ -417,6 +419,15 @@ export const ToolConfig = z.strictObject({
 // --- human and timing ------------------------------------------------------------------------
 
 export const APPROVAL_ON_TIMEOUT = ["reject", "approve"] as const;
+export const APPROVAL_PRIORITIES = ["low", "normal", "high", "urgent"] as const;
+export type ApprovalPriority = (typeof APPROVAL_PRIORITIES)[number];
+export const APPROVAL_FORM_MAX_FIELDS = 50;
+
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
+/** An ISO 8601 date-time such as 2030-01-01T09:00:00Z (delay `until`, approval `due`). */
+export function isIsoDateTime(value: string): boolean {
+  return ISO_DATE_TIME.test(value) && !Number.isNaN(Date.parse(value));
+}
 
 export const ApprovalConfig = z
   .strictObject({
@@ -454,6 +465,35 @@ export const ApprovalConfig = z
       .boolean()
       .default(false)
       .describe("Whether the run's initiator may approve their own run."),
+    // form, priority and due have no defaults: definitions without them keep their hash.
+    form: z
+      .record(identifier("Form field"), InputSpec)
+      .refine((form) => Object.keys(form).length <= APPROVAL_FORM_MAX_FIELDS, {
+        message: `A form has at most ${APPROVAL_FORM_MAX_FIELDS} fields.`,
+      })
+      .optional()
+      .describe(
+        "Fields the approver fills when approving (the same shape as the workflow's inputs); the values become output.data.form. Rejecting needs no form.",
+      ),
+    priority: z
+      .enum(APPROVAL_PRIORITIES)
+      .optional()
+      .describe("low, normal (when omitted), high or urgent; the inbox sorts by it."),
+    due: z
+      .string()
+      .min(1)
+      .max(200)
+      .superRefine(
+        fieldRule((due) =>
+          hasTemplate(due) || isIsoDateTime(due) || tryParseDuration(due).ok
+            ? null
+            : `"${due}" is neither a duration ("4h", "2d") nor an ISO 8601 date-time ("2030-01-01T09:00:00Z").`,
+        ),
+      )
+      .optional()
+      .describe(
+        'When a decision is due: a duration from the request ("4h") or an ISO 8601 date-time, or a template. Overdue gates are highlighted; the gate still waits until its timeout.',
+      ),
   })
   .superRefine(
     ...crossRule((config, ctx) => {
@@ -473,8 +513,6 @@ export const ApprovalConfig = z
     }),
   );
 
-const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
-
 export const DelayConfig = z
   .strictObject({
     duration: durationOrTemplate(
@@ -486,7 +524,7 @@ export const DelayConfig = z
       .max(200)
       .superRefine(
         fieldRule((until) =>
-          hasTemplate(until) || (ISO_DATE_TIME.test(until) && !Number.isNaN(Date.parse(until)))
+          hasTemplate(until) || isIsoDateTime(until)
             ? null
             : `"${until}" is not an ISO 8601 date-time; write e.g. "2030-01-01T09:00:00Z".`,
         ),

@@ -6,7 +6,6 @@
  * depends on the source step's type, so a field default cannot express it).
  */
 import { z } from "zod";
-import { isJsonValue } from "./json";
 import { InputSpec } from "./input-spec";
 import { identifier, jsonValue } from "./primitives";
 import { Edge, Step, STEP_TYPES } from "./steps";

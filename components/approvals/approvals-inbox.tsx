@@ -104,7 +104,16 @@ function OpenedApproval({ approvalId }: { approvalId: string }) {
   };
   const gate = q.data?.[0];
   return (
-    <Dialog open={open} onClose={close} title={gate ? "Decide this approval" : "Approval"}>
+    <Dialog
+      open={open}
+      onClose={close}
+      title={gate ? "Decide this approval" : "Approval"}
+      footer={
+        <button type="button" className="btn" onClick={close}>
+          Close
+        </button>
+      }
+    >
       {q.isPending ? (
         <LoadingRows rows={2} label="Loading the approval" />
       ) : q.error ? (

@@ -242,9 +242,7 @@ function History() {
                     <div key={i} className="small">
                       <strong>{d.userName}</strong> {d.decision}
                       {d.reason ? <>: “{d.reason}”</> : null}
-                      {d.form ? (
-                        <div className="mono faint">{JSON.stringify(d.form)}</div>
-                      ) : null}
+                      {d.form ? <div className="mono faint">{JSON.stringify(d.form)}</div> : null}
                     </div>
                   ))
                 )}

@@ -73,9 +73,9 @@ export const toolHandler: ActionHandler<ToolStepConfig> = async (ctx) => {
       timeoutMs: limitMs,
     });
     const tools = await client.listTools();
-    await ctx.recordMcpTools?.(tools).catch((e: unknown) =>
-      ctx.log.warn("could not cache the MCP tool list", { err: e }),
-    );
+    await ctx
+      .recordMcpTools?.(tools)
+      .catch((e: unknown) => ctx.log.warn("could not cache the MCP tool list", { err: e }));
     const tool = tools.find((t) => t.name === config.tool);
     if (!tool)
       throw userFailure(

@@ -18,7 +18,11 @@ beforeAll(async () => {
   const admin = e.ws.ctx("admin");
   await updateWorkspacePolicies({
     ctx: admin,
-    input: { scriptStepsEnabled: false, allowedPrivateHosts: ["127.0.0.1"], forbiddenStepTypes: [] },
+    input: {
+      scriptStepsEnabled: false,
+      allowedPrivateHosts: ["127.0.0.1"],
+      forbiddenStepTypes: [],
+    },
   });
   await createSecret({ ctx: admin, input: { name: "MCP_KEY", value: KEY } });
   await updateMcpServers({
@@ -147,7 +151,9 @@ describe("tool step in runs", () => {
     // is refused with issues naming the field.
     const publish = (config: Record<string, unknown>) =>
       e.workflow({ schemaVersion: 1, name: "Checked", steps: [toolStep(config)] });
-    const missingTool = await publish({ server: "other", tool: "subtract" }).catch((x: unknown) => x);
+    const missingTool = await publish({ server: "other", tool: "subtract" }).catch(
+      (x: unknown) => x,
+    );
     expect(missingTool).toBeInstanceOf(ValidationError);
     expect((missingTool as Error).message).toMatch(/has no tool named "subtract"/);
     const missingArg = await publish({ server: "fake", tool: "weather" }).catch((x: unknown) => x);

@@ -185,12 +185,9 @@ export const SmtpIntegration = z
 export type SmtpIntegration = z.infer<typeof SmtpIntegration>;
 
 /** How `tool` steps name the server (`"server": "github"`). */
-export const McpServerName = z
-  .string()
-  .trim()
-  .regex(MCP_SERVER_NAME, {
-    message: "Use lower-case letters, digits, - and _ (starting with a letter), e.g. github",
-  });
+export const McpServerName = z.string().trim().regex(MCP_SERVER_NAME, {
+  message: "Use lower-case letters, digits, - and _ (starting with a letter), e.g. github",
+});
 
 /** An MCP server (streamable HTTP) that `tool` steps call by name. */
 export const McpServerIntegration = z.object({

@@ -31,7 +31,9 @@ export function resolveRunInput(
   if (raw !== undefined && raw !== null && !isPlainObject(raw))
     return {
       ok: false,
-      issues: [{ message: `${noun.whole} must be an object of named values, got ${preview(raw)}.` }],
+      issues: [
+        { message: `${noun.whole} must be an object of named values, got ${preview(raw)}.` },
+      ],
     };
   const given = (raw ?? {}) as Record<string, unknown>;
   const issues: RunInputIssue[] = [];

@@ -281,10 +281,9 @@ export const CODE_DEFAULT_TIMEOUT_MS = 10_000;
 export const CODE_MAX_TIMEOUT_MS = 60_000;
 
 export const CodeConfig = z.strictObject({
-  source: ModuleSource("source")
-    .describe(
-      "JavaScript module run in a QuickJS sandbox: `export default function (input, ctx) { … }`. Not templated — pass data through `input`.",
-    ),
+  source: ModuleSource("source").describe(
+    "JavaScript module run in a QuickJS sandbox: `export default function (input, ctx) { … }`. Not templated — pass data through `input`.",
+  ),
   input: jsonValue("The value passed as `input` to the function; templates allowed.").optional(),
   timeoutMs: z
     .int()

@@ -1150,7 +1150,10 @@ describe("policy and advice", () => {
     expectIssue(
       tool({ server: "github", tool: "search", arguments: {} }),
       "MISSING_TOOL_ARGUMENT",
-      { path: ["steps", 0, "config", "arguments", "query"], message: /requires the argument "query"/ },
+      {
+        path: ["steps", 0, "config", "arguments", "query"],
+        message: /requires the argument "query"/,
+      },
       { mcpServers },
     );
     const ok = (config: Record<string, unknown>, options?: ValidateOptions) =>

@@ -130,8 +130,7 @@ export async function startFakeMcp(
         } else if (options.extended && name === "slow") {
           await new Promise((r) => setTimeout(r, Number(args.ms ?? 0)));
           result = { content: [{ type: "text", text: "done" }], isError: false };
-        }
-        else error = { code: -32602, message: `Unknown tool: ${name}` };
+        } else error = { code: -32602, message: `Unknown tool: ${name}` };
         break;
       }
       default:

@@ -6,7 +6,6 @@ import { requiredArguments } from "../../integrations/mcp-client";
 
 const MAX_CACHED_TOOLS = 500;
 
-
 /**
  * Internal (the caller already acts in the workspace: a `tool` step's attempt or an admin's
  * "Test connection"). Remembers the tool list a server just returned, for publish-time checks.

@@ -36,8 +36,7 @@ export async function testMcpServer({ ctx, input }: { ctx: ServiceContext; input
     try {
       const tools = await client.listTools();
       const saved = settings.mcpServers.find((s) => s.name === server.name);
-      if (saved?.url === server.url)
-        await recordMcpTools(ctx.db, ws.id, saved, tools, ctx.now());
+      if (saved?.url === server.url) await recordMcpTools(ctx.db, ws.id, saved, tools, ctx.now());
       const names = tools.map((t) => t.name);
       return `${client.serverInfo.name ?? "The server"} answered in ${Date.now() - started} ms with ${tools.length} tool${tools.length === 1 ? "" : "s"}${names.length ? `: ${names.slice(0, 20).join(", ")}${names.length > 20 ? ", …" : ""}` : ""}`;
     } finally {

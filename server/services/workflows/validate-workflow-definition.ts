@@ -22,7 +22,10 @@ export async function validateWorkflowDefinition({
   const ws = requireRole(ctx, "viewer");
   const parsed = Input.safeParse(input);
   if (!parsed.success) throw fromZodError(parsed.error, "Validate");
-  const result = validateDefinition(parsed.data.definition, await workspaceValidateOptions(ctx.db, ws.id));
+  const result = validateDefinition(
+    parsed.data.definition,
+    await workspaceValidateOptions(ctx.db, ws.id),
+  );
   return {
     ok: result.ok,
     hash: result.ok && result.definition ? hashNormalizedDefinition(result.definition) : null,

@@ -132,6 +132,25 @@ describe("buildResumeRequest", () => {
       /--execution-id/,
     );
   });
+
+  it("takes a gate's form values as --form JSON or a stdin `form` object", () => {
+    const flags = { "execution-id": "run_1", "resume-token": "t", decision: "approve" };
+    expect(buildResumeRequest({ ...flags, form: '{"ticket":"OPS-1"}' }, null)).toMatchObject({
+      form: { ticket: "OPS-1" },
+    });
+    expect(
+      buildResumeRequest(
+        {},
+        { executionId: "r", resumeToken: "t", decision: "approve", form: { n: 2 } },
+      ),
+    ).toMatchObject({ form: { n: 2 } });
+    expect(refusal(() => buildResumeRequest({ ...flags, form: "{oops" }, null)).message).toMatch(
+      /--form must be a JSON object/,
+    );
+    expect(refusal(() => buildResumeRequest({ ...flags, form: "[1]" }, null)).message).toMatch(
+      /--form must be a JSON object/,
+    );
+  });
 });
 
 describe("SseParser and NDJSON", () => {

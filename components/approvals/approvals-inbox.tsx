@@ -1,17 +1,32 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useState } from "react";
+import { useRouter } from "next/navigation";
+import { useId, useState } from "react";
 import { ApprovalGate } from "@/components/runs/approval-gate";
+import { Dialog } from "@/components/ui/dialog";
 import { EmptyState, ErrorState, LoadingRows } from "@/components/ui/states";
 import { RelativeTime } from "@/components/ui/time";
 import { useTRPC } from "@/lib/trpc/client";
 
 type Tab = "mine" | "all" | "history";
+type Sort = "expires" | "priority" | "due" | "newest";
 
-/** Approval requests: pending for me (decide inline), every open gate, and decided history. */
-export function ApprovalsInbox() {
+const SORTS: { id: Sort; label: string }[] = [
+  { id: "expires", label: "Expires soonest" },
+  { id: "priority", label: "Priority" },
+  { id: "due", label: "Due soonest" },
+  { id: "newest", label: "Newest" },
+];
+
+/**
+ * Approval requests: pending for me (decide inline), every open gate, and decided history.
+ * `openId` (the deep link /approvals?open=<id>) opens that one decision in a dialog.
+ */
+export function ApprovalsInbox({ openId }: { openId?: string }) {
   const [tab, setTab] = useState<Tab>("mine");
+  const [sort, setSort] = useState<Sort>("expires");
+  const sortId = useId();
   const tabs: { id: Tab; label: string }[] = [
     { id: "mine", label: "Waiting for me" },
     { id: "all", label: "All open" },
@@ -50,17 +65,85 @@ export function ApprovalsInbox() {
           </button>
         ))}
       </div>
+      {tab !== "history" ? (
+        <div className="row">
+          <label htmlFor={sortId} className="small muted">
+            Sort by
+          </label>
+          <select
+            id={sortId}
+            value={sort}
+            onChange={(e) => setSort(e.target.value as Sort)}
+            style={{ width: "auto" }}
+          >
+            {SORTS.map((s) => (
+              <option key={s.id} value={s.id}>
+                {s.label}
+              </option>
+            ))}
+          </select>
+        </div>
+      ) : null}
       <div role="tabpanel" id={`appr-panel-${tab}`} aria-labelledby={`appr-tab-${tab}`}>
-        {tab === "history" ? <History /> : <Pending scope={tab} />}
+        {tab === "history" ? <History /> : <Pending scope={tab} sort={sort} />}
       </div>
+      {openId ? <OpenedApproval key={openId} approvalId={openId} /> : null}
     </div>
   );
 }
 
-function Pending({ scope }: { scope: "mine" | "all" }) {
+/** The deep-linked decision, in a dialog; closing it drops `?open=` from the address. */
+function OpenedApproval({ approvalId }: { approvalId: string }) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const [open, setOpen] = useState(true);
+  const q = useQuery(trpc.approval.list.queryOptions({ approvalId }));
+  const close = () => {
+    setOpen(false);
+    router.replace("/approvals");
+  };
+  const gate = q.data?.[0];
+  return (
+    <Dialog
+      open={open}
+      onClose={close}
+      title={gate ? "Decide this approval" : "Approval"}
+      footer={
+        <button type="button" className="btn" onClick={close}>
+          Close
+        </button>
+      }
+    >
+      {q.isPending ? (
+        <LoadingRows rows={2} label="Loading the approval" />
+      ) : q.error ? (
+        <ErrorState message={q.error.message} onRetry={() => void q.refetch()} />
+      ) : !gate ? (
+        <EmptyState title="Approval not found">
+          It does not exist in this workspace, or you cannot see it.
+        </EmptyState>
+      ) : gate.status === "pending" ? (
+        <ApprovalGate gate={gate} showRun />
+      ) : (
+        <p>
+          This approval was already decided: <strong>{gate.status}</strong>
+          {gate.decidedAt ? (
+            <>
+              {" "}
+              <RelativeTime date={gate.decidedAt} />
+            </>
+          ) : null}
+          . <Link href={`/runs/${gate.runId}`}>Open the run</Link>
+        </p>
+      )}
+    </Dialog>
+  );
+}
+
+function Pending({ scope, sort }: { scope: "mine" | "all"; sort: Sort }) {
   const trpc = useTRPC();
   const q = useQuery({
-    ...trpc.approval.list.queryOptions({ scope, status: "pending" }),
+    ...trpc.approval.list.queryOptions({ scope, status: "pending", sort }),
     refetchInterval: 5000,
   });
   if (q.isPending || q.isError)
@@ -159,6 +242,7 @@ function History() {
                     <div key={i} className="small">
                       <strong>{d.userName}</strong> {d.decision}
                       {d.reason ? <>: “{d.reason}”</> : null}
+                      {d.form ? <div className="mono faint">{JSON.stringify(d.form)}</div> : null}
                     </div>
                   ))
                 )}

@@ -107,7 +107,7 @@ function Row({ item, open, onToggle }: { item: QueueItem; open: boolean; onToggl
             {open ? "Close" : "Open"}
           </button>
         ) : (
-          <Link className="btn btn-sm" href="/approvals">
+          <Link className="btn btn-sm" href={`/approvals?open=${encodeURIComponent(item.id)}`}>
             Decide
           </Link>
         )}

@@ -2,10 +2,16 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useId, useState } from "react";
-import { RelativeTime } from "@/components/ui/time";
+import { issuesOf, mapIssues } from "@/components/forms/issues";
+import { NOW_TICK_MS, RelativeTime, useClock } from "@/components/ui/time";
 import { useToast } from "@/components/ui/toast";
+import type { InputSpec } from "@/lib/workflow/definition";
+import { FORM_FIELD_WORDS } from "@/lib/workflow/inputs";
 import { useTRPC } from "@/lib/trpc/client";
+import styles from "./approval-gate.module.css";
 import { initiatorRuleNote } from "./initiator-rule";
+import { RunInputFields } from "./run-input-fields";
+import { initialFormValues, parseFormValues, type FormValues } from "./run-input-form";
 
 export interface GateView {
   id: string;
@@ -24,16 +30,36 @@ export interface GateView {
   /** The run's workflow, for that link. */
   workflowId?: string;
   resumeToken?: string | null;
+  /** Fields the approver fills when approving (the workflow `inputs` shape). */
+  form?: Record<string, unknown> | null;
+  priority?: string;
+  dueAt?: Date | string | null;
 }
 
-/** One pending approval gate: what is asked, and approve/reject with a reason when allowed. */
+const PRIORITY_BADGE: Record<string, string> = {
+  urgent: "badge badge-danger",
+  high: "badge badge-warn",
+  low: "badge",
+};
+
+/** The deep link that opens one decision in the inbox. */
+export const approvalHref = (approvalId: string) =>
+  `/approvals?open=${encodeURIComponent(approvalId)}`;
+
+/**
+ * One pending approval gate: what is asked, its priority and due date, the form to fill (the
+ * manual run form's fields and checks), and approve/reject with a reason when allowed.
+ */
 export function ApprovalGate({ gate, showRun }: { gate: GateView; showRun?: boolean }) {
   const trpc = useTRPC();
   const qc = useQueryClient();
   const toast = useToast();
   const reasonId = useId();
+  const form = (gate.form ?? null) as Record<string, InputSpec> | null;
   const [reason, setReason] = useState("");
   const [error, setError] = useState<string | null>(null);
+  const [values, setValues] = useState<FormValues>(() => (form ? initialFormValues(form) : {}));
+  const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
   const decide = useMutation(
     trpc.approval.decide.mutationOptions({
       onSuccess: async (r, v) => {
@@ -50,7 +76,15 @@ export function ApprovalGate({ gate, showRun }: { gate: GateView; showRun?: bool
           qc.invalidateQueries({ queryKey: trpc.run.steps.queryKey({ runId: gate.runId }) }),
         ]);
       },
-      onError: (e) => setError(e.message),
+      onError: (e) => {
+        // The server names form fields as form.<name>: show them next to the fields.
+        const mapped = mapIssues(issuesOf(e), {
+          within: [["form"]],
+          fields: Object.keys(form ?? {}),
+        });
+        setFieldErrors(mapped.byField);
+        setError(e.message);
+      },
     }),
   );
   const note =
@@ -60,9 +94,21 @@ export function ApprovalGate({ gate, showRun }: { gate: GateView; showRun?: bool
   const items = Array.isArray(gate.items) ? gate.items : gate.items ? [gate.items] : [];
   const submit = (approve: boolean) => {
     setError(null);
+    setFieldErrors({});
     if (!approve && !reason.trim()) {
       setError("Give a reason when rejecting.");
       return;
+    }
+    // Rejecting needs no form; approving checks it here first with the server's own rules.
+    let formValue: Record<string, unknown> | undefined;
+    if (approve && form) {
+      const parsed = parseFormValues(form, values, FORM_FIELD_WORDS);
+      if (!parsed.ok) {
+        setFieldErrors(parsed.errors);
+        setError(parsed.formError ?? "Fill in the form to approve.");
+        return;
+      }
+      formValue = parsed.value;
     }
     decide.mutate({
       approvalId: gate.id,
@@ -70,13 +116,30 @@ export function ApprovalGate({ gate, showRun }: { gate: GateView; showRun?: bool
       approve,
       reason: reason.trim(),
       ...(gate.resumeToken ? { resumeToken: gate.resumeToken } : {}),
+      ...(formValue ? { form: formValue } : {}),
     });
   };
+  const dueMs = gate.dueAt ? new Date(gate.dueAt).getTime() : null;
+  const overdue = useClock(NOW_TICK_MS, (now) => dueMs !== null && dueMs < now, false);
+  const priority = gate.priority && gate.priority !== "normal" ? gate.priority : null;
   return (
-    <article className="gate stack" aria-label={`Approval: ${gate.prompt}`}>
+    <article
+      className={`gate stack${overdue ? ` ${styles.overdue}` : ""}`}
+      aria-label={`Approval: ${gate.prompt}`}
+    >
       <div className="row" style={{ justifyContent: "space-between", alignItems: "flex-start" }}>
         <div>
           <strong className="gate-prompt">{gate.prompt}</strong>
+          {priority ? (
+            <span className={`${PRIORITY_BADGE[priority] ?? "badge"} ${styles.badge}`}>
+              {priority}
+            </span>
+          ) : null}
+          {overdue ? (
+            <span className={`badge badge-danger ${styles.badge}`} role="status">
+              Overdue
+            </span>
+          ) : null}
           <div className="small muted">
             {showRun ? (
               <>
@@ -100,9 +163,19 @@ export function ApprovalGate({ gate, showRun }: { gate: GateView; showRun?: bool
                 · expires <RelativeTime date={gate.expiresAt} />
               </>
             ) : null}
+            {gate.dueAt ? (
+              <>
+                {" "}
+                · <span className={overdue ? styles.overdueText : undefined}>due</span>{" "}
+                <RelativeTime date={gate.dueAt} />
+              </>
+            ) : null}
             {gate.quorum > 1 ? <> · needs {gate.quorum} approvals</> : null}
           </div>
         </div>
+        <Link href={approvalHref(gate.id)} className="small" aria-label="Link to this approval">
+          Link
+        </Link>
       </div>
       {items.length ? (
         <ul className="gate-items">
@@ -113,6 +186,17 @@ export function ApprovalGate({ gate, showRun }: { gate: GateView; showRun?: bool
       ) : null}
       {gate.canDecide ? (
         <>
+          {form && Object.keys(form).length ? (
+            <fieldset className={styles.form}>
+              <legend>Form (required to approve)</legend>
+              <RunInputFields
+                inputs={form}
+                values={values}
+                errors={fieldErrors}
+                onChange={(name, v) => setValues((all) => ({ ...all, [name]: v }))}
+              />
+            </fieldset>
+          ) : null}
           <div className="field">
             <label htmlFor={reasonId}>Reason</label>
             <textarea

@@ -1,25 +1,23 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState, type ReactNode } from "react";
-import { mapIssues, type IssueLike } from "@/components/forms/issues";
+import { useState } from "react";
 import { useRole } from "@/components/shell/role-context";
 import { Field } from "@/components/ui/field";
 import { ErrorState, LoadingRows } from "@/components/ui/states";
 import { useToast } from "@/components/ui/toast";
-import {
-  LlmIntegration,
-  SmtpIntegration,
-  type IntegrationTestResult,
-} from "@/lib/schemas/workspace";
+import { LlmIntegration, SmtpIntegration } from "@/lib/schemas/workspace";
 import { useTRPC } from "@/lib/trpc/client";
+import {
+  Card,
+  configured,
+  fieldErrors,
+  SecretSelect,
+  TestResult,
+  type Errors,
+} from "./integration-parts";
+import { McpServersSettings } from "./mcp-servers-settings";
 
-type Errors = Record<string, string>;
-
-/** A form's issues on its fields (the form layer's one adapter; deeper paths fold onto them). */
-const fieldErrors = (issues: readonly IssueLike[], fields: object): Errors =>
-  mapIssues(issues, { fields: Object.keys(fields) }).byField;
-
-/** LLM endpoint and SMTP server. Everyone reads; admins edit, save and test. */
+/** LLM endpoint, SMTP server and MCP servers. Everyone reads; admins edit, save and test. */
 export function IntegrationsSettings() {
   const trpc = useTRPC();
   const { can } = useRole();
@@ -71,86 +69,15 @@ export function IntegrationsSettings() {
         isAdmin={isAdmin}
         secretNames={secretNames}
       />
+      <McpServersSettings
+        key={`mcp:${JSON.stringify(settings.data.mcpServers)}`}
+        saved={settings.data.mcpServers}
+        isAdmin={isAdmin}
+        secretNames={secretNames}
+      />
     </div>
   );
 }
-
-function SecretSelect({
-  value,
-  onChange,
-  names,
-  disabled,
-  ...aria
-}: {
-  value: string;
-  onChange: (v: string) => void;
-  names: string[];
-  disabled: boolean;
-  id: string;
-  "aria-invalid"?: boolean;
-  "aria-describedby"?: string;
-}) {
-  const options = value && !names.includes(value) ? [value, ...names] : names;
-  return (
-    <select {...aria} value={value} disabled={disabled} onChange={(e) => onChange(e.target.value)}>
-      <option value="">None</option>
-      {options.map((n) => (
-        <option key={n} value={n}>
-          {n}
-        </option>
-      ))}
-    </select>
-  );
-}
-
-function TestResult({ result, error }: { result?: IntegrationTestResult; error?: string }) {
-  if (error) {
-    return (
-      <div className="form-error" role="alert">
-        {error}
-      </div>
-    );
-  }
-  if (!result) return null;
-  return result.ok ? (
-    <div className="form-ok" role="status">
-      Connection works — {result.message}
-    </div>
-  ) : (
-    <div className="form-error" role="alert">
-      Connection failed after {result.durationMs} ms: {result.message}
-    </div>
-  );
-}
-
-function Card({
-  id,
-  title,
-  badge,
-  children,
-}: {
-  id: string;
-  title: string;
-  badge: ReactNode;
-  children: ReactNode;
-}) {
-  return (
-    <section className="card" aria-labelledby={id}>
-      <div className="card-head">
-        <h2 id={id}>{title}</h2>
-        {badge}
-      </div>
-      <div className="card-body">{children}</div>
-    </section>
-  );
-}
-
-const configured = (on: boolean) =>
-  on ? (
-    <span className="badge badge-ok">Configured</span>
-  ) : (
-    <span className="badge">Not configured</span>
-  );
 
 function LlmForm({
   saved,

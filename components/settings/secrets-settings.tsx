@@ -12,7 +12,9 @@ import { useToast } from "@/components/ui/toast";
 import { CreateSecretInput, SecretValue } from "@/lib/schemas/secrets";
 import { useTRPC } from "@/lib/trpc/client";
 
-const USED_BY_LABEL = { llm: "LLM endpoint", smtp: "SMTP" } as const;
+const USED_BY_LABEL: Record<string, string> = { llm: "LLM endpoint", smtp: "SMTP" };
+const usedByLabel = (u: string) =>
+  USED_BY_LABEL[u] ?? (u.startsWith("mcp:") ? `MCP ${u.slice(4)}` : u);
 
 /**
  * Secret names and their history. Values are write-only: typed into a password field, sent once,
@@ -100,7 +102,7 @@ function SecretsList({ isAdmin }: { isAdmin: boolean }) {
                     {s.usedBy.length ? (
                       s.usedBy.map((u) => (
                         <span key={u} className="badge badge-info">
-                          {USED_BY_LABEL[u]}
+                          {usedByLabel(u)}
                         </span>
                       ))
                     ) : (

@@ -83,7 +83,7 @@ function clockFor(intervalMs: number): Clock {
  * `serverValue` while server-rendering and hydrating, so server HTML and the first client render
  * agree. `select` must return a primitive (compared with Object.is).
  */
-export function useClock<T extends string | number | null>(
+export function useClock<T extends string | number | boolean | null>(
   intervalMs: number,
   select: (now: number) => T,
   serverValue: T,

@@ -19,6 +19,7 @@ const GLYPHS: Readonly<Record<string, string>> = {
   bell: "♪",
   "git-pull-request": "⇵",
   "corner-down-left": "↵",
+  wrench: "⚒",
   note: "✎",
   "clipboard-check": "☑",
 };

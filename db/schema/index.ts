@@ -15,3 +15,4 @@ export * from "./sessions";
 export * from "./two-factor";
 export * from "./auth-throttles";
 export * from "./tasks";
+export * from "./mcp-tools";

@@ -179,6 +179,12 @@ export const approvals = pgTable(
     /** sha256 of exactly what deciders are shown (prompt + items), recorded with each decision. */
     shownHash: text("shown_hash").notNull(),
     expiresAt: tstz("expires_at").notNull(),
+    /** The approver's form (field name → InputSpec, lib/workflow/input-spec.ts); null = none. */
+    form: jsonb("form").$type<Record<string, unknown>>(),
+    /** low | normal | high | urgent (APPROVAL_PRIORITIES). */
+    priority: text("priority").notNull().default("normal"),
+    /** When a decision is due (shown, sorted, highlighted when past); the gate waits until expiresAt. */
+    dueAt: tstz("due_at"),
     decidedAt: tstz("decided_at"),
     decisionReason: text("decision_reason"),
     createdAt: createdAt(),
@@ -186,6 +192,7 @@ export const approvals = pgTable(
   (t) => [
     uniqueIndex("approvals_run_step_attempt_key").on(t.runId, t.stepPath, t.attempt),
     index("approvals_workspace_status_idx").on(t.workspaceId, t.status, t.createdAt),
+    index("approvals_workspace_status_due_idx").on(t.workspaceId, t.status, t.dueAt),
     index("approvals_run_idx").on(t.runId),
   ],
 );
@@ -206,6 +213,8 @@ export const approvalDecisions = pgTable(
     reason: text("reason").notNull().default(""),
     shownHash: text("shown_hash").notNull(),
     via: text("via").notNull(),
+    /** The approver's form values (validated against approvals.form); null when rejecting. */
+    formData: jsonb("form_data").$type<Record<string, unknown>>(),
     createdAt: createdAt(),
   },
   (t) => [

@@ -108,6 +108,20 @@ export class ApprovalsPage {
     await gate.getByLabel("Reason").fill(reason);
     await gate.getByRole("button", { name: approve ? "Approve" : "Reject" }).click();
   }
+
+  /** A field of the gate's approval form (labelled by its name, "*" when required). */
+  formField(prompt: string, name: string) {
+    return this.gate(prompt).getByLabel(new RegExp(`^${name}( \\*)?$`));
+  }
+
+  async sortBy(label: string) {
+    await this.page.getByLabel("Sort by").selectOption({ label });
+  }
+
+  /** The dialog a deep link (/approvals?open=<id>) opens. */
+  openedDialog() {
+    return this.page.getByRole("dialog", { name: /approval/i });
+  }
 }
 
 export class RunForm {

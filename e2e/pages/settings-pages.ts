@@ -132,6 +132,18 @@ export class IntegrationsPage {
   smtp() {
     return this.page.getByRole("region", { name: "Email (SMTP)" });
   }
+
+  mcp() {
+    return this.page.getByRole("region", { name: "MCP servers" });
+  }
+
+  /** Adds an MCP server through the "Add an MCP server" form. */
+  async addMcpServer(name: string, url: string) {
+    const form = this.mcp().getByRole("form", { name: "Add an MCP server" });
+    await form.getByLabel("Server name").fill(name);
+    await form.getByLabel("Server URL").fill(url);
+    await form.getByRole("button", { name: "Add server" }).click();
+  }
 }
 
 /** Settings → Quotas: usage bars, the plan and per-limit overrides. */

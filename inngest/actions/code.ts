@@ -15,6 +15,23 @@ const KIND_LABEL: Partial<Record<QuickJsError["kind"], string>> = {
   result_too_large: "The result is too large",
 };
 
+/** A sandbox outcome's error as a classified step failure (shared with the tool step's transform). */
+export function sandboxFailure(
+  error: QuickJsError,
+  timeoutMs: number,
+  memoryMb: number,
+  details: Record<string, unknown> = {},
+  prefix = "",
+): StepFailure {
+  const { message, cls } = describe(error, timeoutMs, memoryMb);
+  return new StepFailure(`${prefix}${message}`, cls, {
+    kind: error.kind,
+    ...(error.line !== undefined ? { line: error.line, column: error.column } : {}),
+    ...(error.stack ? { stack: error.stack } : {}),
+    ...details,
+  });
+}
+
 function describe(
   error: QuickJsError,
   timeoutMs: number,
@@ -83,13 +100,5 @@ export const codeHandler: ActionHandler<CodeStepConfig> = async (ctx) => {
     durationMs: outcome.durationMs,
   };
   if (outcome.ok) return { data: outcome.result, meta };
-  const { message, cls } = describe(outcome.error, timeoutMs, config.memoryMb);
-  throw new StepFailure(message, cls, {
-    kind: outcome.error.kind,
-    ...(outcome.error.line !== undefined
-      ? { line: outcome.error.line, column: outcome.error.column }
-      : {}),
-    ...(outcome.error.stack ? { stack: outcome.error.stack } : {}),
-    ...meta,
-  });
+  throw sandboxFailure(outcome.error, timeoutMs, config.memoryMb, meta);
 };

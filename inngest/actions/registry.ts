@@ -15,6 +15,7 @@ import { notifyHandler } from "./notify";
 import { proposeChangeHandler } from "./propose-change";
 import { returnHandler } from "./return";
 import { scriptHandler } from "./script";
+import { toolHandler } from "./tool";
 import { transformHandler } from "./transform";
 import type { ActionHandler } from "./types";
 
@@ -45,6 +46,7 @@ export const ACTION_HANDLERS: { readonly [T in ActionType]: ActionHandler<StepCo
   notify: notifyHandler,
   propose_change: proposeChangeHandler,
   return: returnHandler,
+  tool: toolHandler,
 };
 
 export function handlerFor(type: StepType): StepHandlerEntry {

@@ -59,10 +59,26 @@ export interface ActionContext<Config = unknown> {
   /** The workspace's LLM token quotas for this attempt (llm and agent steps call through it). */
   llmBudget?: LlmBudget;
   smtp?: SmtpSettings;
+  /** The MCP server a `tool` step names, with its auth header resolved (absent: not configured). */
+  mcpServer?: McpServerEndpoint;
+  /** Remembers the tool list a server returned, for publish-time checks (best effort). */
+  recordMcpTools?(tools: ReadonlyArray<McpToolInfo>): Promise<void>;
   /** The run context the config's templates were resolved against (condition refs read it). */
   templateContext?: TemplateContext;
   /** Starts another workflow of the workspace and waits for its output (agent tools). */
   invokeWorkflow?(ref: string, input: Record<string, unknown>): Promise<unknown>;
+}
+
+export interface McpServerEndpoint {
+  name: string;
+  url: string;
+  headers: Record<string, string>;
+}
+
+export interface McpToolInfo {
+  name: string;
+  description?: string;
+  inputSchema?: Record<string, unknown>;
 }
 
 export interface SmtpSettings {

@@ -25,6 +25,8 @@ import { finalizeCancelledRun } from "@/server/services/engine/finish-run";
 import { enqueueWorkflowEvents } from "@/server/services/engine/workflow-events";
 import { MissingSecretsError, resolveSecrets } from "@/server/services/secrets/resolve-secrets";
 import { loadWorkspaceIntegrations } from "@/server/services/settings/load-workspace-integrations";
+import { loadMcpServer } from "@/server/services/settings/load-mcp-server";
+import { recordMcpTools } from "@/server/services/settings/record-mcp-tools";
 import { loadWorkspacePolicy } from "@/server/services/settings/load-workspace-policy";
 import { llmBudget } from "@/server/services/quotas/enforce-quotas";
 import { handlerFor } from "../actions/registry";
@@ -68,6 +70,7 @@ const DEFAULT_TIMEOUT: Partial<Record<StepType, number>> = {
   llm: 300_000,
   agent: 600_000,
   notify: 30_000,
+  tool: 30_000,
 };
 const CANCEL_POLL_MS = 1_000;
 
@@ -191,9 +194,21 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
       : undefined;
   if (integrations instanceof MissingSecretsError)
     return fail(new StepFailure(integrations.message, "user"));
+  // `tool` steps name a workspace MCP server; a missing one is reported by the handler.
+  const mcp =
+    type === "tool"
+      ? await loadMcpServer(
+          db,
+          keys,
+          args.key.workspaceId,
+          String((args.config as { server?: unknown })?.server ?? ""),
+        ).catch((e: unknown) => (e instanceof MissingSecretsError ? e : Promise.reject(e)))
+      : null;
+  if (mcp instanceof MissingSecretsError) return fail(new StepFailure(mcp.message, "user"));
+  const integrationSecrets = [...(integrations?.secretValues ?? []), ...(mcp?.secretValues ?? [])];
   redactor = createRedactor([
     ...Object.entries(secretValues).map(([name, value]) => ({ name, value })),
-    ...(integrations?.secretValues ?? []).map((value) => ({ value })),
+    ...integrationSecrets.map((value) => ({ value })),
   ]);
 
   // 2. Templates → the concrete config, validated again against the type's schema.
@@ -293,7 +308,7 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
       await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 });
       return dir;
     },
-    secretValues: [...Object.values(secretValues), ...(integrations?.secretValues ?? [])],
+    secretValues: [...Object.values(secretValues), ...integrationSecrets],
     // Keyed by SECRET name (the handler maps env var → secret name itself); keying by the env
     // var name only worked when both names were equal.
     secrets:
@@ -313,6 +328,13 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
         }
       : {}),
     ...(integrations?.smtp ? { smtp: integrations.smtp } : {}),
+    ...(mcp
+      ? {
+          mcpServer: mcp.server,
+          recordMcpTools: (tools) =>
+            recordMcpTools(db, args.key.workspaceId, mcp.server, tools, now()),
+        }
+      : {}),
     invokeWorkflow: (ref, input) =>
       invokeChildWorkflow({
         parent: args.key,

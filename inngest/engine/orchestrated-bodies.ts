@@ -8,6 +8,7 @@ import {
   collectReferences,
   parseDuration,
   parseResolvedConfig,
+  tryParseDuration,
   resolveStepConfig,
   TemplateResolutionError,
   type StepConfig,
@@ -103,6 +104,9 @@ export async function openApprovalBody(a: {
     initiatorUserId: a.initiatorUserId,
     onTimeout: c.onTimeout,
     expiresAt,
+    form: c.form ?? null,
+    priority: c.priority ?? "normal",
+    dueAt: dueDate(c.due, now),
     now,
   });
   return {
@@ -110,6 +114,14 @@ export async function openApprovalBody(a: {
     expiresAt: opened.expiresAt,
     cappedByDeadline: wanted > a.deadline,
   };
+}
+
+/** An approval's `due` (a duration from now, or an ISO date-time; checked by the config schema). */
+function dueDate(due: string | undefined, now: Date): Date | null {
+  if (due === undefined) return null;
+  const duration = tryParseDuration(due);
+  const at = duration.ok ? now.getTime() + duration.ms : Date.parse(due);
+  return Number.isNaN(at) ? null : new Date(at);
 }
 
 export async function closeApprovalBody(a: {
@@ -128,7 +140,12 @@ export async function closeApprovalBody(a: {
   const deadlineHit = outcome.timedOut && a.cappedByDeadline;
   const output = {
     type: "approval",
-    data: { decision: outcome.status, reason: outcome.reason, decisions: outcome.decisions },
+    data: {
+      decision: outcome.status,
+      reason: outcome.reason,
+      decisions: outcome.decisions,
+      form: outcome.form,
+    },
     meta: { approvalId: a.approvalId, timedOut: outcome.timedOut },
   };
   await endAttempt(

@@ -54,6 +54,10 @@ export interface RunEnvelope<D = Date> {
     canDecide: boolean;
     whyNot: string | null;
     expiresAt: D;
+    /** The fields an approver fills when approving (as workflow `inputs`), when the gate has a form. */
+    form?: Record<string, unknown>;
+    priority?: string;
+    dueAt?: D | null;
   };
   /** How many gates are open (parallel branches can wait at several at once). */
   pendingApprovals: number;
@@ -83,6 +87,9 @@ export interface EnvelopeRunSource<D = Date> {
     canDecide: boolean;
     whyNot: string | null;
     expiresAt: D;
+    form?: Record<string, unknown> | null;
+    priority?: string;
+    dueAt?: D | null;
   }[];
 }
 
@@ -175,6 +182,9 @@ export function buildRunEnvelope<D>(
             canDecide: gate.canDecide,
             whyNot: gate.whyNot,
             expiresAt: gate.expiresAt,
+            ...(gate.form ? { form: gate.form } : {}),
+            ...(gate.priority ? { priority: gate.priority } : {}),
+            ...(gate.dueAt ? { dueAt: gate.dueAt } : {}),
           },
         }
       : {}),

@@ -100,12 +100,20 @@ export const DecideApprovalInput = z.object({
   reason: z.string().trim().max(2_000).default(""),
   /** Required through the HTTP API and CLI; the UI passes the one it was shown. */
   resumeToken: z.string().max(500).optional(),
+  /** The gate's form values (field name → value); checked against its form when approving, ignored when rejecting. */
+  form: z.record(z.string(), z.unknown()).optional(),
 });
 export type DecideApprovalInput = z.input<typeof DecideApprovalInput>;
+
+export const APPROVAL_SORTS = ["expires", "priority", "due", "newest"] as const;
 
 export const ListApprovalsInput = z.object({
   scope: z.enum(["mine", "all"]).default("mine"),
   status: z.enum(["pending", "decided"]).default("pending"),
+  /** Pending lists: soonest expiry (default), highest priority, soonest due, or newest first. */
+  sort: z.enum(APPROVAL_SORTS).default("expires"),
+  /** One approval (the inbox's deep link /approvals?open=<id>). */
+  approvalId: z.string().min(1).max(64).optional(),
   limit: z.number().int().min(1).max(200).default(50),
 });
 export type ListApprovalsInput = z.input<typeof ListApprovalsInput>;

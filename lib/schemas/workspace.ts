@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { allowedHostEntryProblem, isHostName, parseIp } from "../net/ip";
 import { SecretName } from "../workflow/primitives";
-import { StepType } from "../workflow/steps";
+import { MCP_SERVER_NAME, StepType } from "../workflow/steps";
 import { Email } from "./auth";
 import { StoredWorkspaceQuota } from "./quotas";
 import { Role } from "./roles";
@@ -184,6 +184,42 @@ export const SmtpIntegration = z
   });
 export type SmtpIntegration = z.infer<typeof SmtpIntegration>;
 
+/** How `tool` steps name the server (`"server": "github"`). */
+export const McpServerName = z.string().trim().regex(MCP_SERVER_NAME, {
+  message: "Use lower-case letters, digits, - and _ (starting with a letter), e.g. github",
+});
+
+/** An MCP server (streamable HTTP) that `tool` steps call by name. */
+export const McpServerIntegration = z.object({
+  name: McpServerName,
+  url: HttpBaseUrl,
+  /** Name of the workspace secret sent as `Authorization: Bearer …`. */
+  apiKeySecret: SecretName.optional(),
+});
+export type McpServerIntegration = z.infer<typeof McpServerIntegration>;
+
+export const McpServerList = z
+  .array(McpServerIntegration)
+  .max(50, "At most 50 MCP servers")
+  .superRefine((list, ctx) => {
+    const seen = new Set<string>();
+    list.forEach((server, i) => {
+      if (seen.has(server.name))
+        ctx.addIssue({
+          code: "custom",
+          path: [i, "name"],
+          message: `Another server is already named ${server.name}`,
+        });
+      seen.add(server.name);
+    });
+  });
+
+export const UpdateMcpServersInput = z.object({ mcpServers: McpServerList });
+export type UpdateMcpServersInput = z.infer<typeof UpdateMcpServersInput>;
+
+export const TestMcpServerInput = McpServerIntegration;
+export type TestMcpServerInput = z.infer<typeof TestMcpServerInput>;
+
 export const UpdateLlmIntegrationInput = z.object({ llm: LlmIntegration.nullable() });
 export type UpdateLlmIntegrationInput = z.infer<typeof UpdateLlmIntegrationInput>;
 
@@ -220,6 +256,7 @@ export const WorkspaceSettings = z.object({
   forbiddenStepTypes: WorkspacePolicies.shape.forbiddenStepTypes.optional(),
   llm: LlmIntegration.optional(),
   smtp: SmtpIntegration.optional(),
+  mcpServers: McpServerList.optional(),
   /** The plan and per-limit overrides (lib/quotas/plans.ts); absent = the server's default plan. */
   quota: StoredWorkspaceQuota.optional(),
   /** Owners' choice: members who sign in with a password must use two-factor (absent = no). */

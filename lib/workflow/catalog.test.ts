@@ -67,6 +67,10 @@ const MINIMAL: Record<
     config: { instructions: "Review it", assignee: { roles: ["editor"] } },
     defaults: { timeout: "24h", onTimeout: "fail" },
   },
+  tool: {
+    config: { server: "github", tool: "search" },
+    defaults: { arguments: {}, timeoutMs: 30000 },
+  },
 };
 
 describe("catalog", () => {
@@ -89,6 +93,7 @@ describe("catalog", () => {
       "propose_change",
       "return",
       "task",
+      "tool",
     ]);
     expect(Object.keys(STEP_CATALOG).sort()).toEqual([...STEP_TYPES].sort());
     for (const type of STEP_TYPES) {
@@ -127,6 +132,7 @@ describe("catalog", () => {
       "propose_change",
       "script",
       "subworkflow",
+      "tool",
     ]);
     expect(WAITING_STEP_TYPES).toEqual(["approval", "delay", "wait_for_event", "task"]);
   });

@@ -22,6 +22,7 @@ import {
   STEP_TYPES,
   SubworkflowConfig,
   TaskConfig,
+  ToolConfig,
   TransformConfig,
   WaitForEventConfig,
   StepType,
@@ -339,6 +340,23 @@ export const STEP_CATALOG: { readonly [T in StepType]: StepTypeInfo<T> } = {
     config: TaskConfig,
     secretFields: [],
     templateModes: {},
+  }),
+  tool: entry({
+    type: "tool",
+    label: "MCP tool",
+    description:
+      "Calls one tool on an MCP server configured in the workspace's integrations, optionally post-processed in the QuickJS sandbox.",
+    category: "integration",
+    icon: "wrench",
+    ports: ["success"],
+    defaultPort: "success",
+    sideEffect: true,
+    waits: false,
+    output:
+      "The tool's structured content (or its text content parsed as JSON, else the text), or the transform's return value; the text content in meta.text.",
+    config: ToolConfig,
+    secretFields: ["arguments"],
+    templateModes: { transform: "literal" },
   }),
 };
 

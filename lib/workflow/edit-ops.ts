@@ -363,6 +363,7 @@ export function starterConfig<T extends StepType>(
     }),
     return: () => ({ value: "{{ lastOutput.data }}" }),
     task: () => ({ instructions: "Describe the work.", assignee: { roles: ["editor"] } }),
+    tool: () => ({ server: "my-server", tool: "tool_name", arguments: {} }),
   };
   return configs[type]() as ConfigInput<T>;
 }

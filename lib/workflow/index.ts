@@ -72,6 +72,7 @@ export {
   parseDefinition,
   privateHost,
   MAX_DEFINITION_NODES,
+  type McpServerCatalog,
   type ValidateOptions,
   type ValidationResult,
 } from "./validate";

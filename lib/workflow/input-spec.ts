@@ -1,6 +1,7 @@
 /**
  * The field shape of workflow `inputs` (type, required, default, description, enum), also used by
- * the task step's `outputSchema`. Values are checked against it by inputs.ts.
+ * the task step's `outputSchema` and the approval step's `form`. Values are checked against it by
+ * inputs.ts.
  */
 import { z } from "zod";
 import { isJsonValue } from "./json";

@@ -1,7 +1,8 @@
 /**
- * Run input checking against a definition's `inputs` (manual run form, API, webhook mapping):
- * defaults are applied, required inputs must be present, types and enums are enforced, unknown
- * keys are refused (they are almost always typos). `null` counts as "not given".
+ * Run input checking against a definition's `inputs` (manual run form, API, webhook mapping) —
+ * and, with other FieldWords, a task's output or an approval form's values: defaults are
+ * applied, required inputs must be present, types and enums are enforced, unknown keys are
+ * refused (they are almost always typos). `null` counts as "not given".
  */
 import { matchesInputType, type InputSpec } from "./definition";
 import { deepEqual, didYouMean, isPlainObject, jsonProblem, preview, type JsonValue } from "./json";
@@ -34,6 +35,12 @@ export const TASK_OUTPUT_WORDS: FieldWords = {
   one: "Output field",
   owner: "this task takes",
   none: "no output fields",
+};
+export const FORM_FIELD_WORDS: FieldWords = {
+  whole: "The form",
+  one: "Field",
+  owner: "this form has",
+  none: "no fields",
 };
 
 export function resolveRunInput(

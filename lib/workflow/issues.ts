@@ -46,6 +46,10 @@ export const ISSUE_CODES = [
   "LOOP_REFERENCE_OUTSIDE_LOOP",
   "INVALID_SECRET_REFERENCE",
   "SECRET_NOT_ALLOWED",
+  // workspace context (only when the caller passes it)
+  "UNKNOWN_MCP_SERVER",
+  "UNKNOWN_MCP_TOOL",
+  "MISSING_TOOL_ARGUMENT",
   // policy and advice
   "FORBIDDEN_STEP_TYPE",
   "TOO_MANY_STEPS",

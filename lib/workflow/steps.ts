@@ -41,6 +41,7 @@ export const STEP_TYPES = [
   "propose_change",
   "return",
   "task",
+  "tool",
 ] as const;
 export const StepType = z.enum(STEP_TYPES);
 export type StepType = z.infer<typeof StepType>;
@@ -264,11 +265,8 @@ export const ScriptConfig = z
     }),
   );
 
-export const CODE_DEFAULT_TIMEOUT_MS = 10_000;
-export const CODE_MAX_TIMEOUT_MS = 60_000;
-
-export const CodeConfig = z.strictObject({
-  source: z
+const ModuleSource = (what: string) =>
+  z
     .string()
     .min(1)
     .max(1_000_000)
@@ -276,12 +274,17 @@ export const CodeConfig = z.strictObject({
       fieldRule((source) =>
         /export\s+default\b/.test(source)
           ? null
-          : "The source must export a default function: `export default function (input, ctx) { … }`.",
+          : `The ${what} must export a default function: \`export default function (input, ctx) { … }\`.`,
       ),
-    )
-    .describe(
-      "JavaScript module run in a QuickJS sandbox: `export default function (input, ctx) { … }`. Not templated — pass data through `input`.",
-    ),
+    );
+
+export const CODE_DEFAULT_TIMEOUT_MS = 10_000;
+export const CODE_MAX_TIMEOUT_MS = 60_000;
+
+export const CodeConfig = z.strictObject({
+  source: ModuleSource("source").describe(
+    "JavaScript module run in a QuickJS sandbox: `export default function (input, ctx) { … }`. Not templated — pass data through `input`.",
+  ),
   input: jsonValue("The value passed as `input` to the function; templates allowed.").optional(),
   timeoutMs: z
     .int()
@@ -373,9 +376,58 @@ export const AgentConfig = z.strictObject({
     .describe("Upper bound on model ↔ tool rounds (default 8, max 50)."),
 });
 
+// --- tool -----------------------------------------------------------------------------------
+
+export const TOOL_DEFAULT_TIMEOUT_MS = 30_000;
+export const TOOL_MAX_TIMEOUT_MS = 600_000;
+/** The workspace's MCP server names (lib/schemas/workspace.ts McpServerName uses the same). */
+export const MCP_SERVER_NAME = /^[a-z][a-z0-9_-]{0,63}$/;
+
+export const ToolConfig = z.strictObject({
+  server: z
+    .string()
+    .regex(MCP_SERVER_NAME, {
+      message:
+        "Name an MCP server configured under Settings → Integrations (lower-case letters, digits, - and _).",
+    })
+    .describe("Name of an MCP server configured under Settings → Integrations."),
+  tool: z
+    .string()
+    .min(1)
+    .max(200)
+    .regex(/^[^{}]+$/, { message: "The tool name is literal (no templates)." })
+    .describe("Name of the tool on that server."),
+  arguments: z
+    .record(z.string().min(1).max(200), jsonValue("Argument value; templates allowed."))
+    .default({})
+    .describe("The tool's arguments; values may be templates (a lone {{ path }} keeps its type)."),
+  transform: ModuleSource("transform")
+    .optional()
+    .describe(
+      "Optional JavaScript run in the code step's QuickJS sandbox over the result: `export default function (data, ctx) { … }` (ctx.text holds the text content). Its return value becomes output.data.",
+    ),
+  timeoutMs: z
+    .int()
+    .min(100)
+    .max(TOOL_MAX_TIMEOUT_MS)
+    .default(TOOL_DEFAULT_TIMEOUT_MS)
+    .describe(
+      "Time limit for the whole call in ms (default 30000, max 600000; the run's deadline still applies).",
+    ),
+});
+
 // --- human and timing ------------------------------------------------------------------------
 
 export const APPROVAL_ON_TIMEOUT = ["reject", "approve"] as const;
+export const APPROVAL_PRIORITIES = ["low", "normal", "high", "urgent"] as const;
+export type ApprovalPriority = (typeof APPROVAL_PRIORITIES)[number];
+export const APPROVAL_FORM_MAX_FIELDS = 50;
+
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
+/** An ISO 8601 date-time such as 2030-01-01T09:00:00Z (delay `until`, approval `due`). */
+export function isIsoDateTime(value: string): boolean {
+  return ISO_DATE_TIME.test(value) && !Number.isNaN(Date.parse(value));
+}
 
 export const ApprovalConfig = z
   .strictObject({
@@ -413,6 +465,35 @@ export const ApprovalConfig = z
       .boolean()
       .default(false)
       .describe("Whether the run's initiator may approve their own run."),
+    // form, priority and due have no defaults: definitions without them keep their hash.
+    form: z
+      .record(identifier("Form field"), InputSpec)
+      .refine((form) => Object.keys(form).length <= APPROVAL_FORM_MAX_FIELDS, {
+        message: `A form has at most ${APPROVAL_FORM_MAX_FIELDS} fields.`,
+      })
+      .optional()
+      .describe(
+        "Fields the approver fills when approving (the same shape as the workflow's inputs); the values become output.data.form. Rejecting needs no form.",
+      ),
+    priority: z
+      .enum(APPROVAL_PRIORITIES)
+      .optional()
+      .describe("low, normal (when omitted), high or urgent; the inbox sorts by it."),
+    due: z
+      .string()
+      .min(1)
+      .max(200)
+      .superRefine(
+        fieldRule((due) =>
+          hasTemplate(due) || isIsoDateTime(due) || tryParseDuration(due).ok
+            ? null
+            : `"${due}" is neither a duration ("4h", "2d") nor an ISO 8601 date-time ("2030-01-01T09:00:00Z").`,
+        ),
+      )
+      .optional()
+      .describe(
+        'When a decision is due: a duration from the request ("4h") or an ISO 8601 date-time, or a template. Overdue gates are highlighted; the gate still waits until its timeout.',
+      ),
   })
   .superRefine(
     ...crossRule((config, ctx) => {
@@ -514,8 +595,6 @@ export const TaskConfig = z
     }),
   );
 
-const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
-
 export const DelayConfig = z
   .strictObject({
     duration: durationOrTemplate(
@@ -527,7 +606,7 @@ export const DelayConfig = z
       .max(200)
       .superRefine(
         fieldRule((until) =>
-          hasTemplate(until) || (ISO_DATE_TIME.test(until) && !Number.isNaN(Date.parse(until)))
+          hasTemplate(until) || isIsoDateTime(until)
             ? null
             : `"${until}" is not an ISO 8601 date-time; write e.g. "2030-01-01T09:00:00Z".`,
         ),
@@ -836,6 +915,7 @@ export const NotifyStep = stepOf("notify", NotifyConfig);
 export const ProposeChangeStep = stepOf("propose_change", ProposeChangeConfig);
 export const ReturnStep = stepOf("return", ReturnConfig);
 export const TaskStep = stepOf("task", TaskConfig);
+export const ToolStep = stepOf("tool", ToolConfig);
 
 export const Step = z.discriminatedUnion("type", [
   TransformStep,
@@ -855,6 +935,7 @@ export const Step = z.discriminatedUnion("type", [
   ProposeChangeStep,
   ReturnStep,
   TaskStep,
+  ToolStep,
 ]);
 
 export const LoopBody = z.strictObject({

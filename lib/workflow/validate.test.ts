@@ -342,7 +342,7 @@ describe("shape", () => {
       path: ["steps", 0, "type"],
       stepId: "a",
       message:
-        /unknown step type "htp"; use one of transform, .*return, task\. Did you mean "http"\?/,
+        /unknown step type "htp"; use one of transform, .*return, task, tool\. Did you mean "http"\?/,
     });
     expectIssue(base({ steps: [{ id: "a", type: 7 }] }), "UNKNOWN_STEP_TYPE");
   });
@@ -1114,6 +1114,55 @@ describe("policy and advice", () => {
         message: /the proposed definition is invalid — Step id "a" is used more than once/,
       },
     );
+  });
+
+  it("checks tool steps against the workspace's MCP servers and their cached tool lists", () => {
+    const mcpServers = {
+      github: {
+        tools: [
+          { name: "search", required: ["query"] },
+          { name: "whoami", required: [] },
+        ],
+      },
+      fresh: { tools: null },
+    };
+    const tool = (config: Record<string, unknown>) =>
+      base({ steps: [{ id: "call", type: "tool", config }] });
+    expectIssue(
+      tool({ server: "githib", tool: "search" }),
+      "UNKNOWN_MCP_SERVER",
+      {
+        path: ["steps", 0, "config", "server"],
+        stepId: "call",
+        message:
+          /no MCP server named "githib" is configured in this workspace \(configured: github, fresh\).*Did you mean "github"\?/,
+      },
+      { mcpServers },
+    );
+    expectIssue(
+      tool({ server: "github", tool: "serch", arguments: { query: "x" } }),
+      "UNKNOWN_MCP_TOOL",
+      {
+        path: ["steps", 0, "config", "tool"],
+        message: /has no tool named "serch" \(it offers: search, whoami.*Did you mean "search"\?/,
+      },
+      { mcpServers },
+    );
+    expectIssue(
+      tool({ server: "github", tool: "search", arguments: {} }),
+      "MISSING_TOOL_ARGUMENT",
+      {
+        path: ["steps", 0, "config", "arguments", "query"],
+        message: /requires the argument "query"/,
+      },
+      { mcpServers },
+    );
+    const ok = (config: Record<string, unknown>, options?: ValidateOptions) =>
+      expect(issuesOf(tool(config), options).filter((i) => i.severity === "error")).toEqual([]);
+    ok({ server: "github", tool: "search", arguments: { query: "{{ run.id }}" } }, { mcpServers });
+    // An uncached list checks only the server; no workspace context checks nothing.
+    ok({ server: "fresh", tool: "anything" }, { mcpServers });
+    ok({ server: "anywhere", tool: "anything" });
   });
 
   it("PRIVATE_ADDRESS warns about literal private, loopback and metadata hosts", () => {

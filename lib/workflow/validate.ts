@@ -52,7 +52,18 @@ export interface ValidateOptions {
   readonly forbiddenStepTypes?: readonly string[];
   /** Workspace policy: a lower cap on steps than the definition's constraints.maxSteps. */
   readonly maxSteps?: number;
+  /**
+   * The workspace's MCP servers by name (server-side validation passes them): `tool` steps must
+   * name one, and when its tool list is known (`tools` not null) a tool it has, with every
+   * required argument. Omitted = not checked (the editor, pure callers).
+   */
+  readonly mcpServers?: McpServerCatalog;
 }
+
+export type McpServerCatalog = Record<
+  string,
+  { tools: ReadonlyArray<{ name: string; required: readonly string[] }> | null }
+>;
 
 export interface ValidationResult {
   /** True when there is no error-severity issue (warnings allowed). */
@@ -616,6 +627,54 @@ function checkStepPolicy(checker: Checker, view: StepView): void {
   }
   if (view.type === "propose_change" && isPlainObject(config.definition))
     checkProposedDefinition(checker, view, config.definition);
+  if (view.type === "tool" && options.mcpServers) checkToolStep(checker, view, config);
+}
+
+function checkToolStep(checker: Checker, view: StepView, config: Record<string, unknown>): void {
+  const catalog = checker.options.mcpServers!;
+  const subject = `Step "${view.id}" (tool)`;
+  const at = (...field: Array<string | number>) => [...view.path, "config", ...field];
+  const { server, tool } = config;
+  if (typeof server !== "string" || typeof tool !== "string") return;
+  const known = Object.prototype.hasOwnProperty.call(catalog, server) ? catalog[server] : undefined;
+  if (!known) {
+    const names = Object.keys(catalog);
+    checker.issues.push(
+      makeIssue(
+        "UNKNOWN_MCP_SERVER",
+        `${subject}: no MCP server named "${server}" is configured in this workspace${names.length ? ` (configured: ${names.join(", ")})` : ""}; a workspace admin adds servers under Settings → Integrations.${didYouMean(server, names)}`,
+        at("server"),
+        { stepId: view.id },
+      ),
+    );
+    return;
+  }
+  if (!known.tools) return;
+  const found = known.tools.find((t) => t.name === tool);
+  if (!found) {
+    const names = known.tools.map((t) => t.name);
+    checker.issues.push(
+      makeIssue(
+        "UNKNOWN_MCP_TOOL",
+        `${subject}: MCP server "${server}" has no tool named "${tool}" (it offers: ${names.join(", ") || "none"}, as of its last tool list).${didYouMean(tool, names)}`,
+        at("tool"),
+        { stepId: view.id },
+      ),
+    );
+    return;
+  }
+  const args = isPlainObject(config.arguments) ? config.arguments : {};
+  for (const name of found.required) {
+    if (!Object.prototype.hasOwnProperty.call(args, name))
+      checker.issues.push(
+        makeIssue(
+          "MISSING_TOOL_ARGUMENT",
+          `${subject}: tool "${tool}" requires the argument "${name}"; add it to config.arguments.`,
+          at("arguments", name),
+          { stepId: view.id },
+        ),
+      );
+  }
 }
 
 /** The URLs a step calls out to, by config field (the private-address hint; the proposal risk rules). */

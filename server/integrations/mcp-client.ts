@@ -36,6 +36,12 @@ export interface McpCallResult {
   structuredContent?: unknown;
 }
 
+/** The argument names a tool's input schema marks required (top level only). */
+export function requiredArguments(inputSchema: Record<string, unknown> | undefined): string[] {
+  const required = inputSchema?.required;
+  return Array.isArray(required) ? required.filter((r): r is string => typeof r === "string") : [];
+}
+
 export class McpError extends Error {
   constructor(
     message: string,

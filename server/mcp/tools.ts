@@ -248,6 +248,12 @@ export function registerTools(server: McpServer, { ctx, signal }: ToolContext): 
           .max(500)
           .optional()
           .describe("requiresApproval.resumeToken from run_workflow/get_run; checked when given"),
+        form: z
+          .record(z.string(), z.unknown())
+          .optional()
+          .describe(
+            "The gate's form values when it declares a form (field name → value); required fields must be given to approve, ignored when rejecting",
+          ),
         waitMs: waitMs(DEFAULT_RUN_WAIT_MS),
       },
     },
@@ -261,6 +267,7 @@ export function registerTools(server: McpServer, { ctx, signal }: ToolContext): 
           approve: args.decision === "approve",
           reason: args.comment,
           resumeToken: args.resumeToken,
+          ...(args.form ? { form: args.form } : {}),
         },
         via: "mcp",
       });

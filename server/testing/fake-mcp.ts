@@ -9,7 +9,30 @@ export interface FakeMcp extends LocalServer {
   url: string;
   calls: Array<{ name: string; arguments: unknown }>;
   methods: string[];
+  /** The next N `tools/call` requests answer 503 (a transport failure), then calls work again. */
+  failNextCalls: number;
 }
+
+export interface FakeMcpOptions {
+  /**
+   * Also serve the `tool` step's test tools: `weather` (structured content, requires `city`) and
+   * `slow` (answers after `ms` milliseconds).
+   */
+  extended?: boolean;
+}
+
+const EXTENDED_TOOLS = [
+  {
+    name: "weather",
+    description: "Current weather of a city",
+    inputSchema: {
+      type: "object",
+      properties: { city: { type: "string" }, unit: { type: "string" } },
+      required: ["city"],
+    },
+  },
+  { name: "slow", description: "Answers after ms milliseconds", inputSchema: { type: "object" } },
+];
 
 const TOOLS = [
   {
@@ -28,11 +51,14 @@ const TOOLS = [
 export async function startFakeMcp(
   mode: "json" | "sse" | "sse-open" = "json",
   pageSize = 2,
+  options: FakeMcpOptions = {},
 ): Promise<FakeMcp> {
   const sessionId = `sess-${Math.random().toString(36).slice(2)}`;
   const calls: FakeMcp["calls"] = [];
   const methods: string[] = [];
-  const server = await startHttpServer((req, res, body) => {
+  const tools = options.extended ? [...TOOLS, ...EXTENDED_TOOLS] : TOOLS;
+  const state = { failNextCalls: 0 };
+  const server = await startHttpServer(async (req, res, body) => {
     if (req.method === "DELETE") {
       res.writeHead(204);
       return res.end();
@@ -58,6 +84,10 @@ export async function startFakeMcp(
       res.writeHead(202);
       return res.end();
     }
+    if (msg.method === "tools/call" && state.failNextCalls > 0) {
+      state.failNextCalls--;
+      return sendJson(res, 503, { error: "temporarily unavailable" });
+    }
     let result: unknown;
     let error: { code: number; message: string } | undefined;
     switch (msg.method) {
@@ -70,10 +100,10 @@ export async function startFakeMcp(
         break;
       case "tools/list": {
         const start = Number(msg.params?.cursor ?? 0);
-        const page = TOOLS.slice(start, start + pageSize);
+        const page = tools.slice(start, start + pageSize);
         result = {
           tools: page,
-          ...(start + pageSize < TOOLS.length ? { nextCursor: String(start + pageSize) } : {}),
+          ...(start + pageSize < tools.length ? { nextCursor: String(start + pageSize) } : {}),
         };
         break;
       }
@@ -90,7 +120,17 @@ export async function startFakeMcp(
           result = { content: [{ type: "text", text: JSON.stringify(args) }], isError: false };
         else if (name === "explode")
           result = { content: [{ type: "text", text: "kaboom" }], isError: true };
-        else error = { code: -32602, message: `Unknown tool: ${name}` };
+        else if (options.extended && name === "weather") {
+          const weather = { city: String(args.city), tempC: 21, unit: args.unit ?? "C" };
+          result = {
+            content: [{ type: "text", text: `${weather.city}: ${weather.tempC} degrees` }],
+            structuredContent: weather,
+            isError: false,
+          };
+        } else if (options.extended && name === "slow") {
+          await new Promise((r) => setTimeout(r, Number(args.ms ?? 0)));
+          result = { content: [{ type: "text", text: "done" }], isError: false };
+        } else error = { code: -32602, message: `Unknown tool: ${name}` };
         break;
       }
       default:
@@ -111,5 +151,16 @@ export async function startFakeMcp(
     res.write(`event: message\ndata: ${JSON.stringify(response)}\n\n`);
     if (mode === "sse") res.end();
   });
-  return { ...server, url: `${server.origin}/mcp`, calls, methods };
+  return {
+    ...server,
+    url: `${server.origin}/mcp`,
+    calls,
+    methods,
+    get failNextCalls() {
+      return state.failNextCalls;
+    },
+    set failNextCalls(n: number) {
+      state.failNextCalls = n;
+    },
+  };
 }

@@ -630,6 +630,14 @@ const CASES: Record<string, Case> = {
     access: "admin",
     input: () => ({ host: "127.0.0.1", port: 9, secure: false, from: "a@example.com" }),
   },
+  "settings.updateMcpServers": {
+    access: "admin",
+    input: () => ({ mcpServers: [{ name: "tools", url: "https://mcp.example.com/mcp" }] }),
+  },
+  "settings.testMcpServer": {
+    access: "admin",
+    input: () => ({ name: "tools", url: "http://127.0.0.1:9/mcp" }),
+  },
 };
 
 function secretName(): string {

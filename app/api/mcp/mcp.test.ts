@@ -360,6 +360,51 @@ describe("MCP server: runs", () => {
     );
   });
 
+  it("approve_run takes the gate's form: the fields are shown, a missing one is refused, the values reach later steps", async () => {
+    const wf = await e.workflow({
+      ...gateDef,
+      name: "Gated form",
+      steps: [
+        {
+          id: "ask",
+          type: "approval",
+          config: {
+            prompt: "Ship {{ input.version }}?",
+            form: { ticket: { type: "string", required: true } },
+            priority: "urgent",
+          },
+        },
+        {
+          id: "ship",
+          type: "transform",
+          config: { value: "shipped under {{ steps.ask.output.data.form.ticket }}" },
+        },
+      ],
+    });
+    const editor = await connect(tokens.editor);
+    const env = await ok<{ executionId: string; requiresApproval: Record<string, unknown> }>(
+      editor,
+      "run_workflow",
+      { workflow: wf, waitMs: 20_000 },
+    );
+    expect(env.requiresApproval).toMatchObject({
+      form: { ticket: { type: "string", required: true } },
+      priority: "urgent",
+    });
+    const approver = await connect(tokens.ownerApprover);
+    const runId = env.executionId;
+    expect(errorText(await call(approver, "approve_run", { runId, decision: "approve" }))).toMatch(
+      /Field "ticket" is required/,
+    );
+    const decided = await ok<{ status: string; output: unknown }>(approver, "approve_run", {
+      runId,
+      decision: "approve",
+      form: { ticket: "OPS-42" },
+      waitMs: 20_000,
+    });
+    expect(decided).toMatchObject({ status: "ok", output: "shipped under OPS-42" });
+  });
+
   it("answers status running when the wait runs out, and get_run follows up", async () => {
     const wf = await e.workflow({
       schemaVersion: 1,

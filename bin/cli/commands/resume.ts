@@ -8,7 +8,7 @@ import { failedRunEnvelope, progressEvent } from "./run";
 
 const DECISIONS = { approve: true, deny: false } as const;
 
-/** `--execution-id/--resume-token/--decision/--reason`, or the same keys as JSON on stdin. */
+/** `--execution-id/--resume-token/--decision/--reason/--form`, or the same keys as JSON on stdin. */
 export function buildResumeRequest(
   values: Record<string, string | boolean | undefined>,
   stdin: unknown,
@@ -27,6 +27,7 @@ export function buildResumeRequest(
   const resumeToken = pick("resume-token", "resumeToken");
   const decision = pick("decision", "decision");
   const reason = pick("reason", "reason");
+  const form = formOf(str(values, "form"), req.form);
   if (!executionId) throw usageError("Give --execution-id <run_…> (the envelope's executionId)");
   if (!resumeToken)
     throw usageError(
@@ -39,21 +40,38 @@ export function buildResumeRequest(
     resumeToken,
     approve: DECISIONS[decision],
     ...(reason ? { reason } : {}),
+    ...(form ? { form } : {}),
     wait: values.wait !== false,
   };
+}
+
+/** The gate's form values: `--form '{"ticket":"OPS-1"}'`, or a `form` object on stdin. */
+function formOf(flag: string | undefined, fromStdin: unknown): Record<string, unknown> | null {
+  let form: unknown = fromStdin;
+  if (flag !== undefined) {
+    try {
+      form = JSON.parse(flag);
+    } catch (e) {
+      throw usageError(`--form must be a JSON object: ${(e as Error).message}`);
+    }
+  }
+  if (form === undefined || form === null) return null;
+  if (!isObject(form)) throw usageError("--form must be a JSON object of field values");
+  return form;
 }
 
 export const resumeCommand: Command = {
   name: "resume",
   summary: "Approve or deny a run's approval gate, then wait for the outcome",
   help: `Usage: sluice resume --execution-id <run_…> --resume-token <wrf_rt_…> --decision approve|deny
-                    [--reason <text>] [--no-wait]
+                    [--reason <text>] [--form <json>] [--no-wait]
 
 Decides the gate the resume token names (POST /api/v1/runs/{id}/approve), then follows
 the run like \`sluice run\` until it finishes or stops at the next gate: the envelope on
 stdout (with "decision"), the run's new events as NDJSON on stderr. Denying needs a
---reason. The same keys are accepted as JSON on stdin
-({ "executionId", "resumeToken", "decision", "reason" }).
+--reason. A gate with a form (requiresApproval.form) takes its values as --form, a JSON
+object; they are ignored when denying. The same keys are accepted as JSON on stdin
+({ "executionId", "resumeToken", "decision", "reason", "form" }).
 
 Exit codes: as \`sluice run\`; 20 when the token does not match the gate (or the gate
 was already decided or expired); 30 when you may not decide it (e.g. your own run).
@@ -65,6 +83,7 @@ Example:
     "resume-token": { type: "string" },
     decision: { type: "string" },
     reason: { type: "string" },
+    form: { type: "string" },
     wait: { type: "boolean" },
   },
   errorEnvelope: (error, args) =>
@@ -88,7 +107,12 @@ Example:
     const before = await listEvents(api, req.executionId, 0);
     const after = before.length ? before[before.length - 1]!.id : 0;
     const { body: decision } = await api.request("POST", `/runs/${runId}/approve`, {
-      body: { approve: req.approve, resumeToken: req.resumeToken, reason: req.reason },
+      body: {
+        approve: req.approve,
+        resumeToken: req.resumeToken,
+        reason: req.reason,
+        ...(req.form ? { form: req.form } : {}),
+      },
     });
     progress({ type: "cli.decided", runId: req.executionId, ...decision });
     try {

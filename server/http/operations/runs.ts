@@ -141,6 +141,10 @@ export const approveRunOp = defineOperation({
     approve: z.boolean(),
     resumeToken: z.string().max(500).meta({ description: "`wrf_rt_…` from GET /runs/{id}" }),
     reason: z.string().max(2_000).optional(),
+    form: z.record(z.string(), z.unknown()).optional().meta({
+      description:
+        "The gate's form values (`pendingApprovals[].form` in GET /runs/{id} lists the fields); required fields must be given to approve, ignored when rejecting. A bad value is a 400 naming `form.<field>`.",
+    }),
   }),
   responses: { 200: { description: "The decision", schema: JsonObject } },
   errors: [409],

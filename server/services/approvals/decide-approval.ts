@@ -4,6 +4,8 @@ import { approvalDecisions, approvals, runs, users } from "@/db/schema";
 import { isUniqueViolation } from "@/db/errors";
 import { newId } from "@/lib/ids";
 import { DecideApprovalInput } from "@/lib/schemas/runs";
+import type { InputSpec } from "@/lib/workflow/definition";
+import { FORM_FIELD_WORDS, resolveRunInput } from "@/lib/workflow/inputs";
 import { EVENTS } from "@/inngest/events";
 import {
   ConflictError,
@@ -100,6 +102,7 @@ export async function decideApproval({
       { userId, email: me?.email ?? "", role: ws.role },
     );
     if (refusal) throw new ForbiddenError(refusal);
+    const formData = approve ? approvalForm(a.form, parsed.data.form) : null;
 
     try {
       await tx.transaction(async (sp) => {
@@ -114,6 +117,7 @@ export async function decideApproval({
           reason,
           shownHash: a.shownHash,
           via,
+          formData,
           createdAt: now,
         });
       });
@@ -200,6 +204,7 @@ export async function decideApproval({
         via,
         shownHash: a.shownHash,
         final: final ?? "pending",
+        ...(formData ? { form: formData } : {}),
       },
     });
     return {
@@ -210,4 +215,25 @@ export async function decideApproval({
       quorum: a.quorum,
     };
   });
+}
+
+/**
+ * An approving decision's form values, checked against the gate's form with the run-input rules
+ * (types, enums, required, defaults, unknown names): each problem names its field (`form.<name>`).
+ * A gate without a form takes none. Rejecting never needs one (the caller skips this).
+ */
+function approvalForm(
+  form: Record<string, unknown> | null,
+  given: Record<string, unknown> | undefined,
+): Record<string, unknown> | null {
+  if (!form) return null;
+  const result = resolveRunInput(form as Record<string, InputSpec>, given ?? {}, FORM_FIELD_WORDS);
+  if (result.ok) return result.value;
+  throw new ValidationError(
+    `The approval form is incomplete or invalid: ${result.issues.map((i) => i.message).join(" ")}`,
+    result.issues.map((i) => ({
+      path: i.name ? ["form", i.name] : ["form"],
+      message: i.message,
+    })),
+  );
 }

@@ -1,20 +1,38 @@
 import "server-only";
-import { and, desc, eq, inArray, ne } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, ne, sql, type SQL } from "drizzle-orm";
 import { approvalDecisions, approvals, runs, users, workflows } from "@/db/schema";
 import { ListApprovalsInput } from "@/lib/schemas/runs";
 import { fromZodError } from "../../errors";
 import { requireRole, requireUserId, type ServiceContext } from "../context";
 import { approverRefusal } from "./approval-rules";
 
+/** Most urgent first; unknown values (none are written) sort with normal. */
+const PRIORITY_RANK = sql`case ${approvals.priority} when 'urgent' then 0 when 'high' then 1 when 'low' then 3 else 2 end`;
+
+function pendingOrder(sort: ListApprovalsInput["sort"]): SQL[] {
+  switch (sort) {
+    case "priority":
+      return [asc(PRIORITY_RANK), asc(approvals.dueAt), asc(approvals.expiresAt)];
+    case "due":
+      // Gates without a due date come after every dated one, soonest expiry first.
+      return [sql`${approvals.dueAt} asc nulls last`, asc(approvals.expiresAt)];
+    case "newest":
+      return [desc(approvals.createdAt)];
+    default:
+      return [asc(approvals.expiresAt)];
+  }
+}
+
 /**
  * The approvals inbox. `pending` + `mine`: gates waiting that the caller may decide (and has not
  * decided yet); `pending` + `all`: every open gate with who may decide it; `decided`: history.
+ * `approvalId` narrows to one gate (the deep link), whatever its status.
  */
 export async function listApprovals({ ctx, input }: { ctx: ServiceContext; input?: unknown }) {
   const ws = requireRole(ctx, "viewer");
   const parsed = ListApprovalsInput.safeParse(input ?? {});
   if (!parsed.success) throw fromZodError(parsed.error);
-  const { scope, status, limit } = parsed.data;
+  const { scope, status, limit, sort, approvalId } = parsed.data;
   const userId = requireUserId(ctx);
   const [me] = await ctx.db.select({ email: users.email }).from(users).where(eq(users.id, userId));
   const rows = await ctx.db
@@ -33,6 +51,9 @@ export async function listApprovals({ ctx, input }: { ctx: ServiceContext; input
       allowInitiator: approvals.allowInitiator,
       initiatorUserId: approvals.initiatorUserId,
       expiresAt: approvals.expiresAt,
+      form: approvals.form,
+      priority: approvals.priority,
+      dueAt: approvals.dueAt,
       decidedAt: approvals.decidedAt,
       decisionReason: approvals.decisionReason,
       createdAt: approvals.createdAt,
@@ -44,11 +65,15 @@ export async function listApprovals({ ctx, input }: { ctx: ServiceContext; input
     .where(
       and(
         eq(approvals.workspaceId, ws.id),
-        status === "pending" ? eq(approvals.status, "pending") : ne(approvals.status, "pending"),
+        approvalId
+          ? eq(approvals.id, approvalId)
+          : status === "pending"
+            ? eq(approvals.status, "pending")
+            : ne(approvals.status, "pending"),
       ),
     )
-    .orderBy(status === "pending" ? approvals.expiresAt : desc(approvals.decidedAt))
-    .limit(scope === "mine" && status === "pending" ? 500 : limit);
+    .orderBy(...(status === "pending" ? pendingOrder(sort) : [desc(approvals.decidedAt)]))
+    .limit(scope === "mine" && status === "pending" && !approvalId ? 500 : limit);
   const decisions = rows.length
     ? await ctx.db
         .select({
@@ -58,6 +83,7 @@ export async function listApprovals({ ctx, input }: { ctx: ServiceContext; input
           decision: approvalDecisions.decision,
           reason: approvalDecisions.reason,
           via: approvalDecisions.via,
+          form: approvalDecisions.formData,
           createdAt: approvalDecisions.createdAt,
         })
         .from(approvalDecisions)
@@ -91,6 +117,8 @@ export async function listApprovals({ ctx, input }: { ctx: ServiceContext; input
     };
   });
   const filtered =
-    scope === "mine" && status === "pending" ? items.filter((i) => i.canDecide) : items;
+    scope === "mine" && status === "pending" && !approvalId
+      ? items.filter((i) => i.canDecide)
+      : items;
   return filtered.slice(0, limit);
 }

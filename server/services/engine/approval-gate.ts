@@ -1,6 +1,6 @@
 import "server-only";
 import { createHash } from "node:crypto";
-import { and, eq } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { approvalDecisions, approvals } from "@/db/schema";
 import { newId } from "@/lib/ids";
@@ -21,6 +21,10 @@ export interface OpenApprovalArgs {
   initiatorUserId: string | null;
   onTimeout: "approve" | "reject";
   expiresAt: Date;
+  /** The approver's form (field name → InputSpec), if the step declares one. */
+  form?: Record<string, unknown> | null;
+  priority?: string;
+  dueAt?: Date | null;
   now: Date;
 }
 
@@ -68,6 +72,9 @@ export async function openApproval(
         onTimeout: a.onTimeout,
         shownHash: shownHash(a.prompt, a.items),
         expiresAt: a.expiresAt,
+        form: a.form ?? null,
+        priority: a.priority ?? "normal",
+        dueAt: a.dueAt ?? null,
         createdAt: a.now,
       })
       .onConflictDoNothing()
@@ -86,6 +93,8 @@ export async function openApproval(
               prompt: a.prompt,
               quorum: a.quorum,
               expiresAt: a.expiresAt.toISOString(),
+              priority: a.priority ?? "normal",
+              ...(a.dueAt ? { dueAt: a.dueAt.toISOString() } : {}),
             },
           },
         ],
@@ -122,7 +131,19 @@ export interface ApprovalOutcome {
   /** `approval_timeout` when the gate expired and onTimeout applied. */
   reason: string | null;
   timedOut: boolean;
-  decisions: { userId: string; decision: string; reason: string; via: string; at: string }[];
+  decisions: {
+    userId: string;
+    decision: string;
+    reason: string;
+    via: string;
+    at: string;
+    form?: Record<string, unknown>;
+  }[];
+  /**
+   * The form values of the approval that completed the quorum (the last approving decision),
+   * when the gate has a form and was approved by people; null otherwise (rejected, timed out).
+   */
+  form: Record<string, unknown> | null;
 }
 
 /**
@@ -173,9 +194,11 @@ export async function closeApproval(
         reason: approvalDecisions.reason,
         via: approvalDecisions.via,
         at: approvalDecisions.createdAt,
+        formData: approvalDecisions.formData,
       })
       .from(approvalDecisions)
-      .where(eq(approvalDecisions.approvalId, a.id));
+      .where(eq(approvalDecisions.approvalId, a.id))
+      .orderBy(asc(approvalDecisions.createdAt), asc(approvalDecisions.id));
     const effective: "approved" | "rejected" =
       status === "approved"
         ? "approved"
@@ -184,11 +207,17 @@ export async function closeApproval(
             ? "approved"
             : "rejected"
           : "rejected";
+    const lastApproval = decisions.filter((d) => d.decision === "approved").at(-1);
     return {
       status: effective,
       reason,
       timedOut,
-      decisions: decisions.map((d) => ({ ...d, at: d.at.toISOString() })),
+      decisions: decisions.map(({ formData, ...d }) => ({
+        ...d,
+        at: d.at.toISOString(),
+        ...(formData ? { form: formData } : {}),
+      })),
+      form: status === "approved" && a.form ? (lastApproval?.formData ?? null) : null,
     };
   });
 }

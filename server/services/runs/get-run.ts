@@ -84,6 +84,9 @@ export async function getRun({ ctx, input }: { ctx: ServiceContext; input: unkno
       quorum: a.quorum,
       expiresAt: a.expiresAt,
       approvers: a.approvers,
+      form: a.form,
+      priority: a.priority,
+      dueAt: a.dueAt,
       ...decisionRight(a, userId, me?.email ?? "", ws.role, decidedByMe),
       // The token is a credential for deciding: only people who may decide gates see it.
       resumeToken: !hasRole(ws.role, "approver")

@@ -11,7 +11,9 @@ import {
   readRawSettings,
 } from "../settings/read-settings";
 
-const INTEGRATION_LABELS = { llm: "LLM endpoint", smtp: "SMTP" } as const;
+const INTEGRATION_LABELS: Record<string, string> = { llm: "LLM endpoint", smtp: "SMTP" };
+const integrationLabel = (u: string) =>
+  INTEGRATION_LABELS[u] ?? (u.startsWith("mcp:") ? `MCP server ${u.slice(4)}` : u);
 
 /**
  * Deletes a secret. Refused while a workspace integration names it (the integration would break
@@ -28,7 +30,7 @@ export async function deleteSecret({ ctx, input }: { ctx: ServiceContext; input:
     const users = integrationsUsingSecret(settings, name);
     if (users.length) {
       throw new ConflictError(
-        `Secret ${name} is used by the ${users.map((u) => INTEGRATION_LABELS[u]).join(" and ")} integration; change that under Settings → Integrations first.`,
+        `Secret ${name} is used by the ${users.map(integrationLabel).join(" and ")} integration; change that under Settings → Integrations first.`,
       );
     }
     const done = await tx

@@ -15,9 +15,11 @@ export async function getWorkspaceSettings({ ctx }: { ctx: ServiceContext }) {
   const ws = requireRole(ctx, "viewer");
   const raw = await readRawSettings(ctx.db, ws.id);
   const settings = parseWorkspaceSettings(raw);
-  const referenced = [settings.llm?.apiKeySecret, settings.smtp?.passwordSecret].filter(
-    (n): n is string => typeof n === "string",
-  );
+  const referenced = [
+    settings.llm?.apiKeySecret,
+    settings.smtp?.passwordSecret,
+    ...settings.mcpServers.map((s) => s.apiKeySecret),
+  ].filter((n): n is string => typeof n === "string");
   const existing = referenced.length
     ? await ctx.db
         .select({ name: secrets.name })
@@ -29,6 +31,7 @@ export async function getWorkspaceSettings({ ctx }: { ctx: ServiceContext }) {
     policies: settings.policies,
     llm: settings.llm,
     smtp: settings.smtp,
+    mcpServers: settings.mcpServers,
     missingSecrets: [...new Set(referenced.filter((n) => !found.has(n)))],
     admission: admissionView(
       {

@@ -5,6 +5,7 @@ import { workspaces } from "@/db/schema";
 import {
   DEFAULT_WORKSPACE_POLICIES,
   LlmIntegration,
+  McpServerIntegration,
   SmtpIntegration,
   WorkspacePolicies,
   type WorkspaceSettings,
@@ -16,6 +17,7 @@ export interface ParsedWorkspaceSettings {
   policies: WorkspacePolicies;
   llm: LlmIntegration | null;
   smtp: SmtpIntegration | null;
+  mcpServers: McpServerIntegration[];
 }
 
 /**
@@ -63,6 +65,13 @@ export function parseWorkspaceSettings(raw: unknown): ParsedWorkspaceSettings {
       obj.smtp === undefined
         ? null
         : field<SmtpIntegration | null>(SmtpIntegration, obj.smtp, null),
+    // Per entry, like the fields above: one malformed server does not hide the others.
+    mcpServers: Array.isArray(obj.mcpServers)
+      ? obj.mcpServers.flatMap((s) => {
+          const r = McpServerIntegration.safeParse(s);
+          return r.success ? [r.data] : [];
+        })
+      : [],
   };
 }
 
@@ -101,13 +110,12 @@ export async function writeSettingsKeys(
   return next;
 }
 
-/** Integrations that reference a secret by name ("llm", "smtp"). */
-export function integrationsUsingSecret(
-  settings: ParsedWorkspaceSettings,
-  name: string,
-): ("llm" | "smtp")[] {
-  const used: ("llm" | "smtp")[] = [];
+/** Integrations that reference a secret by name ("llm", "smtp", "mcp:<server>"). */
+export function integrationsUsingSecret(settings: ParsedWorkspaceSettings, name: string): string[] {
+  const used: string[] = [];
   if (settings.llm?.apiKeySecret === name) used.push("llm");
   if (settings.smtp?.passwordSecret === name) used.push("smtp");
+  for (const server of settings.mcpServers)
+    if (server.apiKeySecret === name) used.push(`mcp:${server.name}`);
   return used;
 }

@@ -24,6 +24,10 @@ import { testSmtpIntegration } from "./test-smtp-integration";
 import { updateLlmIntegration } from "./update-llm-integration";
 import { updateSmtpIntegration } from "./update-smtp-integration";
 import { updateWorkspacePolicies } from "./update-workspace-policies";
+import { deleteSecret } from "../secrets/delete-secret";
+import { loadMcpServer } from "./load-mcp-server";
+import { testMcpServer } from "./test-mcp-server";
+import { updateMcpServers } from "./update-mcp-servers";
 
 let t: TestDb;
 let openai: FakeOpenAi;
@@ -73,6 +77,7 @@ describe("workspace policies", () => {
         },
         llm: null,
         smtp: null,
+        mcpServers: [],
         missingSecrets: [],
         canEdit: false,
         admission: expect.objectContaining({
@@ -321,6 +326,49 @@ describe("integrations", () => {
     expect(await loadWorkspaceIntegrations(t.db, testKeys, fx.workspaceId, ["llm"])).toEqual({
       secretValues: [],
     });
+  });
+
+  it("saves MCP servers (unique names, existing secrets), loads one with its key for the engine, audited", async () => {
+    const fx = await createWorkspaceFixture(t.db, "Mcp");
+    const github = { name: "github", url: "https://mcp.example.com/mcp", apiKeySecret: "GH_KEY" };
+    await expect(
+      updateMcpServers({ ctx: fx.ctx("admin"), input: { mcpServers: [github] } }),
+    ).rejects.toThrow(/Secret GH_KEY does not exist/);
+    await createSecret({ ctx: fx.ctx("admin"), input: { name: "GH_KEY", value: "gh-key-12345" } });
+    const dup = await updateMcpServers({
+      ctx: fx.ctx("admin"),
+      input: { mcpServers: [github, { ...github, apiKeySecret: undefined }] },
+    }).catch((e: unknown) => e);
+    expect(dup).toBeInstanceOf(ValidationError);
+    expect((dup as ValidationError).message).toMatch(/already named github/);
+    await expect(
+      updateMcpServers({ ctx: fx.ctx("editor"), input: { mcpServers: [github] } }),
+    ).rejects.toBeInstanceOf(ForbiddenError);
+    await updateMcpServers({ ctx: fx.ctx("admin"), input: { mcpServers: [github] } });
+    expect((await getWorkspaceSettings({ ctx: fx.ctx("viewer") })).mcpServers).toEqual([github]);
+    expect(await loadMcpServer(t.db, testKeys, fx.workspaceId, "github")).toEqual({
+      server: {
+        name: "github",
+        url: github.url,
+        headers: { authorization: "Bearer gh-key-12345" },
+      },
+      secretValues: ["gh-key-12345"],
+    });
+    expect(await loadMcpServer(t.db, testKeys, fx.workspaceId, "gitlab")).toBeNull();
+    // The secret is in use: deleting it is refused, naming the server.
+    await expect(deleteSecret({ ctx: fx.ctx("admin"), input: { name: "GH_KEY" } })).rejects.toThrow(
+      /used by the MCP server github integration/,
+    );
+    const [audit] = await audits(fx, "workspace.mcp_servers_updated");
+    expect(audit!.data).toEqual({ before: [], after: [github] });
+    expect(JSON.stringify(audit)).not.toContain("gh-key-12345");
+    // Testing a loopback server without an allowed private host: refused by the SSRF guard.
+    const refused = await testMcpServer({
+      ctx: fx.ctx("admin"),
+      input: { name: "local", url: "http://127.0.0.1:9/mcp" },
+    });
+    expect(refused.ok).toBe(false);
+    expect(refused.message).toMatch(/127\.0\.0\.1/);
   });
 
   it("tests an LLM endpoint for real, through the SSRF guard, and reports the exact error without the key", async () => {

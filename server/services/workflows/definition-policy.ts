@@ -6,10 +6,12 @@ import {
   canonicalJson,
   hashNormalizedDefinition,
   validateDefinition,
+  type ValidateOptions,
   type ValidationIssue,
   type WorkflowDefinition,
 } from "@/lib/workflow";
 import { ValidationError } from "../../errors";
+import { loadMcpCatalog } from "../settings/load-mcp-catalog";
 
 /** The workspace's forbidden step types (Settings → Policies), applied on publish and apply. */
 export async function workspaceForbiddenStepTypes(
@@ -22,6 +24,17 @@ export async function workspaceForbiddenStepTypes(
     .where(eq(workspaces.id, workspaceId));
   const list = (ws?.settings as { forbiddenStepTypes?: unknown } | undefined)?.forbiddenStepTypes;
   return Array.isArray(list) ? list.filter((x): x is string => typeof x === "string") : [];
+}
+
+/** Everything validation checks against the workspace: its policy and its MCP servers. */
+export async function workspaceValidateOptions(
+  db: Queryable,
+  workspaceId: string,
+): Promise<ValidateOptions> {
+  return {
+    forbiddenStepTypes: await workspaceForbiddenStepTypes(db, workspaceId),
+    mcpServers: await loadMcpCatalog(db, workspaceId),
+  };
 }
 
 export interface CompiledDefinition {
@@ -39,9 +52,7 @@ export async function compileDefinition(
   input: unknown,
   what = "The definition",
 ): Promise<CompiledDefinition> {
-  const result = validateDefinition(input, {
-    forbiddenStepTypes: await workspaceForbiddenStepTypes(db, workspaceId),
-  });
+  const result = validateDefinition(input, await workspaceValidateOptions(db, workspaceId));
   const errors = result.issues.filter((i) => i.severity === "error");
   if (!result.ok || !result.definition) {
     const first = errors[0];

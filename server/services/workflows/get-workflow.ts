@@ -5,7 +5,7 @@ import { GetWorkflowInput } from "@/lib/schemas/workflows";
 import { validateDefinition } from "@/lib/workflow";
 import { NotFoundError, fromZodError } from "../../errors";
 import { requireRole, type ServiceContext } from "../context";
-import { workspaceForbiddenStepTypes } from "./definition-policy";
+import { workspaceValidateOptions } from "./definition-policy";
 import { currentVersion } from "./load-workflow";
 
 /** A workflow by id or slug with its draft, the draft's validation issues and the current version. */
@@ -28,9 +28,7 @@ export async function getWorkflow({ ctx, input }: { ctx: ServiceContext; input: 
       "workflowId" in parsed.data ? parsed.data.workflowId : parsed.data.slug,
     );
   const current = await currentVersion(ctx.db, wf);
-  const validation = validateDefinition(wf.draft, {
-    forbiddenStepTypes: await workspaceForbiddenStepTypes(ctx.db, ws.id),
-  });
+  const validation = validateDefinition(wf.draft, await workspaceValidateOptions(ctx.db, ws.id));
   return {
     id: wf.id,
     name: wf.name,

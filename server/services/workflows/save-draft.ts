@@ -5,7 +5,7 @@ import { MAX_DEFINITION_BYTES, SaveDraftInput } from "@/lib/schemas/workflows";
 import { deepEqual, hashDefinition, validateDefinition } from "@/lib/workflow";
 import { ConflictError, PayloadTooLargeError, fromZodError } from "../../errors";
 import { requireRole, requireUserId, type ServiceContext } from "../context";
-import { workspaceForbiddenStepTypes } from "./definition-policy";
+import { workspaceValidateOptions } from "./definition-policy";
 import { loadWorkflow } from "./load-workflow";
 
 /**
@@ -22,9 +22,7 @@ export async function saveDraft({ ctx, input }: { ctx: ServiceContext; input: un
   const json = JSON.stringify(definition ?? null);
   if (json.length > MAX_DEFINITION_BYTES)
     throw new PayloadTooLargeError(`The draft is larger than ${MAX_DEFINITION_BYTES} bytes`);
-  const validation = validateDefinition(definition, {
-    forbiddenStepTypes: await workspaceForbiddenStepTypes(ctx.db, ws.id),
-  });
+  const validation = validateDefinition(definition, await workspaceValidateOptions(ctx.db, ws.id));
   const draftHash =
     validation.ok && validation.definition ? hashDefinition(validation.definition) : null;
 

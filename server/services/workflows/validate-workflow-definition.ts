@@ -3,7 +3,7 @@ import { z } from "zod";
 import { hashNormalizedDefinition, validateDefinition } from "@/lib/workflow";
 import { fromZodError } from "../../errors";
 import { requireRole, type ServiceContext } from "../context";
-import { workspaceForbiddenStepTypes } from "./definition-policy";
+import { workspaceValidateOptions } from "./definition-policy";
 
 const Input = z.object({ definition: z.unknown() });
 
@@ -22,9 +22,10 @@ export async function validateWorkflowDefinition({
   const ws = requireRole(ctx, "viewer");
   const parsed = Input.safeParse(input);
   if (!parsed.success) throw fromZodError(parsed.error, "Validate");
-  const result = validateDefinition(parsed.data.definition, {
-    forbiddenStepTypes: await workspaceForbiddenStepTypes(ctx.db, ws.id),
-  });
+  const result = validateDefinition(
+    parsed.data.definition,
+    await workspaceValidateOptions(ctx.db, ws.id),
+  );
   return {
     ok: result.ok,
     hash: result.ok && result.definition ? hashNormalizedDefinition(result.definition) : null,

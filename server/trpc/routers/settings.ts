@@ -1,5 +1,7 @@
 import {
   TestLlmIntegrationInput,
+  TestMcpServerInput,
+  UpdateMcpServersInput,
   TestSmtpIntegrationInput,
   UpdateLlmIntegrationInput,
   UpdateSmtpIntegrationInput,
@@ -8,7 +10,9 @@ import {
 } from "@/lib/schemas/workspace";
 import { getWorkspaceSettings } from "../../services/settings/get-workspace-settings";
 import { testLlmIntegration } from "../../services/settings/test-llm-integration";
+import { testMcpServer } from "../../services/settings/test-mcp-server";
 import { testSmtpIntegration } from "../../services/settings/test-smtp-integration";
+import { updateMcpServers } from "../../services/settings/update-mcp-servers";
 import { updateLlmIntegration } from "../../services/settings/update-llm-integration";
 import { updateSmtpIntegration } from "../../services/settings/update-smtp-integration";
 import { updateWorkspacePolicies } from "../../services/settings/update-workspace-policies";
@@ -30,6 +34,9 @@ export const settingsRouter = router({
   updateSmtp: roleProcedure("admin")
     .input(UpdateSmtpIntegrationInput)
     .mutation(({ ctx, input }) => updateSmtpIntegration({ ctx: ctx.svc, input })),
+  updateMcpServers: roleProcedure("admin")
+    .input(UpdateMcpServersInput)
+    .mutation(({ ctx, input }) => updateMcpServers({ ctx: ctx.svc, input })),
   /** Real requests through the steps' own clients; failures come back as `{ ok: false, message }`. */
   testLlm: roleProcedure("admin")
     .input(TestLlmIntegrationInput)
@@ -37,4 +44,7 @@ export const settingsRouter = router({
   testSmtp: roleProcedure("admin")
     .input(TestSmtpIntegrationInput)
     .mutation(({ ctx, input }) => testSmtpIntegration({ ctx: ctx.svc, input })),
+  testMcpServer: roleProcedure("admin")
+    .input(TestMcpServerInput)
+    .mutation(({ ctx, input }) => testMcpServer({ ctx: ctx.svc, input })),
 });

@@ -8,7 +8,7 @@ import { loadRun } from "@/server/services/runs/load-run";
 export const dynamic = "force-dynamic";
 
 export const { GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS } = routeMethods({
-  /** Decides the gate a resume token names: `{ approve, resumeToken, reason }`. */
+  /** Decides the gate a resume token names: `{ approve, resumeToken, reason, form }`. */
   POST: endpoint(approveRunOp, async ({ ctx, params, body }) => {
     await loadRun(ctx.db, ctx.workspace!.id, params.id);
     const token = parseResumeToken(body.resumeToken);
@@ -24,6 +24,7 @@ export const { GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS } = routeMethods({
         approve: body.approve,
         resumeToken: body.resumeToken,
         reason: body.reason ?? "",
+        ...(body.form ? { form: body.form } : {}),
       },
       via: "api",
     });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { RepositoryOverride } from "@/lib/workflow/repository";
 
 export const TRIGGER_TYPES = [
   "manual",
@@ -43,6 +44,8 @@ export const StartRunInput = z.object({
   idempotencyKey: z.string().min(1).max(200).optional(),
   /** A version id; default the current published version. */
   versionId: id.optional(),
+  /** Another ref (or URL and ref) for the workflow's repository; manual runs only. */
+  repository: RepositoryOverride.optional(),
 });
 export type StartRunInput = z.input<typeof StartRunInput>;
 

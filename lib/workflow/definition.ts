@@ -8,6 +8,7 @@
 import { z } from "zod";
 import { isJsonValue } from "./json";
 import { identifier, jsonValue } from "./primitives";
+import { RepositorySpec } from "./repository";
 import { Edge, Step, STEP_TYPES } from "./steps";
 
 export const SCHEMA_VERSION = 1;
@@ -186,6 +187,7 @@ export const WorkflowDefinition = z
       .describe("Constants, referenced as {{ vars.<name> }}."),
     constraints: Constraints.prefault({}),
     timezone: Timezone.default("UTC"),
+    repository: RepositorySpec.optional(),
     steps: z
       .array(Step)
       .max(MAX_STEPS_HARD_CAP, { message: `A definition has at most ${MAX_STEPS_HARD_CAP} steps.` })

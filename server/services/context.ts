@@ -22,6 +22,8 @@ export interface ServiceConfig {
   scheduleMinIntervalSeconds?: number;
   /** The quota plan of workspaces without one (SLUICE_DEFAULT_PLAN; absent = enterprise, unlimited). */
   defaultPlan?: PlanId;
+  /** Where the per-workspace bare caches of repository context live (default: a temp folder). */
+  repositoryCacheDir?: string;
 }
 
 export interface ServiceContext {

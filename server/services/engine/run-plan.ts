@@ -2,7 +2,7 @@ import "server-only";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { runs } from "@/db/schema";
-import { WorkflowDefinition } from "@/lib/workflow";
+import { WorkflowDefinition, type RunRepository } from "@/lib/workflow";
 import type { PlanId } from "@/lib/quotas/plans";
 import type { ServiceConfig } from "../context";
 import { loadWorkspaceQuota, planBehind } from "../quotas/workspace-quota";
@@ -33,6 +33,8 @@ export interface RunPlan {
     string,
     { status: "completed" | "failed" | "skipped"; port?: string; output?: unknown; error?: unknown }
   > | null;
+  /** Repository context (SPEC §3; absent: none). sha is null until the "repository" step pins it. */
+  repository?: RunRepository | null;
   /** The plan's "steps per run" quota when it limits this run (absent: unlimited, or older plans). */
   stepsQuota?: { limit: number; plan?: PlanId };
 }
@@ -110,6 +112,10 @@ export async function loadRunPlan(
           deadlineAt ?? new Date(startedAt.getTime() + parsed.constraints.timeoutMs)
         ).toISOString(),
         seed: (run.rerunSeed as RunPlan["seed"]) ?? null,
+        repository:
+          run.repositoryUrl && run.repositoryRef
+            ? { url: run.repositoryUrl, ref: run.repositoryRef, sha: run.repositorySha }
+            : null,
         ...(stepsLimit === null
           ? {}
           : { stepsQuota: { limit: stepsLimit, plan: planBehind(quota, "stepsPerRun") } }),

@@ -195,13 +195,16 @@ export function registerTools(server: McpServer, { ctx, signal }: ToolContext): 
         versionId: StartRunInput.shape.versionId.describe(
           "Run this version instead of the published one",
         ),
+        repository: StartRunInput.shape.repository.describe(
+          "Run the workflow's repository at another ref ({ ref }, or { url, ref }); pinned to a commit before step 1",
+        ),
       },
     },
-    async ({ workflow, input, waitMs, idempotencyKey, versionId }, extra) => {
+    async ({ workflow, input, waitMs, idempotencyKey, versionId, repository }, extra) => {
       const found = await findWorkflow({ ctx, input: { ref: workflow } });
       const started = await startRun({
         ctx,
-        input: { workflowId: found.id, input, idempotencyKey, versionId },
+        input: { workflowId: found.id, input, idempotencyKey, versionId, repository },
       });
       const envelope = await waitForRun({
         ctx,

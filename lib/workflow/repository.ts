@@ -46,7 +46,6 @@ export function parseRepositoryUrl(
     return no(
       `Git transport helpers ("${url.slice(0, url.indexOf("::") + 2)}") are not allowed; use ${ALLOWED}.`,
     );
-  // eslint-disable-next-line no-control-regex
   if (/[\s\u0000-\u001f\u007f]/.test(url))
     return no("The repository URL must not contain spaces or control characters.");
   if (url.startsWith("/")) return { ok: true, value: { kind: "file" } };
@@ -107,7 +106,6 @@ export function repositoryUrlProblem(url: string): string | null {
 export function repositoryRefProblem(ref: string): string | null {
   if (!ref) return "The ref is empty; name a branch, tag or commit.";
   if (ref.startsWith("-")) return `The ref "${ref}" must not start with "-".`;
-  // eslint-disable-next-line no-control-regex
   if (/[\s\u0000-\u001f\u007f~^:?*[\\]/.test(ref) || ref.includes("..") || ref.includes("@{"))
     return `"${ref}" is not a valid git ref (no spaces, "..", "@{" or any of ~^:?*[\\).`;
   if (ref.startsWith("/") || ref.endsWith("/") || ref.endsWith(".") || ref.endsWith(".lock"))

@@ -164,6 +164,19 @@ describe("repository context", () => {
     expect(await e.steps(run.id)).toEqual([]);
   });
 
+  it("a child run whose ref cannot be resolved fails its parent's subworkflow step", async () => {
+    const child = await e.workflow(repoWorkflow([show()], { url: url(), ref: "gone" }));
+    const parent = await e.workflow({
+      schemaVersion: 1,
+      name: "Parent",
+      steps: [{ id: "sub", type: "subworkflow", config: { workflow: child } }],
+    });
+    const run = await e.waitFor(await e.start(parent), ["completed", "failed"]);
+    expect(run.status).toBe("failed");
+    const sub = (await e.steps(run.id)).find((s) => s.stepId === "sub")!;
+    expect(JSON.stringify(sub.error)).toContain(`repository ref 'gone' not found in ${url()}`);
+  });
+
   it("checks out read-only unless the step sets writable: true", async () => {
     const wf = await e.workflow(
       repoWorkflow(

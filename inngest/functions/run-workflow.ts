@@ -38,7 +38,11 @@ export const runWorkflow = inngest.createFunction(
     const plan = loaded.plan;
     if (plan.repository && !plan.repository.sha) {
       const pinned = await step.run("repository", () => pinRepositoryBody(runId));
-      if (!pinned.ok) return { failed: pinned.message };
+      if (!pinned.ok) {
+        // The run already ended failed; a parent's invoke must fail with it.
+        if (plan.parentRunId) throw new NonRetriableError(pinned.message);
+        return { failed: pinned.message };
+      }
     }
     const { definition, graph } = compiled(plan.hash, plan.definition);
     const env: EngineEnv = {

@@ -4,7 +4,8 @@ import os from "node:os";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { OWNER_STATE } from "../fixtures/users";
-import { publishWorkflow } from "../fixtures/workflows";
+import { publishWorkflow, trpcQuery } from "../fixtures/workflows";
+import { GraphEditorPage } from "../pages/graph-editor-page";
 import { RunForm, RunPage } from "../pages/run-pages";
 
 test.use({ storageState: OWNER_STATE });
@@ -70,4 +71,28 @@ test("a manual run picks another ref; the run page shows the commit it was pinne
   const run = new RunPage(page);
   await run.expectStatus("completed");
   await expect(run.repository(url)).toContainText(`repository v1 @ ${shas[0]!.slice(0, 12)}`);
+});
+
+test("the workflow panel edits the repository; a transport-helper URL is named at its field", async ({
+  page,
+  request,
+}) => {
+  const workflowId = await publishWorkflow(request, {
+    schemaVersion: 1,
+    name: `Repo panel ${Date.now().toString(36)}`,
+    steps: [{ id: "done", type: "transform", config: { value: "ok" } }],
+  });
+  const editor = new GraphEditorPage(page);
+  await editor.goto(workflowId);
+  const panel = editor.inspector().getByRole("region", { name: "Repository" });
+  await panel.getByLabel("Repository URL").fill("ext::sh -c touch% /tmp/pwned");
+  await panel.getByLabel("Repository ref").fill("main");
+  await expect(panel.getByText(/transport helpers \("ext::"\) are not allowed/)).toBeVisible();
+  await panel.getByLabel("Repository URL").fill(url);
+  await expect(panel.getByText(/transport helpers/)).toHaveCount(0);
+  await editor.expectSaved();
+  const wf = await trpcQuery<{ draft: { repository?: unknown } }>(request, "workflow.get", {
+    workflowId,
+  });
+  expect(wf.draft.repository).toEqual({ url, ref: "main" });
 });

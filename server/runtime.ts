@@ -1,4 +1,5 @@
 import "server-only";
+import path from "node:path";
 import { env, publicUrl } from "@/env";
 import { createLogger, setLogLevel, type Logger } from "@/lib/log";
 import { keysFromMaster, loadOrCreateMasterSecret, type Keys } from "./keys";
@@ -27,6 +28,7 @@ export function getRuntime(): Runtime {
       scheduleMinIntervalSeconds: env.SLUICE_SCHEDULE_MIN_INTERVAL_SECONDS,
       authLockBaseSeconds: env.SLUICE_AUTH_LOCK_BASE_SECONDS,
       defaultPlan: env.SLUICE_DEFAULT_PLAN,
+      repositoryCacheDir: path.resolve(env.SLUICE_DATA_DIR, "repository-cache"),
     },
     log: createLogger({ svc: "sluice" }),
   };

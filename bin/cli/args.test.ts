@@ -65,6 +65,11 @@ describe("buildRunRequest", () => {
     expect(
       buildRunRequest({ workflow: "other", input: '{"a":1}', wait: false }, stdin),
     ).toMatchObject({ workflow: "other", input: { a: 1 }, wait: false });
+    expect(buildRunRequest({ workflow: "a", ref: "v2" }, null).repository).toEqual({ ref: "v2" });
+    expect(
+      buildRunRequest({ workflow: "a", ref: "v2", "repository-url": "/srv/a.git" }, null)
+        .repository,
+    ).toEqual({ url: "/srv/a.git", ref: "v2" });
   });
 
   it("refuses inline definitions, saying so (exit 10)", () => {
@@ -97,6 +102,13 @@ describe("buildRunRequest", () => {
       [{ workflow: "a", input: "[1]" }, null, /must be a JSON object/],
       [{ workflow: "a", input: "{" }, null, /--input is not valid JSON/],
       [{ workflow: "a", "workflow-hash": "abc" }, null, /--workflow-hash must look like sha256/],
+      [{ workflow: "a", ref: "--upload-pack=x" }, null, /--ref: .*must not start with "-"/],
+      [{ workflow: "a", "repository-url": "/srv/a.git" }, null, /--repository-url needs --ref/],
+      [
+        { workflow: "a", ref: "main", "repository-url": "ext::sh -c x" },
+        null,
+        /--repository-url: Git transport helpers/,
+      ],
     ];
     for (const [values, stdin, message] of cases) {
       const e = refusal(() => buildRunRequest(values, stdin));

@@ -1,5 +1,6 @@
 import { MAX_PARALLEL_CAP, MAX_STEPS_HARD_CAP } from "../../lib/workflow/definition";
 import { HASH_PATTERN } from "../../lib/workflow/hash";
+import { repositoryRefProblem, repositoryUrlProblem } from "../../lib/workflow/repository";
 import { intFlag, isObject, jsonFlag, str, type ParsedArgs } from "./args";
 import { CliError, usageError } from "./errors";
 import { EXIT } from "./exit-codes";
@@ -14,6 +15,8 @@ export interface RunRequest {
   workflowHash?: string;
   /** Per-run limits; the server refuses values looser than the workflow's constraints (exit 10). */
   limits?: { timeoutMs?: number; maxSteps?: number; maxParallel?: number };
+  /** Another ref (or URL and ref) for the workflow's repository (--ref, --repository-url). */
+  repository?: { url?: string; ref: string };
   wait: boolean;
 }
 
@@ -91,12 +94,24 @@ export function buildRunRequest(values: ParsedArgs["values"], stdin: unknown): R
       `--workflow-hash must look like sha256:<64 hex digits>, got ${JSON.stringify(workflowHash)}`,
     );
 
+  const ref = str(values, "ref");
+  const repositoryUrl = str(values, "repository-url");
+  if (repositoryUrl !== undefined && ref === undefined)
+    throw usageError("--repository-url needs --ref: name the branch, tag or commit to run");
+  const refProblem = ref === undefined ? null : repositoryRefProblem(ref);
+  if (refProblem) throw usageError(`--ref: ${refProblem}`);
+  const urlProblem = repositoryUrl === undefined ? null : repositoryUrlProblem(repositoryUrl);
+  if (urlProblem) throw usageError(`--repository-url: ${urlProblem}`);
+
   return {
     workflow,
     input,
     ...(idempotencyKey ? { idempotencyKey } : {}),
     ...(workflowHash ? { workflowHash } : {}),
     ...(Object.keys(limits!).length ? { limits } : {}),
+    ...(ref !== undefined
+      ? { repository: { ...(repositoryUrl !== undefined ? { url: repositoryUrl } : {}), ref } }
+      : {}),
     wait: values.wait !== false,
   };
 }

@@ -121,6 +121,19 @@ export function RunView({ runId }: { runId: string }) {
             <span>
               by <strong>{r.initiatorName ?? r.initiatorType}</strong>
             </span>
+            {r.repository ? (
+              <span title={r.repository.url}>
+                repository <strong className="mono">{r.repository.ref}</strong>
+                {" @ "}
+                {r.repository.sha ? (
+                  <span className="mono" aria-label={`commit ${r.repository.sha}`}>
+                    {r.repository.sha.slice(0, 12)}
+                  </span>
+                ) : (
+                  <span className="muted">not resolved</span>
+                )}
+              </span>
+            ) : null}
             {r.parentRunId ? (
               <span>
                 child of <Link href={`/runs/${r.parentRunId}`}>{r.parentRunId}</Link>

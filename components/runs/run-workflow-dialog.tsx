@@ -6,7 +6,9 @@ import { Dialog } from "@/components/ui/dialog";
 import { ErrorState, LoadingRows } from "@/components/ui/states";
 import { newId } from "@/lib/ids";
 import { useTRPC } from "@/lib/trpc/client";
+import { Field } from "@/components/ui/field";
 import type { InputSpec } from "@/lib/workflow/definition";
+import { repositoryRefProblem, type RepositorySpec } from "@/lib/workflow/repository";
 import { RunInputFields } from "./run-input-fields";
 import { initialFormValues, parseFormValues, type FormValues } from "./run-input-form";
 
@@ -68,8 +70,9 @@ function RunWorkflowDialog({
 }) {
   const trpc = useTRPC();
   const v = useQuery(trpc.workflow.version.queryOptions({ workflowId, versionId }));
-  const inputs = ((v.data?.definition as { inputs?: Record<string, InputSpec> } | undefined)
-    ?.inputs ?? {}) as Record<string, InputSpec>;
+  const definition = v.data?.definition as
+    { inputs?: Record<string, InputSpec>; repository?: RepositorySpec } | undefined;
+  const inputs = (definition?.inputs ?? {}) as Record<string, InputSpec>;
   return (
     <Dialog open onClose={onClose} title={`Run v${version ?? "?"}`}>
       {v.isPending ? (
@@ -82,6 +85,7 @@ function RunWorkflowDialog({
           workflowId={workflowId}
           versionId={versionId}
           inputs={inputs}
+          repository={definition?.repository}
           idempotencyKey={idempotencyKey}
           onClose={onClose}
         />
@@ -94,12 +98,15 @@ function RunForm({
   workflowId,
   versionId,
   inputs,
+  repository,
   idempotencyKey,
   onClose,
 }: {
   workflowId: string;
   versionId: string;
   inputs: Record<string, InputSpec>;
+  /** The definition's repository: a manual run may pick another ref (SPEC §3). */
+  repository?: RepositorySpec;
   idempotencyKey: string;
   onClose: () => void;
 }) {
@@ -108,6 +115,7 @@ function RunForm({
   const [values, setValues] = useState<FormValues>(() => initialFormValues(inputs));
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [formError, setFormError] = useState<string | null>(null);
+  const [ref, setRef] = useState(repository?.ref ?? "");
   const formRef = useRef<HTMLFormElement>(null);
   const start = useMutation(
     trpc.run.start.mutationOptions({
@@ -120,9 +128,10 @@ function RunForm({
   function submit(e: FormEvent) {
     e.preventDefault();
     const parsed = parseFormValues(inputs, values);
-    if (!parsed.ok) {
-      setErrors(parsed.errors);
-      setFormError(parsed.formError);
+    const refError = repository ? repositoryRefProblem(ref.trim()) : null;
+    if (!parsed.ok || refError) {
+      setErrors({ ...(parsed.ok ? {} : parsed.errors), ...(refError ? { $ref: refError } : {}) });
+      setFormError(parsed.ok ? null : parsed.formError);
       // Take keyboard users to the first problem.
       requestAnimationFrame(() =>
         formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus(),
@@ -131,7 +140,9 @@ function RunForm({
     }
     setErrors({});
     setFormError(null);
-    start.mutate({ workflowId, versionId, input: parsed.value, idempotencyKey });
+    const override =
+      repository && ref.trim() !== repository.ref ? { repository: { ref: ref.trim() } } : {};
+    start.mutate({ workflowId, versionId, input: parsed.value, idempotencyKey, ...override });
   }
   return (
     <form ref={formRef} className="stack" onSubmit={submit} noValidate aria-label="Run input">
@@ -141,6 +152,22 @@ function RunForm({
         errors={errors}
         onChange={(name, value) => setValues((v) => ({ ...v, [name]: value }))}
       />
+      {repository ? (
+        <Field
+          label="Repository ref"
+          hint={`Branch, tag or commit of ${repository.url}; pinned to a commit when the run starts.`}
+          error={errors.$ref}
+          render={(p) => (
+            <input
+              {...p}
+              name="repositoryRef"
+              className="mono"
+              value={ref}
+              onChange={(e) => setRef(e.target.value)}
+            />
+          )}
+        />
+      ) : null}
       {formError || start.error ? (
         <div className="form-error" role="alert">
           {formError ?? start.error?.message}

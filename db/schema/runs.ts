@@ -66,6 +66,15 @@ export const runs = pgTable(
     rerunFromStepId: text("rerun_from_step_id"),
     /** Reruns from a step: the reused outcomes of the steps before it, keyed by step id. */
     rerunSeed: jsonb("rerun_seed").$type<Record<string, unknown>>(),
+    /**
+     * Repository context (SPEC §3): the URL and ref the run asked for (definition or manual
+     * override) and the commit they resolved to before step 1; reruns copy all three.
+     */
+    repositoryUrl: text("repository_url"),
+    repositoryRef: text("repository_ref"),
+    repositorySha: text("repository_sha"),
+    /** The workspace secret git authenticates with (a name; dropped when a run overrides the URL). */
+    repositoryCredentialsSecret: text("repository_credentials_secret"),
     /** Executed step attempts so far (constraints.maxSteps). */
     stepAttempts: integer("step_attempts").notNull().default(0),
     createdAt: createdAt(),

@@ -61,6 +61,11 @@ export class RunPage {
     return this.p.getByRole("region", { name: "Output" });
   }
 
+  /** The header's repository pin ("repository <ref> @ <sha>"), titled with the URL. */
+  repository(url: string) {
+    return this.p.getByTitle(url, { exact: true });
+  }
+
   /** The run's duration in the summary (grows while the run is active). */
   duration() {
     return this.p.getByTestId("run-duration");
@@ -138,6 +143,10 @@ export class RunForm {
 
   field(name: string) {
     return this.dialog().getByLabel(new RegExp(`^${name}( \\*)?$`));
+  }
+
+  repositoryRef() {
+    return this.dialog().getByLabel("Repository ref");
   }
 
   async submit() {

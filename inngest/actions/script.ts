@@ -5,6 +5,7 @@ import { createRedactor } from "@/lib/redact";
 import type { StepConfig } from "@/lib/workflow/steps";
 import {
   runScript,
+  SANDBOX_PATH,
   SCRIPT_KILL_GRACE_MS,
   SCRIPT_OUTPUT_CAP_BYTES,
   type ScriptLimits,
@@ -33,7 +34,7 @@ export interface ScriptHandlerOptions {
   limits?: ScriptLimits;
 }
 
-export const DEFAULT_SCRIPT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+export const DEFAULT_SCRIPT_PATH = SANDBOX_PATH;
 
 /** Generous defaults: they stop runaways without getting in the way of real builds. */
 export const DEFAULT_SCRIPT_LIMITS: ScriptLimits = {
@@ -129,90 +130,149 @@ export function createScriptHandler(
     }
     const config = ctx.config;
     const scratch = await ctx.scratchDir();
-    const cwd = path.resolve(scratch, config.cwd ?? ".");
-    if (cwd !== scratch && !cwd.startsWith(scratch + path.sep)) {
-      throw userFailure(`cwd "${config.cwd}" must stay inside the scratch directory`, {
-        field: "cwd",
-      });
+    const repo = ctx.repository;
+    // With a repository the script runs in its own checkout of the pinned commit (inside the
+    // scratch directory, removed afterwards); `cwd` is then relative to the checkout.
+    const checkout = repo
+      ? path.join(scratch, "checkouts", `${ctx.stepPath}@${ctx.attempt}`)
+      : undefined;
+    const root = checkout ?? scratch;
+    const cwd = path.resolve(root, config.cwd ?? ".");
+    if (cwd !== root && !cwd.startsWith(root + path.sep)) {
+      throw userFailure(
+        `cwd "${config.cwd}" must stay inside the ${checkout ? "checkout" : "scratch directory"}`,
+        { field: "cwd" },
+      );
     }
     const tmp = path.join(scratch, ".tmp");
-    await fs.mkdir(cwd, { recursive: true });
     await fs.mkdir(tmp, { recursive: true });
     const env = scriptEnv(ctx, scratch, tmp, options.path ?? DEFAULT_SCRIPT_PATH);
-
-    const secretValues = [...ctx.secretValues, ...Object.values(ctx.secrets ?? {})];
-    const redactor = createRedactor(secretValues);
-    const longestSecret = secretValues.reduce((m, v) => Math.max(m, Buffer.byteLength(v)), 0);
-    const timeoutMs = remainingMs(ctx, config.timeoutMs);
-
-    let result: ScriptRunResult;
-    try {
-      result = await runScript({
-        command: config.command,
-        cwd,
-        env,
-        timeoutMs,
-        signal: ctx.signal,
-        killGraceMs,
-        // Room for the longest secret in its longest encoding (hex doubles, URL-encoding triples).
-        overflowBytes: longestSecret * 3,
-        limits: {
-          ...DEFAULT_SCRIPT_LIMITS,
-          cpuSeconds: Math.ceil(timeoutMs / 1000) + Math.ceil(killGraceMs / 1000) + 5,
-          ...options.limits,
-        },
-      });
-    } catch (e) {
-      throw new StepFailure(`Could not start bash: ${(e as Error).message}`, "internal");
+    if (!repo || !checkout) {
+      await fs.mkdir(cwd, { recursive: true });
+      return runInDirectory(ctx, { scratch, cwd, env, killGraceMs, options });
     }
+    const writable = config.writable === true;
+    await repo.remove(checkout);
+    try {
+      await repo.checkout(checkout, { writable });
+    } catch (e) {
+      throw userFailure(`Could not check out the run's repository: ${(e as Error).message}`, {
+        repository: repo.url,
+        sha: repo.sha,
+      });
+    }
+    try {
+      const cwdExists = await fs.stat(cwd).catch(() => null);
+      if (!cwdExists?.isDirectory())
+        throw userFailure(`cwd "${config.cwd}" is not a directory of the checkout`, {
+          field: "cwd",
+        });
+      const result = await runInDirectory(ctx, {
+        scratch,
+        cwd,
+        env: { ...env, SLUICE_REPOSITORY_URL: repo.url, SLUICE_REPOSITORY_SHA: repo.sha },
+        killGraceMs,
+        options,
+        // Read-only must bind Sluice running as root too (CAP_DAC_OVERRIDE ignores write bits).
+        honorFilePermissions: !writable,
+        meta: { checkout: { sha: repo.sha, ref: repo.ref, writable } },
+      });
+      return result;
+    } finally {
+      await repo
+        .remove(checkout)
+        .catch((e: unknown) => ctx.log.warn("could not remove a repository checkout", { err: e }));
+    }
+  };
+}
 
-    const data: ScriptStepData = {
+async function runInDirectory(
+  ctx: ActionContext<ScriptStepConfig>,
+  a: {
+    scratch: string;
+    cwd: string;
+    env: Record<string, string>;
+    killGraceMs: number;
+    options: ScriptHandlerOptions;
+    honorFilePermissions?: boolean;
+    meta?: Record<string, unknown>;
+  },
+) {
+  const { scratch, cwd, env, killGraceMs, options } = a;
+  const config = ctx.config;
+
+  const secretValues = [...ctx.secretValues, ...Object.values(ctx.secrets ?? {})];
+  const redactor = createRedactor(secretValues);
+  const longestSecret = secretValues.reduce((m, v) => Math.max(m, Buffer.byteLength(v)), 0);
+  const timeoutMs = remainingMs(ctx, config.timeoutMs);
+
+  let result: ScriptRunResult;
+  try {
+    result = await runScript({
+      command: config.command,
+      cwd,
+      env,
+      timeoutMs,
+      signal: ctx.signal,
+      killGraceMs,
+      // Room for the longest secret in its longest encoding (hex doubles, URL-encoding triples).
+      overflowBytes: longestSecret * 3,
+      honorFilePermissions: a.honorFilePermissions,
+      limits: {
+        ...DEFAULT_SCRIPT_LIMITS,
+        cpuSeconds: Math.ceil(timeoutMs / 1000) + Math.ceil(killGraceMs / 1000) + 5,
+        ...options.limits,
+      },
+    });
+  } catch (e) {
+    throw new StepFailure(`Could not start bash: ${(e as Error).message}`, "internal");
+  }
+
+  const data: ScriptStepData = {
+    exitCode: result.exitCode,
+    stdout: finalOutput(result.stdout, redactor.string, result.stdoutTruncated),
+    stderr: finalOutput(result.stderr, redactor.string, result.stderrTruncated),
+    stdoutTruncated: result.stdoutTruncated,
+    stderrTruncated: result.stderrTruncated,
+    durationMs: result.durationMs,
+  };
+  const meta = {
+    cwd: path.relative(scratch, cwd) || ".",
+    ...a.meta,
+    ...(result.signal ? { signal: result.signal } : {}),
+    ...(result.sent ? { sent: result.sent } : {}),
+  };
+  const tail = (s: string) => s.slice(-2000);
+
+  if (result.stoppedBy) {
+    const how =
+      result.sent === "SIGKILL" ? `SIGTERM, then SIGKILL after ${killGraceMs / 1000} s` : "SIGTERM";
+    const message =
+      result.stoppedBy === "timeout"
+        ? `Script timed out after ${Math.round(timeoutMs / 1000)} s and was stopped (${how})`
+        : `Script was cancelled and stopped (${how})`;
+    throw new StepFailure(message, "operational", {
+      ...meta,
+      stoppedBy: result.stoppedBy,
       exitCode: result.exitCode,
-      stdout: finalOutput(result.stdout, redactor.string, result.stdoutTruncated),
-      stderr: finalOutput(result.stderr, redactor.string, result.stderrTruncated),
-      stdoutTruncated: result.stdoutTruncated,
-      stderrTruncated: result.stderrTruncated,
-      durationMs: result.durationMs,
-    };
-    const meta = {
-      cwd: path.relative(scratch, cwd) || ".",
-      ...(result.signal ? { signal: result.signal } : {}),
-      ...(result.sent ? { sent: result.sent } : {}),
-    };
-    const tail = (s: string) => s.slice(-2000);
-
-    if (result.stoppedBy) {
-      const how =
-        result.sent === "SIGKILL"
-          ? `SIGTERM, then SIGKILL after ${killGraceMs / 1000} s`
-          : "SIGTERM";
-      const message =
-        result.stoppedBy === "timeout"
-          ? `Script timed out after ${Math.round(timeoutMs / 1000)} s and was stopped (${how})`
-          : `Script was cancelled and stopped (${how})`;
-      throw new StepFailure(message, "operational", {
+      stdoutTail: tail(data.stdout),
+      stderrTail: tail(data.stderr),
+    });
+  }
+  const allowNonZero = config.allowNonZeroExit ?? config.failOnNonZero === false;
+  if (!allowNonZero && result.exitCode !== 0) {
+    throw new StepFailure(
+      `Script exited with ${result.exitCode === null ? `signal ${result.signal}` : `code ${result.exitCode}`}${data.stderr ? `: ${tail(data.stderr).slice(-500)}` : ""}`,
+      "user",
+      {
         ...meta,
-        stoppedBy: result.stoppedBy,
         exitCode: result.exitCode,
         stdoutTail: tail(data.stdout),
         stderrTail: tail(data.stderr),
-      });
-    }
-    const allowNonZero = config.allowNonZeroExit ?? config.failOnNonZero === false;
-    if (!allowNonZero && result.exitCode !== 0) {
-      throw new StepFailure(
-        `Script exited with ${result.exitCode === null ? `signal ${result.signal}` : `code ${result.exitCode}`}${data.stderr ? `: ${tail(data.stderr).slice(-500)}` : ""}`,
-        "user",
-        {
-          ...meta,
-          exitCode: result.exitCode,
-          stdoutTail: tail(data.stdout),
-          stderrTail: tail(data.stderr),
-        },
-      );
-    }
-    return { data, meta };
-  };
+      },
+    );
+  }
+  return { data, meta };
 }
 
 export const scriptHandler: ActionHandler<ScriptStepConfig> = createScriptHandler();

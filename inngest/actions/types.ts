@@ -55,6 +55,8 @@ export interface ActionContext<Config = unknown> {
    * (server/services/secrets/resolve-secrets.ts) and adds them to `secretValues` too.
    */
   secrets?: Readonly<Record<string, string>>;
+  /** The run's repository context (script steps of a workflow that declares one). */
+  repository?: RepositoryCheckout;
   llm?: LlmEndpoint;
   /** The workspace's LLM token quotas for this attempt (llm and agent steps call through it). */
   llmBudget?: LlmBudget;
@@ -79,6 +81,17 @@ export interface McpToolInfo {
   name: string;
   description?: string;
   inputSchema?: Record<string, unknown>;
+}
+
+/** The commit a run pinned, and how to materialize it (SPEC §3). */
+export interface RepositoryCheckout {
+  url: string;
+  ref: string;
+  sha: string;
+  /** Clones the commit to `dest` (which must not exist); read-only unless `writable`. */
+  checkout(dest: string, opts: { writable: boolean }): Promise<void>;
+  /** Removes a checkout made by `checkout`, read-only or not. */
+  remove(dest: string): Promise<void>;
 }
 
 export interface SmtpSettings {

@@ -2,7 +2,7 @@ import "server-only";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { runs } from "@/db/schema";
 import { createRedactor, type Redactor } from "@/lib/redact";
 import { EXECUTING_STATUSES } from "@/lib/workflow/status";
@@ -22,6 +22,11 @@ import {
   type AttemptKey,
 } from "@/server/services/engine/step-records";
 import { finalizeCancelledRun } from "@/server/services/engine/finish-run";
+import {
+  repositoryAccessFor,
+  repositoryCacheRoot,
+} from "@/server/services/engine/pin-run-repository";
+import { checkoutRepository, GIT_TIMEOUT_MS, removeCheckout } from "@/server/repository/git";
 import { enqueueWorkflowEvents } from "@/server/services/engine/workflow-events";
 import { MissingSecretsError, resolveSecrets } from "@/server/services/secrets/resolve-secrets";
 import { loadWorkspaceIntegrations } from "@/server/services/settings/load-workspace-integrations";
@@ -206,6 +211,10 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
       : null;
   if (mcp instanceof MissingSecretsError) return fail(new StepFailure(mcp.message, "user"));
   const integrationSecrets = [...(integrations?.secretValues ?? []), ...(mcp?.secretValues ?? [])];
+  const repository = type === "script" ? await runRepositoryAccess(args.key) : undefined;
+  if (repository instanceof StepFailure) return fail(repository);
+  if (repository?.access.credentials)
+    secretValues = { ...secretValues, [repository.secretName!]: repository.access.credentials };
   redactor = createRedactor([
     ...Object.entries(secretValues).map(([name, value]) => ({ name, value })),
     ...integrationSecrets.map((value) => ({ value })),
@@ -316,6 +325,23 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
         ? Object.fromEntries(scriptSecretNames.map((name) => [name, secretValues[name]!]))
         : undefined,
     templateContext: args.context,
+    ...(repository
+      ? {
+          repository: {
+            ...repository.pin,
+            checkout: (dest, opts) =>
+              checkoutRepository(
+                repository.where,
+                // The step's deadline still applies through the signal.
+                { ...repository.access, signal: controller.signal, timeoutMs: GIT_TIMEOUT_MS },
+                repository.pin,
+                dest,
+                opts,
+              ),
+            remove: removeCheckout,
+          },
+        }
+      : {}),
     ...(integrations?.llm
       ? {
           llm: integrations.llm,
@@ -398,6 +424,43 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
       await finalizeCancelledRun(db, rt.config, args.key.runId, now()).catch((e: unknown) =>
         log.error("could not finalize the cancelled run", { err: e }),
       );
+  }
+}
+
+/**
+ * The run's pinned repository and how git reaches it, for script steps; undefined when the run
+ * has none, a StepFailure when it cannot be used (credentials secret gone, commit not pinned).
+ */
+async function runRepositoryAccess(key: AttemptKey) {
+  const rt = await engineRuntime();
+  const [run] = await rt.db
+    .select({
+      workspaceId: runs.workspaceId,
+      repositoryUrl: runs.repositoryUrl,
+      repositoryRef: runs.repositoryRef,
+      repositorySha: runs.repositorySha,
+      repositoryCredentialsSecret: runs.repositoryCredentialsSecret,
+    })
+    .from(runs)
+    .where(and(eq(runs.id, key.runId), eq(runs.workspaceId, key.workspaceId)));
+  if (!run?.repositoryUrl || !run.repositoryRef) return undefined;
+  if (!run.repositorySha)
+    return new StepFailure("The run's repository commit was never pinned", "internal");
+  try {
+    const access = await repositoryAccessFor(rt.db, rt.keys, {
+      ...run,
+      repositoryUrl: run.repositoryUrl,
+    });
+    return {
+      access,
+      secretName: run.repositoryCredentialsSecret,
+      where: { cacheRoot: repositoryCacheRoot(rt.config), workspaceId: run.workspaceId },
+      pin: { url: run.repositoryUrl, ref: run.repositoryRef, sha: run.repositorySha },
+    };
+  } catch (e) {
+    if (e instanceof MissingSecretsError)
+      return new StepFailure(`The repository's credentialsSecret is missing: ${e.message}`, "user");
+    throw e;
   }
 }
 

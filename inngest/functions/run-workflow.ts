@@ -9,6 +9,7 @@ import { runGraph } from "../engine/run-graph";
 import { Semaphore } from "../engine/semaphore";
 import type { EngineEnv } from "../engine/types";
 import { failRunBody } from "../engine/fail-bodies";
+import { pinRepositoryBody } from "../engine/repository-bodies";
 
 /**
  * Executes one workflow run from its pinned snapshot. Thin and deterministic: the plan is loaded
@@ -36,6 +37,14 @@ export const runWorkflow = inngest.createFunction(
     const loaded = await step.run("plan", () => loadPlanBody(runId, executionId));
     if (!loaded.ok) return { skipped: loaded.reason };
     const plan = loaded.plan;
+    if (plan.repository && !plan.repository.sha) {
+      const pinned = await step.run("repository", () => pinRepositoryBody(runId));
+      if (!pinned.ok) {
+        // The run already ended failed; a parent's invoke must fail with it.
+        if (plan.parentRunId) throw new NonRetriableError(pinned.message);
+        return { failed: pinned.message };
+      }
+    }
     const { definition, graph } = compiled(plan.hash, plan.definition, plan.limits);
     const env: EngineEnv = {
       step,

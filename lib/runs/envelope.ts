@@ -1,3 +1,4 @@
+import type { RunRepository } from "../workflow/repository";
 import { assertNever, type FailureClass, type RunStatus } from "../workflow/status";
 
 /**
@@ -43,6 +44,8 @@ export interface RunEnvelope<D = Date> {
   version: string;
   input: Record<string, unknown>;
   output: unknown;
+  /** Repository context: the commit the run is pinned to (sha null until resolved). */
+  repository: RunRepository | null;
   steps: EnvelopeStep<D>[];
   /** The first open gate. `resumeToken` is null unless the caller may decide gates (approver+). */
   requiresApproval?: {
@@ -76,6 +79,7 @@ export interface EnvelopeRunSource<D = Date> {
   input: Record<string, unknown>;
   output?: unknown;
   error?: Record<string, unknown> | null;
+  repository?: RunRepository | null;
   createdAt: D;
   finishedAt: D | null;
   pendingApprovals: {
@@ -156,6 +160,7 @@ export function buildRunEnvelope<D>(
     version: run.version,
     input: run.input,
     output: run.output ?? null,
+    repository: run.repository ?? null,
     steps: [...latest.values()].map((s) => ({
       stepId: s.stepId,
       path: s.path,

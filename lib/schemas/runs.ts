@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { RunLimits } from "@/lib/workflow/run-limits";
+import { RepositoryOverride } from "@/lib/workflow/repository";
 
 export const TRIGGER_TYPES = [
   "manual",
@@ -46,6 +47,8 @@ export const StartRunInput = z.object({
   versionId: id.optional(),
   /** Tighter limits for this run only (never looser than the definition's constraints). */
   limits: RunLimits.optional(),
+  /** Another ref (or URL and ref) for the workflow's repository; manual runs only. */
+  repository: RepositoryOverride.optional(),
 });
 export type StartRunInput = z.input<typeof StartRunInput>;
 

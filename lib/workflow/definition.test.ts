@@ -57,6 +57,7 @@ describe("WorkflowDefinition", () => {
       "variables",
       "constraints",
       "timezone",
+      "repository",
       "steps",
       "edges",
       "output",

@@ -8,6 +8,7 @@
 import { z } from "zod";
 import { identifier, jsonValue } from "./primitives";
 import { InputSpec } from "./input-spec";
+import { RepositorySpec } from "./repository";
 import { Edge, Step, STEP_TYPES } from "./steps";
 
 export const SCHEMA_VERSION = 1;
@@ -121,6 +122,7 @@ export const WorkflowDefinition = z
       .describe("Constants, referenced as {{ vars.<name> }}."),
     constraints: Constraints.prefault({}),
     timezone: Timezone.default("UTC"),
+    repository: RepositorySpec.optional(),
     steps: z
       .array(Step)
       .max(MAX_STEPS_HARD_CAP, { message: `A definition has at most ${MAX_STEPS_HARD_CAP} steps.` })

@@ -91,7 +91,14 @@ export interface DefinitionDiff extends GraphDiff {
   readonly isEmpty: boolean;
 }
 
-const METADATA_FIELDS = ["schemaVersion", "name", "description", "timezone", "output"] as const;
+const METADATA_FIELDS = [
+  "schemaVersion",
+  "name",
+  "description",
+  "timezone",
+  "repository",
+  "output",
+] as const;
 
 /** Diffs two definitions (any authoring shape); throws DefinitionValidationError if one does not parse. */
 export function diffDefinitions(before: unknown, after: unknown): DefinitionDiff {

@@ -66,6 +66,7 @@ export {
   type TemplateMode,
 } from "./catalog";
 export * from "./definition";
+export * from "./repository";
 export { normalizeDefinition, effectiveEdges } from "./normalize";
 export {
   validateDefinition,

@@ -36,6 +36,7 @@ describe("workflowJsonSchema", () => {
       "variables",
       "constraints",
       "timezone",
+      "repository",
       "steps",
       "edges",
       "output",

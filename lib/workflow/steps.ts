@@ -219,7 +219,9 @@ export const ScriptConfig = z
         ),
       )
       .optional()
-      .describe("Working directory relative to the run's scratch directory."),
+      .describe(
+        "Working directory relative to the run's scratch directory (or to the checkout, when the workflow declares a repository).",
+      ),
     env: z
       .record(EnvName, z.string().max(65_536))
       .default({})
@@ -249,6 +251,12 @@ export const ScriptConfig = z
       .optional()
       .describe(
         "Deprecated: a non-zero exit fails the step by default now. `false` is read as allowNonZeroExit: true.",
+      ),
+    writable: z
+      .boolean()
+      .optional()
+      .describe(
+        "Let the script write to the repository checkout (read-only by default); the checkout is this step's own and removed afterwards.",
       ),
   })
   .superRefine(

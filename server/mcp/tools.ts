@@ -200,13 +200,16 @@ export function registerTools(server: McpServer, { ctx, signal }: ToolContext): 
           "Run this version instead of the published one",
         ),
         limits: StartRunInput.shape.limits,
+        repository: StartRunInput.shape.repository.describe(
+          "Run the workflow's repository at another ref ({ ref }, or { url, ref }); pinned to a commit before step 1",
+        ),
       },
     },
-    async ({ workflow, input, waitMs, idempotencyKey, versionId, limits }, extra) => {
+    async ({ workflow, input, waitMs, idempotencyKey, versionId, limits, repository }, extra) => {
       const found = await findWorkflow({ ctx, input: { ref: workflow } });
       const started = await startRun({
         ctx,
-        input: { workflowId: found.id, input, idempotencyKey, versionId, limits },
+        input: { workflowId: found.id, input, idempotencyKey, versionId, limits, repository },
       });
       const envelope = await waitForRun({
         ctx,

@@ -26,8 +26,7 @@ export interface ScriptLimits {
   openFiles?: number;
 }
 
-export interface ScriptRunOptions {
-  command: string;
+export interface ProcessRunOptions {
   cwd: string;
   /** The complete environment of the script; nothing is inherited. */
   env: Record<string, string>;
@@ -39,7 +38,17 @@ export interface ScriptRunOptions {
   maxOutputBytes?: number;
   /** Extra bytes kept beyond the cap so a secret straddling it can still be redacted whole. */
   overflowBytes?: number;
+}
+
+export interface ScriptRunOptions extends ProcessRunOptions {
+  command: string;
   limits?: ScriptLimits;
+  /**
+   * Run without CAP_DAC_OVERRIDE when Sluice runs as root, so file permissions bind the script
+   * as they bind any other user (a read-only repository checkout stays read-only). Needs
+   * `setpriv` (util-linux); a no-op for other users, whom permissions bind anyway.
+   */
+  honorFilePermissions?: boolean;
 }
 
 export interface ScriptRunResult {
@@ -57,6 +66,8 @@ export interface ScriptRunResult {
   sent: "SIGTERM" | "SIGKILL" | null;
 }
 
+/** PATH given to scripts and git subprocesses (their environment is otherwise scrubbed). */
+export const SANDBOX_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 export const SCRIPT_OUTPUT_CAP_BYTES = 64 * 1024;
 export const SCRIPT_KILL_GRACE_MS = 10_000;
 /** How long to wait for stdout/stderr to close after the shell exited. */
@@ -101,6 +112,25 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
 }
 
 export function runScript(options: ScriptRunOptions): Promise<ScriptRunResult> {
+  // $0 names the process; $1 is the command, so it is never re-parsed by the outer shell.
+  const wrapper = `${ulimitPrelude(options.limits)}; exec bash -lc "$1"`;
+  const argv = ["bash", "-c", wrapper, "sluice-script", options.command];
+  const asRoot = process.getuid?.() === 0;
+  if (options.honorFilePermissions && asRoot)
+    argv.unshift("setpriv", "--inh-caps=-dac_override", "--bounding-set=-dac_override", "--");
+  return runProcess(argv[0]!, argv.slice(1), options);
+}
+
+/**
+ * Runs one program with an argument array (never a shell) under the same rules as scripts:
+ * exactly the environment given, its own process group, capped output, SIGTERM → SIGKILL on
+ * timeout or cancel. Git subprocesses (repository context) use it directly.
+ */
+export function runProcess(
+  file: string,
+  args: readonly string[],
+  options: ProcessRunOptions,
+): Promise<ScriptRunResult> {
   const cap = options.maxOutputBytes ?? SCRIPT_OUTPUT_CAP_BYTES;
   const keep = cap + (options.overflowBytes ?? 0);
   const grace = options.killGraceMs ?? SCRIPT_KILL_GRACE_MS;
@@ -109,9 +139,7 @@ export function runScript(options: ScriptRunOptions): Promise<ScriptRunResult> {
   const stderr = new Capture(keep);
 
   return new Promise<ScriptRunResult>((resolve, reject) => {
-    // $0 names the process; $1 is the command, so it is never re-parsed by the outer shell.
-    const wrapper = `${ulimitPrelude(options.limits)}; exec bash -lc "$1"`;
-    const child = spawn("bash", ["-c", wrapper, "sluice-script", options.command], {
+    const child = spawn(file, args, {
       cwd: options.cwd,
       env: options.env as NodeJS.ProcessEnv,
       detached: true,

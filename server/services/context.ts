@@ -29,6 +29,8 @@ export interface ServiceConfig {
   authLockBaseSeconds?: number;
   /** The quota plan of workspaces without one (SLUICE_DEFAULT_PLAN; absent = enterprise, unlimited). */
   defaultPlan?: PlanId;
+  /** Where the per-workspace bare caches of repository context live (default: a temp folder). */
+  repositoryCacheDir?: string;
 }
 
 /** Where a request came from (server/http/client-address.ts); written on its audit rows. */

@@ -233,6 +233,34 @@ describe("bad input is a 400 naming the path, never a 500", () => {
     expect(e.message).not.toMatch(/must be an object/);
   });
 
+  it("a repository override is a 400 naming the field: bad refs and URLs, or no repository to override", async () => {
+    const wf = await createWorkflow({ ctx: fx.ctx("owner"), input: { name: "NoRepo" } });
+    await saveDraft({
+      ctx: fx.ctx("owner"),
+      input: {
+        workflowId: wf.id,
+        definition: {
+          schemaVersion: 1,
+          name: "NoRepo",
+          steps: [{ id: "a", type: "transform", config: { value: 1 } }],
+        },
+      },
+    });
+    await publishWorkflow({ ctx: fx.ctx("owner"), input: { workflowId: wf.id } });
+    for (const [repository, message] of [
+      [{ ref: "--upload-pack=touch /tmp/x" }, /repository\.ref: .*must not start with "-"/],
+      [{ url: "ext::sh -c touch% /tmp/x", ref: "main" }, /repository\.url: Git transport helpers/],
+      [{ ref: "main" }, /declares no repository/],
+    ] as const) {
+      const res = await call(workflowRunsRoute.POST, "POST", `/api/v1/workflows/${wf.id}/runs`, {
+        params: { id: wf.id },
+        body: JSON.stringify({ repository }),
+      });
+      expect(res.status).toBe(400);
+      expect((await errorOf(res)).message).toMatch(message);
+    }
+  });
+
   it("text Postgres cannot store (NUL, a lone surrogate) is a 400 naming the field, nothing written", async () => {
     const wf = await createWorkflow({ ctx: fx.ctx("owner"), input: { name: "Nul" } });
     for (const body of [

@@ -41,7 +41,8 @@ export const runCommand: Command = {
   summary: "Run a workflow and wait for its outcome (envelope on stdout, events on stderr)",
   help: `Usage: sluice run --workflow <id|slug> [--input <json|@file>] [--idempotency-key <key>]
                  [--workflow-hash sha256:…] [--timeout-ms <ms>] [--max-steps <n>]
-                 [--max-parallel <n>] [--no-wait]
+                 [--max-parallel <n>] [--ref <branch|tag|sha> [--repository-url <url>]]
+                 [--no-wait]
        echo '{ "workflow": "<slug>", "variables": {…}, "runtime": { "idempotencyKey": "…" } }' | sluice run
 
 Starts a run of the workflow's published version and follows it until it finishes or
@@ -51,7 +52,9 @@ stops at an approval gate. stdout: the envelope
 stderr: the run's events as NDJSON, one { "type": …, … } object per line.
 Flags override the stdin request. --no-wait prints the envelope right after the start
 (status "running"). --workflow-hash refuses to run (exit 20) unless the published
-version has exactly that hash, and then runs exactly that version.
+version has exactly that hash, and then runs exactly that version. --ref runs the
+workflow's repository at another branch, tag or commit (--repository-url: another
+repository too); the server pins it to a commit before step 1.
 
 Per-run limits --timeout-ms / --max-steps / --max-parallel (runtime.timeoutMs /
 maxSteps / maxParallel) may only tighten the workflow's constraints: a larger value is
@@ -72,6 +75,8 @@ Examples:
     input: { type: "string" },
     "idempotency-key": { type: "string" },
     "workflow-hash": { type: "string" },
+    ref: { type: "string" },
+    "repository-url": { type: "string" },
     "timeout-ms": { type: "string" },
     "max-steps": { type: "string" },
     "max-parallel": { type: "string" },
@@ -102,6 +107,7 @@ Examples:
           // A pinned hash runs exactly the version checked above, even if one is published meanwhile.
           ...(request.workflowHash ? { versionId: wf.currentVersion!.id } : {}),
           ...(request.limits ? { limits: request.limits } : {}),
+          ...(request.repository ? { repository: request.repository } : {}),
         },
         headers: request.idempotencyKey ? { "idempotency-key": request.idempotencyKey } : {},
       },

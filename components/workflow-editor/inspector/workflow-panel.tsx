@@ -24,6 +24,7 @@ export function WorkflowPanel({
     onChange((latest) => setAt(latest, path, value, 1), { key: `workflow:${path.join(".")}` });
   const inputs = isPlainObject(definition.inputs) ? definition.inputs : {};
   const variables = isPlainObject(definition.variables) ? definition.variables : {};
+  const repository = isPlainObject(definition.repository) ? definition.repository : {};
   return (
     <div className={styles.panel}>
       <header className={styles.head}>
@@ -56,6 +57,45 @@ export function WorkflowPanel({
           disabled={readOnly}
           error={errors.timezone}
           onChange={(text) => set(["timezone"], text === "" ? undefined : text)}
+        />
+      </section>
+
+      <section className={styles.section} aria-label="Repository">
+        <h3 className={styles.sectionTitle}>Repository</h3>
+        <p className="section-note">
+          Optional. Each run pins the ref to a commit before step 1; script steps run in a read-only
+          checkout of it.
+        </p>
+        <TextField
+          label="Repository URL"
+          value={typeof repository.url === "string" ? repository.url : ""}
+          placeholder="https://github.com/acme/app.git"
+          hint="https://, ssh:// or user@host:path, file:/// or an absolute path."
+          disabled={readOnly}
+          error={errors["repository.url"] ?? errors.repository}
+          onChange={(text) => set(["repository", "url"], text === "" ? undefined : text)}
+        />
+        <TextField
+          label="Repository ref"
+          value={typeof repository.ref === "string" ? repository.ref : ""}
+          placeholder="main"
+          hint="Branch, tag or commit SHA."
+          disabled={readOnly}
+          error={errors["repository.ref"]}
+          onChange={(text) => set(["repository", "ref"], text === "" ? undefined : text)}
+        />
+        <TextField
+          label="Credentials secret"
+          value={
+            typeof repository.credentialsSecret === "string" ? repository.credentialsSecret : ""
+          }
+          placeholder="GIT_TOKEN"
+          hint="Workspace secret: an https token (or user:token) or an ssh private key."
+          disabled={readOnly}
+          error={errors["repository.credentialsSecret"]}
+          onChange={(text) =>
+            set(["repository", "credentialsSecret"], text === "" ? undefined : text)
+          }
         />
       </section>
 

@@ -2,7 +2,7 @@ import "server-only";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { runs } from "@/db/schema";
-import { WorkflowDefinition } from "@/lib/workflow";
+import { WorkflowDefinition, type RunRepository } from "@/lib/workflow";
 import { tightenConstraints, type RunLimits } from "@/lib/workflow/run-limits";
 import type { PlanId } from "@/lib/quotas/plans";
 import type { ServiceConfig } from "../context";
@@ -36,6 +36,8 @@ export interface RunPlan {
   > | null;
   /** Per-run limits tightening the definition's constraints (null: none). */
   limits?: RunLimits | null;
+  /** Repository context (SPEC §3; absent: none). sha is null until the "repository" step pins it. */
+  repository?: RunRepository | null;
   /** The plan's "steps per run" quota when it limits this run (absent: unlimited, or older plans). */
   stepsQuota?: { limit: number; plan?: PlanId };
 }
@@ -115,6 +117,10 @@ export async function loadRunPlan(
         deadlineAt: (deadlineAt ?? new Date(startedAt.getTime() + timeoutMs)).toISOString(),
         seed: (run.rerunSeed as RunPlan["seed"]) ?? null,
         limits: run.limits ?? null,
+        repository:
+          run.repositoryUrl && run.repositoryRef
+            ? { url: run.repositoryUrl, ref: run.repositoryRef, sha: run.repositorySha }
+            : null,
         ...(stepsLimit === null
           ? {}
           : { stepsQuota: { limit: stepsLimit, plan: planBehind(quota, "stepsPerRun") } }),

@@ -5,7 +5,12 @@ import { isUniqueViolation } from "@/db/errors";
 import { runs } from "@/db/schema";
 import { newId } from "@/lib/ids";
 import type { InitiatorType, TriggerType } from "@/lib/schemas/runs";
-import { canonicalStringify, resolveRunInput, WorkflowDefinition } from "@/lib/workflow";
+import {
+  canonicalStringify,
+  resolveRunInput,
+  WorkflowDefinition,
+  type RepositoryOverride,
+} from "@/lib/workflow";
 import { runLimitIssues, storedRunLimits, type RunLimits } from "@/lib/workflow/run-limits";
 import { tighterCap } from "@/lib/quotas/plans";
 import { IdempotencyKeyReusedError, PreconditionFailedError, ValidationError } from "../../errors";
@@ -38,6 +43,13 @@ export interface CreateRunArgs {
   /** Subworkflow child: runs in its parent's slot, never queued. */
   parent?: { runId: string; stepId: string; rootRunId: string };
   rerun?: { ofRunId: string; fromStepId?: string | null; seed?: Record<string, unknown> };
+  /**
+   * Manual runs only (UI, API, CLI): another ref, or URL and ref, for the definition's
+   * repository. Other triggers are refused (SPEC §3: "overridable per run for manual runs").
+   */
+  repositoryOverride?: RepositoryOverride;
+  /** Reruns: the original run's repository, pinned SHA included, reused as is. */
+  repositoryPin?: RunRepositoryColumns;
   /** Disabled workflows do not start (manual, triggers); reruns and children may opt in. */
   allowDisabled?: boolean;
   /** Tighter limits for this run (docs/cli.md "Per-run limits"); a looser one is refused. */
@@ -55,6 +67,11 @@ export interface CreateRunArgs {
    */
   deferAdmission?: boolean;
 }
+
+export type RunRepositoryColumns = Pick<
+  RunRow,
+  "repositoryUrl" | "repositoryRef" | "repositorySha" | "repositoryCredentialsSecret"
+>;
 
 export interface CreateRunResult {
   run: RunRow;
@@ -103,6 +120,7 @@ export async function createRun(
   const runLimits = storedRunLimits(args.limits);
   if (runLimits && !args.limitsInherited)
     await checkRunLimits(tx, ctx, args.workspaceId, definition, runLimits);
+  const repository = args.repositoryPin ?? runRepository(definition, args);
 
   const overflow = definition.constraints.overflow;
   if (!args.parent && overflow === "coalesce") {
@@ -145,6 +163,7 @@ export async function createRun(
     rerunFromStepId: args.rerun?.fromStepId ?? null,
     rerunSeed: args.rerun?.seed ?? null,
     limits: runLimits,
+    ...repository,
     createdAt: now,
     queuedAt: now,
     updatedAt: now,
@@ -219,6 +238,42 @@ async function checkRunLimits(
     maxParallel: c.maxParallel,
   });
   if (issues.length) throw new ValidationError(issues.map((i) => i.message).join("; "), issues);
+}
+
+/** Manual run starts that may override the repository (a token's run is a manual API call). */
+const OVERRIDE_TRIGGERS: readonly TriggerType[] = ["manual", "api"];
+
+/**
+ * The repository columns of a new run: the definition's repository, with a manual run's
+ * override applied. Credentials stay with the definition's URL: a run pointed at another URL
+ * gets none, so a token is never sent to a host its workflow did not name.
+ */
+function runRepository(definition: WorkflowDefinition, args: CreateRunArgs): RunRepositoryColumns {
+  const declared = definition.repository;
+  const override = args.repositoryOverride;
+  if (override && !OVERRIDE_TRIGGERS.includes(args.trigger.type))
+    throw new ValidationError(
+      `Only manual runs may override the repository; this run is started by ${args.trigger.type}`,
+      [{ path: ["repository"], message: "Only manual runs may override the repository." }],
+    );
+  if (override && !declared)
+    throw new ValidationError("This workflow declares no repository to override", [
+      { path: ["repository"], message: "The workflow declares no repository." },
+    ]);
+  if (!declared)
+    return {
+      repositoryUrl: null,
+      repositoryRef: null,
+      repositorySha: null,
+      repositoryCredentialsSecret: null,
+    };
+  const url = override?.url ?? declared.url;
+  return {
+    repositoryUrl: url,
+    repositoryRef: override?.ref ?? declared.ref,
+    repositorySha: null,
+    repositoryCredentialsSecret: url === declared.url ? (declared.credentialsSecret ?? null) : null,
+  };
 }
 
 /**

@@ -65,9 +65,21 @@ export async function getRun({ ctx, input }: { ctx: ServiceContext; input: unkno
     .from(runs)
     .where(and(eq(runs.workspaceId, ws.id), eq(runs.parentRunId, run.id)))
     .orderBy(asc(runs.createdAt));
-  const { rerunSeed, ...rest } = run;
+  const {
+    rerunSeed,
+    repositoryUrl,
+    repositoryRef,
+    repositorySha,
+    repositoryCredentialsSecret: _credentialsSecret,
+    ...rest
+  } = run;
   return {
     ...rest,
+    /** Repository context: the URL and ref asked for and the commit pinned before step 1. */
+    repository:
+      repositoryUrl && repositoryRef
+        ? { url: repositoryUrl, ref: repositoryRef, sha: repositorySha }
+        : null,
     workflowName: wf?.name ?? "(deleted workflow)",
     workflowSlug: wf?.slug ?? null,
     initiatorName: initiator?.name ?? null,

@@ -49,6 +49,17 @@ export async function rerunRun({ ctx, input }: { ctx: ServiceContext; input: unk
       idempotencyKey: idempotencyKey ?? null,
       limits: original.limits,
       limitsInherited: true,
+      // A rerun sees the same code as its original: the pinned commit is reused, not re-resolved.
+      ...(original.repositoryUrl
+        ? {
+            repositoryPin: {
+              repositoryUrl: original.repositoryUrl,
+              repositoryRef: original.repositoryRef,
+              repositorySha: original.repositorySha,
+              repositoryCredentialsSecret: original.repositoryCredentialsSecret,
+            },
+          }
+        : {}),
       rerun: {
         ofRunId: original.id,
         fromStepId: fromStepId ?? null,

@@ -28,6 +28,7 @@ export async function startRun({ ctx, input }: { ctx: ServiceContext; input: unk
           ? { type: "token", id: ctx.actor.tokenId }
           : { type: "user", id: userId },
       accountableUserId: userId,
+      ...(parsed.data.repository ? { repositoryOverride: parsed.data.repository } : {}),
       idempotencyKey: parsed.data.idempotencyKey ?? null,
       strictIdempotency: true,
       limits: parsed.data.limits,

@@ -1,0 +1,147 @@
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { checkoutRepository, removeCheckout, RepositoryError, resolveRepositoryRef } from "./git";
+
+/*
+ * The git layer on its own, against a bare repository made here:
+ *
+ *   origin.git: A ── B (main)      tag v1 → A
+ *   cache: <root>/<workspace>/<sha256(url)>.git, refs/sluice/pins/<sha> per resolved commit
+ */
+
+let dir: string;
+let origin: string;
+let work: string;
+let cacheRoot: string;
+let a: string;
+let b: string;
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync("git", args, {
+    cwd,
+    env: {
+      ...process.env,
+      HOME: dir,
+      GIT_CONFIG_NOSYSTEM: "1",
+      GIT_AUTHOR_NAME: "T",
+      GIT_AUTHOR_EMAIL: "t@example.com",
+      GIT_COMMITTER_NAME: "T",
+      GIT_COMMITTER_EMAIL: "t@example.com",
+    },
+    encoding: "utf8",
+  }).trim();
+}
+
+function commit(text: string): string {
+  fs.writeFileSync(path.join(work, "FILE"), text);
+  git(work, "add", "FILE");
+  git(work, "commit", "-q", "-m", text);
+  git(work, "push", "-q", "-f", "origin", "HEAD:main");
+  return git(work, "rev-parse", "HEAD");
+}
+
+const access = () => ({ url: origin, allowedPrivateHosts: [] });
+const where = (workspaceId = "ws_git") => ({ cacheRoot, workspaceId });
+
+beforeAll(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "sluice-git-test-"));
+  origin = path.join(dir, "origin.git");
+  work = path.join(dir, "work");
+  cacheRoot = path.join(dir, "cache");
+  git(dir, "init", "-q", "--bare", "-b", "main", origin);
+  git(dir, "init", "-q", "-b", "main", work);
+  git(work, "remote", "add", "origin", origin);
+  a = commit("A");
+  git(work, "tag", "-a", "-m", "v1", "v1");
+  git(work, "push", "-q", "origin", "v1");
+  b = commit("B");
+});
+afterAll(() => {
+  if (dir) {
+    execFileSync("chmod", ["-R", "u+w", dir]);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+describe("resolveRepositoryRef", () => {
+  it("resolves branches, annotated tags and commit ids, concurrently, through one locked cache", async () => {
+    const refs = ["main", "v1", a, "main", b, "v1"];
+    const shas = await Promise.all(refs.map((ref) => resolveRepositoryRef(where(), access(), ref)));
+    expect(shas).toEqual([b, a, a, b, b, a]);
+    // Every resolved commit is pinned in the cache; no lock is left behind.
+    const cache = fs.readdirSync(path.join(cacheRoot, "ws_git"))[0]!;
+    const pins = git(path.join(cacheRoot, "ws_git", cache), "for-each-ref", "refs/sluice/pins/");
+    expect(pins).toContain(a);
+    expect(pins).toContain(b);
+    expect(fs.readdirSync(cacheRoot).filter((f) => f.endsWith(".lock"))).toEqual([]);
+  });
+
+  it("names the ref and the URL when it does not exist", async () => {
+    const e = await resolveRepositoryRef(where(), access(), "nope").catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(RepositoryError);
+    expect((e as RepositoryError).code).toBe("ref_not_found");
+    expect((e as Error).message).toBe(`repository ref 'nope' not found in ${origin}`);
+    const missing = await resolveRepositoryRef(where(), access(), "f".repeat(40)).catch(
+      (x: unknown) => x,
+    );
+    expect((missing as RepositoryError).code).toBe("ref_not_found");
+  });
+
+  it("says why a repository cannot be fetched", async () => {
+    const e = await resolveRepositoryRef(
+      where(),
+      { url: path.join(dir, "missing.git"), allowedPrivateHosts: [] },
+      "main",
+    ).catch((x: unknown) => x);
+    expect((e as RepositoryError).code).toBe("fetch_failed");
+    expect((e as Error).message).toMatch(/^Could not fetch .*missing\.git: /);
+  });
+});
+
+describe("checkoutRepository", () => {
+  it("checks out exactly the pinned commit, read-only; fetches it again into an empty cache", async () => {
+    const dest = path.join(dir, "co1");
+    // A fresh workspace cache that never resolved anything: the commit is fetched on demand.
+    await checkoutRepository(where("ws_cold"), access(), { ref: "v1", sha: a }, dest, {
+      writable: false,
+    });
+    expect(fs.readFileSync(path.join(dest, "FILE"), "utf8")).toBe("A");
+    expect(git(dest, "rev-parse", "HEAD")).toBe(a);
+    expect(git(dest, "remote", "get-url", "origin")).toBe(origin);
+    expect(fs.statSync(path.join(dest, "FILE")).mode & 0o222).toBe(0);
+    expect(fs.statSync(dest).mode & 0o222).toBe(0);
+    await removeCheckout(dest);
+    expect(fs.existsSync(dest)).toBe(false);
+
+    const rw = path.join(dir, "co2");
+    await checkoutRepository(where(), access(), { ref: "main", sha: b }, rw, { writable: true });
+    fs.writeFileSync(path.join(rw, "FILE"), "changed");
+    await removeCheckout(rw);
+  });
+
+  it("keeps a pinned commit after the branch was force-pushed away", async () => {
+    const c = commit("C");
+    const pinned = await resolveRepositoryRef(where(), access(), "main");
+    expect(pinned).toBe(c);
+    git(work, "reset", "-q", "--hard", b);
+    git(work, "push", "-q", "-f", "origin", "HEAD:main");
+    git(origin, "reflog", "expire", "--expire=now", "--all");
+    git(origin, "gc", "-q", "--prune=now");
+    const dest = path.join(dir, "co3");
+    await checkoutRepository(where(), access(), { ref: "main", sha: c }, dest, { writable: false });
+    expect(git(dest, "rev-parse", "HEAD")).toBe(c);
+    await removeCheckout(dest);
+    // A cache that never saw it cannot get it back: the error says so.
+    const e = await checkoutRepository(
+      where("ws_late"),
+      access(),
+      { ref: "main", sha: c },
+      path.join(dir, "co4"),
+      { writable: false },
+    ).catch((x: unknown) => x);
+    expect((e as Error).message).toMatch(`The run's commit ${c} is no longer available`);
+  });
+});

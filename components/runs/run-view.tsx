@@ -113,8 +113,16 @@ export function RunView({ runId }: { runId: string }) {
             <RunStatusBadge status={r.status} />
           </h1>
           <p className="row" style={{ flexWrap: "wrap" }}>
-            <Link href={`/workflows/${r.workflowId}`}>{r.workflowName}</Link>
-            <span className="badge">v{r.version}</span>
+            {r.workflowId ? (
+              <>
+                <Link href={`/workflows/${r.workflowId}`}>{r.workflowName}</Link>
+                <span className="badge">v{r.version}</span>
+              </>
+            ) : (
+              <span className="badge" title="An unsaved definition, run inline">
+                Inline
+              </span>
+            )}
             <span>
               trigger <strong>{r.triggerType}</strong>
             </span>
@@ -218,7 +226,7 @@ export function RunView({ runId }: { runId: string }) {
           </div>
           <div className="card-body stack">
             {r.pendingApprovals.map((a) => (
-              <ApprovalGate key={a.id} gate={{ ...a, runId: r.id, workflowId: r.workflowId }} />
+              <ApprovalGate key={a.id} gate={{ ...a, runId: r.id, workflowId: r.workflowId ?? undefined }} />
             ))}
           </div>
         </section>

@@ -29,4 +29,9 @@ describe("runs filters in the URL", () => {
     expect(q.waitingLongerThanMinutes).toBe(5);
     expect(q.status).toBeUndefined();
   });
+  it("workflow=inline asks for inline runs only", () => {
+    const q = filtersToQuery(filtersFromParams(new URLSearchParams("workflow=inline")));
+    expect(q.inline).toBe(true);
+    expect(q.workflowId).toBeUndefined();
+  });
 });

@@ -1,7 +1,13 @@
 /** Runs list filters <-> URL search params (so filtered views can be shared and reloaded). */
-import { RUN_LIST_STATUSES, TRIGGER_TYPES, type ListRunsInput } from "@/lib/schemas/runs";
+import {
+  INLINE_WORKFLOW_NAME,
+  RUN_LIST_STATUSES,
+  TRIGGER_TYPES,
+  type ListRunsInput,
+} from "@/lib/schemas/runs";
 
 export interface RunFilters {
+  /** A workflow id, or "inline" for inline runs (no workflow). */
   workflowId?: string;
   status: (typeof RUN_LIST_STATUSES)[number][];
   trigger?: (typeof TRIGGER_TYPES)[number];
@@ -59,7 +65,11 @@ export function localDay(s: string, end: boolean): Date {
 export function filtersToQuery(f: RunFilters): ListRunsInput {
   const day = localDay;
   return {
-    ...(f.workflowId ? { workflowId: f.workflowId } : {}),
+    ...(f.workflowId === INLINE_WORKFLOW_NAME
+      ? { inline: true }
+      : f.workflowId
+        ? { workflowId: f.workflowId }
+        : {}),
     ...(f.status.length ? { status: f.status } : {}),
     ...(f.trigger ? { trigger: f.trigger } : {}),
     ...(f.from ? { from: day(f.from, false) } : {}),

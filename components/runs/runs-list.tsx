@@ -4,7 +4,7 @@ import Link from "next/link";
 import { usePathname, useSearchParams } from "next/navigation";
 import { EmptyState, ErrorState, LoadingRows } from "@/components/ui/states";
 import { LIVE_TICK_MS, NOW_TICK_MS, RelativeTime, useNow } from "@/components/ui/time";
-import { RUN_LIST_STATUSES, TRIGGER_TYPES } from "@/lib/schemas/runs";
+import { INLINE_WORKFLOW_NAME, RUN_LIST_STATUSES, TRIGGER_TYPES } from "@/lib/schemas/runs";
 import { useTRPC } from "@/lib/trpc/client";
 import { WAITING_PRESETS, formatDuration, isActiveRun, runDuration, statusLabel } from "./format";
 import { RunStatusBadge } from "./run-status-badge";
@@ -74,6 +74,7 @@ export function RunsList({ workflowId }: { workflowId?: string }) {
                 style={{ width: 200 }}
               >
                 <option value="">All workflows</option>
+                <option value={INLINE_WORKFLOW_NAME}>Inline runs</option>
                 {workflows.data?.items.map((w) => (
                   <option key={w.id} value={w.id}>
                     {w.name}
@@ -220,8 +221,16 @@ export function RunsList({ workflowId }: { workflowId?: string }) {
                   </td>
                   {!workflowId ? (
                     <td>
-                      <Link href={`/workflows/${r.workflowId}`}>{r.workflowName}</Link>{" "}
-                      <span className="faint small">v{r.version}</span>
+                      {r.workflowId ? (
+                        <>
+                          <Link href={`/workflows/${r.workflowId}`}>{r.workflowName}</Link>{" "}
+                          <span className="faint small">v{r.version}</span>
+                        </>
+                      ) : (
+                        <span className="badge" title="An unsaved definition, run inline">
+                          Inline
+                        </span>
+                      )}
                     </td>
                   ) : null}
                   <td>{r.triggerType}</td>

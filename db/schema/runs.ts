@@ -35,12 +35,9 @@ export const runs = pgTable(
     workspaceId: text("workspace_id")
       .notNull()
       .references(() => workspaces.id, { onDelete: "cascade" }),
-    workflowId: text("workflow_id")
-      .notNull()
-      .references(() => workflows.id, { onDelete: "cascade" }),
-    versionId: text("version_id")
-      .notNull()
-      .references(() => workflowVersions.id),
+    /** Null for an inline run (an unsaved definition, snapshotted by `hash` alone). */
+    workflowId: text("workflow_id").references(() => workflows.id, { onDelete: "cascade" }),
+    versionId: text("version_id").references(() => workflowVersions.id),
     version: text("version").notNull(),
     hash: text("hash").notNull(),
     status: runStatusEnum("status").notNull(),
@@ -89,6 +86,10 @@ export const runs = pgTable(
     uniqueIndex("runs_idempotency_key")
       .on(t.workspaceId, t.workflowId, t.idempotencyKey)
       .where(sql`${t.idempotencyKey} is not null`),
+    // Inline runs have no workflow (nulls are distinct in the index above): keyed per workspace.
+    uniqueIndex("runs_inline_idempotency_key")
+      .on(t.workspaceId, t.idempotencyKey)
+      .where(sql`${t.idempotencyKey} is not null and ${t.workflowId} is null`),
     index("runs_workspace_created_idx").on(t.workspaceId, t.createdAt),
     index("runs_workspace_status_idx").on(t.workspaceId, t.status),
     index("runs_workflow_created_idx").on(t.workflowId, t.createdAt),

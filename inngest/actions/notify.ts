@@ -25,7 +25,8 @@ export interface NotifyWebhookPayload {
   message: string;
   subject?: string;
   workspaceId: string;
-  workflowId: string;
+  /** Null for an inline run. */
+  workflowId: string | null;
   runId: string;
   stepId: string;
   attempt: number;

@@ -13,6 +13,9 @@ import { StepFailure, type ActionHandler } from "./types";
 export const proposeChangeHandler: ActionHandler<StepConfig<"propose_change">> = async (ctx) => {
   const rt = await engineRuntime();
   const c = ctx.config;
+  // Validation refuses propose_change in inline definitions; this guards the type.
+  if (!ctx.workflowId)
+    throw new StepFailure("An inline run has no saved workflow to propose a change to", "user");
   try {
     const r = await createProposal({
       ctx: {

@@ -92,7 +92,8 @@ function scriptEnv(
     USER: user,
     LOGNAME: user,
     SLUICE_RUN_ID: ctx.runId,
-    SLUICE_WORKFLOW_ID: ctx.workflowId,
+    // Empty for an inline run (no saved workflow).
+    SLUICE_WORKFLOW_ID: ctx.workflowId ?? "",
     SLUICE_STEP_ID: ctx.stepId,
     SLUICE_ATTEMPT: String(ctx.attempt),
     ...config.env,

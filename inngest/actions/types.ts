@@ -27,7 +27,8 @@ export interface LlmEndpoint {
 
 export interface ActionContext<Config = unknown> {
   workspaceId: string;
-  workflowId: string;
+  /** Null for an inline run (no saved workflow). */
+  workflowId: string | null;
   runId: string;
   rootRunId: string;
   stepId: string;

@@ -55,7 +55,7 @@ export type AttemptOutcome =
 
 export interface AttemptArgs {
   key: AttemptKey;
-  workflowId: string;
+  workflowId: string | null;
   rootRunId: string;
   config: unknown;
   context: TemplateContext;
@@ -348,7 +348,8 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
           llmBudget: await llmBudget(
             db,
             rt.config,
-            { workspaceId: args.key.workspaceId, workflowId: args.workflowId },
+            // Inline runs share one monthly LLM budget (they have no workflow of their own).
+            { workspaceId: args.key.workspaceId, workflowId: args.workflowId ?? "inline" },
             now,
           ),
         }

@@ -10,6 +10,7 @@ import {
   type TemplateContext,
 } from "@/lib/workflow";
 import type { AttemptKey } from "@/server/services/engine/step-records";
+import { savedWorkflowId } from "@/server/services/engine/run-plan";
 import { quotaMessage } from "@/lib/quotas/plans";
 import { EVENTS, RUN_WORKFLOW_FUNCTION_ID } from "../events";
 import { handlerFor } from "../actions/registry";
@@ -175,7 +176,7 @@ async function runApproval(
   const opened = await env.step.run(sid(env, `${path}@1~open`), () =>
     openApprovalBody({
       key,
-      workflowId: env.plan.workflowId,
+      workflowId: savedWorkflowId(env.plan),
       hash: env.plan.hash,
       config: node.config,
       context: ctx,

@@ -1,5 +1,6 @@
 import type { StepOutcome, TemplateContext } from "@/lib/workflow";
 import type { AttemptKey } from "@/server/services/engine/step-records";
+import { savedWorkflowId } from "@/server/services/engine/run-plan";
 import { EVENTS } from "../events";
 import { checkTaskBody, closeTaskBody, openTaskBody } from "./task-bodies";
 import { raceWait } from "./race-wait";
@@ -23,7 +24,7 @@ export async function runTask(
   const opened = await env.step.run(sid(env, `${path}@1~open`), () =>
     openTaskBody({
       key,
-      workflowId: env.plan.workflowId,
+      workflowId: savedWorkflowId(env.plan),
       config: node.config,
       context: ctx,
       deadline: env.deadline,

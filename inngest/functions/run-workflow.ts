@@ -53,7 +53,7 @@ export const runWorkflow = inngest.createFunction(
       base: {
         input: plan.input,
         vars: definition.variables,
-        run: { id: plan.runId, workflowId: plan.workflowId },
+        run: { id: plan.runId, workflowId: plan.workflowId ?? undefined },
         trigger: plan.trigger,
       },
       slots: new Semaphore(definition.constraints.maxParallel),

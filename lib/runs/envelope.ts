@@ -39,7 +39,8 @@ export interface RunEnvelope<D = Date> {
   executionId: string;
   /** The run's own status (`queued … timed_out`), finer than `status`. */
   runStatus: RunStatus;
-  workflowId: string;
+  /** Null for an inline run (an unsaved definition). */
+  workflowId: string | null;
   workflowSlug: string | null;
   version: string;
   input: Record<string, unknown>;
@@ -73,7 +74,7 @@ export interface RunEnvelope<D = Date> {
 export interface EnvelopeRunSource<D = Date> {
   id: string;
   status: RunStatus;
-  workflowId: string;
+  workflowId: string | null;
   workflowSlug: string | null;
   version: string;
   input: Record<string, unknown>;

@@ -52,6 +52,23 @@ export const StartRunInput = z.object({
 });
 export type StartRunInput = z.input<typeof StartRunInput>;
 
+/**
+ * Inline runs have no workflow or version: these labels stand in for the workflow's name and the
+ * version number (runs list, run page, system events, the CLI).
+ */
+export const INLINE_WORKFLOW_NAME = "inline";
+export const INLINE_VERSION = "inline";
+
+/** An inline run: an unsaved definition, validated and snapshotted like a published version. */
+export const StartInlineRunInput = z.object({
+  /** A workflow definition (the same JSON a version stores); validated by the service. */
+  definition: z.record(z.string(), z.unknown()),
+  input: z.record(z.string(), z.unknown()).default({}),
+  idempotencyKey: z.string().min(1).max(200).optional(),
+  limits: RunLimits.optional(),
+});
+export type StartInlineRunInput = z.input<typeof StartInlineRunInput>;
+
 export const RunRef = z.object({ runId: id });
 export type RunRef = z.infer<typeof RunRef>;
 
@@ -82,6 +99,8 @@ export const RUN_LIST_STATUSES = [
 ] as const;
 export const ListRunsInput = z.object({
   workflowId: id.optional(),
+  /** Only inline runs (unsaved definitions, no workflow). */
+  inline: z.boolean().optional(),
   status: z.array(z.enum(RUN_LIST_STATUSES)).max(8).optional(),
   trigger: TriggerType.optional(),
   from: z.coerce.date().optional(),

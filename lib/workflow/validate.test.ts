@@ -1048,6 +1048,12 @@ describe("policy and advice", () => {
     );
     const nested = { id: "each", type: "loop", config: { items: [1], body: { steps: [script] } } };
     expectIssue(
+      base({ steps: [{ id: "ok", type: "approval", config: { prompt: "Go?" } }] }),
+      "NEEDS_SAVED_WORKFLOW",
+      { path: ["steps", 0, "type"], message: /need a saved workflow/ },
+      { inline: true },
+    );
+    expectIssue(
       base({ steps: [nested] }),
       "FORBIDDEN_STEP_TYPE",
       { path: ["steps", 0, "config", "body", "steps", 0, "type"] },

@@ -58,7 +58,15 @@ export interface ValidateOptions {
    * required argument. Omitted = not checked (the editor, pure callers).
    */
   readonly mcpServers?: McpServerCatalog;
+  /**
+   * The definition runs inline (unsaved, no workflow row): step types that record rows tied to
+   * a workflow (approvals, tasks, proposals) are refused.
+   */
+  readonly inline?: boolean;
 }
+
+/** Step types an inline run cannot execute: what they record belongs to a saved workflow. */
+export const SAVED_WORKFLOW_STEP_TYPES: readonly string[] = ["approval", "task", "propose_change"];
 
 export type McpServerCatalog = Record<
   string,
@@ -567,6 +575,16 @@ function checkStepPolicy(checker: Checker, view: StepView): void {
       makeIssue(
         "FORBIDDEN_STEP_TYPE",
         `${subject}: "${view.type}" steps are forbidden by the workspace policy.`,
+        [...view.path, "type"],
+        { stepId: view.id },
+      ),
+    );
+  }
+  if (options.inline && SAVED_WORKFLOW_STEP_TYPES.includes(view.type)) {
+    issues.push(
+      makeIssue(
+        "NEEDS_SAVED_WORKFLOW",
+        `${subject}: "${view.type}" steps need a saved workflow; publish it and run that instead of running it inline.`,
         [...view.path, "type"],
         { stepId: view.id },
       ),

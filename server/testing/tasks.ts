@@ -25,7 +25,7 @@ export async function openTestTask(
       stepType: "task",
       attempt: 1,
     },
-    workflowId: run!.workflowId,
+    workflowId: run!.workflowId!,
     instructions: "Do it",
     assignee: { roles: [...ROLES] },
     outputSchema: null,

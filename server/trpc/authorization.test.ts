@@ -116,7 +116,7 @@ async function approvalIn(fx: WorkspaceFixture) {
       stepType: "approval",
       attempt: 1,
     },
-    workflowId: run!.workflowId,
+    workflowId: run!.workflowId!,
     hash: run!.hash,
     prompt: "Ship?",
     items: null,

@@ -69,7 +69,7 @@ async function gateIn(fx: WorkspaceFixture) {
       stepType: "approval",
       attempt: 1,
     },
-    workflowId: run!.workflowId,
+    workflowId: run!.workflowId!,
     hash: run!.hash,
     prompt: "Ship?",
     items: null,

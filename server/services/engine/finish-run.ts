@@ -3,6 +3,7 @@ import { and, eq, inArray, lt } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { approvals, runs, runSteps, tasks, workflows } from "@/db/schema";
 import type { TerminalRunStatus } from "@/lib/workflow";
+import { INLINE_WORKFLOW_NAME } from "@/lib/schemas/runs";
 import { EVENTS } from "@/inngest/events";
 import type { ServiceConfig } from "../context";
 import { enqueueWorkflowEvents } from "./workflow-events";
@@ -122,10 +123,12 @@ export async function finishRun(
       ],
       now,
     );
-    const [wf] = await tx
-      .select({ name: workflows.name, slug: workflows.slug })
-      .from(workflows)
-      .where(eq(workflows.id, run.workflowId));
+    const [wf] = run.workflowId
+      ? await tx
+          .select({ name: workflows.name, slug: workflows.slug })
+          .from(workflows)
+          .where(eq(workflows.id, run.workflowId))
+      : [{ name: INLINE_WORKFLOW_NAME, slug: null }];
     // The outcome as a system workflow event (same shape as emitted events: name, data, source),
     // so event triggers and wait_for_event steps can match `data.runId`, `data.status`, ….
     await enqueueWorkflowEvents(

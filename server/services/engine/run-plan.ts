@@ -15,7 +15,8 @@ import { EXECUTING_STATUSES } from "@/lib/workflow/status";
 export interface RunPlan {
   runId: string;
   workspaceId: string;
-  workflowId: string;
+  /** Null for an inline run. */
+  workflowId: string | null;
   rootRunId: string;
   parentRunId: string | null;
   version: string;
@@ -40,6 +41,16 @@ export interface RunPlan {
   repository?: RunRepository | null;
   /** The plan's "steps per run" quota when it limits this run (absent: unlimited, or older plans). */
   stepsQuota?: { limit: number; plan?: PlanId };
+}
+
+/**
+ * The workflow of a run whose step records rows tied to one (approvals, tasks). Validation
+ * refuses those step types in inline definitions, so reaching here without one is a bug.
+ */
+export function savedWorkflowId(plan: Pick<RunPlan, "runId" | "workflowId">): string {
+  if (!plan.workflowId)
+    throw new Error(`Run ${plan.runId} is inline; approval and task steps need a saved workflow`);
+  return plan.workflowId;
 }
 
 export type LoadPlanResult = { ok: true; plan: RunPlan } | { ok: false; reason: string };

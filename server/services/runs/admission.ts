@@ -67,7 +67,12 @@ export async function admitQueuedRuns(
 ): Promise<string[]> {
   await lockWorkspaceAdmission(tx, workspaceId);
   const activeRows = await tx
-    .select({ workflowId: runs.workflowId, user: runs.accountableUserId, n: count() })
+    .select({
+      workflowId: runs.workflowId,
+      hash: runs.hash,
+      user: runs.accountableUserId,
+      n: count(),
+    })
     .from(runs)
     .where(
       and(
@@ -76,19 +81,25 @@ export async function admitQueuedRuns(
         sql`${runs.parentRunId} is null`,
       ),
     )
-    .groupBy(runs.workflowId, runs.accountableUserId);
+    .groupBy(runs.workflowId, runs.hash, runs.accountableUserId);
   let total = 0;
   const perUser = new Map<string, number>();
   const perWorkflow = new Map<string, number>();
   for (const r of activeRows) {
     total += r.n;
     if (r.user) perUser.set(r.user, (perUser.get(r.user) ?? 0) + r.n);
-    perWorkflow.set(r.workflowId, (perWorkflow.get(r.workflowId) ?? 0) + r.n);
+    const key = concurrencyKey(r);
+    perWorkflow.set(key, (perWorkflow.get(key) ?? 0) + r.n);
   }
   // Saturated (the common case under a burst): nothing can start, so the queue is not read.
   if (total >= limits.perWorkspace) return [];
   const queued = await tx
-    .select({ id: runs.id, workflowId: runs.workflowId, user: runs.accountableUserId })
+    .select({
+      id: runs.id,
+      workflowId: runs.workflowId,
+      hash: runs.hash,
+      user: runs.accountableUserId,
+    })
     .from(runs)
     .where(and(eq(runs.workspaceId, workspaceId), eq(runs.status, "queued")))
     .orderBy(asc(runs.queuedAt), asc(runs.id))
@@ -96,16 +107,19 @@ export async function admitQueuedRuns(
   if (queued.length === 0) return [];
   const maxByWorkflow = await workflowLimits(
     tx,
-    queued.map((q) => q.workflowId),
+    queued.flatMap((q) => (q.workflowId ? [q.workflowId] : [])),
   );
 
   const admitted: string[] = [];
   for (const q of queued) {
     if (total >= limits.perWorkspace) break;
     if (q.user && (perUser.get(q.user) ?? 0) >= limits.perUser) continue;
-    const wfMax =
-      tighterCap(maxByWorkflow.get(q.workflowId), limits.perWorkflow) ?? Number.POSITIVE_INFINITY;
-    if ((perWorkflow.get(q.workflowId) ?? 0) >= wfMax) continue;
+    const key = concurrencyKey(q);
+    // An inline run has no workflow whose maxConcurrentRuns could apply across runs; only the
+    // plan's per-definition cap does, counted per definition hash.
+    const ownMax = q.workflowId ? maxByWorkflow.get(q.workflowId) : undefined;
+    const wfMax = tighterCap(ownMax, limits.perWorkflow) ?? Number.POSITIVE_INFINITY;
+    if ((perWorkflow.get(key) ?? 0) >= wfMax) continue;
     const done = await tx
       .update(runs)
       .set({ status: "running", updatedAt: now })
@@ -114,7 +128,7 @@ export async function admitQueuedRuns(
     if (done.length !== 1) continue;
     total++;
     if (q.user) perUser.set(q.user, (perUser.get(q.user) ?? 0) + 1);
-    perWorkflow.set(q.workflowId, (perWorkflow.get(q.workflowId) ?? 0) + 1);
+    perWorkflow.set(key, (perWorkflow.get(key) ?? 0) + 1);
     admitted.push(q.id);
   }
   if (admitted.length) {
@@ -136,6 +150,11 @@ export async function admitQueuedRuns(
     );
   }
   return admitted;
+}
+
+/** What the per-workflow limit counts by: the workflow, or an inline run's definition hash. */
+function concurrencyKey(r: { workflowId: string | null; hash: string }): string {
+  return r.workflowId ?? `inline:${r.hash}`;
 }
 
 /** maxConcurrentRuns of each workflow's pinned definition (from the run's snapshot). */

@@ -1,10 +1,10 @@
 import "server-only";
-import { and, desc, eq } from "drizzle-orm";
+import { and, desc, eq, isNull } from "drizzle-orm";
 import type { Queryable } from "@/db/client";
 import { isUniqueViolation } from "@/db/errors";
 import { runs } from "@/db/schema";
 import { newId } from "@/lib/ids";
-import type { InitiatorType, TriggerType } from "@/lib/schemas/runs";
+import { INLINE_VERSION, type InitiatorType, type TriggerType } from "@/lib/schemas/runs";
 import {
   canonicalStringify,
   resolveRunInput,
@@ -25,9 +25,12 @@ import type { RunRow } from "./load-run";
 
 export interface CreateRunArgs {
   workspaceId: string;
-  workflowId: string;
+  /** The workflow to run, or null for an inline run (an unsaved definition, see `inlineHash`). */
+  workflowId: string | null;
   /** A version id; default: the workflow's current published version. */
   versionId?: string;
+  /** Inline runs: the hash of the definition already stored in definition_contents. */
+  inlineHash?: string;
   input: unknown;
   trigger: { type: TriggerType; id?: string | null; payload?: unknown };
   initiator: { type: InitiatorType; id?: string | null };
@@ -96,15 +99,7 @@ export async function createRun(
     const existing = await findByKey(tx, args.workspaceId, args.workflowId, args.idempotencyKey);
     if (existing) return replay(tx, args, existing);
   }
-  const wf = await loadWorkflow(tx, args.workspaceId, args.workflowId);
-  if (!wf.isEnabled && !args.allowDisabled)
-    throw new PreconditionFailedError(`Workflow "${wf.name}" is disabled; enable it to start runs`);
-  const versionId = args.versionId ?? wf.currentVersionId;
-  if (!versionId)
-    throw new PreconditionFailedError(
-      `Workflow "${wf.name}" has no published version yet; publish it first`,
-    );
-  const version: VersionRow = await loadVersion(tx, args.workspaceId, wf.id, versionId);
+  const version = await pinVersion(tx, args);
   const definition = await definitionByHash(tx, args.workspaceId, version.hash);
   const input = resolveRunInput(definition.inputs, args.input);
   if (!input.ok) {
@@ -123,14 +118,15 @@ export async function createRun(
   const repository = args.repositoryPin ?? runRepository(definition, args);
 
   const overflow = definition.constraints.overflow;
-  if (!args.parent && overflow === "coalesce") {
+  // Inline runs share no workflow, so there is no queue of "the same workflow" to coalesce into.
+  if (!args.parent && overflow === "coalesce" && version.workflowId) {
     const [queued] = await tx
       .select()
       .from(runs)
       .where(
         and(
           eq(runs.workspaceId, args.workspaceId),
-          eq(runs.workflowId, wf.id),
+          eq(runs.workflowId, version.workflowId),
           eq(runs.status, "queued"),
         ),
       )
@@ -143,7 +139,7 @@ export async function createRun(
   const row = {
     id,
     workspaceId: args.workspaceId,
-    workflowId: wf.id,
+    workflowId: version.workflowId,
     versionId: version.id,
     version: version.version,
     hash: version.hash,
@@ -178,7 +174,10 @@ export async function createRun(
         RunRow,
       ];
     } catch (e) {
-      if (isUniqueViolation(e, "runs_idempotency_key")) {
+      if (
+        isUniqueViolation(e, "runs_idempotency_key") ||
+        isUniqueViolation(e, "runs_inline_idempotency_key")
+      ) {
         const existing = await findByKey(
           tx,
           args.workspaceId,
@@ -219,6 +218,30 @@ export async function createRun(
     }
   }
   return { run: inserted, deduplicated: false };
+}
+
+/**
+ * The version a new run pins: the named or current version of its workflow (enabled unless the
+ * caller allows otherwise), or for an inline run its stored snapshot with no workflow or version.
+ */
+async function pinVersion(
+  tx: Queryable,
+  args: CreateRunArgs,
+): Promise<{ workflowId: string | null; id: string | null; version: string; hash: string }> {
+  if (args.workflowId === null) {
+    if (!args.inlineHash) throw new Error("createRun: an inline run needs its definition hash");
+    return { workflowId: null, id: null, version: INLINE_VERSION, hash: args.inlineHash };
+  }
+  const wf = await loadWorkflow(tx, args.workspaceId, args.workflowId);
+  if (!wf.isEnabled && !args.allowDisabled)
+    throw new PreconditionFailedError(`Workflow "${wf.name}" is disabled; enable it to start runs`);
+  const versionId = args.versionId ?? wf.currentVersionId;
+  if (!versionId)
+    throw new PreconditionFailedError(
+      `Workflow "${wf.name}" has no published version yet; publish it first`,
+    );
+  const version: VersionRow = await loadVersion(tx, args.workspaceId, wf.id, versionId);
+  return { workflowId: wf.id, id: version.id, version: version.version, hash: version.hash };
 }
 
 /** Refuses limits that would loosen the definition's constraints or the workspace's quota. */
@@ -331,6 +354,7 @@ async function replay(
  */
 async function sameRequest(tx: Queryable, args: CreateRunArgs, existing: RunRow) {
   if (args.versionId && args.versionId !== existing.versionId) return false;
+  if (args.inlineHash && args.inlineHash !== existing.hash) return false;
   if (
     canonicalStringify(storedRunLimits(args.limits)) !== canonicalStringify(existing.limits ?? null)
   )
@@ -343,7 +367,7 @@ async function sameRequest(tx: Queryable, args: CreateRunArgs, existing: RunRow)
 async function findByKey(
   tx: Queryable,
   workspaceId: string,
-  workflowId: string,
+  workflowId: string | null,
   key: string,
 ): Promise<RunRow | undefined> {
   const [row] = await tx
@@ -352,7 +376,7 @@ async function findByKey(
     .where(
       and(
         eq(runs.workspaceId, workspaceId),
-        eq(runs.workflowId, workflowId),
+        workflowId === null ? isNull(runs.workflowId) : eq(runs.workflowId, workflowId),
         eq(runs.idempotencyKey, key),
       ),
     )

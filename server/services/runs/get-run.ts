@@ -1,7 +1,7 @@
 import "server-only";
 import { and, asc, eq, inArray } from "drizzle-orm";
 import { approvalDecisions, approvals, runs, users, workflows } from "@/db/schema";
-import { RunRef } from "@/lib/schemas/runs";
+import { INLINE_WORKFLOW_NAME, RunRef } from "@/lib/schemas/runs";
 import { hasRole, type Role } from "@/lib/schemas/roles";
 import { fromZodError } from "../../errors";
 import { requireRole, type ServiceContext } from "../context";
@@ -20,10 +20,12 @@ export async function getRun({ ctx, input }: { ctx: ServiceContext; input: unkno
   const parsed = RunRef.safeParse(input);
   if (!parsed.success) throw fromZodError(parsed.error);
   const run = await loadRun(ctx.db, ws.id, parsed.data.runId);
-  const [wf] = await ctx.db
-    .select({ name: workflows.name, slug: workflows.slug })
-    .from(workflows)
-    .where(eq(workflows.id, run.workflowId));
+  const [wf] = run.workflowId
+    ? await ctx.db
+        .select({ name: workflows.name, slug: workflows.slug })
+        .from(workflows)
+        .where(eq(workflows.id, run.workflowId))
+    : [{ name: INLINE_WORKFLOW_NAME, slug: null }];
   const [initiator] =
     run.initiatorType === "user" && run.initiatorId
       ? await ctx.db.select({ name: users.name }).from(users).where(eq(users.id, run.initiatorId))

@@ -1,13 +1,26 @@
 import "server-only";
-import { and, desc, eq, exists, gte, inArray, lt, lte, or, sql, type SQL } from "drizzle-orm";
+import {
+  and,
+  desc,
+  eq,
+  exists,
+  gte,
+  inArray,
+  isNull,
+  lt,
+  lte,
+  or,
+  sql,
+  type SQL,
+} from "drizzle-orm";
 import { runSteps, runs, users, workflows } from "@/db/schema";
-import { ListRunsInput } from "@/lib/schemas/runs";
+import { INLINE_WORKFLOW_NAME, ListRunsInput } from "@/lib/schemas/runs";
 import { fromZodError } from "../../errors";
 import { requireRole, type ServiceContext } from "../context";
 import { EXECUTING_STATUSES } from "@/lib/workflow/status";
 
 /**
- * Runs of the workspace, newest first, with filters: workflow, statuses, trigger, date range,
+ * Runs of the workspace, newest first, with filters: workflow (or inline runs only), statuses, trigger, date range,
  * "retrying" (an attempt failed and another is due) and "waiting longer than N minutes".
  */
 export async function listRuns({ ctx, input }: { ctx: ServiceContext; input?: unknown }) {
@@ -17,6 +30,7 @@ export async function listRuns({ ctx, input }: { ctx: ServiceContext; input?: un
   const f = parsed.data;
   const where: (SQL | undefined)[] = [eq(runs.workspaceId, ws.id)];
   if (f.workflowId) where.push(eq(runs.workflowId, f.workflowId));
+  if (f.inline) where.push(isNull(runs.workflowId));
   if (f.status?.length) where.push(inArray(runs.status, f.status));
   if (f.trigger) where.push(eq(runs.triggerType, f.trigger));
   if (f.from) where.push(gte(runs.createdAt, f.from));
@@ -68,7 +82,8 @@ export async function listRuns({ ctx, input }: { ctx: ServiceContext; input?: un
       error: runs.error,
     })
     .from(runs)
-    .innerJoin(workflows, eq(workflows.id, runs.workflowId))
+    // Left join: inline runs have no workflow (a deleted workflow's runs are deleted with it).
+    .leftJoin(workflows, eq(workflows.id, runs.workflowId))
     .leftJoin(users, and(eq(runs.initiatorType, "user"), eq(users.id, runs.initiatorId)))
     .where(and(...where))
     .orderBy(desc(runs.createdAt), desc(runs.id))
@@ -78,6 +93,7 @@ export async function listRuns({ ctx, input }: { ctx: ServiceContext; input?: un
   return {
     items: page.map((r) => ({
       ...r,
+      workflowName: r.workflowName ?? INLINE_WORKFLOW_NAME,
       errorMessage: (r.error as { message?: string } | null)?.message ?? null,
       error: undefined,
     })),

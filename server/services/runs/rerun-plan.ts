@@ -8,9 +8,43 @@ import {
   WorkflowDefinition,
   type StepType,
 } from "@/lib/workflow";
-import { ValidationError } from "../../errors";
+import { INLINE_VERSION } from "@/lib/schemas/runs";
+import { PreconditionFailedError, ValidationError } from "../../errors";
+import { loadVersion, loadWorkflow } from "../workflows/load-workflow";
 import { contentOf } from "../workflows/version-content";
 import type { RunRow } from "./load-run";
+
+export interface RerunTarget {
+  workflowId: string | null;
+  /** Null for an inline run: it reruns its own snapshot (`hash`). */
+  versionId: string | null;
+  version: string;
+  hash: string;
+}
+
+/**
+ * The definition a rerun executes: the run's pinned version or its workflow's current one; an
+ * inline run has no workflow, so it always reruns its own snapshot.
+ */
+export async function rerunTarget(
+  db: Queryable,
+  workspaceId: string,
+  original: RunRow,
+  version: "pinned" | "current",
+): Promise<RerunTarget> {
+  if (!original.workflowId) {
+    if (version === "current")
+      throw new PreconditionFailedError(
+        "An inline run has no workflow with a current version; rerun it on its own definition (pinned)",
+      );
+    return { workflowId: null, versionId: null, version: INLINE_VERSION, hash: original.hash };
+  }
+  const wf = await loadWorkflow(db, workspaceId, original.workflowId);
+  const targetVersionId = version === "current" ? wf.currentVersionId : original.versionId;
+  if (!targetVersionId) throw new PreconditionFailedError("The workflow has no published version");
+  const target = await loadVersion(db, workspaceId, wf.id, targetVersionId);
+  return { workflowId: wf.id, versionId: target.id, version: target.version, hash: target.hash };
+}
 
 export interface RerunPlan {
   /** Reused outcomes of steps before `fromStepId`, keyed by step id. */

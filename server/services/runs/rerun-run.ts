@@ -3,10 +3,9 @@ import { RerunInput } from "@/lib/schemas/runs";
 import { PreconditionFailedError, fromZodError } from "../../errors";
 import { requireRole, requireUserId, type ServiceContext } from "../context";
 import { recordAudit } from "../audit/record-audit";
-import { loadVersion, loadWorkflow } from "../workflows/load-workflow";
 import { createRun } from "./create-run";
 import { loadRun } from "./load-run";
-import { planRerun } from "./rerun-plan";
+import { planRerun, rerunTarget } from "./rerun-plan";
 
 /**
  * Reruns a run: the whole run, or from a chosen step (earlier outputs reused), on the pinned
@@ -25,16 +24,12 @@ export async function rerunRun({ ctx, input }: { ctx: ServiceContext; input: unk
       throw new PreconditionFailedError(
         "Rerun the parent run instead: this run was started by a subworkflow step",
       );
-    const wf = await loadWorkflow(tx, ws.id, original.workflowId);
-    const targetVersionId = version === "current" ? wf.currentVersionId : original.versionId;
-    if (!targetVersionId)
-      throw new PreconditionFailedError("The workflow has no published version");
-    const target = await loadVersion(tx, ws.id, wf.id, targetVersionId);
+    const target = await rerunTarget(tx, ws.id, original, version);
     const plan = await planRerun(tx, original, target, fromStepId);
     const r = await createRun(tx, ctx, {
       workspaceId: ws.id,
-      workflowId: wf.id,
-      versionId: target.id,
+      workflowId: target.workflowId,
+      ...(target.versionId ? { versionId: target.versionId } : { inlineHash: target.hash }),
       input: parsed.data.input ?? original.input,
       trigger: {
         type: "rerun",

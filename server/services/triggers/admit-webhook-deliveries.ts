@@ -79,7 +79,7 @@ export async function admitWebhookDeliveries(
                 row,
                 kind: "created",
                 runId: r.run.id,
-                workflowId: r.run.workflowId,
+                workflowId: trigger.workflowId,
                 hash: r.run.hash,
               },
         );

@@ -51,8 +51,12 @@ export async function compileDefinition(
   workspaceId: string,
   input: unknown,
   what = "The definition",
+  extra: Pick<ValidateOptions, "inline"> = {},
 ): Promise<CompiledDefinition> {
-  const result = validateDefinition(input, await workspaceValidateOptions(db, workspaceId));
+  const result = validateDefinition(input, {
+    ...(await workspaceValidateOptions(db, workspaceId)),
+    ...extra,
+  });
   const errors = result.issues.filter((i) => i.severity === "error");
   if (!result.ok || !result.definition) {
     const first = errors[0];

@@ -409,6 +409,12 @@ const CASES: Record<string, Case> = {
     input: async (fx) => ({ workflowId: await wf(fx) }),
     foreign: async (o) => ({ workflowId: await wf(o) }),
   },
+  "run.startInline": {
+    access: "editor",
+    input: async () => ({
+      definition: { schemaVersion: 1, name: "Inline", steps: [{ id: "s", type: "transform", config: { value: 1 } }] },
+    }),
+  },
   "run.cancel": {
     access: "editor",
     input: async (fx) => ({ runId: await runIn(fx) }),

@@ -199,6 +199,18 @@ const ROUTES: Record<string, RouteCase> = {
       expect((await res.json()).runId).toMatch(/^run_/);
     },
   },
+  "POST /api/v1/runs": {
+    minRole: "editor",
+    prepare: async () => ({
+      body: {
+        definition: { schemaVersion: 1, name: "Inline", steps: [{ id: "s", type: "transform", config: { value: 1 } }] },
+      },
+    }),
+    expectOk: async (res) => {
+      expect(res.status).toBe(201);
+      expect((await res.json()).runId).toMatch(/^run_/);
+    },
+  },
   "GET /api/v1/runs/[id]": {
     minRole: "viewer",
     prepare: runParams,

@@ -4,6 +4,7 @@ import {
   ListRunsInput,
   RerunInput,
   RUN_LIST_STATUSES,
+  StartInlineRunInput,
   StartRunInput,
   TriggerType,
 } from "@/lib/schemas/runs";
@@ -35,8 +36,29 @@ export const listRunsOp = defineOperation({
   description: "Newest first; the same filters as the runs page.",
   tag,
   minRole: "viewer",
-  query: z.object({ workflowId: Id.optional(), ...RunFilters }),
+  query: z.object({
+    workflowId: Id.optional(),
+    inline: QueryBool.meta({ description: "Only inline runs (no workflow)" }),
+    ...RunFilters,
+  }),
   responses: { 200: { description: "One page", schema: pageOf(RunSummary) } },
+});
+
+export const startInlineRunOp = defineOperation({
+  method: "POST",
+  path: "/runs",
+  operationId: "startInlineRun",
+  summary: "Run an unsaved definition (inline run)",
+  description:
+    "Validates `definition` with the workspace policy (400 with every issue and its path; nothing stored), snapshots it by hash and runs it like a published version, with `workflowId` null. Approval, task and propose_change steps need a saved workflow. `Idempotency-Key` works as for starting a run.",
+  tag,
+  minRole: "editor",
+  body: StartInlineRunInput.strict(),
+  responses: {
+    201: { description: "Started", schema: JsonObject },
+    200: { description: "The run an earlier request with this key started", schema: JsonObject },
+  },
+  errors: [409, 412, 429],
 });
 
 export const listWorkflowRunsOp = defineOperation({

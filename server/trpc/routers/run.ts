@@ -4,6 +4,7 @@ import {
   ListRunsInput,
   RerunInput,
   RunRef,
+  StartInlineRunInput,
   StartRunInput,
 } from "@/lib/schemas/runs";
 import { cancelRun } from "../../services/runs/cancel-run";
@@ -14,6 +15,7 @@ import { listRuns } from "../../services/runs/list-runs";
 import { previewRerun } from "../../services/runs/preview-rerun";
 import { rerunRun } from "../../services/runs/rerun-run";
 import { startRun } from "../../services/runs/start-run";
+import { startInlineRun } from "../../services/runs/start-inline-run";
 import { roleProcedure, router } from "../init";
 
 const viewer = roleProcedure("viewer");
@@ -33,6 +35,9 @@ export const runRouter = router({
   start: editor
     .input(StartRunInput)
     .mutation(({ ctx, input }) => startRun({ ctx: ctx.svc, input })),
+  startInline: editor
+    .input(StartInlineRunInput)
+    .mutation(({ ctx, input }) => startInlineRun({ ctx: ctx.svc, input })),
   cancel: editor
     .input(CancelRunInput)
     .mutation(({ ctx, input }) => cancelRun({ ctx: ctx.svc, input })),

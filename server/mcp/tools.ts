@@ -4,7 +4,7 @@ import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/
 import { z } from "zod";
 import { ListProposalsInput, ProposalStatus } from "@/lib/schemas/proposals";
 import { hasRole, type Role } from "@/lib/schemas/roles";
-import { StartRunInput } from "@/lib/schemas/runs";
+import { StartInlineRunInput, StartRunInput } from "@/lib/schemas/runs";
 import { CompleteTaskInput, FailTaskInput, ListTasksInput } from "@/lib/schemas/tasks";
 import { ListWorkflowsInput } from "@/lib/schemas/workflows";
 import { ForbiddenError, PreconditionFailedError, ValidationError } from "../errors";
@@ -19,6 +19,7 @@ import { failTask } from "../services/tasks/fail-task";
 import { listTasks } from "../services/tasks/list-tasks";
 import { cancelRun } from "../services/runs/cancel-run";
 import { getRun } from "../services/runs/get-run";
+import { startInlineRun } from "../services/runs/start-inline-run";
 import { startRun } from "../services/runs/start-run";
 import { DEFAULT_RUN_WAIT_MS, MAX_RUN_WAIT_MS, waitForRun } from "../services/runs/wait-for-run";
 import { findWorkflow } from "../services/workflows/find-workflow";
@@ -186,11 +187,16 @@ export function registerTools(server: McpServer, { ctx, signal }: ToolContext): 
     {
       title: "Run a workflow",
       description:
-        'Starts a run of the published version and waits up to `waitMs` for it to finish or stop at an approval gate. Answers the envelope { ok, status: "ok" | "needs_approval" | "cancelled" | "failed" | "running", executionId, output, steps, requiresApproval?: { approvalId, stepId, prompt, items, resumeToken }, error? }. "running" means the wait ran out: follow up with get_run. Repeating an `idempotencyKey` answers the same run.',
+        'Starts a run of the published version — or, with `definition` instead of `workflow`, of an unsaved definition (an inline run: validated with the workspace policy, refused with every issue and its path; approval, task and propose_change steps need a saved workflow) — and waits up to `waitMs` for it to finish or stop at an approval gate. Answers the envelope { ok, status: "ok" | "needs_approval" | "cancelled" | "failed" | "running", executionId, output, steps, requiresApproval?: { approvalId, stepId, prompt, items, resumeToken }, error? }. "running" means the wait ran out: follow up with get_run. Repeating an `idempotencyKey` answers the same run.',
       minRole: "editor",
       annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
       input: {
-        workflow: workflowRef,
+        workflow: workflowRef
+          .optional()
+          .describe("The workflow's id (wf_…) or its slug; or give `definition` instead"),
+        definition: StartInlineRunInput.shape.definition
+          .optional()
+          .describe("An unsaved workflow definition to run inline, instead of `workflow`"),
         input: StartRunInput.shape.input.describe("The run's input, by the workflow's inputs"),
         waitMs: waitMs(DEFAULT_RUN_WAIT_MS),
         idempotencyKey: StartRunInput.shape.idempotencyKey.describe(
@@ -205,11 +211,18 @@ export function registerTools(server: McpServer, { ctx, signal }: ToolContext): 
         ),
       },
     },
-    async ({ workflow, input, waitMs, idempotencyKey, versionId, limits, repository }, extra) => {
-      const found = await findWorkflow({ ctx, input: { ref: workflow } });
-      const started = await startRun({
-        ctx,
-        input: { workflowId: found.id, input, idempotencyKey, versionId, limits, repository },
+    async (
+      { workflow, definition, input, waitMs, idempotencyKey, versionId, limits, repository },
+      extra,
+    ) => {
+      const started = await startWorkflowOrInline(ctx, {
+        workflow,
+        definition,
+        input,
+        idempotencyKey,
+        versionId,
+        limits,
+        repository,
       });
       const envelope = await waitForRun({
         ctx,
@@ -404,6 +417,41 @@ export function registerTools(server: McpServer, { ctx, signal }: ToolContext): 
     },
     (args) => failTask({ ctx, input: args, via: "mcp" }),
   );
+}
+
+/**
+ * run_workflow's start: a published workflow (`workflow`) or an inline run (`definition`) —
+ * exactly one of them; a version or repository override only means something for a workflow.
+ */
+async function startWorkflowOrInline(
+  ctx: ServiceContext,
+  args: {
+    workflow?: string;
+    definition?: Record<string, unknown>;
+    input: Record<string, unknown>;
+    idempotencyKey?: string;
+    versionId?: string;
+    limits?: StartRunInput["limits"];
+    repository?: StartRunInput["repository"];
+  },
+) {
+  const { workflow, definition, input, idempotencyKey, versionId, limits, repository } = args;
+  if ((workflow === undefined) === (definition === undefined))
+    throw new ValidationError("Give either `workflow` or `definition` (an inline run), not both", [
+      { path: [workflow === undefined ? "workflow" : "definition"], message: "Give exactly one" },
+    ]);
+  if (definition !== undefined) {
+    if (versionId || repository)
+      throw new ValidationError("An inline run has no versions or repository override", [
+        { path: [versionId ? "versionId" : "repository"], message: "Not for inline runs" },
+      ]);
+    return startInlineRun({ ctx, input: { definition, input, idempotencyKey, limits } });
+  }
+  const found = await findWorkflow({ ctx, input: { ref: workflow! } });
+  return startRun({
+    ctx,
+    input: { workflowId: found.id, input, idempotencyKey, versionId, limits, repository },
+  });
 }
 
 /**

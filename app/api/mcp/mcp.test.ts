@@ -126,9 +126,10 @@ describe("MCP server: connection and authentication", () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(TOOLS);
     const run = tools.find((t) => t.name === "run_workflow")!;
-    expect(run.inputSchema.required).toEqual(["workflow"]);
+    // `workflow` or `definition` (an inline run): the tool checks that exactly one is given.
+    expect(run.inputSchema.required ?? []).not.toContain("workflow");
     expect(Object.keys(run.inputSchema.properties ?? {})).toEqual(
-      expect.arrayContaining(["workflow", "input", "waitMs", "idempotencyKey"]),
+      expect.arrayContaining(["workflow", "definition", "input", "waitMs", "idempotencyKey"]),
     );
     expect(run.description).toMatch(/editor role/);
     expect(tools.find((t) => t.name === "get_run")!.annotations?.readOnlyHint).toBe(true);
@@ -280,6 +281,36 @@ describe("MCP server: runs", () => {
     });
     const { resources } = await client.listResources();
     expect(resources.map((r) => r.uri)).toContain(`sluice://runs/${env.executionId}`);
+  });
+
+  it("run_workflow with a definition runs it inline; an invalid one is refused with its path", async () => {
+    const client = await connect(tokens.editor);
+    const env = await ok<Record<string, unknown>>(client, "run_workflow", {
+      definition: transformDef("Unsaved"),
+      input: { who: "inline" },
+      waitMs: 20_000,
+    });
+    expect(env).toMatchObject({
+      ok: true,
+      status: "ok",
+      workflowId: null,
+      version: "inline",
+      output: "hello inline",
+      deduplicated: false,
+    });
+    const invalid = errorText(
+      await call(client, "run_workflow", {
+        definition: { schemaVersion: 1, name: "Bad", steps: [{ id: "x", type: "nope" }] },
+      }),
+    );
+    expect(invalid).toMatch(/steps\.0\.type|steps\/0\/type|"type"/);
+    expect(
+      errorText(await call(client, "run_workflow", { workflow: "x", definition: {} })),
+    ).toMatch(/either `workflow` or `definition`/);
+    const viewer = await connect(tokens.viewer);
+    expect(
+      errorText(await call(viewer, "run_workflow", { definition: transformDef("No") })),
+    ).toMatch(/^forbidden: run_workflow needs a token with the editor role/);
   });
 
   it("stops at an approval gate (needs_approval), approve_run resumes it, get_run shows it done", async () => {

@@ -72,9 +72,27 @@ describe("buildRunRequest", () => {
     ).toEqual({ url: "/srv/a.git", ref: "v2" });
   });
 
-  it("refuses inline definitions, saying so (exit 10)", () => {
-    expect(refusal(() => buildRunRequest({}, { workflow: { steps: [] } })).code).toBe(
-      "inline_runs_unavailable",
+  it("takes an inline definition as `workflow` on stdin or --definition; refuses published-only flags", () => {
+    const definition = { schemaVersion: 1, name: "Inline", steps: [] };
+    expect(
+      buildRunRequest({}, { workflow: definition, variables: { a: 1 }, runtime: { maxSteps: 3 } }),
+    ).toEqual({ definition, input: { a: 1 }, limits: { maxSteps: 3 }, wait: true });
+    expect(
+      buildRunRequest({ definition: JSON.stringify(definition), "idempotency-key": "k" }, null),
+    ).toEqual({ definition, input: {}, idempotencyKey: "k", wait: true });
+    const both = refusal(() =>
+      buildRunRequest({ workflow: "a", definition: JSON.stringify(definition) }, null),
+    );
+    expect([both.exit, both.message]).toEqual([
+      EXIT.validation,
+      "Give --workflow or --definition, not both",
+    ]);
+    const pinned = refusal(() =>
+      buildRunRequest({ definition: JSON.stringify(definition), ref: "main" }, null),
+    );
+    expect(pinned.message).toMatch(/--ref applies to published workflows/);
+    expect(refusal(() => buildRunRequest({}, { workflow: [1] })).message).toMatch(
+      /workflow must be an id, a slug or a definition object/,
     );
   });
 

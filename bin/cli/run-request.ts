@@ -2,13 +2,20 @@ import { MAX_PARALLEL_CAP, MAX_STEPS_HARD_CAP } from "../../lib/workflow/definit
 import { HASH_PATTERN } from "../../lib/workflow/hash";
 import { repositoryRefProblem, repositoryUrlProblem } from "../../lib/workflow/repository";
 import { intFlag, isObject, jsonFlag, str, type ParsedArgs } from "./args";
-import { CliError, usageError } from "./errors";
-import { EXIT } from "./exit-codes";
+import { usageError } from "./errors";
 
 /** A run request after merging stdin JSON (RFC §6.5) and flags (flags win). */
-export interface RunRequest {
-  /** The workflow's id (`wf_…`) or slug. */
-  workflow: string;
+export type RunRequest = RunRequestOptions &
+  (
+    | { /** The workflow's id (`wf_…`) or slug. */ workflow: string; definition?: undefined }
+    | {
+        workflow?: undefined;
+        /** An unsaved definition to run inline (`workflow` as an object, or --definition). */
+        definition: Record<string, unknown>;
+      }
+  );
+
+interface RunRequestOptions {
   input: Record<string, unknown>;
   idempotencyKey?: string;
   /** The published hash the caller expects (`sha256:…`); a different one is exit 20. */
@@ -32,8 +39,8 @@ const LIMITS = [
 
 /**
  * Builds the run request from `sluice run`'s flags and the request JSON read from stdin (null
- * when none was piped). Unknown request keys are refused, not ignored. Inline definitions
- * (`workflow` as an object) are not available yet: refused with exit 10, saying so.
+ * when none was piped). Unknown request keys are refused, not ignored. A definition object as
+ * `workflow` (or --definition) is an inline run: no version, hash or repository override.
  */
 export function buildRunRequest(values: ParsedArgs["values"], stdin: unknown): RunRequest {
   if (stdin !== null && !isObject(stdin))
@@ -54,16 +61,18 @@ export function buildRunRequest(values: ParsedArgs["values"], stdin: unknown): R
       `Unknown runtime key "${unknownRuntime[0]}" (expected idempotencyKey, timeoutMs, maxSteps, maxParallel)`,
     );
 
-  const workflow = str(values, "workflow") ?? req.workflow;
+  const definitionFlag = str(values, "definition");
+  if (definitionFlag !== undefined && str(values, "workflow") !== undefined)
+    throw usageError("Give --workflow or --definition, not both");
+  const workflow =
+    definitionFlag !== undefined
+      ? jsonFlag("definition", definitionFlag)
+      : (str(values, "workflow") ?? req.workflow);
   if (workflow === undefined || workflow === "")
-    throw usageError('Name the workflow: --workflow <id|slug>, or { "workflow": … } on stdin');
-  if (isObject(workflow))
-    throw new CliError(
-      EXIT.validation,
-      "inline_runs_unavailable",
-      "Inline runs (a definition object as `workflow`) are not available yet: the server runs published workflows only. Publish it (sluice sync <dir>) and run it by slug.",
+    throw usageError(
+      'Name the workflow: --workflow <id|slug>, --definition @file.json, or { "workflow": … } on stdin',
     );
-  if (typeof workflow !== "string")
+  if (typeof workflow !== "string" && !isObject(workflow))
     throw usageError("workflow must be an id, a slug or a definition object");
 
   const flagInput = str(values, "input");
@@ -103,8 +112,19 @@ export function buildRunRequest(values: ParsedArgs["values"], stdin: unknown): R
   const urlProblem = repositoryUrl === undefined ? null : repositoryUrlProblem(repositoryUrl);
   if (urlProblem) throw usageError(`--repository-url: ${urlProblem}`);
 
+  if (isObject(workflow)) {
+    const notInline = [
+      workflowHash !== undefined && "--workflow-hash",
+      ref !== undefined && "--ref",
+    ].filter(Boolean);
+    if (notInline.length)
+      throw usageError(
+        `${notInline.join(" and ")} ${notInline.length > 1 ? "apply" : "applies"} to published workflows, not to an inline definition`,
+      );
+  }
+
   return {
-    workflow,
+    ...(typeof workflow === "string" ? { workflow } : { definition: workflow }),
     input,
     ...(idempotencyKey ? { idempotencyKey } : {}),
     ...(workflowHash ? { workflowHash } : {}),

@@ -4,7 +4,7 @@ import { CliError, usageError, type CliError as CliErrorType } from "../errors";
 import { EXIT, exitForEnvelope } from "../exit-codes";
 import { fetchEnvelope, waitForOutcome, type RunEvent } from "../follow";
 import { printEnvelope, progress, readStdin } from "../io";
-import { buildRunRequest } from "../run-request";
+import { buildRunRequest, type RunRequest } from "../run-request";
 
 /** The envelope of a run that did not start or could not be followed: the same keys, nulls. */
 export function failedRunEnvelope(error: CliErrorType, executionId: string | null = null) {
@@ -24,9 +24,9 @@ export function progressEvent(e: RunEvent): void {
   progress({ type, ...rest });
 }
 
-/** Reads the request JSON from stdin when no --workflow flag names the workflow. */
+/** Reads the request JSON from stdin when no --workflow or --definition flag names the workflow. */
 async function stdinRequest(values: ParsedArgs["values"]): Promise<unknown> {
-  if (str(values, "workflow") !== undefined) return null;
+  if (str(values, "workflow") !== undefined || str(values, "definition") !== undefined) return null;
   const text = (await readStdin()).trim();
   if (!text) return null;
   try {
@@ -39,7 +39,7 @@ async function stdinRequest(values: ParsedArgs["values"]): Promise<unknown> {
 export const runCommand: Command = {
   name: "run",
   summary: "Run a workflow and wait for its outcome (envelope on stdout, events on stderr)",
-  help: `Usage: sluice run --workflow <id|slug> [--input <json|@file>] [--idempotency-key <key>]
+  help: `Usage: sluice run (--workflow <id|slug> | --definition <json|@file>) [--input <json|@file>] [--idempotency-key <key>]
                  [--workflow-hash sha256:…] [--timeout-ms <ms>] [--max-steps <n>]
                  [--max-parallel <n>] [--ref <branch|tag|sha> [--repository-url <url>]]
                  [--no-wait]
@@ -60,7 +60,9 @@ Per-run limits --timeout-ms / --max-steps / --max-parallel (runtime.timeoutMs /
 maxSteps / maxParallel) may only tighten the workflow's constraints: a larger value is
 refused (exit 10, naming the limit and its maximum).
 
-Not available yet (refused with exit 10, not ignored): an inline definition as "workflow".
+Inline runs: --definition @file.json (or a definition object as "workflow" on stdin)
+runs an unsaved definition, validated like a publish (exit 10 with every issue and its
+path). --workflow-hash and --ref apply to published workflows only.
 
 Exit codes: 0 ok, needs_approval, cancelled (and running with --no-wait);
 10 bad request, unknown workflow, or a run that failed on a user error;
@@ -72,6 +74,7 @@ Examples:
   echo '{"workflow":"deploy","variables":{"release":"1.2"},"runtime":{"idempotencyKey":"deploy-1.2"}}' | sluice run`,
   options: {
     workflow: { type: "string" },
+    definition: { type: "string" },
     input: { type: "string" },
     "idempotency-key": { type: "string" },
     "workflow-hash": { type: "string" },
@@ -86,6 +89,20 @@ Examples:
   async run({ values }) {
     const request = buildRunRequest(values, await stdinRequest(values));
     const api = connect();
+    const headers: Record<string, string> = request.idempotencyKey
+      ? { "idempotency-key": request.idempotencyKey }
+      : {};
+    if (request.definition) {
+      const started = await api.request<{ runId: string; deduplicated: boolean }>("POST", "/runs", {
+        body: {
+          definition: request.definition,
+          input: request.input,
+          ...(request.limits ? { limits: request.limits } : {}),
+        },
+        headers,
+      });
+      return follow(api, request, started.body, null);
+    }
     const wf = await api.get<{
       id: string;
       slug: string;
@@ -109,24 +126,34 @@ Examples:
           ...(request.limits ? { limits: request.limits } : {}),
           ...(request.repository ? { repository: request.repository } : {}),
         },
-        headers: request.idempotencyKey ? { "idempotency-key": request.idempotencyKey } : {},
+        headers,
       },
     );
-    const { runId, deduplicated } = started.body;
-    progress({ type: "cli.run_created", runId, workflowId: wf.id, deduplicated });
-    try {
-      const envelope = request.wait
-        ? (await waitForOutcome(api, runId, { onEvent: progressEvent })).envelope
-        : await fetchEnvelope(api, runId);
-      printEnvelope({ ...envelope, deduplicated });
-      return exitForEnvelope(envelope);
-    } catch (e) {
-      // The run exists: say which one, so the caller can follow it with `sluice logs`.
-      if (e instanceof CliError) {
-        printEnvelope(failedRunEnvelope(e, runId));
-        return e.exit;
-      }
-      throw e;
-    }
+    return follow(api, request, started.body, wf.id);
   },
 };
+
+/** After the start: follow the run to its outcome (or not, with --no-wait) and print it. */
+async function follow(
+  api: ReturnType<typeof connect>,
+  request: RunRequest,
+  started: { runId: string; deduplicated: boolean },
+  workflowId: string | null,
+): Promise<number> {
+  const { runId, deduplicated } = started;
+  progress({ type: "cli.run_created", runId, workflowId, deduplicated });
+  try {
+    const envelope = request.wait
+      ? (await waitForOutcome(api, runId, { onEvent: progressEvent })).envelope
+      : await fetchEnvelope(api, runId);
+    printEnvelope({ ...envelope, deduplicated });
+    return exitForEnvelope(envelope);
+  } catch (e) {
+    // The run exists: say which one, so the caller can follow it with `sluice logs`.
+    if (e instanceof CliError) {
+      printEnvelope(failedRunEnvelope(e, runId));
+      return e.exit;
+    }
+    throw e;
+  }
+}

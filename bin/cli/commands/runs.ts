@@ -6,17 +6,19 @@ import { printEnvelope } from "../io";
 export const runsCommand: Command = {
   name: "runs",
   summary: "List runs (filter by workflow and status)",
-  help: `Usage: sluice runs [--workflow <id|slug>] [--status <s>[,<s>…]] [--trigger <type>]
+  help: `Usage: sluice runs [--workflow <id|slug> | --inline] [--status <s>[,<s>…]] [--trigger <type>]
                   [--limit <1-200>] [--cursor <nextCursor>]
 
 Prints { ok, items, nextCursor } (GET /api/v1/runs), newest first. Statuses: queued,
-running, waiting, cancel_requested, completed, failed, cancelled, timed_out.
+running, waiting, cancel_requested, completed, failed, cancelled, timed_out. --inline
+lists only inline runs (unsaved definitions; workflowId null).
 
 Examples:
   sluice runs --status failed,timed_out --limit 20
   sluice runs --workflow nightly-report | jq -r '.items[].id'`,
   options: {
     workflow: { type: "string" },
+    inline: { type: "boolean" },
     status: { type: "string" },
     trigger: { type: "string" },
     limit: { type: "string" },
@@ -31,6 +33,7 @@ Examples:
         .id;
     const page = await api.get<{ items: unknown[]; nextCursor: string | null }>("/runs", {
       workflowId,
+      inline: values.inline === true ? "true" : undefined,
       status: str(values, "status"),
       trigger: str(values, "trigger"),
       limit: intFlag("limit", values.limit, { min: 1, max: 200 }),

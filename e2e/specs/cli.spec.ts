@@ -324,12 +324,15 @@ test("run refusals: exit 20 for a bad token, 30 for a viewer's token, 10 for bad
   const unknown = await sluice(["run", "--workflow", `no-such-${stamp()}`], { env: admin });
   expect(unknown.code).toBe(10);
   expect(unknown.json().error.code).toBe("not_found");
-  const inline = await sluice(["run"], {
+  // An inline definition with an invalid step is refused with its path (nothing runs).
+  const badInline = await sluice(["run"], {
     env: admin,
-    stdin: JSON.stringify({ workflow: greetWorkflow("inline") }),
+    stdin: JSON.stringify({
+      workflow: { schemaVersion: 1, name: "Bad", steps: [{ id: "x", type: "nope" }] },
+    }),
   });
-  expect(inline.code).toBe(10);
-  expect(inline.json().error.code).toBe("inline_runs_unavailable");
+  expect(badInline.code).toBe(10);
+  expect(badInline.json().error).toMatchObject({ code: "validation", httpStatus: 400 });
   // Per-run limits pass through; one looser than the definition's constraints is refused.
   const loose = await sluice(
     ["run", "--workflow", wf.slug, "--input", '{"who":"x"}', "--max-parallel", "32"],
@@ -341,6 +344,27 @@ test("run refusals: exit 20 for a bad token, 30 for a viewer's token, 10 for bad
     httpStatus: 400,
     message: expect.stringMatching(/limits\.maxParallel may only tighten .* at most 4, got 32/),
   });
+});
+
+test("run runs an inline definition (workflow object on stdin): completes with workflowId null", async ({
+  request,
+  baseURL,
+}) => {
+  await tokens(request, baseURL!);
+  const inline = await sluice(["run"], {
+    env: admin,
+    stdin: JSON.stringify({ workflow: greetWorkflow("inline"), variables: { who: "inline" } }),
+  });
+  expect(inline.code).toBe(0);
+  expect(inline.json()).toMatchObject({
+    ok: true,
+    status: "ok",
+    workflowId: null,
+    version: "inline",
+    output: "hello inline",
+  });
+  const listed = await sluice(["runs", "--inline"], { env: admin });
+  expect(listed.json().items.map((r: { id: string }) => r.id)).toContain(inline.json().executionId);
 });
 
 test("run passes per-run limits through and the run keeps them", async ({ request, baseURL }) => {

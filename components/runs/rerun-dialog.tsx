@@ -25,6 +25,7 @@ export function RerunDialog({
   initialStep,
   originalInput,
   inputs,
+  isInline = false,
 }: {
   open: boolean;
   onClose: () => void;
@@ -34,6 +35,8 @@ export function RerunDialog({
   originalInput: Record<string, unknown>;
   /** The run's snapshot inputs: the edited input is a form like the manual run's. */
   inputs: Record<string, InputSpec>;
+  /** An inline run has no workflow, so it can only rerun its own definition. */
+  isInline?: boolean;
 }) {
   return (
     <Dialog open={open} onClose={onClose} title="Rerun">
@@ -44,6 +47,7 @@ export function RerunDialog({
           initialStep={initialStep}
           originalInput={originalInput}
           inputs={inputs}
+          isInline={isInline}
           onClose={onClose}
         />
       ) : null}
@@ -57,6 +61,7 @@ function RerunForm({
   initialStep,
   originalInput,
   inputs,
+  isInline,
   onClose,
 }: {
   runId: string;
@@ -64,6 +69,7 @@ function RerunForm({
   initialStep: string | null;
   originalInput: Record<string, unknown>;
   inputs: Record<string, InputSpec>;
+  isInline: boolean;
   onClose: () => void;
 }) {
   const trpc = useTRPC();
@@ -136,7 +142,7 @@ function RerunForm({
           onChange={(e) => setVersion(e.target.value as "pinned" | "current")}
         >
           <option value="pinned">This run’s version (pinned)</option>
-          <option value="current">The workflow’s current version</option>
+          {isInline ? null : <option value="current">The workflow’s current version</option>}
         </select>
       </div>
       <label className="row" style={{ gap: 6 }}>

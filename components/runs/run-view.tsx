@@ -226,7 +226,10 @@ export function RunView({ runId }: { runId: string }) {
           </div>
           <div className="card-body stack">
             {r.pendingApprovals.map((a) => (
-              <ApprovalGate key={a.id} gate={{ ...a, runId: r.id, workflowId: r.workflowId ?? undefined }} />
+              <ApprovalGate
+                key={a.id}
+                gate={{ ...a, runId: r.id, workflowId: r.workflowId ?? undefined }}
+              />
             ))}
           </div>
         </section>
@@ -456,6 +459,7 @@ export function RunView({ runId }: { runId: string }) {
         initialStep={selected && stepIds.includes(selected) ? selected : null}
         originalInput={r.input}
         inputs={(r.definition as { inputs?: Record<string, InputSpec> }).inputs ?? {}}
+        isInline={r.workflowId === null}
       />
     </div>
   );

@@ -412,7 +412,11 @@ const CASES: Record<string, Case> = {
   "run.startInline": {
     access: "editor",
     input: async () => ({
-      definition: { schemaVersion: 1, name: "Inline", steps: [{ id: "s", type: "transform", config: { value: 1 } }] },
+      definition: {
+        schemaVersion: 1,
+        name: "Inline",
+        steps: [{ id: "s", type: "transform", config: { value: 1 } }],
+      },
     }),
   },
   "run.cancel": {

@@ -203,7 +203,11 @@ const ROUTES: Record<string, RouteCase> = {
     minRole: "editor",
     prepare: async () => ({
       body: {
-        definition: { schemaVersion: 1, name: "Inline", steps: [{ id: "s", type: "transform", config: { value: 1 } }] },
+        definition: {
+          schemaVersion: 1,
+          name: "Inline",
+          steps: [{ id: "s", type: "transform", config: { value: 1 } }],
+        },
       },
     }),
     expectOk: async (res) => {

@@ -170,6 +170,13 @@ export class RunsListPage {
     return this.list().getByRole("link", { name: runId });
   }
 
+  /** A filter's select; its label wraps it, so the accessible name starts with the label. */
+  filter(label: string) {
+    return this.page
+      .getByRole("search", { name: "Filter runs" })
+      .getByRole("combobox", { name: new RegExp(`^${label}`) });
+  }
+
   row(runId: string) {
     return this.list()
       .getByRole("row")

@@ -2,9 +2,9 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect, test } from "@playwright/test";
 import { OWNER_STATE } from "../fixtures/users";
-import { allowPrivateHost, publishWorkflow, startRun } from "../fixtures/workflows";
+import { allowPrivateHost, publishWorkflow, startInlineRun, startRun } from "../fixtures/workflows";
 import { SecretsPage } from "../pages/settings-pages";
-import { ApprovalsPage, RunForm, RunPage } from "../pages/run-pages";
+import { ApprovalsPage, RunForm, RunPage, RunsListPage } from "../pages/run-pages";
 
 test.use({ storageState: OWNER_STATE });
 
@@ -141,6 +141,32 @@ test("reject on the run page cancels the run", async ({ page, request }) => {
   await expect(run.gates()).toContainText("Ship again?");
   await run.decide(false, "Still no");
   await run.expectStatus("cancelled");
+});
+
+test("an inline run shows as Inline in the runs list (filter: Inline runs) and on its page", async ({
+  page,
+  request,
+}) => {
+  const runId = await startInlineRun(
+    request,
+    {
+      schemaVersion: 1,
+      name: `Scratch ${stamp()}`,
+      steps: [{ id: "hi", type: "transform", config: { value: "hi {{ input.who }}" } }],
+      inputs: { who: { type: "string", required: true } },
+      output: "{{ steps.hi.output.data }}",
+    },
+    { who: "e2e" },
+  );
+  const list = new RunsListPage(page);
+  await list.goto();
+  await list.filter("Workflow").selectOption({ label: "Inline runs" });
+  await expect(page).toHaveURL(/workflow=inline/);
+  await expect(list.row(runId)).toContainText("Inline");
+  await list.runLink(runId).click();
+  const run = new RunPage(page);
+  await run.expectStatus("completed");
+  await expect(page.getByText("Inline", { exact: true })).toBeVisible();
 });
 
 test("cancel a run sleeping in a delay step", async ({ page, request }) => {

@@ -5,7 +5,7 @@
  */
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { auditEvents, definitionContents, runs, workspaces } from "@/db/schema";
+import { auditEvents, definitionContents, quotaUsage, runs, workspaces } from "@/db/schema";
 import { ForbiddenError, ValidationError } from "@/server/errors";
 import { createWorkspaceFixture } from "@/server/testing/harness";
 import { cancelRun } from "@/server/services/runs/cancel-run";
@@ -36,6 +36,15 @@ const shaper = {
   steps: [{ id: "shape", type: "transform", config: { value: { n: "{{ input.n }}", ok: true } } }],
   output: "{{ steps.shape.output.data }}",
 };
+
+/** Runs counted against the workspace's runs-per-month quota (all windows). */
+async function runsCharged(workspaceId: string) {
+  const rows = await e.db.db
+    .select({ used: quotaUsage.used })
+    .from(quotaUsage)
+    .where(and(eq(quotaUsage.workspaceId, workspaceId), eq(quotaUsage.metric, "runs")));
+  return rows.reduce((n, r) => n + r.used, 0);
+}
 
 async function contentCount(workspaceId: string) {
   return (
@@ -121,6 +130,7 @@ describe("inline runs", () => {
     expect(await e.db.db.select().from(runs).where(eq(runs.workspaceId, fx.workspaceId))).toEqual(
       [],
     );
+    expect(await runsCharged(fx.workspaceId)).toBe(0);
 
     // A bad input is refused against the definition's inputs, naming the field.
     await expect(
@@ -182,6 +192,8 @@ describe("inline runs", () => {
     await e.waitFor(second.runId, ["waiting"]);
     await cancelRun({ ctx: fx.ctx("editor"), input: { runId: second.runId } });
     await e.waitFor(second.runId, ["cancelled"]);
+    // Both count towards runs per month, like runs of a workflow.
+    expect(await runsCharged(fx.workspaceId)).toBe(2);
   });
 
   it("repeats with the same idempotency key return the same run; another definition is refused", async () => {

@@ -22,6 +22,12 @@ export type WaitForRunInput = z.input<typeof WaitForRunInput>;
 
 const FIRST_POLL_MS = 25;
 const MAX_POLL_MS = 500;
+/**
+ * A gate's row commits just before its run is marked `waiting` (another transaction): seen alone,
+ * wait this long for the run to catch up, so the answer is not a half-recorded state. Longer only
+ * when another branch of the run keeps it `running`.
+ */
+const GATE_SETTLE_MS = 1_000;
 
 /**
  * Waits until the run ends or stops at an open approval gate, at most `waitMs`, then answers its
@@ -44,6 +50,7 @@ export async function waitForRun({
   const { runId, waitMs } = parsed.data;
   const deadline = Date.now() + waitMs;
   let pause = FIRST_POLL_MS;
+  let gateSeenAt: number | undefined;
   for (;;) {
     const [run] = await ctx.db
       .select({ status: runs.status })
@@ -56,7 +63,9 @@ export async function waitForRun({
       .from(approvals)
       .where(and(eq(approvals.runId, runId), eq(approvals.status, "pending")))
       .limit(1);
-    if (envelopeStatus(run.status, gate !== undefined) !== "running") break;
+    if (gate && run.status !== "waiting") gateSeenAt ??= Date.now();
+    const settled = !gate || run.status === "waiting" || Date.now() - gateSeenAt! >= GATE_SETTLE_MS;
+    if (settled && envelopeStatus(run.status, gate !== undefined) !== "running") break;
     const left = deadline - Date.now();
     if (left <= 0 || signal?.aborted) break;
     await sleep(Math.min(pause, left), signal);

@@ -53,7 +53,10 @@ describe("recordedDefinition", () => {
         {
           id: "shape",
           type: "code",
-          config: { source: "export default (input) => input.x", input: { x: "{{ steps.fetch.output.data }}" } },
+          config: {
+            source: "export default (input) => input.x",
+            input: { x: "{{ steps.fetch.output.data }}" },
+          },
         },
       ],
     });

@@ -145,9 +145,7 @@ export function suggestReferences(args: {
   input: Record<string, unknown>;
 }): ReferenceSuggestion[] {
   const suggestions: ReferenceSuggestion[] = [];
-  const known: { root: string; leaves: Leaf[] }[] = [
-    { root: "input", leaves: leaves(args.input) },
-  ];
+  const known: { root: string; leaves: Leaf[] }[] = [{ root: "input", leaves: leaves(args.input) }];
   for (const step of args.steps) {
     for (const literal of leaves(step.config)) {
       for (let i = known.length - 1; i >= 0; i--) {

@@ -109,12 +109,16 @@ const TOOLS = [
   "complete_task",
   "current_tasks",
   "fail_task",
+  "finish_recording",
   "get_run",
   "get_workflow",
   "list_proposals",
   "list_workflows",
   "propose_change",
+  "record_step",
   "run_workflow",
+  "save_as_workflow",
+  "start_recording",
   "validate_workflow",
 ];
 

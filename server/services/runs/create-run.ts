@@ -40,6 +40,11 @@ export interface CreateRunArgs {
    * run. Internal keys (deliveries, schedule ticks, children) keep plain deduplication.
    */
   strictIdempotency?: boolean;
+  /**
+   * A recording (MCP recording mode): its recorder drives it step by step, not the engine — it
+   * is running at once and never admitted, so no engine start is queued for it.
+   */
+  recording?: boolean;
   /** Subworkflow child: runs in its parent's slot, never queued. */
   parent?: { runId: string; stepId: string; rootRunId: string };
   rerun?: { ofRunId: string; fromStepId?: string | null; seed?: Record<string, unknown> };
@@ -147,7 +152,8 @@ export async function createRun(
     versionId: version.id,
     version: version.version,
     hash: version.hash,
-    status: args.parent ? ("running" as const) : ("queued" as const),
+    status: args.parent || args.recording ? ("running" as const) : ("queued" as const),
+    startedAt: args.recording ? now : null,
     triggerType: args.trigger.type,
     triggerId: args.trigger.id ?? null,
     triggerPayload: args.trigger.payload ?? null,
@@ -204,7 +210,7 @@ export async function createRun(
     ],
     now,
   );
-  if (!args.parent && !args.deferAdmission) {
+  if (!args.parent && !args.recording && !args.deferAdmission) {
     const limits = await admissionLimits(tx, args.workspaceId, ctx.config);
     const admitted = await admitQueuedRuns(tx, args.workspaceId, limits, now);
     // Admission changed only the status (and updatedAt, to `now`) of the row inserted above.

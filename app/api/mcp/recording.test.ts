@@ -252,6 +252,44 @@ describe("recording mode", () => {
     expect(saved.definition.steps.map((s: { id: string }) => s.id)).toEqual(["get"]);
     expect(saved.definition.name).toBe("Renamed");
 
+    // Cancelling a recording ends it at once: there is no durable execution to wait for.
+    const other = await ok(agent, "start_recording", { name: "Cancelled" });
+    expect(await ok(agent, "cancel_run", { runId: other.recordingId })).toMatchObject({
+      status: "cancelled",
+    });
+    expect(
+      errorText(
+        await call(agent, "record_step", {
+          recordingId: other.recordingId,
+          type: "http",
+          config: { url: `${api.origin}/ok` },
+        }),
+      ),
+    ).toMatch(/cancelled; start a new recording/);
+
+    // Workspace policies apply to recorded calls as to published workflows.
+    const admin = e.ws.ctx("admin");
+    const policies = { scriptStepsEnabled: false, allowedPrivateHosts: ["127.0.0.1"] };
+    await updateWorkspacePolicies({
+      ctx: admin,
+      input: { ...policies, forbiddenStepTypes: ["http"] },
+    });
+    try {
+      const third = await ok(agent, "start_recording", { name: "Policed" });
+      expect(
+        errorText(
+          await call(agent, "record_step", {
+            recordingId: third.recordingId,
+            type: "http",
+            config: { url: `${api.origin}/policed` },
+          }),
+        ),
+      ).toMatch(/"http" steps are forbidden by the workspace policy/);
+      expect(api.requests.some((r) => r.url === "/policed")).toBe(false);
+    } finally {
+      await updateWorkspacePolicies({ ctx: admin, input: { ...policies, forbiddenStepTypes: [] } });
+    }
+
     const viewer = await connect(tokens.viewer);
     expect(errorText(await call(viewer, "start_recording", { name: "No" }))).toMatch(/editor role/);
     expect(errorText(await call(viewer, "save_as_workflow", { recordingId }))).toMatch(

@@ -8,6 +8,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { reapRunsBody } from "@/inngest/engine/maintenance-bodies";
 import { startEngineHarness, type EngineHarness } from "@/inngest/engine/testing";
 import type { Role } from "@/lib/schemas/roles";
 import { createApiToken } from "@/server/services/api-tokens/create-api-token";
@@ -302,5 +303,16 @@ describe("recording mode", () => {
     expect(errorText(await call(foreign, "save_as_workflow", { recordingId }))).toMatch(
       /not_found/,
     );
+  });
+
+  it("times an abandoned recording out at the run timeout, freeing its slot", async () => {
+    const agent = await connect(tokens.editor);
+    const { recordingId } = await ok(agent, "start_recording", { name: "Abandoned" });
+    e.h.clock.advance(3_600_000 + 60_000);
+    await reapRunsBody();
+    expect(await ok(agent, "get_run", { runId: recordingId })).toMatchObject({
+      status: "failed",
+      error: { code: "timed_out" },
+    });
   });
 });

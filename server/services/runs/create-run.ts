@@ -154,6 +154,9 @@ export async function createRun(
     hash: version.hash,
     status: args.parent || args.recording ? ("running" as const) : ("queued" as const),
     startedAt: args.recording ? now : null,
+    // A recording is not planned by the engine, which sets other runs' deadline: the reaper ends an
+    // abandoned one after the run timeout, freeing its admission slot.
+    deadlineAt: args.recording ? new Date(now.getTime() + definition.constraints.timeoutMs) : null,
     triggerType: args.trigger.type,
     triggerId: args.trigger.id ?? null,
     triggerPayload: args.trigger.payload ?? null,

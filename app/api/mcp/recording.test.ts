@@ -13,7 +13,9 @@ import { startEngineHarness, type EngineHarness } from "@/inngest/engine/testing
 import type { Role } from "@/lib/schemas/roles";
 import { createApiToken } from "@/server/services/api-tokens/create-api-token";
 import { getWorkflow } from "@/server/services/workflows/get-workflow";
+import { getRun } from "@/server/services/runs/get-run";
 import { listRuns } from "@/server/services/runs/list-runs";
+import { rerunRun } from "@/server/services/runs/rerun-run";
 import { updateMcpServers } from "@/server/services/settings/update-mcp-servers";
 import { updateWorkspacePolicies } from "@/server/services/settings/update-workspace-policies";
 import { startFakeMcp, type FakeMcp } from "@/server/testing/fake-mcp";
@@ -192,6 +194,11 @@ describe("recording mode", () => {
       "sum:completed",
       "echo:completed",
     ]);
+    const detail = await getRun({ ctx: e.ws.ctx("viewer"), input: { runId: rec } });
+    expect(detail.definition).toEqual(saved.definition);
+    await expect(
+      rerunRun({ ctx: e.ws.ctx("editor"), input: { runId: rec, version: "pinned" } }),
+    ).rejects.toThrow(/placeholder/);
     const listed = await listRuns({ ctx: e.ws.ctx("viewer"), input: { trigger: "recording" } });
     expect(listed.items.map((r: { id: string }) => r.id)).toContain(rec);
   });

@@ -3,7 +3,7 @@ import { and, asc, eq, inArray } from "drizzle-orm";
 import type { Queryable } from "@/db/client";
 import { runEvents, runSteps } from "@/db/schema";
 import type { TemplateContext } from "@/lib/workflow";
-import type { RecordedStep } from "@/lib/workflow/recording";
+import { recordedDefinition, type RecordedStep } from "@/lib/workflow/recording";
 import { NotFoundError } from "../../errors";
 import { loadRun, type RunRow } from "../runs/load-run";
 
@@ -86,4 +86,12 @@ export function recordingContext(rec: Recording): TemplateContext {
     ),
     run: { id: rec.run.id, workflowId: rec.run.workflowId },
   };
+}
+
+/**
+ * The workflow a recording has recorded so far: what its run shows as its definition (the
+ * pinned version is a placeholder) and what save_as_workflow writes as the draft.
+ */
+export function recordingDefinition(rec: Recording, name = rec.name): Record<string, unknown> {
+  return recordedDefinition({ name, input: rec.run.input, steps: rec.steps, output: rec.output });
 }

@@ -1,11 +1,11 @@
 import "server-only";
 import { SaveRecordingInput } from "@/lib/schemas/recordings";
-import { recordedDefinition, suggestReferences } from "@/lib/workflow/recording";
+import { suggestReferences } from "@/lib/workflow/recording";
 import { fromZodError } from "../../errors";
 import { requireRole, type ServiceContext } from "../context";
 import { saveDraft } from "../workflows/save-draft";
 import { updateWorkflow } from "../workflows/update-workflow";
-import { loadRecording } from "./load-recording";
+import { loadRecording, recordingDefinition } from "./load-recording";
 
 /**
  * Turns a recording into its workflow's draft: the recorded steps in order with their configs
@@ -26,12 +26,7 @@ export async function saveRecordingAsWorkflow({
   const rec = await loadRecording(ctx.db, ws.id, parsed.data.recordingId);
   const workflowId = rec.run.workflowId;
   const name = parsed.data.name ?? rec.name;
-  const definition = recordedDefinition({
-    name,
-    input: rec.run.input,
-    steps: rec.steps,
-    output: rec.output,
-  });
+  const definition = recordingDefinition(rec, name);
   if (parsed.data.name) await updateWorkflow({ ctx, input: { workflowId, name } });
   const saved = await saveDraft({ ctx, input: { workflowId, definition } });
   return {

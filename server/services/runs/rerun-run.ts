@@ -29,6 +29,10 @@ export async function rerunRun({ ctx, input }: { ctx: ServiceContext; input: unk
     const targetVersionId = version === "current" ? wf.currentVersionId : original.versionId;
     if (!targetVersionId)
       throw new PreconditionFailedError("The workflow has no published version");
+    if (original.triggerType === "recording" && targetVersionId === original.versionId)
+      throw new PreconditionFailedError(
+        "A recording's own version is a placeholder: publish the draft save_as_workflow wrote, then rerun on the current version",
+      );
     const target = await loadVersion(tx, ws.id, wf.id, targetVersionId);
     const plan = await planRerun(tx, original, target, fromStepId);
     const r = await createRun(tx, ctx, {

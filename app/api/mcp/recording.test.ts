@@ -16,6 +16,7 @@ import { getWorkflow } from "@/server/services/workflows/get-workflow";
 import { getRun } from "@/server/services/runs/get-run";
 import { listRuns } from "@/server/services/runs/list-runs";
 import { rerunRun } from "@/server/services/runs/rerun-run";
+import { updateWorkspaceQuota } from "@/server/services/quotas/update-workspace-quota";
 import { updateMcpServers } from "@/server/services/settings/update-mcp-servers";
 import { updateWorkspacePolicies } from "@/server/services/settings/update-workspace-policies";
 import { startFakeMcp, type FakeMcp } from "@/server/testing/fake-mcp";
@@ -296,6 +297,29 @@ describe("recording mode", () => {
       expect(api.requests.some((r) => r.url === "/policed")).toBe(false);
     } finally {
       await updateWorkspacePolicies({ ctx: admin, input: { ...policies, forbiddenStepTypes: [] } });
+    }
+
+    // The run's step budget (here the plan's steps-per-run) bounds a recording too.
+    await updateWorkspaceQuota({
+      ctx: admin,
+      input: { plan: null, overrides: { stepsPerRun: 2 } },
+    });
+    try {
+      const budget = await ok(agent, "start_recording", { name: "Budget" });
+      const preset = (id: string) => ({
+        recordingId: budget.recordingId,
+        type: "code",
+        id,
+        config: { source: "export default () => 1" },
+        preset: 1,
+      });
+      await ok(agent, "record_step", preset("one"));
+      await ok(agent, "record_step", preset("two"));
+      expect(errorText(await call(agent, "record_step", preset("three")))).toMatch(
+        /reached its limit of 2 step attempts/,
+      );
+    } finally {
+      await updateWorkspaceQuota({ ctx: admin, input: { plan: null, overrides: {} } });
     }
 
     const viewer = await connect(tokens.viewer);

@@ -10,6 +10,7 @@ import {
   stepIdProblem,
   type RecordedStep,
 } from "@/lib/workflow/recording";
+import { tighterCap } from "@/lib/quotas/plans";
 import { runActionAttempt } from "@/inngest/engine/action-attempt";
 import {
   ConflictError,
@@ -20,6 +21,7 @@ import {
 import { requireRole, type ServiceContext } from "../context";
 import { recordInstantAttempt, type AttemptKey } from "../engine/step-records";
 import { loadRun } from "../runs/load-run";
+import { loadWorkspaceQuota } from "../quotas/workspace-quota";
 import { appendRunEvents } from "../runs/run-events";
 import { workspaceValidateOptions } from "../workflows/definition-policy";
 import { loadRecording, recordingContext, STEP_RECORDED_EVENT } from "./load-recording";
@@ -58,10 +60,10 @@ export async function recordStep({ ctx, input }: { ctx: ServiceContext; input: u
     steps: [...rec.steps, step],
   });
   const at = rec.steps.length;
-  const issues = validateDefinition(
-    definition,
-    await workspaceValidateOptions(ctx.db, ws.id),
-  ).issues.filter((i) => i.severity === "error" && (i.path[0] !== "steps" || i.path[1] === at));
+  const validation = validateDefinition(definition, await workspaceValidateOptions(ctx.db, ws.id));
+  const issues = validation.issues.filter(
+    (i) => i.severity === "error" && (i.path[0] !== "steps" || i.path[1] === at),
+  );
   if (issues.length)
     throw new ValidationError(
       issues[0]!.message,
@@ -69,6 +71,17 @@ export async function recordStep({ ctx, input }: { ctx: ServiceContext; input: u
         path: i.path[0] === "steps" ? i.path.slice(2) : i.path,
         message: i.message,
       })),
+    );
+
+  // The run's step budget, as the engine counts it: maxSteps, or the plan's lower steps-per-run.
+  const quota = await loadWorkspaceQuota(ctx.db, ws.id, ctx.config);
+  const maxSteps = tighterCap(
+    validation.definition?.constraints.maxSteps,
+    quota.limits.stepsPerRun,
+  );
+  if (maxSteps != null && rec.run.stepAttempts >= maxSteps)
+    throw new PreconditionFailedError(
+      `Recording ${rec.run.id} reached its limit of ${maxSteps} step attempts; finish it and save it as a workflow`,
     );
 
   const key: AttemptKey = {

@@ -4,9 +4,6 @@
  * tools of a workspace MCP server with references to earlier results, finishes, and saves the
  * recording as a draft workflow with its references — and the refusals around it.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { reapRunsBody } from "@/inngest/engine/maintenance-bodies";
 import { startEngineHarness, type EngineHarness } from "@/inngest/engine/testing";
@@ -22,14 +19,15 @@ import { updateWorkspacePolicies } from "@/server/services/settings/update-works
 import { startFakeMcp, type FakeMcp } from "@/server/testing/fake-mcp";
 import { createWorkspaceFixture, type WorkspaceFixture } from "@/server/testing/harness";
 import { sendJson, startHttpServer, type LocalServer } from "@/server/testing/local-http";
-import * as route from "./route";
+import { call, errorText, mcpClients, ok } from "./test-client";
 
 let e: EngineHarness;
 let other: WorkspaceFixture;
 let mcp: FakeMcp;
 let api: LocalServer;
 const tokens = {} as Record<"viewer" | "editor" | "foreign", string>;
-const clients: Client[] = [];
+const clients = mcpClients("vitest-recorder");
+const connect = clients.connect;
 
 async function token(fx: WorkspaceFixture, by: Role, role: Role) {
   return (await createApiToken({ ctx: fx.ctx(by), input: { name: `rec ${role}`, role } })).token;
@@ -59,40 +57,13 @@ beforeAll(async () => {
   await updateMcpServers({ ctx: admin, input: { mcpServers: [{ name: "fake", url: mcp.url }] } });
 });
 afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close()));
+  await clients.closeAll();
 });
 afterAll(async () => {
   await mcp?.close();
   await api?.close();
   await e?.close();
 });
-
-async function connect(bearer: string): Promise<Client> {
-  const client = new Client({ name: "vitest-recorder", version: "1.0.0" });
-  const transport = new StreamableHTTPClientTransport(new URL("http://localhost/api/mcp"), {
-    fetch: (url, init) => route.POST(new Request(url, init)),
-    requestInit: { headers: { authorization: `Bearer ${bearer}` } },
-  });
-  await client.connect(transport);
-  clients.push(client);
-  return client;
-}
-async function call(client: Client, name: string, args: Record<string, unknown>) {
-  return (await client.callTool({ name, arguments: args })) as CallToolResult;
-}
-async function ok<T = Record<string, any>>( // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON answers
-  client: Client,
-  name: string,
-  args: Record<string, unknown>,
-): Promise<T> {
-  const r = await call(client, name, args);
-  expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
-  return r.structuredContent as T;
-}
-function errorText(r: CallToolResult): string {
-  expect(r.isError).toBe(true);
-  return (r.content as { text: string }[]).map((c) => c.text).join("\n");
-}
 
 describe("recording mode", () => {
   it("records executed calls, a preset and MCP tool calls with references, then saves a valid draft", async () => {

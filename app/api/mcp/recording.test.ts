@@ -14,6 +14,8 @@ import { getRun } from "@/server/services/runs/get-run";
 import { listRuns } from "@/server/services/runs/list-runs";
 import { rerunRun } from "@/server/services/runs/rerun-run";
 import { updateWorkspaceQuota } from "@/server/services/quotas/update-workspace-quota";
+import { updateAdmissionLimits } from "@/server/services/settings/update-admission-limits";
+import { listWorkflows } from "@/server/services/workflows/list-workflows";
 import { updateMcpServers } from "@/server/services/settings/update-mcp-servers";
 import { updateWorkspacePolicies } from "@/server/services/settings/update-workspace-policies";
 import { startFakeMcp, type FakeMcp } from "@/server/testing/fake-mcp";
@@ -305,6 +307,30 @@ describe("recording mode", () => {
     expect(errorText(await call(foreign, "save_as_workflow", { recordingId }))).toMatch(
       /not_found/,
     );
+  });
+
+  it("starts only with a free run slot: a recording never waits in the queue", async () => {
+    const agent = await connect(tokens.editor);
+    const admin = e.ws.ctx("admin");
+    const { recordingId } = await ok(agent, "start_recording", { name: "Holds a slot" });
+    await updateAdmissionLimits({
+      ctx: admin,
+      input: { maxActiveRunsPerUser: 1, maxActiveRunsPerWorkspace: null },
+    });
+    try {
+      expect(errorText(await call(agent, "start_recording", { name: "No slot" }))).toMatch(
+        /You already have \d+ active runs \(the limit is 1 per person\)/,
+      );
+      // Refused as a whole: no workflow was left behind.
+      const names = (await listWorkflows({ ctx: admin, input: { search: "No slot" } })).items;
+      expect(names).toEqual([]);
+    } finally {
+      await updateAdmissionLimits({
+        ctx: admin,
+        input: { maxActiveRunsPerUser: null, maxActiveRunsPerWorkspace: null },
+      });
+    }
+    await ok(agent, "finish_recording", { recordingId });
   });
 
   it("times an abandoned recording out at the run timeout, freeing its slot", async () => {

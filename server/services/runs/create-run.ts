@@ -17,7 +17,7 @@ import { IdempotencyKeyReusedError, PreconditionFailedError, ValidationError } f
 import type { ServiceContext } from "../context";
 import { loadVersion, loadWorkflow, type VersionRow } from "../workflows/load-workflow";
 import { definitionByHash } from "../workflows/version-content";
-import { admissionLimits, admitQueuedRuns } from "./admission";
+import { admissionLimits, admitQueuedRuns, slotRefusal } from "./admission";
 import { chargeRun } from "../quotas/enforce-quotas";
 import { loadWorkspaceQuota } from "../quotas/workspace-quota";
 import { appendRunEvents } from "./run-events";
@@ -144,6 +144,12 @@ export async function createRun(
     if (queued) return { run: queued, deduplicated: true, reason: "coalesced" };
   }
 
+  // A recording runs at once or not at all: it never waits in the queue for a slot.
+  if (args.recording) {
+    const limits = await admissionLimits(tx, args.workspaceId, ctx.config);
+    const refusal = await slotRefusal(tx, args.workspaceId, limits, args.accountableUserId ?? null);
+    if (refusal) throw new PreconditionFailedError(refusal);
+  }
   const id = args.runId ?? newId("run");
   const row = {
     id,

@@ -10,6 +10,7 @@ export const TRIGGER_TYPES = [
   "event",
   "rerun",
   "subworkflow",
+  "recording",
 ] as const;
 export const TriggerType = z.enum(TRIGGER_TYPES);
 export type TriggerType = z.infer<typeof TriggerType>;

@@ -4,9 +4,6 @@
  * resources, token authentication, role rules, runs that finish or stop at a gate, approving,
  * cancelling, and proposals authored by the MCP client.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startEngineHarness, type EngineHarness } from "@/inngest/engine/testing";
 import type { Role } from "@/lib/schemas/roles";
@@ -14,12 +11,14 @@ import { createApiToken } from "@/server/services/api-tokens/create-api-token";
 import { getProposal } from "@/server/services/proposals/get-proposal";
 import { createWorkspaceFixture, type WorkspaceFixture } from "@/server/testing/harness";
 import * as route from "./route";
+import { call, errorText, mcpClients, ok } from "./test-client";
 
 let e: EngineHarness;
 let other: WorkspaceFixture;
 /** Tokens of the harness workspace, each made by `by` with `role`. */
 const tokens = {} as Record<"viewer" | "approver" | "editor" | "ownerApprover" | "foreign", string>;
-const clients: Client[] = [];
+const clients = mcpClients();
+const connect = clients.connect;
 
 async function token(fx: WorkspaceFixture, by: Role, role: Role) {
   return (await createApiToken({ ctx: fx.ctx(by), input: { name: `mcp ${role}`, role } })).token;
@@ -36,48 +35,11 @@ beforeAll(async () => {
   tokens.foreign = await token(other, "owner", "owner");
 });
 afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close()));
+  await clients.closeAll();
 });
 afterAll(async () => {
   await e?.close();
 });
-
-/** fetch for the SDK transport: every request goes to the route handler in this process. */
-async function inProcessFetch(url: string | URL, init?: RequestInit): Promise<Response> {
-  const req = new Request(url, init);
-  if (req.method === "POST") return route.POST(req);
-  if (req.method === "DELETE") return route.DELETE();
-  return route.GET();
-}
-
-async function connect(bearer?: string): Promise<Client> {
-  const client = new Client({ name: "vitest-agent", version: "1.0.0" });
-  const transport = new StreamableHTTPClientTransport(new URL("http://localhost/api/mcp"), {
-    fetch: inProcessFetch,
-    requestInit: bearer ? { headers: { authorization: `Bearer ${bearer}` } } : {},
-  });
-  await client.connect(transport);
-  clients.push(client);
-  return client;
-}
-
-async function call(client: Client, name: string, args: Record<string, unknown> = {}) {
-  return (await client.callTool({ name, arguments: args })) as CallToolResult;
-}
-/** The structured answer of a successful call (fails the test with the error text otherwise). */
-async function ok<T = Record<string, unknown>>(
-  client: Client,
-  name: string,
-  args: Record<string, unknown> = {},
-): Promise<T> {
-  const r = await call(client, name, args);
-  expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
-  return r.structuredContent as T;
-}
-function errorText(r: CallToolResult): string {
-  expect(r.isError).toBe(true);
-  return (r.content as { type: string; text: string }[]).map((c) => c.text).join("\n");
-}
 
 const transformDef = (name: string) => ({
   schemaVersion: 1,
@@ -109,12 +71,16 @@ const TOOLS = [
   "complete_task",
   "current_tasks",
   "fail_task",
+  "finish_recording",
   "get_run",
   "get_workflow",
   "list_proposals",
   "list_workflows",
   "propose_change",
+  "record_step",
   "run_workflow",
+  "save_as_workflow",
+  "start_recording",
   "validate_workflow",
 ];
 

@@ -177,3 +177,40 @@ async function workflowLimits(tx: Queryable, workflowIds: string[]): Promise<Map
   }[];
   return new Map(list.map((r) => [r.workflow_id, Number(r.max)]));
 }
+
+/**
+ * For a run that starts running without queueing (a recording, driven by its recorder): why the
+ * workspace or the user has no free slot now, or undefined. Its workflow is new, so its
+ * per-workflow limit cannot be full. Call inside the transaction that inserts the run.
+ */
+export async function slotRefusal(
+  tx: Queryable,
+  workspaceId: string,
+  limits: AdmissionLimits,
+  user: string | null,
+): Promise<string | undefined> {
+  await lockWorkspaceAdmission(tx, workspaceId);
+  // The same active set admitQueuedRuns counts: top-level runs holding a slot.
+  const [row] = await tx
+    .select({
+      total: count(),
+      mine: user
+        ? sql<number>`count(*) filter (where ${runs.accountableUserId} = ${user})`
+        : sql<number>`0`,
+    })
+    .from(runs)
+    .where(
+      and(
+        eq(runs.workspaceId, workspaceId),
+        inArray(runs.status, [...ACTIVE_STATUSES]),
+        sql`${runs.parentRunId} is null`,
+      ),
+    );
+  const total = Number(row?.total ?? 0);
+  const mine = Number(row?.mine ?? 0);
+  if (total >= limits.perWorkspace)
+    return `The workspace already has ${total} active runs (its limit is ${limits.perWorkspace}); try again when one ends`;
+  if (user && mine >= limits.perUser)
+    return `You already have ${mine} active runs (the limit is ${limits.perUser} per person); finish one first`;
+  return undefined;
+}

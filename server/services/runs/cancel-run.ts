@@ -25,17 +25,24 @@ export async function cancelRun({ ctx, input }: { ctx: ServiceContext; input: un
   const { runId, reason } = parsed.data;
   const now = ctx.now();
   const run = await loadRun(ctx.db, ws.id, runId);
-  if (run.status === "queued") {
+  // A recording has no durable execution to stop (its recorder drives it): it ends at once too,
+  // and a call in flight sees the run end and stops.
+  const isRecording = run.triggerType === "recording";
+  if (run.status === "queued" || isRecording) {
     const r = await finishRun(
       ctx.db,
       ctx.config,
       {
         runId,
         status: "cancelled",
-        reason: "cancelled_while_queued",
+        reason: isRecording ? "recording_cancelled" : "cancelled_while_queued",
         error: {
           code: "cancelled",
-          message: reason ? `Cancelled: ${reason}` : "Cancelled before it started",
+          message: reason
+            ? `Cancelled: ${reason}`
+            : isRecording
+              ? "The recording was cancelled"
+              : "Cancelled before it started",
         },
       },
       now,

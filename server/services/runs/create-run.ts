@@ -17,7 +17,7 @@ import { IdempotencyKeyReusedError, PreconditionFailedError, ValidationError } f
 import type { ServiceContext } from "../context";
 import { loadVersion, loadWorkflow, type VersionRow } from "../workflows/load-workflow";
 import { definitionByHash } from "../workflows/version-content";
-import { admissionLimits, admitQueuedRuns } from "./admission";
+import { admissionLimits, admitQueuedRuns, slotRefusal } from "./admission";
 import { chargeRun } from "../quotas/enforce-quotas";
 import { loadWorkspaceQuota } from "../quotas/workspace-quota";
 import { appendRunEvents } from "./run-events";
@@ -43,6 +43,11 @@ export interface CreateRunArgs {
    * run. Internal keys (deliveries, schedule ticks, children) keep plain deduplication.
    */
   strictIdempotency?: boolean;
+  /**
+   * A recording (MCP recording mode): its recorder drives it step by step, not the engine — it
+   * is running at once and never admitted, so no engine start is queued for it.
+   */
+  recording?: boolean;
   /** Subworkflow child: runs in its parent's slot, never queued. */
   parent?: { runId: string; stepId: string; rootRunId: string };
   rerun?: { ofRunId: string; fromStepId?: string | null; seed?: Record<string, unknown> };
@@ -135,6 +140,12 @@ export async function createRun(
     if (queued) return { run: queued, deduplicated: true, reason: "coalesced" };
   }
 
+  // A recording runs at once or not at all: it never waits in the queue for a slot.
+  if (args.recording) {
+    const limits = await admissionLimits(tx, args.workspaceId, ctx.config);
+    const refusal = await slotRefusal(tx, args.workspaceId, limits, args.accountableUserId ?? null);
+    if (refusal) throw new PreconditionFailedError(refusal);
+  }
   const id = args.runId ?? newId("run");
   const row = {
     id,
@@ -143,7 +154,11 @@ export async function createRun(
     versionId: version.id,
     version: version.version,
     hash: version.hash,
-    status: args.parent ? ("running" as const) : ("queued" as const),
+    status: args.parent || args.recording ? ("running" as const) : ("queued" as const),
+    startedAt: args.recording ? now : null,
+    // A recording is not planned by the engine, which sets other runs' deadline: the reaper ends an
+    // abandoned one after the run timeout, freeing its admission slot.
+    deadlineAt: args.recording ? new Date(now.getTime() + definition.constraints.timeoutMs) : null,
     triggerType: args.trigger.type,
     triggerId: args.trigger.id ?? null,
     triggerPayload: args.trigger.payload ?? null,
@@ -203,7 +218,7 @@ export async function createRun(
     ],
     now,
   );
-  if (!args.parent && !args.deferAdmission) {
+  if (!args.parent && !args.recording && !args.deferAdmission) {
     const limits = await admissionLimits(tx, args.workspaceId, ctx.config);
     const admitted = await admitQueuedRuns(tx, args.workspaceId, limits, now);
     // Admission changed only the status (and updatedAt, to `now`) of the row inserted above.

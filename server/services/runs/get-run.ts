@@ -7,6 +7,7 @@ import { fromZodError } from "../../errors";
 import { requireRole, type ServiceContext } from "../context";
 import { approverRefusal, initiatorMayNotDecide } from "../approvals/approval-rules";
 import { signResumeToken } from "../approvals/resume-token";
+import { loadRecording, recordingDefinition } from "../recordings/load-recording";
 import { contentOf } from "../workflows/version-content";
 import { loadRun } from "./load-run";
 
@@ -87,7 +88,11 @@ export async function getRun({ ctx, input }: { ctx: ServiceContext; input: unkno
     initiatorName: initiator?.name ?? null,
     /** Steps of a rerun-from-step whose outcomes were reused from the original run (no attempts here). */
     reusedStepIds: rerunSeed ? Object.keys(rerunSeed) : [],
-    definition: await contentOf(ctx.db, ws.id, run.hash),
+    // A recording's pinned version is a placeholder: it shows the steps recorded so far.
+    definition:
+      run.triggerType === "recording"
+        ? recordingDefinition(await loadRecording(ctx.db, ws.id, run.id))
+        : await contentOf(ctx.db, ws.id, run.hash),
     children,
     pendingApprovals: pending.map((a) => ({
       id: a.id,

@@ -42,6 +42,10 @@ export async function rerunTarget(
   const wf = await loadWorkflow(db, workspaceId, original.workflowId);
   const targetVersionId = version === "current" ? wf.currentVersionId : original.versionId;
   if (!targetVersionId) throw new PreconditionFailedError("The workflow has no published version");
+  if (original.triggerType === "recording" && targetVersionId === original.versionId)
+    throw new PreconditionFailedError(
+      "A recording's own version is a placeholder: publish the draft save_as_workflow wrote, then rerun on the current version",
+    );
   const target = await loadVersion(db, workspaceId, wf.id, targetVersionId);
   return { workflowId: wf.id, versionId: target.id, version: target.version, hash: target.hash };
 }

@@ -73,7 +73,11 @@ export class Shell {
   }
 
   async signOut() {
-    await this.page.getByRole("button", { name: "Sign out" }).click();
+    // The sidebar's button: the Account page has "Sign out everywhere…" buttons too.
+    await this.page
+      .getByRole("complementary", { name: "Main" })
+      .getByRole("button", { name: "Sign out", exact: true })
+      .click();
     await expect(this.page).toHaveURL(/\/sign-in/);
   }
 }

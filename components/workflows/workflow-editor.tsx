@@ -6,6 +6,7 @@ import { LoadingRows } from "@/components/ui/states";
 import { GraphEditor, type GraphEditorHandle } from "@/components/workflow-editor/graph-editor";
 import { RunOverlayBanner, useRunOverlay } from "@/components/workflow-editor/run-overlay";
 import { useDraft, type SaveState } from "@/components/workflow-editor/use-draft";
+import { RecordingSuggestions } from "./recording-suggestions";
 import { workflowJsonSchema } from "@/lib/workflow";
 import { ProposeChangeDialog } from "@/components/proposals/propose-change-dialog";
 import { IssueList, type EditorIssue } from "./issue-list";
@@ -198,6 +199,7 @@ function LoadedEditor({
         </div>
       ) : null}
       <RunOverlayBanner overlay={overlay} onClose={hideRun} />
+      <RecordingSuggestions workflowId={workflowId} draft={draft} readOnly={readOnly} />
       {view === "graph" ? (
         <GraphEditor
           draft={draft}

@@ -44,3 +44,9 @@ export const SaveRecordingInput = z.object({
   name: WorkflowName.optional().describe("The workflow's name in the draft (default: as started)"),
 });
 export type SaveRecordingInput = z.infer<typeof SaveRecordingInput>;
+
+/** The editor's question: which references does this workflow's latest recording suggest? */
+export const ListReferenceSuggestionsInput = z.strictObject({
+  workflowId: z.string().min(1).max(64),
+});
+export type ListReferenceSuggestionsInput = z.infer<typeof ListReferenceSuggestionsInput>;

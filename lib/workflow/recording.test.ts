@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import {
+  applySuggestion,
   expandStepShorthand,
+  liveSuggestions,
   nextStepId,
   recordedDefinition,
   stepIdProblem,
@@ -97,5 +99,48 @@ describe("suggestReferences", () => {
       },
       { stepId: "tell", path: ["to", 0], value: "Oslo", reference: "{{ input.city }}" },
     ]);
+  });
+});
+
+describe("suggestions in the editor", () => {
+  const draft = {
+    name: "R",
+    steps: [
+      { id: "fetch", type: "http", config: { url: "https://x.test/o" } },
+      { id: "tell", type: "notify", config: { text: "ord_123", to: ["Oslo", 7] } },
+    ],
+  };
+  const text = {
+    stepId: "tell",
+    path: ["text"],
+    value: "ord_123",
+    reference: "{{ steps.fetch.output.data.id }}",
+  };
+  const city = { stepId: "tell", path: ["to", 0], value: "Oslo", reference: "{{ input.city }}" };
+
+  it("keeps only suggestions whose literal is still in the draft", () => {
+    expect(liveSuggestions(draft, [text, city])).toEqual([text, city]);
+    const edited = { ...draft, steps: [draft.steps[0]!, { ...draft.steps[1]!, config: {} }] };
+    expect(liveSuggestions(edited, [text, city])).toEqual([]);
+    const noSteps: Record<string, unknown> = { name: "R" };
+    expect(liveSuggestions(noSteps, [text])).toEqual([]);
+    expect(liveSuggestions(draft, [{ ...text, stepId: "gone" }])).toEqual([]);
+  });
+
+  it("replaces exactly the literal at the path, leaving the original untouched", () => {
+    const once = applySuggestion(draft, city);
+    expect(once.steps[1]).toEqual({
+      id: "tell",
+      type: "notify",
+      config: { text: "ord_123", to: ["{{ input.city }}", 7] },
+    });
+    expect(draft.steps[1]!.config.to?.[0]).toBe("Oslo");
+    const both = applySuggestion(once, text);
+    expect(both.steps[1]!.config).toEqual({
+      text: "{{ steps.fetch.output.data.id }}",
+      to: ["{{ input.city }}", 7],
+    });
+    expect(both.steps[0]).toBe(draft.steps[0]);
+    expect(liveSuggestions(both, [text, city])).toEqual([]);
   });
 });

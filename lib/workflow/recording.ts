@@ -169,3 +169,57 @@ export function suggestReferences(args: {
   }
   return suggestions;
 }
+
+function valueAt(root: unknown, path: readonly (string | number)[]): unknown {
+  let at = root;
+  for (const seg of path) {
+    if (Array.isArray(at) && typeof seg === "number") at = at[seg];
+    else if (isPlainObject(at) && typeof seg === "string") at = at[seg];
+    else return undefined;
+  }
+  return at;
+}
+
+type DefinitionLike = { readonly steps?: unknown };
+type StepLike = { id?: unknown; config?: unknown };
+const stepsOf = (d: DefinitionLike): StepLike[] =>
+  Array.isArray(d.steps) ? d.steps.filter((x): x is StepLike => isPlainObject(x)) : [];
+
+/**
+ * The suggestions that still apply to `definition` (the draft as edited since): the step exists
+ * and still holds the literal at that path. Applied or edited-away ones drop out.
+ */
+export function liveSuggestions(
+  definition: DefinitionLike,
+  suggestions: readonly ReferenceSuggestion[],
+): ReferenceSuggestion[] {
+  return suggestions.filter((s) => {
+    const step = stepsOf(definition).find((x) => x.id === s.stepId);
+    return step !== undefined && valueAt(step.config, s.path) === s.value;
+  });
+}
+
+/** `definition` with the suggestion's literal replaced by its reference (a new object). */
+export function applySuggestion<D extends DefinitionLike>(
+  definition: D,
+  s: ReferenceSuggestion,
+): D {
+  const setAt = (node: unknown, path: readonly (string | number)[]): unknown => {
+    if (path.length === 0) return s.reference;
+    const [head, ...rest] = path;
+    if (Array.isArray(node) && typeof head === "number")
+      return node.map((v, i) => (i === head ? setAt(v, rest) : v));
+    if (isPlainObject(node) && typeof head === "string")
+      return { ...node, [head]: setAt(node[head], rest) };
+    return node;
+  };
+  if (!Array.isArray(definition.steps)) return definition;
+  return {
+    ...definition,
+    steps: (definition.steps as unknown[]).map((step) =>
+      isPlainObject(step) && step.id === s.stepId
+        ? { ...step, config: setAt(step.config, s.path) }
+        : step,
+    ),
+  };
+}

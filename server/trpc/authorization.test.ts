@@ -298,6 +298,11 @@ const CASES: Record<string, Case> = {
   "invitation.accept": { access: "authed", input: () => ({ token: "inv_does-not-exist-000000" }) },
   "workflow.starters": { access: "viewer" },
   "workflow.list": { access: "viewer" },
+  "recording.suggestions": {
+    access: "viewer",
+    input: async (fx) => ({ workflowId: await wf(fx) }),
+    foreign: async (o) => ({ workflowId: await wf(o) }),
+  },
   "workflow.get": {
     access: "viewer",
     input: async (fx) => ({ workflowId: await wf(fx) }),

@@ -1,6 +1,7 @@
 import { apiTokenRouter } from "./routers/api-token";
 import { approvalRouter } from "./routers/approval";
 import { taskRouter } from "./routers/task";
+import { recordingRouter } from "./routers/recording";
 import { auditRouter } from "./routers/audit";
 import { runRouter } from "./routers/run";
 import { triggerRouter } from "./routers/trigger";
@@ -30,6 +31,7 @@ export const appRouter = router({
   run: runRouter,
   approval: approvalRouter,
   task: taskRouter,
+  recording: recordingRouter,
   trigger: triggerRouter,
   secret: secretRouter,
   settings: settingsRouter,

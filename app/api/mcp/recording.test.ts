@@ -10,6 +10,8 @@ import { startEngineHarness, type EngineHarness } from "@/inngest/engine/testing
 import type { Role } from "@/lib/schemas/roles";
 import { createApiToken } from "@/server/services/api-tokens/create-api-token";
 import { getWorkflow } from "@/server/services/workflows/get-workflow";
+import { liveSuggestions } from "@/lib/workflow/recording";
+import { listReferenceSuggestions } from "@/server/services/recordings/list-reference-suggestions";
 import { getRun } from "@/server/services/runs/get-run";
 import { listRuns } from "@/server/services/runs/list-runs";
 import { rerunRun } from "@/server/services/runs/rerun-run";
@@ -156,6 +158,16 @@ describe("recording mode", () => {
     });
     expect(wf.issues).toEqual([]);
     expect(wf.draft).toMatchObject({ inputs: { city: { type: "string", default: "Oslo" } } });
+    // The editor offers the same suggestions for the person to confirm (viewer may read them).
+    expect(
+      await listReferenceSuggestions({
+        ctx: e.ws.ctx("viewer"),
+        input: { workflowId: saved.workflowId },
+      }),
+    ).toEqual({ recordingId: rec, suggestions: saved.suggestions });
+    expect(
+      liveSuggestions(wf.draft as Record<string, unknown>, saved.suggestions).map((x) => x.stepId),
+    ).toEqual(["echo"]);
 
     // The recorded run is a run like any other.
     const run = await ok(agent, "get_run", { runId: rec });

@@ -17,7 +17,7 @@
 import { eq, inArray } from "drizzle-orm";
 import postgres from "postgres";
 import { runs, workspaces } from "../db/schema";
-import { startEngineHarness, type EngineHarness } from "../inngest/engine/testing";
+import { startEngineHarness, type EngineHarness } from "../inngest/run-driver/testing";
 import { cancelRun } from "../server/services/runs/cancel-run";
 import { updateWorkspacePolicies } from "../server/services/settings/update-workspace-policies";
 import { sendJson, startHttpServer, type LocalServer } from "../server/testing/local-http";

@@ -9,7 +9,7 @@
 import { eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { runs } from "../db/schema";
-import { startEngineHarness } from "../inngest/engine/testing";
+import { startEngineHarness } from "../inngest/run-driver/testing";
 import { median, percentile, report, round } from "./stats";
 
 const CHAIN = Number(process.env.BENCH_CHAIN ?? 100);

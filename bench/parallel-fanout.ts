@@ -10,12 +10,12 @@ import { eq, sql } from "drizzle-orm";
 import { execRows } from "../db/client";
 import { workspaces } from "../db/schema";
 import { defaultBackoff } from "../inngest/executor/options";
-import { startEngineHarness, type EngineHarness } from "../inngest/engine/testing";
+import { startEngineHarness, type EngineHarness } from "../inngest/run-driver/testing";
 import {
   fanOut,
   fanOutInLoop,
   fanOutStages,
-} from "../inngest/engine/test-fixtures/parallel-shapes";
+} from "../inngest/run-driver/test-fixtures/parallel-shapes";
 import { median, percentile, report, round } from "./stats";
 
 const RUNS = Number(process.env.BENCH_FANOUT_RUNS ?? 100);

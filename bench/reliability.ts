@@ -1,5 +1,5 @@
 /**
- * Reliability suite (a) and (b) at full scale (inngest/engine/reliability.test.ts runs them
+ * Reliability suite (a) and (b) at full scale (inngest/run-driver/reliability.test.ts runs them
  * smaller): kill -9 during 100 runs with parallel branches, delays, approvals and http calls,
  * then a restart; and a private Postgres cluster stopped and started mid-run while webhook
  * deliveries arrive. Prints counts, durations and the load average; exits 1 on any problem.
@@ -17,7 +17,7 @@ import {
   killNine,
   postgresBinaries,
   postgresRestart,
-} from "../inngest/engine/test-fixtures/reliability-scenarios";
+} from "../inngest/run-driver/test-fixtures/reliability-scenarios";
 import { report, round } from "./stats";
 
 const RUNS = Number(process.env.BENCH_RELIABILITY_RUNS ?? 100);

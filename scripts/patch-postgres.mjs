@@ -3,7 +3,7 @@
 // an uncaught TypeError that takes the whole app down (porsager/postgres#1154, #1066, #1208; fix
 // PRs #1168/#1176/#1209 not released). The teardown paths also cancel that write without clearing
 // its timer, so a reconnected connection would never flush a small write again (hang). Found by
-// the reliability suite (inngest/engine/reliability.test.ts, Postgres stopped mid-run).
+// the reliability suite (inngest/run-driver/reliability.test.ts, Postgres stopped mid-run).
 // Idempotent; does nothing (and says so) for another version, where the fix may have landed.
 import fs from "node:fs";
 import path from "node:path";

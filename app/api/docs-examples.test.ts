@@ -18,7 +18,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify as toYaml } from "yaml";
-import { startEngineHarness, type EngineHarness } from "@/inngest/engine/testing";
+import { startEngineHarness, type EngineHarness } from "@/inngest/run-driver/testing";
 import { createApiToken } from "@/server/services/api-tokens/create-api-token";
 import {
   extractBlocks,

@@ -1,7 +1,7 @@
 import type { StepConfig } from "@/lib/workflow";
 import { DomainError } from "@/server/errors";
 import { createProposal } from "@/server/services/proposals/create-proposal";
-import { engineNow, engineRuntime } from "../engine/runtime";
+import { engineNow, engineRuntime } from "../run-driver/runtime";
 import { StepFailure, type ActionHandler } from "./types";
 
 /**

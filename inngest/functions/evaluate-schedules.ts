@@ -1,6 +1,6 @@
 import { evaluateSchedules } from "@/server/services/triggers/evaluate-schedules";
 import { inngest } from "../client";
-import { engineNow, engineRuntime } from "../engine/runtime";
+import { engineNow, engineRuntime } from "../run-driver/runtime";
 
 /**
  * Every minute: fire due schedule triggers (SPEC §7). Each tick is claimed by a unique row, so two

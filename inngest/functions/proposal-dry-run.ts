@@ -1,4 +1,4 @@
-import { dryRunDefinition } from "@/inngest/engine/dry-run";
+import { dryRunDefinition } from "@/inngest/run-driver/dry-run";
 import { EVENTS, ProposalDryRunRequestedData } from "@/inngest/events";
 import {
   loadRecordedRuns,
@@ -7,7 +7,7 @@ import {
 } from "@/server/services/proposals/dry-run-state";
 import { loadWorkspacePolicy } from "@/server/services/settings/load-workspace-policy";
 import { inngest } from "../client";
-import { engineNow, engineRuntime } from "../engine/runtime";
+import { engineNow, engineRuntime } from "../run-driver/runtime";
 
 /**
  * Replays the workflow's last finished runs through a proposal's definition (side effects taken

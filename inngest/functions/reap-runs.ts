@@ -1,5 +1,5 @@
 import { inngest } from "../client";
-import { reapRunsBody } from "../engine/maintenance-bodies";
+import { reapRunsBody } from "../run-driver/maintenance-bodies";
 
 /** Every minute: overdue runs time out, unconfirmed cancels finish, stranded queued runs are admitted. */
 export const reapRuns = inngest.createFunction(

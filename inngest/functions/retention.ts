@@ -1,5 +1,5 @@
 import { inngest } from "../client";
-import { retentionBody } from "../engine/maintenance-bodies";
+import { retentionBody } from "../run-driver/maintenance-bodies";
 
 /** Daily at 03:17 UTC: deletes runs and step rows past their retention (SPEC §5). */
 export const retention = inngest.createFunction(

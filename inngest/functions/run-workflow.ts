@@ -4,12 +4,12 @@ import { buildRunnableGraph, WorkflowDefinition, type StepOutcome } from "@/lib/
 import { tightenConstraints, type RunLimits } from "@/lib/workflow/run-limits";
 import { inngest } from "../client";
 import { EVENTS, RUN_WORKFLOW_FUNCTION_ID, RunStartData } from "../events";
-import { finishRunBody, loadPlanBody } from "../engine/finish-bodies";
-import { runGraph } from "../engine/run-graph";
-import { Semaphore } from "../engine/semaphore";
-import type { EngineEnv } from "../engine/types";
-import { failRunBody } from "../engine/fail-bodies";
-import { pinRepositoryBody } from "../engine/repository-bodies";
+import { finishRunBody, loadPlanBody } from "../run-driver/finish-bodies";
+import { runGraph } from "../run-driver/run-graph";
+import { Semaphore } from "../run-driver/semaphore";
+import type { EngineEnv } from "../run-driver/types";
+import { failRunBody } from "../run-driver/fail-bodies";
+import { pinRepositoryBody } from "../run-driver/repository-bodies";
 
 /**
  * Executes one workflow run from its pinned snapshot. Thin and deterministic: the plan is loaded

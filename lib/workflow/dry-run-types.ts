@@ -1,7 +1,7 @@
 /**
  * The proposal dry run's contract (SPEC §8): the last runs of a workflow, replayed through a
  * proposed definition with every side effect taken from what the original run recorded.
- * Produced by the engine (`inngest/engine/dry-run.ts`), stored with the proposal, shown on the
+ * Produced by the engine (`inngest/run-driver/dry-run.ts`), stored with the proposal, shown on the
  * review screen.
  */
 import type { JsonValue } from "./json";

@@ -143,7 +143,7 @@ export {
   type Cycle,
   type Ancestry,
 } from "./graph";
-export * from "./engine";
+export * from "./run-semantics";
 export * from "./inputs";
 export * from "./io";
 export { workflowJsonSchema, WORKFLOW_SCHEMA_ID, type JsonSchema } from "./json-schema";

@@ -6,7 +6,7 @@ import { eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { runs } from "@/db/schema";
 import { ROLES } from "@/lib/schemas/roles";
-import { openTask, type OpenTaskArgs } from "../services/engine/task-gate";
+import { openTask, type OpenTaskArgs } from "../services/run-state/task-gate";
 import type { WorkspaceFixture } from "./harness";
 
 export async function openTestTask(

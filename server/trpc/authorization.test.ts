@@ -18,7 +18,7 @@ import { createInvitation } from "../services/invitations/create-invitation";
 import { eq } from "drizzle-orm";
 import { runs as runsTable, triggers as triggersTable } from "@/db/schema";
 import { newId } from "@/lib/ids";
-import { openApproval } from "../services/engine/approval-gate";
+import { openApproval } from "../services/run-state/approval-gate";
 import { startRun } from "../services/runs/start-run";
 import { createWorkflow } from "../services/workflows/create-workflow";
 import { listVersions } from "../services/workflows/list-versions";

@@ -5,7 +5,7 @@
  * cancelling, and proposals authored by the MCP client.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startEngineHarness, type EngineHarness } from "@/inngest/engine/testing";
+import { startEngineHarness, type EngineHarness } from "@/inngest/run-driver/testing";
 import type { Role } from "@/lib/schemas/roles";
 import { createApiToken } from "@/server/services/api-tokens/create-api-token";
 import { getProposal } from "@/server/services/proposals/get-proposal";

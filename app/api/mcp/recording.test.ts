@@ -5,8 +5,8 @@
  * recording as a draft workflow with its references — and the refusals around it.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { reapRunsBody } from "@/inngest/engine/maintenance-bodies";
-import { startEngineHarness, type EngineHarness } from "@/inngest/engine/testing";
+import { reapRunsBody } from "@/inngest/run-driver/maintenance-bodies";
+import { startEngineHarness, type EngineHarness } from "@/inngest/run-driver/testing";
 import type { Role } from "@/lib/schemas/roles";
 import { createApiToken } from "@/server/services/api-tokens/create-api-token";
 import { getWorkflow } from "@/server/services/workflows/get-workflow";

@@ -14,7 +14,7 @@ import { revokeApiToken } from "@/server/services/api-tokens/revoke-api-token";
 import { eq } from "drizzle-orm";
 import { runs } from "@/db/schema";
 import { getRuntime } from "@/server/runtime";
-import { openApproval } from "@/server/services/engine/approval-gate";
+import { openApproval } from "@/server/services/run-state/approval-gate";
 import { openTestTask } from "@/server/testing/tasks";
 import { startRun } from "@/server/services/runs/start-run";
 import { createWorkflow } from "@/server/services/workflows/create-workflow";

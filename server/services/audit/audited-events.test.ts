@@ -7,7 +7,7 @@
 import { and, eq, gt } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auditEvents, oauthAccounts, users } from "@/db/schema";
-import { startEngineHarness, type EngineHarness } from "@/inngest/engine/testing";
+import { startEngineHarness, type EngineHarness } from "@/inngest/run-driver/testing";
 import { hashPassword } from "@/server/auth/password";
 import { makeCtx } from "@/server/testing/harness";
 import { createApiToken } from "../api-tokens/create-api-token";

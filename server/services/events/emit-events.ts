@@ -2,7 +2,7 @@ import "server-only";
 import { EmitEventsBody, SYSTEM_EVENT_NAMES } from "@/lib/schemas/triggers";
 import { fromZodError, ValidationError } from "../../errors";
 import { auditActor, requireRole, type ServiceContext } from "../context";
-import { enqueueWorkflowEvents } from "../engine/workflow-events";
+import { enqueueWorkflowEvents } from "../run-state/workflow-events";
 
 const RESERVED_PREFIXES = ["run.", "proposal.", "sluice/", "inngest/"];
 

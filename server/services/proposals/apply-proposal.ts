@@ -6,7 +6,7 @@ import { canTransitionProposal, OPEN_PROPOSAL_STATUSES } from "@/lib/workflow/st
 import { ConflictError, DomainError, fromZodError, ValidationError } from "../../errors";
 import { requireRole, requireUserId, type ServiceContext } from "../context";
 import { recordAudit } from "../audit/record-audit";
-import { enqueueWorkflowEvents } from "../engine/workflow-events";
+import { enqueueWorkflowEvents } from "../run-state/workflow-events";
 import { loadWorkflow } from "../workflows/load-workflow";
 import { recordVersion } from "../workflows/record-version";
 import { contentOf } from "../workflows/version-content";

@@ -6,7 +6,7 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { proposals, runSteps } from "@/db/schema";
-import { startEngineHarness, type EngineHarness } from "@/inngest/engine/testing";
+import { startEngineHarness, type EngineHarness } from "@/inngest/run-driver/testing";
 import { applyProposal } from "./apply-proposal";
 import { getProposal } from "./get-proposal";
 import { retryDryRun } from "./retry-dry-run";

@@ -3,7 +3,7 @@ import { FinishRecordingInput } from "@/lib/schemas/recordings";
 import { resolveTemplate, TemplateResolutionError } from "@/lib/workflow";
 import { PreconditionFailedError, ValidationError, fromZodError } from "../../errors";
 import { requireRole, type ServiceContext } from "../context";
-import { finishRun } from "../engine/finish-run";
+import { finishRun } from "../run-state/finish-run";
 import { appendRunEvents } from "../runs/run-events";
 import { loadRecording, RECORDING_OUTPUT_EVENT, recordingContext } from "./load-recording";
 

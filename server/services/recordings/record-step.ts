@@ -11,7 +11,7 @@ import {
   type RecordedStep,
 } from "@/lib/workflow/recording";
 import { tighterCap } from "@/lib/quotas/plans";
-import { runActionAttempt } from "@/inngest/engine/action-attempt";
+import { runActionAttempt } from "@/inngest/run-driver/action-attempt";
 import {
   ConflictError,
   PreconditionFailedError,
@@ -19,7 +19,7 @@ import {
   fromZodError,
 } from "../../errors";
 import { requireRole, type ServiceContext } from "../context";
-import { recordInstantAttempt, type AttemptKey } from "../engine/step-records";
+import { recordInstantAttempt, type AttemptKey } from "../run-state/step-records";
 import { loadRun } from "../runs/load-run";
 import { loadWorkspaceQuota } from "../quotas/workspace-quota";
 import { appendRunEvents } from "../runs/run-events";

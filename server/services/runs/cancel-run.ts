@@ -6,7 +6,7 @@ import { EVENTS } from "@/inngest/events";
 import { PreconditionFailedError, fromZodError } from "../../errors";
 import { requireRole, type ServiceContext } from "../context";
 import { recordAudit } from "../audit/record-audit";
-import { finishRun } from "../engine/finish-run";
+import { finishRun } from "../run-state/finish-run";
 import { enqueueOutbox } from "../outbox/enqueue-outbox";
 import { appendRunEvents } from "./run-events";
 import { loadRun } from "./load-run";

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runs, triggerDeliveries, triggers } from "@/db/schema";
 import { handleWebhook } from "@/server/http/hooks";
 import { getRuntime } from "@/server/runtime";
-import { startEngineHarness, type EngineHarness } from "@/inngest/engine/testing";
+import { startEngineHarness, type EngineHarness } from "@/inngest/run-driver/testing";
 import { runSampleScript } from "@/server/testing/sample-request";
 import { createTrigger } from "./create-trigger";
 import { getTrigger } from "./get-trigger";

@@ -2,7 +2,7 @@ import "server-only";
 import { z } from "zod";
 import { fromZodError } from "../../errors";
 import { requireRole, type ServiceContext } from "../context";
-import { resolveWorkflowRef } from "../engine/resolve-workflow-ref";
+import { resolveWorkflowRef } from "../run-state/resolve-workflow-ref";
 
 const FindWorkflowInput = z.object({ ref: z.string().trim().min(1).max(120) });
 

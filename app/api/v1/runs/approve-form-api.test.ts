@@ -3,7 +3,7 @@
  * engine: the form's fields in GET /runs/{id}, a 400 naming the field, the values in later steps.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEngineHarness, type EngineHarness } from "@/inngest/engine/testing";
+import { startEngineHarness, type EngineHarness } from "@/inngest/run-driver/testing";
 import { createApiToken } from "@/server/services/api-tokens/create-api-token";
 import * as approveRoute from "./[id]/approve/route";
 import * as runRoute from "./[id]/route";

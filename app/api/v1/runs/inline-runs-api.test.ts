@@ -4,7 +4,7 @@
  * path; the Idempotency-Key header answers the same run (200); ?inline=true lists it.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEngineHarness, type EngineHarness } from "@/inngest/engine/testing";
+import { startEngineHarness, type EngineHarness } from "@/inngest/run-driver/testing";
 import { createApiToken } from "@/server/services/api-tokens/create-api-token";
 import * as runsRoute from "./route";
 

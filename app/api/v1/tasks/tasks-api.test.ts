@@ -7,7 +7,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEngineHarness, type EngineHarness } from "@/inngest/engine/testing";
+import { startEngineHarness, type EngineHarness } from "@/inngest/run-driver/testing";
 import { createApiToken } from "@/server/services/api-tokens/create-api-token";
 import * as mcpRoute from "../../mcp/route";
 import * as listRoute from "./route";

@@ -9,8 +9,8 @@ import {
   type StepType,
   type TemplateContext,
 } from "@/lib/workflow";
-import type { AttemptKey } from "@/server/services/engine/step-records";
-import { savedWorkflowId } from "@/server/services/engine/run-plan";
+import type { AttemptKey } from "@/server/services/run-state/step-records";
+import { savedWorkflowId } from "@/server/services/run-state/run-plan";
 import { quotaMessage } from "@/lib/quotas/plans";
 import { EVENTS, RUN_WORKFLOW_FUNCTION_ID } from "../events";
 import { handlerFor } from "../actions/registry";

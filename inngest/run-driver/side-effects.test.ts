@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { executorRuns, runEvents, runs, workspaces } from "@/db/schema";
 import { createSecret } from "@/server/services/secrets/create-secret";
 import { updateWorkspacePolicies } from "@/server/services/settings/update-workspace-policies";
-import { enqueueWorkflowEvents } from "@/server/services/engine/workflow-events";
+import { enqueueWorkflowEvents } from "@/server/services/run-state/workflow-events";
 import { createWorkspaceFixture } from "@/server/testing/harness";
 import { sendJson, startHttpServer, type LocalServer } from "@/server/testing/local-http";
 import { startEngineHarness, type EngineHarness } from "./testing";

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execRows } from "@/db/client";
 import { runs, runSteps, workspaces } from "@/db/schema";
 import { createLogger } from "@/lib/log";
-import { enqueueWorkflowEvents } from "@/server/services/engine/workflow-events";
+import { enqueueWorkflowEvents } from "@/server/services/run-state/workflow-events";
 import { inngest } from "../client";
 import { createExecutor, type Executor } from "../executor/executor";
 import { defaultBackoff } from "../executor/options";

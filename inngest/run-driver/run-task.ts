@@ -1,6 +1,6 @@
 import type { StepOutcome, TemplateContext } from "@/lib/workflow";
-import type { AttemptKey } from "@/server/services/engine/step-records";
-import { savedWorkflowId } from "@/server/services/engine/run-plan";
+import type { AttemptKey } from "@/server/services/run-state/step-records";
+import { savedWorkflowId } from "@/server/services/run-state/run-plan";
 import { EVENTS } from "../events";
 import { checkTaskBody, closeTaskBody, openTaskBody } from "./task-bodies";
 import { raceWait } from "./race-wait";

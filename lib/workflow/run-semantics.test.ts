@@ -14,7 +14,7 @@ import {
   RunStateError,
   type RunState,
   type RunVerdict,
-} from "./engine";
+} from "./run-semantics";
 import { buildRunnableGraph, type GraphEdgeLike } from "./graph";
 
 const step = (id: string, type = "transform") => ({ id, type });

@@ -2,8 +2,8 @@ import "server-only";
 import { eq } from "drizzle-orm";
 import { tasks } from "@/db/schema";
 import { parseDuration, type StepConfig, type TemplateContext } from "@/lib/workflow";
-import { closeTask, openTask } from "@/server/services/engine/task-gate";
-import { endAttempt, type AttemptKey } from "@/server/services/engine/step-records";
+import { closeTask, openTask } from "@/server/services/run-state/task-gate";
+import { endAttempt, type AttemptKey } from "@/server/services/run-state/step-records";
 import { failStep, message, resolve } from "./orchestrated-bodies";
 import { engineNow, engineRuntime } from "./runtime";
 

@@ -9,7 +9,7 @@ import net from "node:net";
 import path from "node:path";
 
 // From the repository root (tests and bench/run.sh run there): a bundled bench has no __dirname.
-const FIXTURE = path.resolve("inngest/engine/test-fixtures/engine-crash-app.ts");
+const FIXTURE = path.resolve("inngest/run-driver/test-fixtures/engine-crash-app.ts");
 
 export const freePort = () =>
   new Promise<number>((resolve) => {

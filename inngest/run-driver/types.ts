@@ -1,6 +1,6 @@
 import type { GetStepTools, StepOptionsOrId } from "inngest";
 import type { PlanId } from "@/lib/quotas/plans";
-import type { RunPlan } from "@/server/services/engine/run-plan";
+import type { RunPlan } from "@/server/services/run-state/run-plan";
 import type {
   StepContextEntry,
   StepOutcome,

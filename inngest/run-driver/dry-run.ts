@@ -33,7 +33,7 @@ import type {
   RecordedStep,
 } from "@/lib/workflow/dry-run-types";
 import { createLogger } from "@/lib/log";
-import type { RunPlan } from "@/server/services/engine/run-plan";
+import type { RunPlan } from "@/server/services/run-state/run-plan";
 import { handlerFor } from "../actions/registry";
 import { StepFailure, type ActionContext } from "../actions/types";
 import { resolveActionConfig } from "./action-attempt";

@@ -7,7 +7,7 @@ import {
   finalizeCancelledRun,
   finishRun,
   overdueRunIds,
-} from "@/server/services/engine/finish-run";
+} from "@/server/services/run-state/finish-run";
 import { pruneOutbox } from "@/server/services/outbox/relay-outbox";
 import { pruneSessions } from "@/server/services/sessions/prune-sessions";
 import { pruneAuthThrottles } from "@/server/services/auth-throttle/counters";

@@ -1,5 +1,5 @@
 import "server-only";
-import { finalizeCancelledRun, finishRun } from "@/server/services/engine/finish-run";
+import { finalizeCancelledRun, finishRun } from "@/server/services/run-state/finish-run";
 import { engineNow, engineRuntime } from "./runtime";
 
 /** The orchestrator itself failed after its retries (a bug or lasting outage): an internal failure. */

@@ -14,14 +14,14 @@ import {
   type StepConfig,
   type TemplateContext,
 } from "@/lib/workflow";
-import { closeApproval, openApproval } from "@/server/services/engine/approval-gate";
+import { closeApproval, openApproval } from "@/server/services/run-state/approval-gate";
 import {
   beginAttempt,
   endAttempt,
   markAttemptWaiting,
   type AttemptKey,
-} from "@/server/services/engine/step-records";
-import { resolveWorkflowRef } from "@/server/services/engine/resolve-workflow-ref";
+} from "@/server/services/run-state/step-records";
+import { resolveWorkflowRef } from "@/server/services/run-state/resolve-workflow-ref";
 import { createRun } from "@/server/services/runs/create-run";
 import { loadVersionByNumber } from "@/server/services/workflows/load-workflow";
 import { engineNow, engineRuntime } from "./runtime";

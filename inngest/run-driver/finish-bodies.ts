@@ -6,8 +6,8 @@ import {
   type RunVerdict,
   type TemplateContext,
 } from "@/lib/workflow";
-import { finishRun } from "@/server/services/engine/finish-run";
-import { loadRunPlan } from "@/server/services/engine/run-plan";
+import { finishRun } from "@/server/services/run-state/finish-run";
+import { loadRunPlan } from "@/server/services/run-state/run-plan";
 import { engineNow, engineRuntime } from "./runtime";
 
 export async function loadPlanBody(runId: string, executionId?: string) {

@@ -20,14 +20,14 @@ import {
   endAttempt,
   recordInstantAttempt,
   type AttemptKey,
-} from "@/server/services/engine/step-records";
-import { finalizeCancelledRun } from "@/server/services/engine/finish-run";
+} from "@/server/services/run-state/step-records";
+import { finalizeCancelledRun } from "@/server/services/run-state/finish-run";
 import {
   repositoryAccessFor,
   repositoryCacheRoot,
-} from "@/server/services/engine/pin-run-repository";
+} from "@/server/services/run-state/pin-run-repository";
 import { checkoutRepository, GIT_TIMEOUT_MS, removeCheckout } from "@/server/repository/git";
-import { enqueueWorkflowEvents } from "@/server/services/engine/workflow-events";
+import { enqueueWorkflowEvents } from "@/server/services/run-state/workflow-events";
 import { MissingSecretsError, resolveSecrets } from "@/server/services/secrets/resolve-secrets";
 import { loadWorkspaceIntegrations } from "@/server/services/settings/load-workspace-integrations";
 import { loadMcpServer } from "@/server/services/settings/load-mcp-server";

@@ -5,8 +5,8 @@ import { runs } from "@/db/schema";
 import { EVENTS } from "@/inngest/events";
 import { enqueueOutbox } from "@/server/services/outbox/enqueue-outbox";
 import { createRun } from "@/server/services/runs/create-run";
-import type { AttemptKey } from "@/server/services/engine/step-records";
-import { resolveWorkflowRef } from "@/server/services/engine/resolve-workflow-ref";
+import type { AttemptKey } from "@/server/services/run-state/step-records";
+import { resolveWorkflowRef } from "@/server/services/run-state/resolve-workflow-ref";
 import { StepFailure } from "../actions/types";
 import { engineNow, engineRuntime } from "./runtime";
 

@@ -1,5 +1,5 @@
 import "server-only";
-import { recordSkips, type SkipRecord } from "@/server/services/engine/step-records";
+import { recordSkips, type SkipRecord } from "@/server/services/run-state/step-records";
 import { engineNow, engineRuntime } from "./runtime";
 
 /** Durable-step body: records skipped and never-started steps. */

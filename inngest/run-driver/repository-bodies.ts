@@ -1,5 +1,5 @@
 import "server-only";
-import { pinRunRepository } from "@/server/services/engine/pin-run-repository";
+import { pinRunRepository } from "@/server/services/run-state/pin-run-repository";
 import { engineNow, engineRuntime } from "./runtime";
 
 /** Pins the run's repository ref to a commit before step 1 (a durable step: replays keep it). */

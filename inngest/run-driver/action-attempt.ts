@@ -2,8 +2,6 @@ import "server-only";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { and, eq } from "drizzle-orm";
-import { runs } from "@/db/schema";
 import { createRedactor, type Redactor } from "@/lib/redact";
 import { EXECUTING_STATUSES } from "@/lib/workflow/status";
 import {
@@ -22,7 +20,9 @@ import {
   type AttemptKey,
 } from "@/server/services/run-state/step-records";
 import { finalizeCancelledRun } from "@/server/services/run-state/finish-run";
+import { currentRunStatus } from "@/server/services/runs/load-run";
 import {
+  loadRunRepository,
   repositoryAccessFor,
   repositoryCacheRoot,
 } from "@/server/services/run-state/pin-run-repository";
@@ -286,13 +286,10 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
   );
   const watch = setInterval(async () => {
     try {
-      const [r] = await db
-        .select({ status: runs.status })
-        .from(runs)
-        .where(eq(runs.id, args.key.runId));
-      if (r && !(EXECUTING_STATUSES as readonly string[]).includes(r.status)) {
-        cancelRequested ||= r.status === "cancel_requested";
-        controller.abort(new Error(`run ${r.status}`));
+      const status = await currentRunStatus(db, args.key.runId);
+      if (status && !(EXECUTING_STATUSES as readonly string[]).includes(status)) {
+        cancelRequested ||= status === "cancel_requested";
+        controller.abort(new Error(`run ${status}`));
       }
     } catch {
       // A failed poll is retried on the next tick; the deadline still applies.
@@ -434,16 +431,7 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
  */
 async function runRepositoryAccess(key: AttemptKey) {
   const rt = await engineRuntime();
-  const [run] = await rt.db
-    .select({
-      workspaceId: runs.workspaceId,
-      repositoryUrl: runs.repositoryUrl,
-      repositoryRef: runs.repositoryRef,
-      repositorySha: runs.repositorySha,
-      repositoryCredentialsSecret: runs.repositoryCredentialsSecret,
-    })
-    .from(runs)
-    .where(and(eq(runs.id, key.runId), eq(runs.workspaceId, key.workspaceId)));
+  const run = await loadRunRepository(rt.db, key);
   if (!run?.repositoryUrl || !run.repositoryRef) return undefined;
   if (!run.repositorySha)
     return new StepFailure("The run's repository commit was never pinned", "internal");

@@ -39,7 +39,7 @@ import { StepFailure, type ActionContext } from "../actions/types";
 import { resolveActionConfig } from "./action-attempt";
 import { countAttempt, runLoopIterations, type LoopStart } from "./execute-step";
 import { runEnding } from "./finish-bodies";
-import { resolveLoopStart } from "./orchestrated-bodies";
+import { resolveLoopStart } from "./loop-bodies";
 import { runGraph } from "./run-graph";
 import { Semaphore } from "./semaphore";
 import type { EngineEffects, EngineEnv, EngineNode, Scope, StepTools } from "./types";

@@ -15,20 +15,11 @@ import { quotaMessage } from "@/lib/quotas/plans";
 import { EVENTS, RUN_WORKFLOW_FUNCTION_ID } from "../events";
 import { handlerFor } from "../actions/registry";
 import { runActionAttempt, type AttemptOutcome } from "./action-attempt";
-import {
-  beginDelayBody,
-  beginLoopBody,
-  beginWaitBody,
-  checkApprovalBody,
-  closeApprovalBody,
-  endChildBody,
-  endDelayBody,
-  endLoopBody,
-  endWaitBody,
-  lookbackWaitBody,
-  openApprovalBody,
-  startChildBody,
-} from "./orchestrated-bodies";
+import { checkApprovalBody, closeApprovalBody, openApprovalBody } from "./approval-bodies";
+import { beginDelayBody, endDelayBody } from "./delay-bodies";
+import { beginLoopBody, endLoopBody } from "./loop-bodies";
+import { endChildBody, startChildBody } from "./subworkflow-bodies";
+import { beginWaitBody, endWaitBody, lookbackWaitBody } from "./wait-bodies";
 import { runGraph } from "./run-graph";
 import { raceWait } from "./race-wait";
 import { runTask } from "./run-task";

@@ -4,7 +4,7 @@ import type { Db } from "@/db/client";
 import type { Logger } from "@/lib/log";
 import type { Keys } from "@/server/keys";
 import { getRuntime } from "@/server/runtime";
-import type { ServiceConfig } from "@/server/services/context";
+import type { ServiceConfig, ServiceContext } from "@/server/services/context";
 
 export interface EngineRuntime {
   db: Db;
@@ -37,4 +37,18 @@ export function engineNow(): Date {
 
 export function setEngineClock(now: (() => number) | undefined): void {
   (globalThis as ClockGlobal).__sluiceEngineClock = now;
+}
+
+/** A service context for the engine acting on its own behalf (system actor "engine"). */
+export async function engineServiceContext(workspaceId?: string): Promise<ServiceContext> {
+  const rt = await engineRuntime();
+  return {
+    db: rt.db,
+    keys: rt.keys,
+    config: rt.config,
+    log: rt.log,
+    now: () => engineNow(),
+    actor: { type: "system", name: "engine" },
+    ...(workspaceId ? { workspace: { id: workspaceId, role: "owner" as const } } : {}),
+  };
 }

@@ -1,10 +1,8 @@
 import "server-only";
-import { eq } from "drizzle-orm";
-import { tasks } from "@/db/schema";
 import { parseDuration, type StepConfig, type TemplateContext } from "@/lib/workflow";
-import { closeTask, openTask } from "@/server/services/run-state/task-gate";
+import { closeTask, openTask, taskFinishedStatus } from "@/server/services/run-state/task-gate";
 import { endAttempt, type AttemptKey } from "@/server/services/run-state/step-records";
-import { failStep, message, resolve } from "./orchestrated-bodies";
+import { failStep, message, resolve } from "./step-bodies";
 import { engineNow, engineRuntime } from "./runtime";
 
 /**
@@ -50,8 +48,8 @@ export async function openTaskBody(a: {
 
 export async function checkTaskBody(a: { taskId: string }) {
   const { db } = await engineRuntime();
-  const [row] = await db.select({ status: tasks.status }).from(tasks).where(eq(tasks.id, a.taskId));
-  return row && row.status !== "pending" ? { finished: row.status } : null;
+  const finished = await taskFinishedStatus(db, a.taskId);
+  return finished ? { finished } : null;
 }
 
 export async function closeTaskBody(a: {

@@ -221,3 +221,12 @@ export async function closeApproval(
     };
   });
 }
+
+/** An approval's decision once made (null while pending or unknown): the gate's look-back. */
+export async function approvalDecision(db: Db, approvalId: string): Promise<string | null> {
+  const [row] = await db
+    .select({ status: approvals.status })
+    .from(approvals)
+    .where(eq(approvals.id, approvalId));
+  return row && row.status !== "pending" ? row.status : null;
+}

@@ -122,3 +122,18 @@ export async function pinRunRepository(
     return { ok: true, sha };
   });
 }
+
+/** The run's repository columns (null when the run is not in the workspace). */
+export async function loadRunRepository(db: Db, key: { runId: string; workspaceId: string }) {
+  const [run] = await db
+    .select({
+      workspaceId: runs.workspaceId,
+      repositoryUrl: runs.repositoryUrl,
+      repositoryRef: runs.repositoryRef,
+      repositorySha: runs.repositorySha,
+      repositoryCredentialsSecret: runs.repositoryCredentialsSecret,
+    })
+    .from(runs)
+    .where(and(eq(runs.id, key.runId), eq(runs.workspaceId, key.workspaceId)));
+  return run ?? null;
+}

@@ -151,3 +151,9 @@ export async function closeTask(db: Db, args: { taskId: string; now: Date }): Pr
     };
   });
 }
+
+/** A task's final status once finished (null while pending or unknown): the gate's look-back. */
+export async function taskFinishedStatus(db: Db, taskId: string): Promise<TaskStatus | null> {
+  const [row] = await db.select({ status: tasks.status }).from(tasks).where(eq(tasks.id, taskId));
+  return row && row.status !== "pending" ? row.status : null;
+}

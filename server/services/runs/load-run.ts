@@ -22,3 +22,9 @@ export async function loadRun(
   if (!row) throw new NotFoundError("Run", runId);
   return row;
 }
+
+/** A run's current status (null if the run is gone): the engine's cancel watch polls it. */
+export async function currentRunStatus(db: Queryable, runId: string) {
+  const [row] = await db.select({ status: runs.status }).from(runs).where(eq(runs.id, runId));
+  return row?.status ?? null;
+}

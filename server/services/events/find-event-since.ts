@@ -1,0 +1,49 @@
+import "server-only";
+import { and, asc, eq, gte } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { outbox } from "@/db/schema";
+
+/** Does an event payload carry every `match` field (a path into data, or name/data/eventId)? */
+export function matchesEvent(
+  payload: Record<string, unknown>,
+  match: Record<string, unknown>,
+): boolean {
+  for (const [path, expected] of Object.entries(match)) {
+    const parts = path.split(".");
+    const root: unknown =
+      parts[0] === "name" || parts[0] === "data" || parts[0] === "eventId" ? payload : payload.data;
+    let cur: unknown = root;
+    for (const p of parts) {
+      if (cur === null || typeof cur !== "object" || !Object.prototype.hasOwnProperty.call(cur, p))
+        return false;
+      cur = (cur as Record<string, unknown>)[p];
+    }
+    if (cur !== expected) return false;
+  }
+  return true;
+}
+
+/**
+ * The first workflow event of the workspace named `event`, emitted since `since` (one second of
+ * slack), whose payload matches: a durable wait's look-back over the gap between marking the step
+ * waiting and the executor registering the wait.
+ */
+export async function findEventSince(
+  db: Db,
+  a: { workspaceId: string; event: string; match: Record<string, unknown>; since: Date },
+): Promise<{ id: string; payload: Record<string, unknown> } | null> {
+  const rows = await db
+    .select({ id: outbox.id, payload: outbox.payload })
+    .from(outbox)
+    .where(
+      and(
+        eq(outbox.workspaceId, a.workspaceId),
+        eq(outbox.topic, "event"),
+        eq(outbox.name, a.event),
+        gte(outbox.createdAt, new Date(a.since.getTime() - 1_000)),
+      ),
+    )
+    .orderBy(asc(outbox.createdAt), asc(outbox.id))
+    .limit(500);
+  return rows.find((r) => matchesEvent(r.payload, a.match)) ?? null;
+}

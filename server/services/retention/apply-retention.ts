@@ -1,0 +1,63 @@
+import "server-only";
+import { and, inArray, lt } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { executorRuns, runs, runSteps, scheduleTicks, webhookInbox } from "@/db/schema";
+import { TERMINAL_RUN_STATUSES } from "@/lib/workflow/status";
+import { pruneAuthThrottles } from "../auth-throttle/counters";
+import { pruneOutbox } from "../outbox/relay-outbox";
+import { pruneSessions } from "../sessions/prune-sessions";
+
+/**
+ * Daily: runs older than the run retention, step rows older than the step retention, delivered
+ * outbox messages, expired sessions, stale auth throttle counters.
+ */
+export async function applyRetention(db: Db, at: Date, days: { runs: number; steps: number }) {
+  const now = at.getTime();
+  const runCutoff = new Date(now - days.runs * 86_400_000);
+  const stepCutoff = new Date(now - days.steps * 86_400_000);
+  const deletedRuns = await db
+    .delete(runs)
+    .where(and(inArray(runs.status, [...TERMINAL_RUN_STATUSES]), lt(runs.finishedAt, runCutoff)))
+    .returning({ id: runs.id });
+  const deletedSteps = await db
+    .delete(runSteps)
+    .where(
+      and(
+        lt(runSteps.createdAt, stepCutoff),
+        inArray(
+          runSteps.runId,
+          db
+            .select({ id: runs.id })
+            .from(runs)
+            .where(inArray(runs.status, [...TERMINAL_RUN_STATUSES])),
+        ),
+      ),
+    )
+    .returning({ id: runSteps.id });
+  await pruneOutbox(db, new Date(now - 7 * 86_400_000));
+  await pruneSessions(db, new Date(now));
+  // Throttle counters past their forget window throttle nothing any more.
+  await pruneAuthThrottles(db, new Date(now));
+  // Schedule tick history follows the run retention; an old claim no longer guards anything.
+  await db.delete(scheduleTicks).where(lt(scheduleTicks.tick, runCutoff));
+  // Webhook inbox rows follow it too: once their run may be gone, a repeated delivery must not be
+  // answered with a dead run id (admitted and failed rows only; accepted ones are still pending).
+  await db
+    .delete(webhookInbox)
+    .where(
+      and(
+        inArray(webhookInbox.status, ["admitted", "failed"]),
+        lt(webhookInbox.createdAt, runCutoff),
+      ),
+    );
+  // The embedded executor keeps its own history; finished executions follow the step retention.
+  await db
+    .delete(executorRuns)
+    .where(
+      and(
+        inArray(executorRuns.status, ["completed", "failed", "cancelled"]),
+        lt(executorRuns.endedAt, stepCutoff),
+      ),
+    );
+  return { runs: deletedRuns.length, steps: deletedSteps.length };
+}

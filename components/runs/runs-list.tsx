@@ -1,5 +1,6 @@
 "use client";
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
+import { DateRangeFilters, FilterField } from "@/components/ui/filters";
 import Link from "next/link";
 import { usePathname, useSearchParams } from "next/navigation";
 import { EmptyState, ErrorState, LoadingRows } from "@/components/ui/states";
@@ -66,8 +67,7 @@ export function RunsList({ workflowId }: { workflowId?: string }) {
       <div className="card-head" role="search" aria-label="Filter runs">
         <div className="row grow" style={{ flexWrap: "wrap" }}>
           {!workflowId ? (
-            <label className="stack" style={{ gap: 2 }}>
-              <span className="small muted">Workflow</span>
+            <FilterField label="Workflow">
               <select
                 value={filters.workflowId ?? ""}
                 onChange={(e) => set({ workflowId: e.target.value || undefined })}
@@ -81,10 +81,9 @@ export function RunsList({ workflowId }: { workflowId?: string }) {
                   </option>
                 ))}
               </select>
-            </label>
+            </FilterField>
           ) : null}
-          <label className="stack" style={{ gap: 2 }}>
-            <span className="small muted">Trigger</span>
+          <FilterField label="Trigger">
             <select
               value={filters.trigger ?? ""}
               onChange={(e) =>
@@ -99,27 +98,9 @@ export function RunsList({ workflowId }: { workflowId?: string }) {
                 </option>
               ))}
             </select>
-          </label>
-          <label className="stack" style={{ gap: 2 }}>
-            <span className="small muted">From</span>
-            <input
-              type="date"
-              value={filters.from ?? ""}
-              onChange={(e) => set({ from: e.target.value || undefined })}
-              style={{ width: 150 }}
-            />
-          </label>
-          <label className="stack" style={{ gap: 2 }}>
-            <span className="small muted">To</span>
-            <input
-              type="date"
-              value={filters.to ?? ""}
-              onChange={(e) => set({ to: e.target.value || undefined })}
-              style={{ width: 150 }}
-            />
-          </label>
-          <label className="stack" style={{ gap: 2 }}>
-            <span className="small muted">Waiting longer than</span>
+          </FilterField>
+          <DateRangeFilters from={filters.from} to={filters.to} onChange={set} />
+          <FilterField label="Waiting longer than">
             <select
               value={filters.waitingMinutes ? String(filters.waitingMinutes) : ""}
               onChange={(e) => set({ waitingMinutes: Number(e.target.value) || undefined })}
@@ -132,7 +113,7 @@ export function RunsList({ workflowId }: { workflowId?: string }) {
                 </option>
               ))}
             </select>
-          </label>
+          </FilterField>
           <label className="row" style={{ gap: 6, alignSelf: "flex-end", paddingBottom: 6 }}>
             <input
               type="checkbox"

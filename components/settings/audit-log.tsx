@@ -1,5 +1,6 @@
 "use client";
 import { useInfiniteQuery } from "@tanstack/react-query";
+import { DateRangeFilters, FilterField } from "@/components/ui/filters";
 import { usePathname, useSearchParams } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { EmptyState, ErrorState, LoadingRows } from "@/components/ui/states";
@@ -95,17 +96,15 @@ export function AuditLog() {
           style={{ flexWrap: "wrap" }}
           onSubmit={applyText}
         >
-          <label className="stack" style={{ gap: 2 }}>
-            <span className="small muted">Action</span>
+          <FilterField label="Action">
             <input
               name="action"
               defaultValue={filters.action ?? ""}
               placeholder="secret.updated or secret.*"
               style={{ width: 200 }}
             />
-          </label>
-          <label className="stack" style={{ gap: 2 }}>
-            <span className="small muted">Actor type</span>
+          </FilterField>
+          <FilterField label="Actor type">
             <select
               value={filters.actorType ?? ""}
               onChange={(e) =>
@@ -120,42 +119,22 @@ export function AuditLog() {
                 </option>
               ))}
             </select>
-          </label>
-          <label className="stack" style={{ gap: 2 }}>
-            <span className="small muted">Actor id</span>
+          </FilterField>
+          <FilterField label="Actor id">
             <input name="actorId" defaultValue={filters.actorId ?? ""} style={{ width: 160 }} />
-          </label>
-          <label className="stack" style={{ gap: 2 }}>
-            <span className="small muted">Target type</span>
+          </FilterField>
+          <FilterField label="Target type">
             <input
               name="targetType"
               defaultValue={filters.targetType ?? ""}
               placeholder="workflow"
               style={{ width: 120 }}
             />
-          </label>
-          <label className="stack" style={{ gap: 2 }}>
-            <span className="small muted">Target id</span>
+          </FilterField>
+          <FilterField label="Target id">
             <input name="targetId" defaultValue={filters.targetId ?? ""} style={{ width: 160 }} />
-          </label>
-          <label className="stack" style={{ gap: 2 }}>
-            <span className="small muted">From</span>
-            <input
-              type="date"
-              value={filters.from ?? ""}
-              onChange={(e) => set({ from: e.target.value || undefined })}
-              style={{ width: 150 }}
-            />
-          </label>
-          <label className="stack" style={{ gap: 2 }}>
-            <span className="small muted">To</span>
-            <input
-              type="date"
-              value={filters.to ?? ""}
-              onChange={(e) => set({ to: e.target.value || undefined })}
-              style={{ width: 150 }}
-            />
-          </label>
+          </FilterField>
+          <DateRangeFilters from={filters.from} to={filters.to} onChange={set} />
           <button type="submit" className="btn btn-sm" style={{ alignSelf: "flex-end" }}>
             Apply filters
           </button>

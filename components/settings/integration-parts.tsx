@@ -87,3 +87,80 @@ export const configured = (on: boolean) =>
   ) : (
     <span className="badge">Not configured</span>
   );
+
+/**
+ * A single-record integration's form (LLM endpoint, SMTP): its fields, then — for admins — Save,
+ * Test connection (with the unsaved values) and Remove (once something is saved), and the
+ * outcome of the last save and test.
+ */
+export function IntegrationForm({
+  id,
+  title,
+  saved,
+  isAdmin,
+  note,
+  onSave,
+  onTest,
+  onRemove,
+  saving,
+  testing,
+  saveError,
+  testResult,
+  testError,
+  children,
+}: {
+  id: string;
+  title: string;
+  saved: boolean;
+  isAdmin: boolean;
+  note: ReactNode;
+  onSave: () => void;
+  onTest: () => void;
+  onRemove: () => void;
+  saving: boolean;
+  testing: boolean;
+  saveError?: string;
+  testResult?: IntegrationTestResult;
+  testError?: string;
+  children: ReactNode;
+}) {
+  return (
+    <Card id={id} title={title} badge={configured(saved)}>
+      <form
+        className="form"
+        style={{ maxWidth: 640 }}
+        noValidate
+        onSubmit={(e) => {
+          e.preventDefault();
+          onSave();
+        }}
+      >
+        <p className="section-note">{note}</p>
+        {children}
+        {isAdmin ? (
+          <div className="row">
+            <button className="btn btn-primary" type="submit" disabled={saving}>
+              {saving ? <span className="spinner" aria-hidden /> : null}
+              Save
+            </button>
+            <button type="button" className="btn" disabled={testing} onClick={onTest}>
+              {testing ? <span className="spinner" aria-hidden /> : null}
+              Test connection
+            </button>
+            {saved ? (
+              <button type="button" className="btn btn-danger" disabled={saving} onClick={onRemove}>
+                Remove
+              </button>
+            ) : null}
+          </div>
+        ) : null}
+        {saveError ? (
+          <div className="form-error" role="alert">
+            {saveError}
+          </div>
+        ) : null}
+        <TestResult result={testResult} error={testError} />
+      </form>
+    </Card>
+  );
+}

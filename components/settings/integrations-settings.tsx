@@ -7,14 +7,7 @@ import { ErrorState, LoadingRows } from "@/components/ui/states";
 import { useToast } from "@/components/ui/toast";
 import { LlmIntegration, SmtpIntegration } from "@/lib/schemas/workspace";
 import { useTRPC } from "@/lib/trpc/client";
-import {
-  Card,
-  configured,
-  fieldErrors,
-  SecretSelect,
-  TestResult,
-  type Errors,
-} from "./integration-parts";
+import { fieldErrors, IntegrationForm, SecretSelect, type Errors } from "./integration-parts";
 import { McpServersSettings } from "./mcp-servers-settings";
 
 /** LLM endpoint, SMTP server and MCP servers. Everyone reads; admins edit, save and test. */
@@ -118,95 +111,69 @@ function LlmForm({
   const set = (k: keyof typeof form) => (v: string) => setForm((f) => ({ ...f, [k]: v }));
   const readOnly = !isAdmin;
   return (
-    <Card id="llm-h" title="LLM endpoint" badge={configured(saved !== null)}>
-      <form
-        className="form"
-        style={{ maxWidth: 640 }}
-        noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
-          const llm = parse();
-          if (llm) save.mutate({ llm });
-        }}
-      >
-        <p className="section-note">
+    <IntegrationForm
+      id="llm-h"
+      title="LLM endpoint"
+      saved={saved !== null}
+      isAdmin={isAdmin}
+      note={
+        <>
           Any OpenAI-compatible chat completions API (OpenAI, Ollama, vLLM, LM Studio, LiteLLM, …),
           used by llm and agent steps. A server on this machine or your network must be listed under
           Policies → allowed private hosts.
-        </p>
+        </>
+      }
+      onSave={() => {
+        const llm = parse();
+        if (llm) save.mutate({ llm });
+      }}
+      onTest={() => {
+        const llm = parse();
+        if (llm) test.mutate(llm);
+      }}
+      onRemove={() => save.mutate({ llm: null })}
+      saving={save.isPending}
+      testing={test.isPending}
+      saveError={save.error?.message}
+      testResult={test.data}
+      testError={test.error?.message}
+    >
+      <Field
+        label="Base URL"
+        type="url"
+        value={form.baseUrl}
+        onChange={(e) => set("baseUrl")(e.target.value)}
+        placeholder="https://api.openai.com/v1"
+        readOnly={readOnly}
+        error={errors.baseUrl}
+        hint="Up to the version segment; requests go to <base URL>/chat/completions."
+      />
+      <div className="form-row">
         <Field
-          label="Base URL"
-          type="url"
-          value={form.baseUrl}
-          onChange={(e) => set("baseUrl")(e.target.value)}
-          placeholder="https://api.openai.com/v1"
+          label="Default model"
+          type="text"
+          value={form.model}
+          onChange={(e) => set("model")(e.target.value)}
+          placeholder="gpt-4o-mini"
           readOnly={readOnly}
-          error={errors.baseUrl}
-          hint="Up to the version segment; requests go to <base URL>/chat/completions."
+          error={errors.model}
         />
-        <div className="form-row">
-          <Field
-            label="Default model"
-            type="text"
-            value={form.model}
-            onChange={(e) => set("model")(e.target.value)}
-            placeholder="gpt-4o-mini"
-            readOnly={readOnly}
-            error={errors.model}
-          />
-          <Field
-            label="API key secret"
-            error={errors.apiKeySecret}
-            hint="Sent as Authorization: Bearer …"
-            render={(p) => (
-              <SecretSelect
-                {...p}
-                value={form.apiKeySecret}
-                onChange={set("apiKeySecret")}
-                names={secretNames}
-                disabled={readOnly}
-              />
-            )}
-          />
-        </div>
-        {isAdmin ? (
-          <div className="row">
-            <button className="btn btn-primary" type="submit" disabled={save.isPending}>
-              {save.isPending ? <span className="spinner" aria-hidden /> : null}
-              Save
-            </button>
-            <button
-              type="button"
-              className="btn"
-              disabled={test.isPending}
-              onClick={() => {
-                const llm = parse();
-                if (llm) test.mutate(llm);
-              }}
-            >
-              {test.isPending ? <span className="spinner" aria-hidden /> : null}
-              Test connection
-            </button>
-            {saved ? (
-              <button
-                type="button"
-                className="btn btn-danger"
-                disabled={save.isPending}
-                onClick={() => save.mutate({ llm: null })}
-              >
-                Remove
-              </button>
-            ) : null}
-          </div>
-        ) : null}
-        {save.error ? (
-          <div className="form-error" role="alert">
-            {save.error.message}
-          </div>
-        ) : null}
-        <TestResult result={test.data} error={test.error?.message} />
-      </form>
-    </Card>
+        <Field
+          label="API key secret"
+          error={errors.apiKeySecret}
+          hint="Sent as Authorization: Bearer …"
+          render={(p) => (
+            <SecretSelect
+              {...p}
+              value={form.apiKeySecret}
+              onChange={set("apiKeySecret")}
+              names={secretNames}
+              disabled={readOnly}
+            />
+          )}
+        />
+      </div>
+    </IntegrationForm>
   );
 }
 
@@ -255,134 +222,104 @@ function SmtpForm({
     setForm((f) => ({ ...f, [k]: v }));
   const readOnly = !isAdmin;
   return (
-    <Card id="smtp-h" title="Email (SMTP)" badge={configured(saved !== null)}>
-      <form
-        className="form"
-        style={{ maxWidth: 640 }}
-        noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
-          const smtp = parse();
-          if (smtp) save.mutate({ smtp });
-        }}
-      >
-        <p className="section-note">
-          Used by notify steps with the email channel. Test connection logs in without sending mail.
-        </p>
-        <div className="form-row">
-          <Field
-            label="Host"
-            type="text"
-            value={form.host}
-            onChange={(e) => set("host")(e.target.value)}
-            placeholder="smtp.example.com"
-            readOnly={readOnly}
-            error={errors.host}
-          />
-          <Field
-            label="Port"
-            type="number"
-            min={1}
-            max={65535}
-            value={form.port}
-            onChange={(e) => set("port")(e.target.value)}
-            readOnly={readOnly}
-            error={errors.port}
-          />
-        </div>
-        <label className="check">
-          <input
-            type="checkbox"
-            checked={form.secure}
-            disabled={readOnly}
-            onChange={(e) =>
-              setForm((f) => ({
-                ...f,
-                secure: e.target.checked,
-                port:
-                  f.port === "587" && e.target.checked
-                    ? "465"
-                    : f.port === "465" && !e.target.checked
-                      ? "587"
-                      : f.port,
-              }))
-            }
-          />
-          <span>
-            TLS from the start (port 465). Off: plain connection upgraded with STARTTLS when the
-            server offers it (port 587).
-          </span>
-        </label>
-        <div className="form-row">
-          <Field
-            label="User"
-            type="text"
-            value={form.user}
-            onChange={(e) => set("user")(e.target.value)}
-            autoComplete="off"
-            readOnly={readOnly}
-            error={errors.user}
-          />
-          <Field
-            label="Password secret"
-            error={errors.passwordSecret}
-            render={(p) => (
-              <SecretSelect
-                {...p}
-                value={form.passwordSecret}
-                onChange={set("passwordSecret")}
-                names={secretNames}
-                disabled={readOnly}
-              />
-            )}
-          />
-        </div>
+    <IntegrationForm
+      id="smtp-h"
+      title="Email (SMTP)"
+      saved={saved !== null}
+      isAdmin={isAdmin}
+      note="Used by notify steps with the email channel. Test connection logs in without sending mail."
+      onSave={() => {
+        const smtp = parse();
+        if (smtp) save.mutate({ smtp });
+      }}
+      onTest={() => {
+        const smtp = parse();
+        if (smtp) test.mutate(smtp);
+      }}
+      onRemove={() => save.mutate({ smtp: null })}
+      saving={save.isPending}
+      testing={test.isPending}
+      saveError={save.error?.message}
+      testResult={test.data}
+      testError={test.error?.message}
+    >
+      <div className="form-row">
         <Field
-          label="From"
+          label="Host"
           type="text"
-          value={form.from}
-          onChange={(e) => set("from")(e.target.value)}
-          placeholder="Sluice <alerts@example.com>"
+          value={form.host}
+          onChange={(e) => set("host")(e.target.value)}
+          placeholder="smtp.example.com"
           readOnly={readOnly}
-          error={errors.from}
+          error={errors.host}
         />
-        {isAdmin ? (
-          <div className="row">
-            <button className="btn btn-primary" type="submit" disabled={save.isPending}>
-              {save.isPending ? <span className="spinner" aria-hidden /> : null}
-              Save
-            </button>
-            <button
-              type="button"
-              className="btn"
-              disabled={test.isPending}
-              onClick={() => {
-                const smtp = parse();
-                if (smtp) test.mutate(smtp);
-              }}
-            >
-              {test.isPending ? <span className="spinner" aria-hidden /> : null}
-              Test connection
-            </button>
-            {saved ? (
-              <button
-                type="button"
-                className="btn btn-danger"
-                disabled={save.isPending}
-                onClick={() => save.mutate({ smtp: null })}
-              >
-                Remove
-              </button>
-            ) : null}
-          </div>
-        ) : null}
-        {save.error ? (
-          <div className="form-error" role="alert">
-            {save.error.message}
-          </div>
-        ) : null}
-        <TestResult result={test.data} error={test.error?.message} />
-      </form>
-    </Card>
+        <Field
+          label="Port"
+          type="number"
+          min={1}
+          max={65535}
+          value={form.port}
+          onChange={(e) => set("port")(e.target.value)}
+          readOnly={readOnly}
+          error={errors.port}
+        />
+      </div>
+      <label className="check">
+        <input
+          type="checkbox"
+          checked={form.secure}
+          disabled={readOnly}
+          onChange={(e) =>
+            setForm((f) => ({
+              ...f,
+              secure: e.target.checked,
+              port:
+                f.port === "587" && e.target.checked
+                  ? "465"
+                  : f.port === "465" && !e.target.checked
+                    ? "587"
+                    : f.port,
+            }))
+          }
+        />
+        <span>
+          TLS from the start (port 465). Off: plain connection upgraded with STARTTLS when the
+          server offers it (port 587).
+        </span>
+      </label>
+      <div className="form-row">
+        <Field
+          label="User"
+          type="text"
+          value={form.user}
+          onChange={(e) => set("user")(e.target.value)}
+          autoComplete="off"
+          readOnly={readOnly}
+          error={errors.user}
+        />
+        <Field
+          label="Password secret"
+          error={errors.passwordSecret}
+          render={(p) => (
+            <SecretSelect
+              {...p}
+              value={form.passwordSecret}
+              onChange={set("passwordSecret")}
+              names={secretNames}
+              disabled={readOnly}
+            />
+          )}
+        />
+      </div>
+      <Field
+        label="From"
+        type="text"
+        value={form.from}
+        onChange={(e) => set("from")(e.target.value)}
+        placeholder="Sluice <alerts@example.com>"
+        readOnly={readOnly}
+        error={errors.from}
+      />
+    </IntegrationForm>
   );
 }

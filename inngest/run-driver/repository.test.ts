@@ -1,7 +1,3 @@
-import { execFileSync } from "node:child_process";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runs } from "@/db/schema";
@@ -11,6 +7,7 @@ import { createRun } from "@/server/services/runs/create-run";
 import { getRun } from "@/server/services/runs/get-run";
 import { rerunRun } from "@/server/services/runs/rerun-run";
 import { updateWorkspacePolicies } from "@/server/services/settings/update-workspace-policies";
+import { createGitFixture, type GitFixture } from "@/server/testing/git-fixture";
 import { startEngineHarness, type EngineHarness } from "./testing";
 
 /*
@@ -24,38 +21,16 @@ import { startEngineHarness, type EngineHarness } from "./testing";
  */
 
 let e: EngineHarness;
-let dir: string;
-let origin: string;
-let work: string;
+let repo: GitFixture;
 const shas: string[] = [];
 
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync("git", args, {
-    cwd,
-    env: {
-      ...process.env,
-      HOME: dir,
-      GIT_CONFIG_NOSYSTEM: "1",
-      GIT_AUTHOR_NAME: "T",
-      GIT_AUTHOR_EMAIL: "t@example.com",
-      GIT_COMMITTER_NAME: "T",
-      GIT_COMMITTER_EMAIL: "t@example.com",
-    },
-    encoding: "utf8",
-  }).trim();
-}
-
 function commit(version: string): string {
-  fs.writeFileSync(path.join(work, "VERSION"), `${version}\n`);
-  git(work, "add", "VERSION");
-  git(work, "commit", "-q", "-m", version);
-  git(work, "push", "-q", "origin", "HEAD:main");
-  const sha = git(work, "rev-parse", "HEAD");
+  const sha = repo.commit("VERSION", `${version}\n`);
   shas.push(sha);
   return sha;
 }
 
-const url = () => `file://${origin}`;
+const url = () => `file://${repo.origin}`;
 
 function repoWorkflow(
   steps: Record<string, unknown>[],
@@ -80,20 +55,15 @@ async function scriptsOn(allowedPrivateHosts: string[] = []) {
 
 beforeAll(async () => {
   e = await startEngineHarness("repository");
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "sluice-repo-test-"));
-  origin = path.join(dir, "origin.git");
-  work = path.join(dir, "work");
-  git(dir, "init", "-q", "--bare", "-b", "main", origin);
-  git(dir, "init", "-q", "-b", "main", work);
-  git(work, "remote", "add", "origin", origin);
+  repo = createGitFixture("sluice-repo-test-");
   commit("v1");
-  git(work, "tag", "v1");
-  git(work, "push", "-q", "origin", "v1");
+  repo.git(repo.work, "tag", "v1");
+  repo.git(repo.work, "push", "-q", "origin", "v1");
   await scriptsOn();
 });
 afterAll(async () => {
   await e?.close();
-  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  repo?.remove();
 });
 
 describe("repository context", () => {

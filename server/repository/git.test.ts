@@ -1,8 +1,7 @@
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createGitFixture, type GitFixture } from "@/server/testing/git-fixture";
 import { checkoutRepository, removeCheckout, RepositoryError, resolveRepositoryRef } from "./git";
 
 /*
@@ -12,6 +11,7 @@ import { checkoutRepository, removeCheckout, RepositoryError, resolveRepositoryR
  *   cache: <root>/<workspace>/<sha256(url)>.git, refs/sluice/pins/<sha> per resolved commit
  */
 
+let repo: GitFixture;
 let dir: string;
 let origin: string;
 let work: string;
@@ -19,51 +19,23 @@ let cacheRoot: string;
 let a: string;
 let b: string;
 
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync("git", args, {
-    cwd,
-    env: {
-      ...process.env,
-      HOME: dir,
-      GIT_CONFIG_NOSYSTEM: "1",
-      GIT_AUTHOR_NAME: "T",
-      GIT_AUTHOR_EMAIL: "t@example.com",
-      GIT_COMMITTER_NAME: "T",
-      GIT_COMMITTER_EMAIL: "t@example.com",
-    },
-    encoding: "utf8",
-  }).trim();
-}
-
-function commit(text: string): string {
-  fs.writeFileSync(path.join(work, "FILE"), text);
-  git(work, "add", "FILE");
-  git(work, "commit", "-q", "-m", text);
-  git(work, "push", "-q", "-f", "origin", "HEAD:main");
-  return git(work, "rev-parse", "HEAD");
-}
+const git = (cwd: string, ...args: string[]) => repo.git(cwd, ...args);
+const commit = (text: string) => repo.commit("FILE", text);
 
 const access = () => ({ url: origin, allowedPrivateHosts: [] });
 const where = (workspaceId = "ws_git") => ({ cacheRoot, workspaceId });
 
 beforeAll(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "sluice-git-test-"));
-  origin = path.join(dir, "origin.git");
-  work = path.join(dir, "work");
+  repo = createGitFixture("sluice-git-test-");
+  ({ dir, origin, work } = repo);
   cacheRoot = path.join(dir, "cache");
-  git(dir, "init", "-q", "--bare", "-b", "main", origin);
-  git(dir, "init", "-q", "-b", "main", work);
-  git(work, "remote", "add", "origin", origin);
   a = commit("A");
   git(work, "tag", "-a", "-m", "v1", "v1");
   git(work, "push", "-q", "origin", "v1");
   b = commit("B");
 });
 afterAll(() => {
-  if (dir) {
-    execFileSync("chmod", ["-R", "u+w", dir]);
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  repo?.remove();
 });
 
 describe("resolveRepositoryRef", () => {

@@ -84,6 +84,8 @@ const EnvSchema = z
     /** Retention (days). */
     SLUICE_RUN_RETENTION_DAYS: z.coerce.number().int().min(1).default(180),
     SLUICE_STEP_RETENTION_DAYS: z.coerce.number().int().min(1).default(30),
+    /** Repository caches (bare clones for repository context) unused this long are removed. */
+    SLUICE_REPOSITORY_CACHE_DAYS: z.coerce.number().int().min(1).default(14),
     /** Closed change proposals are deleted after this many days (their audit rows stay). */
     SLUICE_PROPOSAL_RETENTION_DAYS: z.coerce.number().int().min(1).default(365),
   })

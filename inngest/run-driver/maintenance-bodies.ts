@@ -2,6 +2,7 @@ import "server-only";
 import { env } from "@/env";
 import { reapRuns } from "@/server/services/runs/reap-runs";
 import { applyRetention } from "@/server/services/retention/apply-retention";
+import { repositoryCacheRoot } from "@/server/services/run-state/pin-run-repository";
 import { engineNow, engineRuntime } from "./runtime";
 
 /** Every minute: see reapRuns (timeouts, unconfirmed cancels, stranded starts, queued runs). */
@@ -12,9 +13,15 @@ export async function reapRunsBody() {
 
 /** Daily: see applyRetention (the retention windows come from the environment). */
 export async function retentionBody() {
-  const { db } = await engineRuntime();
-  return applyRetention(db, engineNow(), {
-    runs: env.SLUICE_RUN_RETENTION_DAYS,
-    steps: env.SLUICE_STEP_RETENTION_DAYS,
-  });
+  const { db, config } = await engineRuntime();
+  return applyRetention(
+    db,
+    engineNow(),
+    {
+      runs: env.SLUICE_RUN_RETENTION_DAYS,
+      steps: env.SLUICE_STEP_RETENTION_DAYS,
+      repositoryCache: env.SLUICE_REPOSITORY_CACHE_DAYS,
+    },
+    repositoryCacheRoot(config),
+  );
 }

@@ -2,7 +2,13 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createGitFixture, type GitFixture } from "@/server/testing/git-fixture";
-import { checkoutRepository, removeCheckout, RepositoryError, resolveRepositoryRef } from "./git";
+import {
+  checkoutRepository,
+  pruneRepositoryCaches,
+  removeCheckout,
+  RepositoryError,
+  resolveRepositoryRef,
+} from "./git";
 
 /*
  * The git layer on its own, against a bare repository made here:
@@ -115,5 +121,41 @@ describe("checkoutRepository", () => {
       { writable: false },
     ).catch((x: unknown) => x);
     expect((e as Error).message).toMatch(`The run's commit ${c} is no longer available`);
+  });
+});
+
+describe("pruneRepositoryCaches", () => {
+  it("removes caches idle past the window, keeps ones used since, and a removed cache is refetched", async () => {
+    const root = path.join(dir, "prune-cache");
+    const at = (ws: string) => ({ cacheRoot: root, workspaceId: ws });
+    await resolveRepositoryRef(at("ws_idle"), access(), "main");
+    await resolveRepositoryRef(at("ws_busy"), access(), "main");
+    const cacheOf = (ws: string) =>
+      path.join(
+        root,
+        ws,
+        fs.readdirSync(path.join(root, ws)).find((n) => n.endsWith(".git"))!,
+      );
+    // ws_idle was last used 20 days ago; ws_busy is used again by a checkout now.
+    const old = new Date(Date.now() - 20 * 86_400_000);
+    const idleCache = cacheOf("ws_idle");
+    fs.utimesSync(path.join(idleCache, "sluice-last-used"), old, old);
+    fs.utimesSync(path.join(cacheOf("ws_busy"), "sluice-last-used"), old, old);
+    const dest = path.join(dir, "co-prune");
+    await checkoutRepository(at("ws_busy"), access(), { ref: "main", sha: b }, dest, {
+      writable: false,
+    });
+    await removeCheckout(dest);
+
+    const removed = await pruneRepositoryCaches(root, new Date(Date.now() - 14 * 86_400_000));
+    expect(removed).toBe(1);
+    expect(fs.existsSync(idleCache)).toBe(false);
+    expect(fs.existsSync(path.join(root, "ws_idle"))).toBe(false); // the empty folder went too
+    expect(fs.existsSync(cacheOf("ws_busy"))).toBe(true);
+    // Nothing is idle any more; a pruned workspace simply fetches again.
+    expect(await pruneRepositoryCaches(root, new Date(Date.now() - 14 * 86_400_000))).toBe(0);
+    expect(await resolveRepositoryRef(at("ws_idle"), access(), "main")).toBe(
+      git(work, "rev-parse", "HEAD"),
+    );
   });
 });

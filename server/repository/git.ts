@@ -192,6 +192,16 @@ function cacheDirFor(cacheRoot: string, workspaceId: string, url: string): strin
   return path.join(cacheRoot, workspaceId, `${key}.git`);
 }
 
+/** Touched whenever a cache is used; pruneRepositoryCaches removes caches idle past a window. */
+const LAST_USED = "sluice-last-used";
+
+async function markUsed(dir: string): Promise<void> {
+  const at = new Date();
+  await fs.utimes(path.join(dir, LAST_USED), at, at).catch(async () => {
+    await fs.writeFile(path.join(dir, LAST_USED), "").catch(() => undefined);
+  });
+}
+
 const inProcess = new Map<string, Promise<unknown>>();
 const STALE_LOCK_MS = GIT_TIMEOUT_MS * 3 + 60_000;
 
@@ -357,6 +367,7 @@ export async function resolveRepositoryRef(
   try {
     return await withWorkspaceLock(where.cacheRoot, where.workspaceId, async () => {
       await ensureBareCache(dir, inv);
+      await markUsed(dir);
       return fetchRef(dir, ref, access, inv);
     });
   } finally {
@@ -400,6 +411,7 @@ export async function checkoutRepository(
           });
       });
     }
+    await markUsed(dir);
     await fs.mkdir(path.dirname(dest), { recursive: true });
     const step = async (args: string[], cwd?: string) => {
       const r = await git(args, { inv, cwd, access });
@@ -436,4 +448,34 @@ export async function removeCheckout(dest: string): Promise<void> {
   if (!(await fs.stat(dest).catch(() => null))) return;
   await setWritable(dest, true);
   await fs.rm(dest, { recursive: true, force: true });
+}
+
+/**
+ * Removes bare caches not used since `idleSince` (their last-used mark, else the folder's own
+ * time), each under its workspace's lock so no fetch races the removal. A checkout made from a
+ * cache marks it used first, so a cache in use is never idle for days. Returns how many went.
+ */
+export async function pruneRepositoryCaches(cacheRoot: string, idleSince: Date): Promise<number> {
+  const workspaces = await fs.readdir(cacheRoot, { withFileTypes: true }).catch(() => []);
+  let removed = 0;
+  for (const ws of workspaces) {
+    if (!ws.isDirectory()) continue;
+    const wsDir = path.join(cacheRoot, ws.name);
+    removed += await withWorkspaceLock(cacheRoot, ws.name, async () => {
+      let n = 0;
+      for (const name of await fs.readdir(wsDir).catch(() => [] as string[])) {
+        if (!name.endsWith(".git")) continue;
+        const dir = path.join(wsDir, name);
+        const stat =
+          (await fs.stat(path.join(dir, LAST_USED)).catch(() => null)) ??
+          (await fs.stat(dir).catch(() => null));
+        if (!stat || stat.mtimeMs >= idleSince.getTime()) continue;
+        await fs.rm(dir, { recursive: true, force: true });
+        n++;
+      }
+      return n;
+    });
+    await fs.rmdir(wsDir).catch(() => undefined); // only when empty
+  }
+  return removed;
 }

@@ -3,15 +3,22 @@ import { and, inArray, lt } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { executorRuns, runs, runSteps, scheduleTicks, webhookInbox } from "@/db/schema";
 import { TERMINAL_RUN_STATUSES } from "@/lib/workflow/status";
+import { pruneRepositoryCaches } from "@/server/repository/git";
 import { pruneAuthThrottles } from "../auth-throttle/counters";
 import { pruneOutbox } from "../outbox/relay-outbox";
 import { pruneSessions } from "../sessions/prune-sessions";
 
 /**
  * Daily: runs older than the run retention, step rows older than the step retention, delivered
- * outbox messages, expired sessions, stale auth throttle counters.
+ * outbox messages, expired sessions, stale auth throttle counters, and repository caches idle for
+ * `days.repositoryCache` (when a cache root is given).
  */
-export async function applyRetention(db: Db, at: Date, days: { runs: number; steps: number }) {
+export async function applyRetention(
+  db: Db,
+  at: Date,
+  days: { runs: number; steps: number; repositoryCache?: number },
+  repositoryCacheRoot?: string,
+) {
   const now = at.getTime();
   const runCutoff = new Date(now - days.runs * 86_400_000);
   const stepCutoff = new Date(now - days.steps * 86_400_000);
@@ -59,5 +66,13 @@ export async function applyRetention(db: Db, at: Date, days: { runs: number; ste
         lt(executorRuns.endedAt, stepCutoff),
       ),
     );
-  return { runs: deletedRuns.length, steps: deletedSteps.length };
+  // Repository caches (bare clones under the data directory) no run has used for a while.
+  const repositoryCaches =
+    repositoryCacheRoot && days.repositoryCache
+      ? await pruneRepositoryCaches(
+          repositoryCacheRoot,
+          new Date(now - days.repositoryCache * 86_400_000),
+        )
+      : 0;
+  return { runs: deletedRuns.length, steps: deletedSteps.length, repositoryCaches };
 }

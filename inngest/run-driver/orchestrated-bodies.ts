@@ -72,7 +72,7 @@ export function message(e: unknown): string {
 
 export async function openApprovalBody(a: {
   key: AttemptKey;
-  workflowId: string;
+  workflowId: string | null;
   hash: string;
   config: unknown;
   context: TemplateContext;

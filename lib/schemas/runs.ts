@@ -64,13 +64,13 @@ export const INLINE_RUN_LABEL = "Inline run";
 
 /**
  * The workflow column of a gate or task row: its workflow's name, or INLINE_RUN_LABEL when the
- * run is inline (no workflow id) — the row's run link is then the only link.
+ * run is inline (workflowId null; absent = not known here) — the row's run link is the link.
  */
 export function workflowLabel(row: {
   workflowId?: string | null;
   workflowName?: string | null;
 }): string {
-  return row.workflowId ? (row.workflowName ?? "Workflow") : INLINE_RUN_LABEL;
+  return row.workflowId === null ? INLINE_RUN_LABEL : (row.workflowName ?? "Workflow");
 }
 
 /** An inline run: an unsaved definition, validated and snapshotted like a published version. */

@@ -7,6 +7,7 @@ import { ApprovalGate } from "@/components/runs/approval-gate";
 import { Dialog } from "@/components/ui/dialog";
 import { EmptyState, ErrorState, LoadingRows } from "@/components/ui/states";
 import { RelativeTime } from "@/components/ui/time";
+import { workflowLabel } from "@/lib/schemas/runs";
 import { useTRPC } from "@/lib/trpc/client";
 
 type Tab = "mine" | "all" | "history";
@@ -215,7 +216,7 @@ function History() {
               <td>
                 <div>{a.prompt}</div>
                 <div className="small muted">
-                  {a.workflowName} ·{" "}
+                  {workflowLabel(a)} ·{" "}
                   <Link href={`/runs/${a.runId}`} className="mono">
                     {a.runId}
                   </Link>

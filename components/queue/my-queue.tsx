@@ -88,7 +88,7 @@ function Row({ item, open, onToggle }: { item: QueueItem; open: boolean; onToggl
             {item.isOverdue ? <span className="badge badge-danger">Overdue</span> : null}
           </div>
           <div className="small muted">
-            {item.workflowName ?? "Workflow"} ·{" "}
+            {item.workflowLabel} ·{" "}
             <Link href={`/runs/${item.runId}`} className="mono">
               {item.runId}
             </Link>{" "}

@@ -13,6 +13,7 @@ describe("mergeQueue", () => {
           runId: "r1",
           stepId: "review",
           instructions: "Review\nthe diff",
+          workflowId: "wf_1",
           workflowName: "W",
           dueAt: at(-1),
           expiresAt: at(20),
@@ -22,7 +23,8 @@ describe("mergeQueue", () => {
           runId: "r2",
           stepId: "label",
           instructions: "",
-          workflowName: null,
+          workflowId: null,
+          workflowName: "inline",
           dueAt: null,
           expiresAt: at(3),
         },
@@ -33,10 +35,18 @@ describe("mergeQueue", () => {
           runId: "r3",
           stepId: "ship",
           prompt: "Ship?",
+          workflowId: "wf_1",
           workflowName: "W",
           expiresAt: at(2),
         },
-        { id: "apr_0", runId: "r4", stepId: "later", prompt: "Later?", expiresAt: null },
+        {
+          id: "apr_0",
+          runId: "r4",
+          stepId: "later",
+          prompt: "Later?",
+          workflowId: null,
+          expiresAt: null,
+        },
       ],
       now,
     );
@@ -49,6 +59,8 @@ describe("mergeQueue", () => {
     expect(items[0]!.title).toBe("Review");
     // No instructions: the step id names it; an expiry in the past is not "overdue" (no due date).
     expect(items[2]).toMatchObject({ title: "label", hasDueDate: false });
+    // Rows of inline runs (no workflow) are labelled "Inline run"; saved ones by their name.
+    expect(items.map((i) => i.workflowLabel)).toEqual(["W", "W", "Inline run", "Inline run"]);
   });
 
   it("cuts long first lines", () => {

@@ -1,3 +1,5 @@
+import { workflowLabel } from "@/lib/schemas/runs";
+
 /**
  * "My queue": tasks and approval gates waiting for the signed-in member, as one list sorted by
  * when each is due (a task's `due`, else its expiry; an approval's `dueAt` when it has one, else
@@ -9,6 +11,8 @@ export interface QueueTask {
   runId: string;
   stepId: string;
   instructions: string;
+  /** Null for a task of an inline run. */
+  workflowId: string | null;
   workflowName: string | null;
   dueAt: Date | string | null;
   expiresAt: Date | string;
@@ -19,6 +23,8 @@ export interface QueueApproval {
   runId: string;
   stepId: string;
   prompt: string;
+  /** Null for a gate of an inline run. */
+  workflowId: string | null;
   workflowName?: string | null;
   expiresAt: Date | string | null;
   dueAt?: Date | string | null;
@@ -30,7 +36,8 @@ export interface QueueItem {
   runId: string;
   stepId: string;
   title: string;
-  workflowName: string | null;
+  /** The workflow's name, or "Inline run" (workflowLabel). */
+  workflowLabel: string;
   /** What the list sorts by and shows as "due". */
   due: Date | null;
   /** Whether `due` is the item's own due date (else its expiry). */
@@ -61,7 +68,7 @@ export function mergeQueue(
         runId: t.runId,
         stepId: t.stepId,
         title: firstLine(t.instructions) || t.stepId,
-        workflowName: t.workflowName,
+        workflowLabel: workflowLabel(t),
         due,
         hasDueDate: t.dueAt !== null,
         isOverdue: t.dueAt !== null && due !== null && due.getTime() < now,
@@ -76,7 +83,7 @@ export function mergeQueue(
         runId: a.runId,
         stepId: a.stepId,
         title: firstLine(a.prompt) || a.stepId,
-        workflowName: a.workflowName ?? null,
+        workflowLabel: workflowLabel(a),
         due,
         hasDueDate: own !== null,
         isOverdue: own !== null && own.getTime() < now,

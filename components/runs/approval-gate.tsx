@@ -7,6 +7,7 @@ import { NOW_TICK_MS, RelativeTime, useClock } from "@/components/ui/time";
 import { useToast } from "@/components/ui/toast";
 import type { InputSpec } from "@/lib/workflow/definition";
 import { FORM_FIELD_WORDS } from "@/lib/workflow/inputs";
+import { workflowLabel } from "@/lib/schemas/runs";
 import { useTRPC } from "@/lib/trpc/client";
 import styles from "./approval-gate.module.css";
 import { initiatorRuleNote } from "./initiator-rule";
@@ -22,13 +23,13 @@ export interface GateView {
   quorum: number;
   expiresAt: Date | string | null;
   createdAt?: Date | string;
-  workflowName?: string;
+  workflowName?: string | null;
   canDecide: boolean;
   whyNot: string | null;
   /** Refused because the viewer started the run (explained, with a link to the setting). */
   initiatorRule?: boolean;
-  /** The run's workflow, for that link. */
-  workflowId?: string;
+  /** The run's workflow, for that link (null: an inline run). */
+  workflowId?: string | null;
   resumeToken?: string | null;
   /** Fields the approver fills when approving (the workflow `inputs` shape). */
   form?: Record<string, unknown> | null;
@@ -143,7 +144,7 @@ export function ApprovalGate({ gate, showRun }: { gate: GateView; showRun?: bool
           <div className="small muted">
             {showRun ? (
               <>
-                {gate.workflowName} ·{" "}
+                {workflowLabel(gate)} ·{" "}
                 <Link href={`/runs/${gate.runId}`} className="mono">
                   {gate.runId}
                 </Link>{" "}

@@ -170,7 +170,8 @@ export const approvals = pgTable(
     runId: text("run_id")
       .notNull()
       .references(() => runs.id, { onDelete: "cascade" }),
-    workflowId: text("workflow_id").notNull(),
+    /** Null for an inline run (no saved workflow). */
+    workflowId: text("workflow_id"),
     stepId: text("step_id").notNull(),
     stepPath: text("step_path").notNull(),
     attempt: integer("attempt").notNull(),

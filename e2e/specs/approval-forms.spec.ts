@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { OWNER_STATE } from "../fixtures/users";
-import { publishWorkflow, startRun } from "../fixtures/workflows";
+import { publishWorkflow, startInlineRun, startRun } from "../fixtures/workflows";
 import { ApprovalsPage, RunPage } from "../pages/run-pages";
 
 test.use({ storageState: OWNER_STATE });
@@ -78,4 +78,28 @@ test("an approval form filled in the inbox reaches the run's output; priority, o
   await run.goto(runId);
   await run.expectStatus("completed");
   await expect(run.output()).toContainText(`shipped ${release} under OPS-77 (high)`);
+});
+
+test("an inline run's gate shows as Inline run in the inbox and is approved there with its form", async ({
+  page,
+  request,
+}) => {
+  const release = `r-${stamp()}`;
+  const runId = await startInlineRun(request, formWorkflow(`Scratch gate ${stamp()}`), {
+    release,
+  });
+  const prompt = `Ship ${release}?`;
+
+  const inbox = new ApprovalsPage(page);
+  await inbox.goto();
+  const gate = inbox.gate(prompt);
+  await expect(gate).toContainText(`Inline run · ${runId}`);
+  await inbox.formField(prompt, "ticket").fill("OPS-9");
+  await gate.getByRole("button", { name: "Approve" }).click();
+  await expect(gate).toHaveCount(0);
+
+  const run = new RunPage(page);
+  await run.goto(runId);
+  await run.expectStatus("completed");
+  await expect(run.output()).toContainText(`shipped ${release} under OPS-9 (low)`);
 });

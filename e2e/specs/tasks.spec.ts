@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { OWNER, OWNER_STATE } from "../fixtures/users";
-import { publishWorkflow, startRun } from "../fixtures/workflows";
+import { publishWorkflow, startInlineRun, startRun } from "../fixtures/workflows";
 import { QueuePage } from "../pages/queue-page";
 import { RunPage } from "../pages/run-pages";
 
@@ -92,4 +92,26 @@ test("failing a task needs a reason and fails the run with it", async ({ page, r
   await run.goto(runId);
   await run.expectStatus("failed");
   await expect(page.getByText(/PR was closed/).first()).toBeVisible();
+});
+
+test("a task of an inline run shows as Inline run in My queue and completes the run", async ({
+  page,
+  request,
+}) => {
+  const pr = `pr-${stamp()}`;
+  const runId = await startInlineRun(request, reviewWorkflow(`Scratch ${stamp()}`), { pr });
+  const title = `Review PR ${pr}`;
+  const queue = new QueuePage(page);
+  await queue.goto();
+  const item = queue.item("Task", title);
+  await expect(item).toContainText(`Inline run · ${runId}`);
+  const panel = await queue.openTask(title);
+  await panel.getByLabel("verdict *").selectOption({ label: "approve" });
+  await panel.getByLabel("comments *").fill("0");
+  await panel.getByRole("button", { name: "Complete" }).click();
+  await expect(item).toHaveCount(0);
+  const run = new RunPage(page);
+  await run.goto(runId);
+  await run.expectStatus("completed");
+  await expect(run.output()).toContainText("approve with 0 comments");
 });

@@ -18,7 +18,7 @@ import { failStep, message, resolve } from "./step-bodies";
 
 export async function openApprovalBody(a: {
   key: AttemptKey;
-  workflowId: string;
+  workflowId: string | null;
   hash: string;
   config: unknown;
   context: TemplateContext;

@@ -10,7 +10,6 @@ import {
   type TemplateContext,
 } from "@/lib/workflow";
 import type { AttemptKey } from "@/server/services/run-state/step-records";
-import { savedWorkflowId } from "@/server/services/run-state/run-plan";
 import { quotaMessage } from "@/lib/quotas/plans";
 import { EVENTS, RUN_WORKFLOW_FUNCTION_ID } from "../events";
 import { handlerFor } from "../actions/registry";
@@ -167,7 +166,7 @@ async function runApproval(
   const opened = await env.step.run(sid(env, `${path}@1~open`), () =>
     openApprovalBody({
       key,
-      workflowId: savedWorkflowId(env.plan),
+      workflowId: env.plan.workflowId,
       hash: env.plan.hash,
       config: node.config,
       context: ctx,

@@ -1,19 +1,25 @@
 /**
  * Inline runs (issue #15 item 5): an unsaved definition is validated with the workspace policy,
  * snapshotted by hash and executed by the same engine with no workflow — admitted, audited,
- * listed and rerun like any run.
+ * listed and rerun like any run; its approval gates and tasks are decided like any others.
  */
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { auditEvents, definitionContents, quotaUsage, runs, workspaces } from "@/db/schema";
+import { auditEvents, definitionContents, quotaUsage, runs, tasks, workspaces } from "@/db/schema";
+import { workflowLabel } from "@/lib/schemas/runs";
 import { ForbiddenError, ValidationError } from "@/server/errors";
 import { createWorkspaceFixture } from "@/server/testing/harness";
+import { decideApproval } from "@/server/services/approvals/decide-approval";
+import { listApprovals } from "@/server/services/approvals/list-approvals";
 import { cancelRun } from "@/server/services/runs/cancel-run";
 import { listRuns } from "@/server/services/runs/list-runs";
 import { getRun } from "@/server/services/runs/get-run";
 import { rerunRun } from "@/server/services/runs/rerun-run";
 import { startInlineRun } from "@/server/services/runs/start-inline-run";
 import { updateWorkspacePolicies } from "@/server/services/settings/update-workspace-policies";
+import { completeTask } from "@/server/services/tasks/complete-task";
+import { getTask } from "@/server/services/tasks/get-task";
+import { listTasks } from "@/server/services/tasks/list-tasks";
 import { startEngineHarness, type EngineHarness } from "./testing";
 
 let e: EngineHarness;
@@ -138,7 +144,7 @@ describe("inline runs", () => {
     ).rejects.toMatchObject({ issues: [{ path: ["input", "n"] }] });
   });
 
-  it("applies the workspace policy (forbidden step types) and refuses steps that need a saved workflow", async () => {
+  it("applies the workspace policy (forbidden step types) and refuses propose_change (it needs a saved workflow)", async () => {
     const fx = await createWorkspaceFixture(e.db.db, "Policy");
     await updateWorkspacePolicies({
       ctx: fx.ctx("admin"),
@@ -154,16 +160,163 @@ describe("inline runs", () => {
     ).rejects.toMatchObject({
       issues: [{ code: "FORBIDDEN_STEP_TYPE", path: ["steps", 0, "type"] }],
     });
-    const gate = {
+    // A proposal targets the workflow it runs in: an inline run has none.
+    const propose = {
       schemaVersion: 1,
-      name: "Gate",
-      steps: [{ id: "ok", type: "approval", config: { prompt: "Ship?" } }],
+      name: "Propose",
+      constraints: { allowSelfModification: true },
+      steps: [
+        {
+          id: "p",
+          type: "propose_change",
+          config: { summary: "tweak", patch: [{ op: "replace", path: "/name", value: "x" }] },
+        },
+      ],
     };
     await expect(
-      startInlineRun({ ctx: fx.ctx("editor"), input: { definition: gate } }),
+      startInlineRun({ ctx: fx.ctx("editor"), input: { definition: propose } }),
     ).rejects.toMatchObject({
-      issues: expect.arrayContaining([expect.objectContaining({ code: "NEEDS_SAVED_WORKFLOW" })]),
+      issues: [
+        expect.objectContaining({ code: "NEEDS_SAVED_WORKFLOW", path: ["steps", 0, "type"] }),
+      ],
     });
+  });
+
+  /*
+   *   ask (approval, form: ticket) ──approved──▶ ship (transform: uses the form)
+   */
+  it("stops at an approval gate with no workflow, listed in the inbox as an inline run, and completes with the decision", async () => {
+    const fx = await createWorkspaceFixture(e.db.db, "Inline gate");
+    const gated = {
+      schemaVersion: 1,
+      name: "Gated scratch",
+      inputs: { v: { type: "string", required: true } },
+      steps: [
+        {
+          id: "ask",
+          type: "approval",
+          config: {
+            prompt: "Ship {{ input.v }}?",
+            form: { ticket: { type: "string", required: true } },
+          },
+        },
+        {
+          id: "ship",
+          type: "transform",
+          config: { value: "shipped {{ input.v }} under {{ steps.ask.output.data.form.ticket }}" },
+        },
+      ],
+      edges: [{ from: "ask", port: "approved", to: "ship" }],
+      output: { ship: "{{ steps.ship.output.data }}", form: "{{ steps.ask.output.data.form }}" },
+    };
+    const r = await startInlineRun({
+      ctx: fx.ctx("editor"),
+      input: { definition: gated, input: { v: "1.0" } },
+    });
+    const a = await e.pendingApproval(r.runId);
+    expect([a.workflowId, a.prompt]).toEqual([null, "Ship 1.0?"]);
+    await e.waitFor(r.runId, ["waiting"]);
+    const view = await getRun({ ctx: fx.ctx("approver"), input: { runId: r.runId } });
+    expect(view.pendingApprovals.map((p) => [p.id, p.canDecide])).toEqual([[a.id, true]]);
+
+    // The inbox keeps the gate (no join drops it), named like inline runs in the runs list;
+    // the UI labels it "Inline run" and links the run.
+    const inbox = await listApprovals({ ctx: fx.ctx("approver"), input: { scope: "mine" } });
+    expect(inbox.map((i) => [i.id, i.runId, i.workflowId, i.workflowName, i.canDecide])).toEqual([
+      [a.id, r.runId, null, "inline", true],
+    ]);
+    expect(workflowLabel(inbox[0]!)).toBe("Inline run");
+    // Deciding is still the workspace's rules: a viewer may not, and sees nothing to decide.
+    expect(await listApprovals({ ctx: fx.ctx("viewer"), input: { scope: "mine" } })).toEqual([]);
+    await expect(
+      decideApproval({
+        ctx: fx.ctx("viewer"),
+        input: { approvalId: a.id, approve: true, form: { ticket: "OPS-1" } },
+        via: "ui",
+      }),
+    ).rejects.toBeInstanceOf(ForbiddenError);
+
+    const decided = await decideApproval({
+      ctx: fx.ctx("approver"),
+      input: { approvalId: a.id, approve: true, reason: "ok", form: { ticket: "OPS-7" } },
+      via: "ui",
+    });
+    expect(decided.status).toBe("approved");
+    const run = await e.waitFor(r.runId, TERMINAL);
+    expect([run.status, run.workflowId]).toEqual(["completed", null]);
+    expect(run.output).toEqual({ ship: "shipped 1.0 under OPS-7", form: { ticket: "OPS-7" } });
+    const [audit] = await e.db.db
+      .select()
+      .from(auditEvents)
+      .where(and(eq(auditEvents.targetId, a.id), eq(auditEvents.action, "approval.approved")));
+    expect(audit?.data).toMatchObject({ via: "ui", shownHash: a.shownHash });
+    const history = await listApprovals({
+      ctx: fx.ctx("approver"),
+      input: { scope: "all", status: "decided" },
+    });
+    expect(history.map((i) => [i.id, i.workflowId, i.status])).toEqual([[a.id, null, "approved"]]);
+  });
+
+  /*
+   *   review (task, assignee: role editor) ──▶ after (transform: uses the task's output)
+   */
+  it("waits on a task with no workflow, in the assignee's queue as an inline run, and completes with its output", async () => {
+    const fx = await createWorkspaceFixture(e.db.db, "Inline task");
+    const review = {
+      schemaVersion: 1,
+      name: "Review scratch",
+      steps: [
+        {
+          id: "review",
+          type: "task",
+          config: {
+            instructions: "Review the draft",
+            assignee: { roles: ["editor"] },
+            outputSchema: { verdict: { type: "string", required: true, enum: ["ok", "no"] } },
+          },
+        },
+        {
+          id: "after",
+          type: "transform",
+          config: { value: "verdict {{ steps.review.output.data.verdict }}" },
+        },
+      ],
+      edges: [{ from: "review", to: "after" }],
+      output: "{{ steps.after.output.data }}",
+    };
+    const r = await startInlineRun({ ctx: fx.ctx("editor"), input: { definition: review } });
+    const t = await e.pendingTask(r.runId);
+    expect([t.workflowId, t.instructions]).toEqual([null, "Review the draft"]);
+    await e.waitFor(r.runId, ["waiting"]);
+
+    const mine = await listTasks({ ctx: fx.ctx("editor"), input: { mine: true } });
+    expect(mine.items.map((i) => [i.id, i.runId, i.workflowId, i.workflowName, i.canAct])).toEqual([
+      [t.id, r.runId, null, "inline", true],
+    ]);
+    expect(workflowLabel(mine.items[0]!)).toBe("Inline run");
+    // The assignee rule still holds: the viewer may read it but not act on it.
+    expect(await getTask({ ctx: fx.ctx("viewer"), input: { taskId: t.id } })).toMatchObject({
+      workflowId: null,
+      canAct: false,
+    });
+    await expect(
+      completeTask({
+        ctx: fx.ctx("viewer"),
+        input: { taskId: t.id, output: { verdict: "ok" } },
+        via: "ui",
+      }),
+    ).rejects.toBeInstanceOf(ForbiddenError);
+
+    const done = await completeTask({
+      ctx: fx.ctx("editor"),
+      input: { taskId: t.id, output: { verdict: "ok" } },
+      via: "ui",
+    });
+    expect(done).toMatchObject({ status: "completed", workflowId: null });
+    const run = await e.waitFor(r.runId, TERMINAL);
+    expect([run.status, run.workflowId, run.output]).toEqual(["completed", null, "verdict ok"]);
+    const rows = await e.db.db.select().from(tasks).where(eq(tasks.runId, r.runId));
+    expect(rows.map((x) => [x.status, x.workflowId])).toEqual([["completed", null]]);
   });
 
   it("is for editors: a viewer is refused", async () => {

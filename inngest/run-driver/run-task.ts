@@ -1,6 +1,5 @@
 import type { StepOutcome, TemplateContext } from "@/lib/workflow";
 import type { AttemptKey } from "@/server/services/run-state/step-records";
-import { savedWorkflowId } from "@/server/services/run-state/run-plan";
 import { EVENTS } from "../events";
 import { checkTaskBody, closeTaskBody, openTaskBody } from "./task-bodies";
 import { raceWait } from "./race-wait";
@@ -24,7 +23,7 @@ export async function runTask(
   const opened = await env.step.run(sid(env, `${path}@1~open`), () =>
     openTaskBody({
       key,
-      workflowId: savedWorkflowId(env.plan),
+      workflowId: env.plan.workflowId,
       config: node.config,
       context: ctx,
       deadline: env.deadline,

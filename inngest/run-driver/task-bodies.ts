@@ -13,7 +13,7 @@ import { engineNow, engineRuntime } from "./runtime";
 
 export async function openTaskBody(a: {
   key: AttemptKey;
-  workflowId: string;
+  workflowId: string | null;
   config: unknown;
   context: TemplateContext;
   deadline: number;

@@ -59,6 +59,19 @@ export type StartRunInput = z.input<typeof StartRunInput>;
  */
 export const INLINE_WORKFLOW_NAME = "inline";
 export const INLINE_VERSION = "inline";
+/** What the UI shows where a workflow's name would be, for rows of an inline run (gates, tasks). */
+export const INLINE_RUN_LABEL = "Inline run";
+
+/**
+ * The workflow column of a gate or task row: its workflow's name, or INLINE_RUN_LABEL when the
+ * run is inline (workflowId null; absent = not known here) — the row's run link is the link.
+ */
+export function workflowLabel(row: {
+  workflowId?: string | null;
+  workflowName?: string | null;
+}): string {
+  return row.workflowId === null ? INLINE_RUN_LABEL : (row.workflowName ?? "Workflow");
+}
 
 /** An inline run: an unsaved definition, validated and snapshotted like a published version. */
 export const StartInlineRunInput = z.object({

@@ -1047,12 +1047,32 @@ describe("policy and advice", () => {
       { forbiddenStepTypes: ["script"] },
     );
     const nested = { id: "each", type: "loop", config: { items: [1], body: { steps: [script] } } };
+    const propose = {
+      id: "p",
+      type: "propose_change",
+      config: { summary: "tweak", patch: [{ op: "replace", path: "/name", value: "x" }] },
+    };
     expectIssue(
-      base({ steps: [{ id: "ok", type: "approval", config: { prompt: "Go?" } }] }),
+      base({ steps: [propose], constraints: { allowSelfModification: true } }),
       "NEEDS_SAVED_WORKFLOW",
       { path: ["steps", 0, "type"], message: /need a saved workflow/ },
       { inline: true },
     );
+    // Approval and task steps run inline (their rows carry no workflow).
+    const gates = validateDefinition(
+      base({
+        steps: [
+          { id: "ok", type: "approval", config: { prompt: "Go?" } },
+          {
+            id: "do",
+            type: "task",
+            config: { instructions: "Do it", assignee: { roles: ["editor"] } },
+          },
+        ],
+      }),
+      { inline: true },
+    );
+    expect(gates.issues.filter((i) => i.severity === "error")).toEqual([]);
     expectIssue(
       base({ steps: [nested] }),
       "FORBIDDEN_STEP_TYPE",

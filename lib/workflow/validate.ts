@@ -59,14 +59,17 @@ export interface ValidateOptions {
    */
   readonly mcpServers?: McpServerCatalog;
   /**
-   * The definition runs inline (unsaved, no workflow row): step types that record rows tied to
-   * a workflow (approvals, tasks, proposals) are refused.
+   * The definition runs inline (unsaved, no workflow row): step types that act on their own
+   * workflow (`propose_change`) are refused.
    */
   readonly inline?: boolean;
 }
 
-/** Step types an inline run cannot execute: what they record belongs to a saved workflow. */
-export const SAVED_WORKFLOW_STEP_TYPES: readonly string[] = ["approval", "task", "propose_change"];
+/**
+ * Step types an inline run cannot execute: a proposal targets the workflow it runs in. Approval
+ * and task steps run inline (their rows carry a null workflow).
+ */
+export const SAVED_WORKFLOW_STEP_TYPES: readonly string[] = ["propose_change"];
 
 export type McpServerCatalog = Record<
   string,

@@ -197,7 +197,7 @@ export function registerTools(server: McpServer, { ctx, signal }: ToolContext): 
     {
       title: "Run a workflow",
       description:
-        'Starts a run of the published version — or, with `definition` instead of `workflow`, of an unsaved definition (an inline run: validated with the workspace policy, refused with every issue and its path; approval, task and propose_change steps need a saved workflow) — and waits up to `waitMs` for it to finish or stop at an approval gate. Answers the envelope { ok, status: "ok" | "needs_approval" | "cancelled" | "failed" | "running", executionId, output, steps, requiresApproval?: { approvalId, stepId, prompt, items, resumeToken }, error? }. "running" means the wait ran out: follow up with get_run. Repeating an `idempotencyKey` answers the same run.',
+        'Starts a run of the published version — or, with `definition` instead of `workflow`, of an unsaved definition (an inline run: validated with the workspace policy, refused with every issue and its path; approval and task steps work as in a saved workflow, propose_change steps need one) — and waits up to `waitMs` for it to finish or stop at an approval gate. Answers the envelope { ok, status: "ok" | "needs_approval" | "cancelled" | "failed" | "running", executionId, output, steps, requiresApproval?: { approvalId, stepId, prompt, items, resumeToken }, error? }. "running" means the wait ran out: follow up with get_run. Repeating an `idempotencyKey` answers the same run.',
       minRole: "editor",
       annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
       input: {

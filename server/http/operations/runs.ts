@@ -50,7 +50,7 @@ export const startInlineRunOp = defineOperation({
   operationId: "startInlineRun",
   summary: "Run an unsaved definition (inline run)",
   description:
-    "Validates `definition` with the workspace policy (400 with every issue and its path; nothing stored), snapshots it by hash and runs it like a published version, with `workflowId` null. Approval, task and propose_change steps need a saved workflow. `Idempotency-Key` works as for starting a run.",
+    "Validates `definition` with the workspace policy (400 with every issue and its path; nothing stored), snapshots it by hash and runs it like a published version, with `workflowId` null. Approval gates and tasks work as in a saved workflow (their rows have `workflowId` null); only propose_change steps need a saved workflow. `Idempotency-Key` works as for starting a run.",
   tag,
   minRole: "editor",
   body: StartInlineRunInput.strict(),

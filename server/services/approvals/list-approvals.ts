@@ -1,7 +1,7 @@
 import "server-only";
 import { and, asc, desc, eq, inArray, ne, sql, type SQL } from "drizzle-orm";
 import { approvalDecisions, approvals, runs, users, workflows } from "@/db/schema";
-import { ListApprovalsInput } from "@/lib/schemas/runs";
+import { INLINE_WORKFLOW_NAME, ListApprovalsInput } from "@/lib/schemas/runs";
 import { fromZodError } from "../../errors";
 import { requireRole, requireUserId, type ServiceContext } from "../context";
 import { approverRefusal } from "./approval-rules";
@@ -26,7 +26,8 @@ function pendingOrder(sort: ListApprovalsInput["sort"]): SQL[] {
 /**
  * The approvals inbox. `pending` + `mine`: gates waiting that the caller may decide (and has not
  * decided yet); `pending` + `all`: every open gate with who may decide it; `decided`: history.
- * `approvalId` narrows to one gate (the deep link), whatever its status.
+ * `approvalId` narrows to one gate (the deep link), whatever its status. Gates of inline runs
+ * have `workflowId` null and `workflowName` "inline", as inline runs do in the runs list.
  */
 export async function listApprovals({ ctx, input }: { ctx: ServiceContext; input?: unknown }) {
   const ws = requireRole(ctx, "viewer");
@@ -60,7 +61,8 @@ export async function listApprovals({ ctx, input }: { ctx: ServiceContext; input
       runStatus: runs.status,
     })
     .from(approvals)
-    .innerJoin(workflows, eq(workflows.id, approvals.workflowId))
+    // Gates of inline runs have no workflow: a left join keeps them.
+    .leftJoin(workflows, eq(workflows.id, approvals.workflowId))
     .innerJoin(runs, eq(runs.id, approvals.runId))
     .where(
       and(
@@ -111,6 +113,7 @@ export async function listApprovals({ ctx, input }: { ctx: ServiceContext; input
     const decidedByMe = ds.some((d) => d.userId === userId);
     return {
       ...r,
+      workflowName: r.workflowId ? r.workflowName : INLINE_WORKFLOW_NAME,
       decisions: ds,
       canDecide: r.status === "pending" && !refusal && !decidedByMe,
       whyNot: refusal ?? (decidedByMe ? "You already decided" : null),

@@ -11,7 +11,8 @@ import { beginAttempt, markAttemptWaiting, type AttemptKey } from "./step-record
 
 export interface OpenApprovalArgs {
   key: AttemptKey;
-  workflowId: string;
+  /** Null for an inline run. */
+  workflowId: string | null;
   hash: string;
   prompt: string;
   items: unknown;

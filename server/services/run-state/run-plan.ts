@@ -43,16 +43,6 @@ export interface RunPlan {
   stepsQuota?: { limit: number; plan?: PlanId };
 }
 
-/**
- * The workflow of a run whose step records rows tied to one (approvals, tasks). Validation
- * refuses those step types in inline definitions, so reaching here without one is a bug.
- */
-export function savedWorkflowId(plan: Pick<RunPlan, "runId" | "workflowId">): string {
-  if (!plan.workflowId)
-    throw new Error(`Run ${plan.runId} is inline; approval and task steps need a saved workflow`);
-  return plan.workflowId;
-}
-
 export type LoadPlanResult = { ok: true; plan: RunPlan } | { ok: false; reason: string };
 
 /**

@@ -9,7 +9,8 @@ import { beginAttempt, markAttemptWaiting, type AttemptKey } from "./step-record
 
 export interface OpenTaskArgs {
   key: AttemptKey;
-  workflowId: string;
+  /** Null for an inline run. */
+  workflowId: string | null;
   instructions: string;
   assignee: { users?: string[]; roles?: string[]; tokens?: string[] };
   outputSchema: Record<string, unknown> | null;

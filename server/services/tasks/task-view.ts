@@ -2,6 +2,7 @@ import "server-only";
 import { eq } from "drizzle-orm";
 import type { Queryable } from "@/db/client";
 import { runs, tasks, users, workflows } from "@/db/schema";
+import { INLINE_WORKFLOW_NAME } from "@/lib/schemas/runs";
 import type { TaskActor } from "./task-rules";
 import { isAssignee, taskRefusal } from "./task-rules";
 
@@ -26,8 +27,9 @@ export function taskView(
   return {
     id: t.id,
     runId: t.runId,
+    /** Null for a task of an inline run (named "inline", as inline runs are in the runs list). */
     workflowId: t.workflowId,
-    workflowName: extra.workflowName,
+    workflowName: t.workflowId ? extra.workflowName : INLINE_WORKFLOW_NAME,
     runStatus: extra.runStatus,
     stepId: t.stepId,
     stepPath: t.stepPath,

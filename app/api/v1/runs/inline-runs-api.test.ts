@@ -1,19 +1,27 @@
 /**
  * POST /api/v1/runs (inline runs) over the route handler against the real engine: 201 and the
  * run completes with workflowId null; an invalid definition is a 400 listing every issue with its
- * path; the Idempotency-Key header answers the same run (200); ?inline=true lists it.
+ * path; the Idempotency-Key header answers the same run (200); ?inline=true lists it; an inline
+ * run's approval gate is decided through POST /runs/{id}/approve like a saved workflow's.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEngineHarness, type EngineHarness } from "@/inngest/run-driver/testing";
 import { createApiToken } from "@/server/services/api-tokens/create-api-token";
+import * as approveRoute from "./[id]/approve/route";
+import * as runRoute from "./[id]/route";
 import * as runsRoute from "./route";
 
 let e: EngineHarness;
 let token: string;
+/** An approver's token: the editor who starts a run may not decide its gates. */
+let approverToken: string;
 beforeAll(async () => {
   e = await startEngineHarness("inline-runs-api");
   token = (
     await createApiToken({ ctx: e.ws.ctx("editor"), input: { name: "api", role: "editor" } })
+  ).token;
+  approverToken = (
+    await createApiToken({ ctx: e.ws.ctx("approver"), input: { name: "ok", role: "approver" } })
   ).token;
 });
 afterAll(async () => {
@@ -36,6 +44,24 @@ async function call(method: string, query: string, body?: unknown, headers = {})
       body: body === undefined ? undefined : JSON.stringify(body),
     }),
     { params: Promise.resolve({}) },
+  );
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+type Handler = (
+  req: Request,
+  ctx: { params: Promise<Record<string, string>> },
+) => Promise<Response>;
+
+/** A route under /api/v1/runs/{id}, as the approver. */
+async function callRun(handler: unknown, method: string, id: string, body?: unknown) {
+  const res = await (handler as Handler)(
+    new Request(`http://localhost/api/v1/runs/${id}`, {
+      method,
+      headers: { authorization: `Bearer ${approverToken}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }),
+    { params: Promise.resolve({ id }) },
   );
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
@@ -78,6 +104,37 @@ describe("POST /api/v1/runs (inline)", () => {
     expect(listed.status).toBe(200);
     const items = listed.body.items as { id: string; workflowId: string | null }[];
     expect(items.map((i) => [i.id, i.workflowId])).toEqual([[runId, null]]);
+  });
+
+  it("runs an inline definition with an approval gate: waiting, then approved through POST /runs/{id}/approve", async () => {
+    const started = await call("POST", "", {
+      definition: {
+        schemaVersion: 1,
+        name: "Gated scratch",
+        steps: [
+          { id: "ask", type: "approval", config: { prompt: "Go?" } },
+          { id: "go", type: "transform", config: { value: "went" } },
+        ],
+        edges: [{ from: "ask", port: "approved", to: "go" }],
+        output: "{{ steps.go.output.data }}",
+      },
+    });
+    expect(started.status).toBe(201);
+    const runId = started.body.runId as string;
+    await e.pendingApproval(runId);
+    await e.waitFor(runId, ["waiting"]);
+    const run = await callRun(runRoute.GET, "GET", runId);
+    expect([run.status, run.body.workflowId, run.body.workflowName]).toEqual([200, null, "inline"]);
+    const gate = (run.body.pendingApprovals as Array<Record<string, unknown>>)[0]!;
+    expect(gate).toMatchObject({ prompt: "Go?", canDecide: true });
+
+    const approved = await callRun(approveRoute.POST, "POST", runId, {
+      approve: true,
+      resumeToken: gate.resumeToken,
+    });
+    expect(approved.status).toBe(200);
+    const done = await e.waitFor(runId, ["completed", "failed", "cancelled"]);
+    expect([done.status, done.workflowId, done.output]).toEqual(["completed", null, "went"]);
   });
 
   it("answers 400 with every issue and its path for an invalid definition", async () => {

@@ -176,8 +176,17 @@ export async function waveBody(
     return { outcomes, ended };
   }
   await recordWave(rt.db, run, rows, engineNow());
+  await waveTestHooks.afterRecord?.(run.runId, wave.entries.map((e) => (e.kind === "step" ? e.step.path : e.item.path)));
   return { outcomes };
 }
+
+/**
+ * Test seam for the crash tests (test-fixtures/engine-crash-app.ts): awaited after a wave's rows
+ * committed and before its result is memoized, the window a crash re-executes the wave from.
+ */
+export const waveTestHooks: {
+  afterRecord?: (runId: string, paths: string[]) => Promise<void>;
+} = {};
 
 /** A run stopped by a failing abort (max steps, quota) ends failed, not cancelled. */
 export function verdictWithAbort(verdict: RunVerdict, abort: EngineEnv["abort"]): RunVerdict {

@@ -42,7 +42,6 @@ import { runGraph } from "./run-graph";
 import { Semaphore } from "./semaphore";
 import type { EngineEffects, EngineEnv, EngineNode, Scope, StepTools } from "./types";
 
-
 /**
  * A run is `not_comparable` when more than this share of the steps the proposal would execute
  * have no recorded outcome to stand on (their outputs are guesses, so the path is too).

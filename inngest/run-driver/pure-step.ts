@@ -3,7 +3,12 @@
  * resolved and parsed as `runActionAttempt` does it, then the real handler — no I/O, no
  * recording. Waves (waves.ts) and the proposal dry run evaluate pure steps with it.
  */
-import { collectReferences, type StepOutcome, type StepType, type TemplateContext } from "@/lib/workflow";
+import {
+  collectReferences,
+  type StepOutcome,
+  type StepType,
+  type TemplateContext,
+} from "@/lib/workflow";
 import type { Logger } from "@/lib/log";
 import { handlerFor } from "../actions/registry";
 import { StepFailure } from "../actions/types";
@@ -52,9 +57,15 @@ export async function evaluatePureStep(
 ): Promise<PureStepResult> {
   const type = node.type as StepType;
   // Templates resolve as in runActionAttempt: a pure step in a wave names no secret.
-  const resolved = resolveActionConfig(type, node.config ?? {}, { ...ctx, secrets: () => undefined });
+  const resolved = resolveActionConfig(type, node.config ?? {}, {
+    ...ctx,
+    secrets: () => undefined,
+  });
   if (!resolved.ok)
-    return { outcome: { kind: "failed", error: { message: resolved.message, class: "user" } }, input: null };
+    return {
+      outcome: { kind: "failed", error: { message: resolved.message, class: "user" } },
+      input: null,
+    };
   const config = resolved.config;
   const entry = handlerFor(type);
   if (entry.kind !== "action") throw new Error(`${type} is not an action step`);
@@ -85,7 +96,9 @@ export async function evaluatePureStep(
   } catch (e) {
     const err = e instanceof Error ? e : new Error(String(e));
     const sf =
-      err instanceof StepFailure ? err : new StepFailure(err.message || "Internal error", "internal");
+      err instanceof StepFailure
+        ? err
+        : new StepFailure(err.message || "Internal error", "internal");
     if (!(err instanceof StepFailure)) log.error("step handler crashed", { err });
     return {
       outcome: {

@@ -78,10 +78,7 @@ async function recorded(runId: string) {
     steps,
     // Per step in order (steps of parallel branches interleave differently); run-level events too.
     events: Object.fromEntries(
-      [...eventsByStep].map(([k, v]) => [
-        k,
-        k === "(run)" ? v.map((x) => (x as [string])[0]) : v,
-      ]),
+      [...eventsByStep].map(([k, v]) => [k, k === "(run)" ? v.map((x) => (x as [string])[0]) : v]),
     ),
   };
 }
@@ -110,7 +107,9 @@ describe("waves: durable steps per run", () => {
           : { id: `s${i}`, type: "transform", config: { value: `{{ input.n }}-${i}` } },
       ),
       edges: Array.from({ length: 39 }, (_, i) =>
-        i % 10 === 5 ? { from: `s${i}`, port: "true", to: `s${i + 1}` } : { from: `s${i}`, to: `s${i + 1}` },
+        i % 10 === 5
+          ? { from: `s${i}`, port: "true", to: `s${i + 1}` }
+          : { from: `s${i}`, to: `s${i + 1}` },
       ),
       output: "{{ steps.s39.output.data }}",
     });
@@ -265,7 +264,10 @@ describe("waves: the same rows, outputs and events as the per-step path", () => 
     expect(byPath.handled!.status).toBe("completed");
     expect(byPath.loose!.status).toBe("failed");
     expect(byPath.after!.status).toBe("completed");
-    expect(byPath.maybe).toMatchObject({ status: "skipped", skipReason: expect.stringMatching(/when_false/) });
+    expect(byPath.maybe).toMatchObject({
+      status: "skipped",
+      skipReason: expect.stringMatching(/when_false/),
+    });
     expect(byPath[n > 5 ? "cold" : "hot"]!.status).toBe("skipped");
     expect(v2.output).toEqual({ join: { last: n > 5 ? n * 2 : "cold", n } });
     // Fewer durable steps: waves and the per-step path's one per step.

@@ -56,7 +56,9 @@ export interface WavePlan {
   attempts: number;
   abort: EngineEnv["abort"];
   /** What to record, in order: skips and cancels, and the pure steps with their outcomes. */
-  entries: ({ kind: "skip"; item: SkipItem } | { kind: "step"; step: WaveStep; outcome: StepOutcome })[];
+  entries: (
+    { kind: "skip"; item: SkipItem } | { kind: "step"; step: WaveStep; outcome: StepOutcome }
+  )[];
   /** Non-pure steps started (and counted) by the wave: the driver launches them after it. */
   launches: WaveStep[];
   finished: RunVerdict | null;
@@ -97,7 +99,9 @@ export async function planWave(
     missing,
   });
   for (;;) {
-    const round = planRound(env, graph, state, scope, counter.abort, (id) => input.inflight.has(id));
+    const round = planRound(env, graph, state, scope, counter.abort, (id) =>
+      input.inflight.has(id),
+    );
     state = round.state;
     for (const item of round.records) entries.push({ kind: "skip", item });
     if (round.finished) return plan(round.finished);
@@ -107,9 +111,17 @@ export async function planWave(
     for (const id of round.toStart) {
       state = markStarted(state, id);
       const node = graph.nodes.get(id)!.step;
-      const step = { id, path: scope.prefix + id, node, ctx: stepContext(env, graph, state, scope, id) };
+      const step = {
+        id,
+        path: scope.prefix + id,
+        node,
+        ctx: stepContext(env, graph, state, scope, id),
+      };
       if (!countAttempt(counter, step.path)) {
-        settled.push({ step, outcome: { kind: "failed", error: { message: counter.abort!.message } } });
+        settled.push({
+          step,
+          outcome: { kind: "failed", error: { message: counter.abort!.message } },
+        });
       } else if (isWaveStep(node)) {
         settled.push({ step });
       } else {
@@ -176,7 +188,10 @@ export async function waveBody(
     return { outcomes, ended };
   }
   await recordWave(rt.db, run, rows, engineNow());
-  await waveTestHooks.afterRecord?.(run.runId, wave.entries.map((e) => (e.kind === "step" ? e.step.path : e.item.path)));
+  await waveTestHooks.afterRecord?.(
+    run.runId,
+    wave.entries.map((e) => (e.kind === "step" ? e.step.path : e.item.path)),
+  );
   return { outcomes };
 }
 
@@ -211,8 +226,7 @@ function attemptRow(step: WaveStep, outcome: StepOutcome, input: unknown): WaveR
       ...(outcome.port ? { port: outcome.port } : {}),
     };
   const error = (outcome.kind === "failed" ? outcome.error : undefined) as
-    | { message?: string; class?: FailureClass; details?: unknown }
-    | undefined;
+    { message?: string; class?: FailureClass; details?: unknown } | undefined;
   return {
     ...base,
     status: "failed",

@@ -352,7 +352,8 @@ export async function writeWave(
   now: Date,
 ): Promise<void> {
   if (!items.length) return;
-  const at = (i: number) => sql`${now.toISOString()}::timestamptz + ${i} * interval '1 microsecond'`;
+  const at = (i: number) =>
+    sql`${now.toISOString()}::timestamptz + ${i} * interval '1 microsecond'`;
   const inserted = new Set<string>();
   for (let from = 0; from < items.length; from += WAVE_CHUNK) {
     const rows = await tx

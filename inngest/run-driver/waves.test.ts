@@ -128,20 +128,22 @@ describe("waves: durable steps per run", () => {
   });
 
   /*
-   *   a ─▶ b ─▶ announce (emit_event) ─▶ c ─▶ d      plan (+ wave a, b) · announce@1 · wave c, d + finish
+   *   a ─▶ announce (emit_event) ─▶ b ─▶ again (emit_event) ─▶ c ─▶ d (return)
+   *   plan (+ wave a) · announce@1 · wave b · again@1 · wave c, d + the finish
    */
-  it("splits a chain at a side effect: the event is written once, with its step", async () => {
+  it("splits a chain at side effects: each event written once, with its step; steps after a wave still run inline", async () => {
     const wf = await e.workflow({
       schemaVersion: 1,
       name: "Announce between waves",
       steps: [
         { id: "a", type: "transform", config: { value: 1 } },
-        { id: "b", type: "transform", config: { value: "{{ steps.a.output.data }}" } },
         {
           id: "announce",
           type: "emit_event",
-          config: { event: "waves.announced", data: { b: "{{ steps.b.output.data }}" } },
+          config: { event: "waves.announced", data: { a: "{{ steps.a.output.data }}" } },
         },
+        { id: "b", type: "transform", config: { value: 2 } },
+        { id: "again", type: "emit_event", config: { event: "waves.again" } },
         { id: "c", type: "transform", config: { value: 3 } },
         { id: "d", type: "return", config: { value: { done: "{{ steps.c.output.data }}" } } },
       ],
@@ -149,22 +151,35 @@ describe("waves: durable steps per run", () => {
     const run = await runOn(2, wf);
     expect(run.status, JSON.stringify(run.error)).toBe("completed");
     expect(run.output).toEqual({ done: 3 });
-    expect(await memo(run.id)).toEqual(["plan", "announce@1", "run~wave#1"]);
-    const events = await e.db.db
-      .select({ data: outbox.payload })
-      .from(outbox)
-      .where(and(eq(outbox.name, "waves.announced")));
-    expect(events).toHaveLength(1);
+    expect(await memo(run.id)).toEqual([
+      "plan",
+      "announce@1",
+      "run~wave#1",
+      "again@1",
+      "run~wave#2",
+    ]);
+    for (const name of ["waves.announced", "waves.again"])
+      expect(await e.db.db.select().from(outbox).where(eq(outbox.name, name))).toHaveLength(1);
+    // A wave counts as a chain only while it runs: had it leaked, `again` would have been tagged
+    // race-mode and planned for a call of its own.
+    const [planned] = await execRows<{ n: number }>(
+      e.db.db,
+      sql`select count(*)::int as n from executor_history h join runs r on r.inngest_run_id = h.run_id
+          where r.id = ${run.id} and h.type = 'step.planned'`,
+    );
+    expect(planned!.n).toBe(0);
     expect(await e.events(run.id)).toEqual([
       "run.queued",
       "run.admitted",
       "run.started",
       "step.started:a",
       "step.completed:a",
-      "step.started:b",
-      "step.completed:b",
       "step.started:announce",
       "step.completed:announce",
+      "step.started:b",
+      "step.completed:b",
+      "step.started:again",
+      "step.completed:again",
       "step.started:c",
       "step.completed:c",
       "step.started:d",
@@ -272,6 +287,41 @@ describe("waves: the same rows, outputs and events as the per-step path", () => 
     expect(v2.output).toEqual({ join: { last: n > 5 ? n * 2 : "cold", n } });
     // Fewer durable steps: waves and the per-step path's one per step.
     expect((await memo(v2.id)).length).toBeLessThan((await memo(v1.id)).length);
+  });
+});
+
+describe("waves: limits count as before", () => {
+  /*
+   *   first ─▶ each (loop over 4 items: x ─▶ y) ─▶ last      maxSteps 6: stops inside iteration 1
+   */
+  it("stops at the same step attempt under maxSteps, with the same rows and events", async () => {
+    const wf = await e.workflow({
+      schemaVersion: 1,
+      name: "Limited",
+      constraints: { maxSteps: 6 },
+      steps: [
+        { id: "first", type: "transform", config: { value: 0 } },
+        {
+          id: "each",
+          type: "loop",
+          config: {
+            items: [1, 2, 3, 4],
+            body: {
+              steps: [
+                { id: "x", type: "transform", config: { value: "{{ loop.item }}" } },
+                { id: "y", type: "transform", config: { value: "{{ steps.x.output.data }}" } },
+              ],
+            },
+          },
+        },
+        { id: "last", type: "transform", config: { value: 1 } },
+      ],
+    });
+    const v2 = await runOn(2, wf);
+    const v1 = await runOn(1, wf);
+    expect(v2.status).toBe("failed");
+    expect(v2.error).toMatchObject({ code: "max_steps" });
+    expect(await recorded(v2.id)).toEqual(await recorded(v1.id));
   });
 });
 

@@ -19,8 +19,18 @@ afterAll(async () => {
   await e?.close();
 });
 
-/** The run's durable steps (executor memo entries), in completion order. */
+/**
+ * The run's durable steps (executor memo entries), in completion order, once its execution ended
+ * (the run row ends inside the last step, before that step's memo is written).
+ */
 async function memo(runId: string): Promise<string[]> {
+  await e.h.until(async () => {
+    const [x] = await execRows<{ status: string }>(
+      e.db.db,
+      sql`select x.status from executor_runs x join runs r on r.inngest_run_id = x.id where r.id = ${runId}`,
+    );
+    return x && !["queued", "running"].includes(x.status) ? x : undefined;
+  }, `the execution of run ${runId} to end`);
   const rows = await execRows<{ name: string }>(
     e.db.db,
     sql`select s.name from executor_steps s join runs r on r.inngest_run_id = s.run_id

@@ -4,7 +4,7 @@
  * (engine version 1), that emit_event between waves stays exactly-once, and that a run whose
  * memoized plan has no engine version (started before waves) finishes on the per-step path.
  */
-import { and, asc, eq, sql } from "drizzle-orm";
+import { asc, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execRows } from "@/db/client";
 import { outbox, runEvents, runs } from "@/db/schema";

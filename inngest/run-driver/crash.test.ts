@@ -84,7 +84,8 @@ describe("engine crash safety", () => {
       target = pg.url!;
     } else target = path.join(dir, "pglite-chain");
     fs.rmSync(path.join(dir, "state.json"), { force: true });
-    child = await start("chain");
+    // The per-step path (engine version 1): with waves the chain is one durable step.
+    child = await start("chain", undefined, { SLUICE_ENGINE_VERSION: "1" });
     const midway = await until(() => {
       const st = state();
       const done = st?.steps.filter((s) => s.status === "completed").length ?? 0;
@@ -121,8 +122,15 @@ describe("engine crash safety", () => {
     } else target = path.join(dir, "pglite-wave");
     fs.rmSync(path.join(dir, "state.json"), { force: true });
     child = await start("wave", undefined, { ENGINE_WAVE_PAUSE: "1" });
-    const paused = await until(() => state()?.pausedInWave && state(), "the b wave to be recorded");
-    expect(paused.steps.filter((s) => s.path.startsWith("b"))).toHaveLength(20);
+    // The state is written every 100 ms: wait for one that read the committed rows too.
+    const paused = await until(
+      () =>
+        state()?.pausedInWave &&
+        state()!.steps.filter((s) => s.path.startsWith("b")).length === 20 &&
+        state(),
+      "the b wave to be recorded",
+    );
+    expect(paused.status).toBe("running");
     child.kill("SIGKILL");
     await new Promise((r) => child!.once("exit", r));
     child = await start("resume", paused.runId);

@@ -194,8 +194,9 @@ async function main() {
     });
   }
   if (env.ENGINE_MODE === "chain") {
-    // A long chain of pure steps: with checkpointing (the default) the SDK runs them inline in a
-    // few requests and checkpoints each one, so a kill lands in the middle of a checkpointed run.
+    // A long chain of pure steps: on the per-step path (the test sets SLUICE_ENGINE_VERSION=1)
+    // with checkpointing (the default) the SDK runs them inline in a few requests and checkpoints
+    // each one, so a kill lands in the middle of a checkpointed run.
     runId = await publishAndStart(db, "Chain", {
       schemaVersion: 1,
       name: "Long chain",

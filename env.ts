@@ -68,6 +68,12 @@ const EnvSchema = z
      * default) is unlimited: a self-hosted instance is not metered unless the operator says so.
      */
     SLUICE_DEFAULT_PLAN: z.enum(PLAN_IDS).default(DEFAULT_PLAN),
+    /**
+     * The run driver's execution model for runs that start from now on (runs in flight keep
+     * theirs): 2 = pure steps in waves, 1 = one durable step per step (a switch back, should
+     * waves misbehave). See ENGINE_VERSION in server/services/run-state/run-plan.ts.
+     */
+    SLUICE_ENGINE_VERSION: z.coerce.number().int().min(1).max(2).default(2),
     /** Schedules may not fire more often than this (seconds between two fire times). */
     SLUICE_SCHEDULE_MIN_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
     /**

@@ -28,6 +28,7 @@ export function getRuntime(): Runtime {
       scheduleMinIntervalSeconds: env.SLUICE_SCHEDULE_MIN_INTERVAL_SECONDS,
       authLockBaseSeconds: env.SLUICE_AUTH_LOCK_BASE_SECONDS,
       defaultPlan: env.SLUICE_DEFAULT_PLAN,
+      engineVersion: env.SLUICE_ENGINE_VERSION,
       repositoryCacheDir: path.resolve(env.SLUICE_DATA_DIR, "repository-cache"),
     },
     log: createLogger({ svc: "sluice" }),

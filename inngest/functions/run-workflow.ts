@@ -5,9 +5,11 @@ import { tightenConstraints, type RunLimits } from "@/lib/workflow/run-limits";
 import { inngest } from "../client";
 import { EVENTS, RUN_WORKFLOW_FUNCTION_ID, RunStartData } from "../events";
 import { finishRunBody, loadPlanBody } from "../run-driver/finish-bodies";
-import { runGraph } from "../run-driver/run-graph";
+import { firstWaveBody, runGraph } from "../run-driver/run-graph";
 import { Semaphore } from "../run-driver/semaphore";
-import type { EngineEnv } from "../run-driver/types";
+import type { EngineEnv, StepTools } from "../run-driver/types";
+import type { WaveMemo } from "../run-driver/waves";
+import type { RunPlan } from "@/server/services/run-state/run-plan";
 import { failRunBody } from "../run-driver/fail-bodies";
 import { pinRepositoryBody } from "../run-driver/repository-bodies";
 
@@ -34,10 +36,19 @@ export const runWorkflow = inngest.createFunction(
   },
   async ({ event, step, runId: executionId }) => {
     const { runId } = RunStartData.parse(event.data);
-    const loaded = await step.run("plan", () => loadPlanBody(runId, executionId));
+    const loaded = await step.run("plan", async () => {
+      const loaded = await loadPlanBody(runId, executionId);
+      // Engine version 2 folds the first wave into this step (unless a repository must be pinned
+      // first): a run that starts with pure steps records them with its plan.
+      if (!loaded.ok || (loaded.plan.engineVersion ?? 1) < 2 || needsPin(loaded.plan))
+        return loaded;
+      const { env, graph, seed } = engine(step, loaded.plan);
+      const firstWave = await firstWaveBody(env, graph, seed);
+      return firstWave ? { ...loaded, firstWave } : loaded;
+    });
     if (!loaded.ok) return { skipped: loaded.reason };
     const plan = loaded.plan;
-    if (plan.repository && !plan.repository.sha) {
+    if (needsPin(plan)) {
       const pinned = await step.run("repository", () => pinRepositoryBody(runId));
       if (!pinned.ok) {
         // The run already ended failed; a parent's invoke must fail with it.
@@ -45,47 +56,23 @@ export const runWorkflow = inngest.createFunction(
         return { failed: pinned.message };
       }
     }
-    const { definition, graph } = compiled(plan.hash, plan.definition, plan.limits);
-    const env: EngineEnv = {
-      step,
-      plan,
-      definition,
-      base: {
-        input: plan.input,
-        vars: definition.variables,
-        run: { id: plan.runId, workflowId: plan.workflowId ?? undefined },
-        trigger: plan.trigger,
-      },
-      slots: new Semaphore(definition.constraints.maxParallel),
-      attempts: 0,
-      maxAttempts: tighterCap(definition.constraints.maxSteps, plan.stepsQuota?.limit)!,
-      ...(plan.stepsQuota && plan.stepsQuota.limit < definition.constraints.maxSteps
-        ? { stepsQuota: plan.stepsQuota }
-        : {}),
-      deadline: Date.parse(plan.deadlineAt),
-      halted: false,
-      danglingWaits: 0,
-      active: 0,
-      waiting: 0,
-    };
-    const seed = plan.seed
-      ? (Object.fromEntries(
-          Object.entries(plan.seed).map(([id, s]) => [id, seedOutcome(s)]),
-        ) as Record<string, StepOutcome>)
-      : undefined;
-    const result = await runGraph(env, graph, { prefix: "" }, seed);
+    const { env, graph, seed, definition } = engine(step, plan);
+    const firstWave = "firstWave" in loaded ? (loaded.firstWave as WaveMemo) : undefined;
+    const result = await runGraph(env, graph, { prefix: "" }, seed, { topLevel: true, firstWave });
     env.halted = true;
-    const finished = await step.run("finish", () =>
-      finishRunBody({
-        runId,
-        verdict: result.verdict,
-        state: result.state,
-        base: env.base,
-        outputTemplate: definition.output,
-        abort: env.abort,
-        leftInFlight: result.leftInFlight + env.danglingWaits,
-      }),
-    );
+    const finished =
+      result.ended ??
+      (await step.run("finish", () =>
+        finishRunBody({
+          runId,
+          verdict: result.verdict,
+          state: result.state,
+          base: env.base,
+          outputTemplate: definition.output,
+          abort: env.abort,
+          leftInFlight: result.leftInFlight + env.danglingWaits,
+        }),
+      ));
     // A child's failure must fail its parent's invoke.
     if (plan.parentRunId && finished.status !== "completed") {
       throw new NonRetriableError(
@@ -98,6 +85,43 @@ export const runWorkflow = inngest.createFunction(
     return finished.output;
   },
 );
+
+function needsPin(plan: RunPlan): boolean {
+  return !!plan.repository && !plan.repository.sha;
+}
+
+/** The run-wide engine state for a plan (rebuilt identically on every replay), its graph and seed. */
+function engine(step: StepTools, plan: RunPlan) {
+  const { definition, graph } = compiled(plan.hash, plan.definition, plan.limits);
+  const env: EngineEnv = {
+    step,
+    plan,
+    definition,
+    base: {
+      input: plan.input,
+      vars: definition.variables,
+      run: { id: plan.runId, workflowId: plan.workflowId ?? undefined },
+      trigger: plan.trigger,
+    },
+    slots: new Semaphore(definition.constraints.maxParallel),
+    attempts: 0,
+    maxAttempts: tighterCap(definition.constraints.maxSteps, plan.stepsQuota?.limit)!,
+    ...(plan.stepsQuota && plan.stepsQuota.limit < definition.constraints.maxSteps
+      ? { stepsQuota: plan.stepsQuota }
+      : {}),
+    deadline: Date.parse(plan.deadlineAt),
+    halted: false,
+    danglingWaits: 0,
+    active: 0,
+    waiting: 0,
+  };
+  const seed = plan.seed
+    ? (Object.fromEntries(
+        Object.entries(plan.seed).map(([id, s]) => [id, seedOutcome(s)]),
+      ) as Record<string, StepOutcome>)
+    : undefined;
+  return { env, graph, seed, definition };
+}
 
 /**
  * Every durable request replays the function from the top, so the pinned definition would be

@@ -20,14 +20,16 @@ let child: ChildProcess | undefined;
 interface State {
   runId: string;
   status?: string;
-  steps: { path: string; attempt: number; status: string }[];
+  steps: { path: string; attempt: number; status: string; output?: unknown }[];
+  pausedInWave?: boolean;
+  completedEvents?: string[];
   events: { name: string; deliveredAt: string | null }[];
   eventRuns: { id: string; status: string; output: unknown }[];
   redelivered?: boolean;
 }
 
 async function start(
-  mode: "setup" | "resume" | "emit" | "chain",
+  mode: "setup" | "resume" | "emit" | "chain" | "wave",
   runId?: string,
   extra: Record<string, string> = {},
 ): Promise<ChildProcess> {
@@ -82,7 +84,8 @@ describe("engine crash safety", () => {
       target = pg.url!;
     } else target = path.join(dir, "pglite-chain");
     fs.rmSync(path.join(dir, "state.json"), { force: true });
-    child = await start("chain");
+    // The per-step path (engine version 1): with waves the chain is one durable step.
+    child = await start("chain", undefined, { SLUICE_ENGINE_VERSION: "1" });
     const midway = await until(() => {
       const st = state();
       const done = st?.steps.filter((s) => s.status === "completed").length ?? 0;
@@ -105,6 +108,50 @@ describe("engine crash safety", () => {
     expect(new Set(done.steps.map((s) => `${s.path}@${s.attempt}`)).size).toBe(done.steps.length);
     expect(done.steps.length - completed.length).toBeLessThanOrEqual(1);
     expect(done.events).toHaveLength(1);
+  }, 300_000);
+
+  /*
+   *   a0 … a9 ─▶ mid (emit_event) ─▶ b0 … b19 ─▶ announce (emit_event)
+   *                                  └ killed here: the wave's rows committed, its result not memoized
+   */
+  it("a run killed in the middle of a wave completes after a restart: every step once with one result, each event once", async () => {
+    if (pg) {
+      await pg.close();
+      pg = await createTestDb("wavecrash");
+      target = pg.url!;
+    } else target = path.join(dir, "pglite-wave");
+    fs.rmSync(path.join(dir, "state.json"), { force: true });
+    child = await start("wave", undefined, { ENGINE_WAVE_PAUSE: "1" });
+    // The state is written every 100 ms: wait for one that read the committed rows too.
+    const paused = await until(
+      () =>
+        state()?.pausedInWave &&
+        state()!.steps.filter((s) => s.path.startsWith("b")).length === 20 &&
+        state(),
+      "the b wave to be recorded",
+    );
+    expect(paused.status).toBe("running");
+    child.kill("SIGKILL");
+    await new Promise((r) => child!.once("exit", r));
+    child = await start("resume", paused.runId);
+    const done = await until(
+      () =>
+        state()?.status === "completed" && state()!.events.every((e) => e.deliveredAt) && state(),
+      "the run to complete",
+      120_000,
+    );
+    child.kill("SIGKILL");
+    const chain = (p: string, n: number) => Array.from({ length: n }, (_, i) => `${p}${i}`);
+    const expected = [...chain("a", 10), "mid", ...chain("b", 20), "announce"];
+    expect(done.steps.map((s) => s.path).sort()).toEqual([...expected].sort());
+    expect(done.steps.every((s) => s.status === "completed" && s.attempt === 1)).toBe(true);
+    // The wave ran twice (before and after the kill); its steps were recorded once, with the
+    // first execution's results, and the run went on with results equal to them.
+    const data = (p: string) =>
+      (done.steps.find((s) => s.path === p)!.output as { data: string }).data;
+    for (let i = 1; i < 20; i++) expect(data(`b${i}`)).toBe(`b${data(`b${i - 1}`)}`);
+    expect([...(done.completedEvents ?? [])].sort()).toEqual([...expected].sort());
+    expect(done.events.map((e) => e.name).sort()).toEqual(["crash.done", "crash.mid"]);
   }, 300_000);
 
   it("an event committed but not delivered when the process is killed is delivered exactly once after restart", async () => {

@@ -34,18 +34,13 @@ import type {
 } from "@/lib/workflow/dry-run-types";
 import { createLogger } from "@/lib/log";
 import type { RunPlan } from "@/server/services/run-state/run-plan";
-import { handlerFor } from "../actions/registry";
-import { StepFailure, type ActionContext } from "../actions/types";
-import { resolveActionConfig } from "./action-attempt";
 import { countAttempt, runLoopIterations, type LoopStart } from "./execute-step";
 import { runEnding } from "./finish-bodies";
 import { resolveLoopStart } from "./loop-bodies";
+import { evaluatePureStep as evaluatePure, PURE_STEP_TYPES } from "./pure-step";
 import { runGraph } from "./run-graph";
 import { Semaphore } from "./semaphore";
 import type { EngineEffects, EngineEnv, EngineNode, Scope, StepTools } from "./types";
-
-/** Step types evaluated for real: no I/O, their output depends only on the run context. */
-const PURE_TYPES: ReadonlySet<string> = new Set(["transform", "condition", "return"]);
 
 /**
  * A run is `not_comparable` when more than this share of the steps the proposal would execute
@@ -270,7 +265,7 @@ async function simulateStep(
   recorded: Map<string, RecordedStep>,
   log: SimLog,
 ): Promise<StepOutcome> {
-  if (PURE_TYPES.has(node.type)) {
+  if (PURE_STEP_TYPES.has(node.type)) {
     // Production would resolve the secrets; the dry run has none, so it cannot know the value.
     if (collectReferences(node.config ?? {}).secrets.length > 0) {
       log.notComparable.add(path);
@@ -322,8 +317,7 @@ function recordedOutcome(rec: RecordedStep | undefined, node: EngineNode): StepO
 }
 
 /**
- * One attempt of a pure step, as `runActionAttempt` does it minus the recording: templates
- * resolved (without secrets), the config parsed by the type's schema, then the real handler.
+ * One attempt of a pure step, as production evaluates it (pure-step.ts) minus the recording.
  * Pure steps fail only with user or internal failures, which production never retries.
  */
 export async function evaluatePureStep(
@@ -332,60 +326,10 @@ export async function evaluatePureStep(
   node: EngineNode,
   ctx: TemplateContext,
 ): Promise<StepOutcome> {
-  const type = node.type as StepType;
-  const resolved = resolveActionConfig(type, node.config ?? {}, ctx);
-  if (!resolved.ok) return { kind: "failed", error: { message: resolved.message, class: "user" } };
-  const config = resolved.config;
-  const entry = handlerFor(type);
-  if (entry.kind !== "action") throw new Error(`${type} is not an action step`);
-  try {
-    const result = await entry.handler(actionContext(env, path, node, config, ctx));
-    const output = { type, data: result.data ?? null, meta: result.meta ?? {} };
-    return { kind: "completed", ...(result.port ? { port: result.port } : {}), output };
-  } catch (e) {
-    const sf =
-      e instanceof StepFailure
-        ? e
-        : new StepFailure((e as Error)?.message || "Internal error", "internal");
-    return {
-      kind: "failed",
-      error: {
-        message: sf.message,
-        class: sf.failureClass,
-        ...(Object.keys(sf.details).length ? { details: sf.details } : {}),
-      },
-    };
-  }
+  return (await evaluatePure(env, path, node, ctx, dryRunLog)).outcome;
 }
 
 const dryRunLog = createLogger({ component: "dry-run" });
-
-function actionContext(
-  env: EngineEnv,
-  path: string,
-  node: EngineNode,
-  config: unknown,
-  ctx: TemplateContext,
-): ActionContext {
-  return {
-    workspaceId: env.plan.workspaceId,
-    workflowId: env.plan.workflowId,
-    runId: env.plan.runId,
-    rootRunId: env.plan.rootRunId,
-    stepId: node.id,
-    stepPath: path,
-    attempt: 1,
-    idempotencyKey: `${env.plan.rootRunId}:${path}:1`,
-    config,
-    signal: new AbortController().signal,
-    deadline: env.deadline,
-    policy: { scriptStepsEnabled: false, allowedPrivateHosts: [], forbiddenStepTypes: [] },
-    log: dryRunLog,
-    scratchDir: () => Promise.reject(new Error("a dry run has no scratch directory")),
-    secretValues: [],
-    templateContext: ctx,
-  };
-}
 
 /** A loop's items, by the production rule (`resolveLoopStart`), nothing recorded. */
 export function beginLoop(

@@ -67,6 +67,7 @@ describe("run engine: SDK requests per step", () => {
    *
    *   a ─┬─▶ j                 parallel branches: tagged race-mode, planned and called one by one
    *   b ─┘
+   * The steps are emit_event (not pure: pure steps run in waves, see waves.test.ts).
    */
   const history = async (runId: string) => {
     const rows = await execRows<{ type: string; n: number }>(
@@ -83,8 +84,8 @@ describe("run engine: SDK requests per step", () => {
       name: "Lone chain",
       steps: Array.from({ length: 10 }, (_, i) => ({
         id: `s${i}`,
-        type: "transform",
-        config: { value: i },
+        type: "emit_event",
+        config: { event: "lone.step", data: { i } },
       })),
     });
     const runId = await e.start(wf);
@@ -99,9 +100,9 @@ describe("run engine: SDK requests per step", () => {
       schemaVersion: 1,
       name: "Two branches",
       steps: [
-        { id: "a", type: "transform", config: { value: 1 } },
-        { id: "b", type: "transform", config: { value: 2 } },
-        { id: "j", type: "transform", config: { value: 3 } },
+        { id: "a", type: "emit_event", config: { event: "branch.a" } },
+        { id: "b", type: "emit_event", config: { event: "branch.b" } },
+        { id: "j", type: "emit_event", config: { event: "branch.j" } },
       ],
       edges: [
         { from: "a", to: "j" },

@@ -41,6 +41,7 @@ export async function executeStep(
   scope: Scope,
   node: Node,
   ctx: TemplateContext,
+  opts?: { counted?: boolean },
 ): Promise<StepOutcome> {
   const path = scope.prefix + node.id;
   const key = (attempt: number): AttemptKey => ({
@@ -52,7 +53,8 @@ export async function executeStep(
     attempt,
   });
   if (env.halted) return HALTED;
-  if (!countAttempt(env, path)) return { kind: "failed", error: { message: env.abort!.message } };
+  if (!opts?.counted && !countAttempt(env, path))
+    return { kind: "failed", error: { message: env.abort!.message } };
   const entry = handlerFor(node.type as StepType);
   if (entry.kind === "action") return runAction(env, node, path, key, ctx);
   switch (node.type) {

@@ -7,6 +7,7 @@ import {
   type TemplateContext,
 } from "@/lib/workflow";
 import { finishRun } from "@/server/services/run-state/finish-run";
+import { writeWave, type WaveRecord } from "@/server/services/run-state/step-records";
 import { loadRunPlan } from "@/server/services/run-state/run-plan";
 import { engineNow, engineRuntime } from "./runtime";
 
@@ -60,7 +61,17 @@ export function runEnding(a: {
   }
 }
 
-/** Ends the run with the verdict (see runEnding). */
+/** How a run ended, as the finish step memoizes it. */
+export interface RunEnded {
+  status: string;
+  output: unknown;
+  error: Record<string, unknown> | null;
+}
+
+/**
+ * Ends the run with the verdict (see runEnding). `wave`: the rows of the wave that ended the run,
+ * written in the same transaction (waves.ts).
+ */
 export async function finishRunBody(a: {
   runId: string;
   verdict: RunVerdict;
@@ -69,9 +80,12 @@ export async function finishRunBody(a: {
   outputTemplate: unknown;
   abort?: { status: string; reason: string; message: string };
   leftInFlight: number;
-}) {
+  wave?: WaveRecord[];
+}): Promise<RunEnded> {
   const { db, config } = await engineRuntime();
   const { status, output, error } = runEnding(a);
+  const now = engineNow();
+  const wave = a.wave;
   const done = await finishRun(
     db,
     config,
@@ -83,7 +97,10 @@ export async function finishRunBody(a: {
       reason: a.abort?.reason ?? a.verdict.reason,
       stopExecution: a.leftInFlight > 0,
     },
-    engineNow(),
+    now,
+    wave?.length
+      ? (tx, run) => writeWave(tx, { runId: a.runId, workspaceId: run.workspaceId }, wave, now)
+      : undefined,
   );
   return { status: done.changed ? status : done.status, output, error };
 }

@@ -23,6 +23,7 @@ import { defaultBackoff } from "../executor/options";
 import { TEST_APP_URL } from "../executor/testing";
 import { inProcessTransport, type ServeHandler } from "../executor/transport";
 import { functions } from "../functions";
+import { getRuntime } from "@/server/runtime";
 import { fanOut, fanOutInLoop, fanOutStages } from "./test-fixtures/parallel-shapes";
 import { startEngineHarness, type EngineHarness } from "./testing";
 
@@ -37,7 +38,12 @@ let second: Executor;
 let perStepMs = 0;
 let seq = 0;
 
+let engineVersion: number | undefined;
 beforeAll(async () => {
+  // The shapes are transforms: on the per-step path (engine version 1) each is a durable step of
+  // its own, the parallel race-mode steps this suite is about. With waves they would be one step.
+  engineVersion = getRuntime().config.engineVersion;
+  getRuntime().config.engineVersion = 1;
   e = await startEngineHarness("par-stall", { executor: { backoff: defaultBackoff } });
   // A second executor on the same database claims jobs too (two app instances).
   second = createExecutor({
@@ -83,6 +89,7 @@ async function measureBaseline() {
 afterAll(async () => {
   await second?.stop();
   await e?.close();
+  getRuntime().config.engineVersion = engineVersion;
 });
 
 type RunRow = typeof runs.$inferSelect;

@@ -1,13 +1,7 @@
 import {
-  abortRun,
-  applyDecisions,
   applyOutcome,
-  contextForStep,
-  evaluateCondition,
   initialState,
   markStarted,
-  nextActions,
-  type Condition,
   type RunState,
   type RunVerdict,
   type StepOutcome,
@@ -16,29 +10,61 @@ import {
 } from "@/lib/workflow";
 import { recordSkipsBody } from "./record-bodies";
 import { executeStep } from "./execute-step";
+import type { RunEnded } from "./finish-bodies";
+import { planRound, stepContext } from "./planning";
 import { sid, type EngineEffects, type EngineEnv, type EngineNode, type Scope } from "./types";
+import {
+  planWave,
+  verdictWithAbort,
+  waveBody,
+  waveNeedsStep,
+  type WaveInput,
+  type WaveMemo,
+} from "./waves";
 
 export interface GraphResult {
   verdict: RunVerdict;
   state: RunState;
   /** Steps still in flight when the graph halted (their durable work may still finish). */
   leftInFlight: number;
+  /** The run's end, already written with the wave that decided it (`topLevel` graphs only). */
+  ended?: RunEnded;
+}
+
+export interface RunGraphOptions {
+  /** The run's own graph (not a loop body): a wave that ends it also finishes the run. */
+  topLevel?: boolean;
+  /** The first wave, already run and recorded by the plan step (`firstWaveBody`). */
+  firstWave?: WaveMemo;
 }
 
 type Node = EngineNode;
 
 /**
  * Production effects: each step runs through durable steps (`executeStep`), and each planning
- * round's skips are recorded in one durable step whose id is stable across replays.
+ * round's skips (engine version 1) or each wave (version 2) is recorded in one durable step whose
+ * id is stable across replays.
  */
 export const durableEffects: EngineEffects = {
   // A call, not a reference: execute-step imports this module back (loops), so the binding may
   // not be initialized yet when this object is built.
-  execute: (env, scope, node, ctx) => executeStep(env, scope, node, ctx),
+  execute: (env, scope, node, ctx, opts) => executeStep(env, scope, node, ctx, opts),
   async recordSkips(env, scope, round, items) {
     await env.step.run(sid(env, `${scope.prefix || "run"}~skip#${round}`), () =>
       recordSkipsBody({ runId: env.plan.runId, workspaceId: env.plan.workspaceId, items }),
     );
+  },
+  async wave<T>(env: EngineEnv, scope: Scope, n: number, body: () => Promise<T>) {
+    // A wave is one durable step attempt of the run: it takes a maxParallel slot, and counts as a
+    // chain in flight while it runs (race-mode tag when other chains run alongside).
+    await env.slots.acquire();
+    env.active++;
+    try {
+      return (await env.step.run(sid(env, `${scope.prefix || "run"}~wave#${n}`), body)) as T;
+    } finally {
+      env.active--;
+      env.slots.release();
+    }
   },
 };
 
@@ -48,108 +74,105 @@ export const durableEffects: EngineEffects = {
  * the steps in flight, which the durable executor replays deterministically (the memo stack is in
  * completion order and steps are tagged `parallelMode: race`). What a step does is `env.effects`
  * (durable in production, simulated in the proposal dry run); the planning here is shared.
+ * Runs whose plan says engine version 2 plan in waves (waves.ts): pure steps are evaluated and
+ * recorded together, one durable step per wave; other steps run one by one as before.
  */
 export async function runGraph(
   env: EngineEnv,
   graph: WorkflowGraph<Node>,
   scope: Scope,
   seed?: Record<string, StepOutcome>,
+  opts: RunGraphOptions = {},
 ): Promise<GraphResult> {
   const effects = env.effects ?? durableEffects;
-  let state = initialState(graph);
-  if (seed) {
-    for (const [id, outcome] of Object.entries(seed)) {
-      if (!graph.nodes.has(id) || outcome.kind === "cancelled") continue;
-      if (outcome.kind === "skipped") {
-        state = applyOutcome(state, id, outcome);
-      } else {
-        state = applyOutcome(markStarted(state, id), id, outcome);
-      }
-    }
-  }
+  const waves = effects.wave !== undefined && (env.plan.engineVersion ?? 1) >= 2;
+  let state = seededState(graph, seed);
   const inflight = new Map<string, Promise<{ id: string; outcome: StepOutcome }>>();
   let round = 0;
+  let waveNo = 0;
+  let firstWave = opts.firstWave;
   for (;;) {
-    if (env.abort && !state.abort)
-      state = abortRun(
+    let toStart: { id: string; ctx: TemplateContext; counted?: boolean }[];
+    let recorded = false;
+    if (waves && !env.halted) {
+      const input: WaveInput = {
         state,
-        env.abort.status === "timed_out" ? "timed_out" : "cancelled",
-        env.abort.reason,
-      );
-    const actions = nextActions(graph, state);
-    state = applyDecisions(state, actions);
-    const notStarted = [
-      ...actions.skip.map((s) => ({
-        stepId: s.stepId,
-        status: "skipped" as const,
-        reason: s.reason,
-        detail: s.detail,
-      })),
-      ...actions.cancel
-        .filter((c) => !inflight.has(c.stepId))
-        .map((c) => ({ stepId: c.stepId, status: c.status, reason: c.reason })),
-    ];
-    const whenSkips: { stepId: string; status: "skipped"; reason: string; detail: string }[] = [];
-    const toStart: string[] = [];
-    if (!actions.finished) {
-      for (const id of actions.start) {
-        const node = graph.nodes.get(id)!.step;
-        if (
-          node.when !== undefined &&
-          !evaluateWhen(node.when, stepContext(env, graph, state, scope, id))
-        ) {
-          state = applyOutcome(state, id, { kind: "skipped", reason: "when_false" });
-          whenSkips.push({
-            stepId: id,
-            status: "skipped",
-            reason: "when_false",
-            detail: "its `when` condition is false",
-          });
-        } else {
-          toStart.push(id);
-        }
-      }
-    }
-    const records = [...notStarted, ...whenSkips];
-    if (records.length && !env.halted) {
-      round++;
-      await effects.recordSkips(
-        env,
-        scope,
-        round,
-        records.map((r) => ({
-          stepId: r.stepId,
-          path: scope.prefix + r.stepId,
-          stepType: graph.nodes.get(r.stepId)!.type,
-          status: r.status,
-          reason: r.reason,
-          detail: "detail" in r ? (r.detail as string | undefined) : undefined,
-        })),
-      );
-    }
-    if (actions.finished) {
-      if (inflight.size) effects.abandon?.(env, scope, [...inflight.keys()]);
-      return {
-        verdict: applyAbortOverride(env, actions.finished),
-        state,
-        leftInFlight: inflight.size,
+        attempts: env.attempts,
+        abort: env.abort,
+        inflight: new Set(inflight.keys()),
       };
+      // Planned without evaluating first: a wave with nothing to evaluate or record needs no step.
+      let wave = await planWave(env, graph, scope, input, async () => undefined);
+      let memo: WaveMemo | undefined;
+      if (firstWave || waveNeedsStep(wave)) {
+        memo =
+          firstWave ??
+          (await effects.wave!(env, scope, ++waveNo, () =>
+            waveBody(
+              env,
+              graph,
+              scope,
+              input,
+              opts.topLevel ? { leftInFlight: inflight.size + env.danglingWaits } : undefined,
+            ),
+          ));
+        firstWave = undefined;
+        const outcomes = new Map(memo.outcomes);
+        wave = await planWave(env, graph, scope, input, async (s) => outcomes.get(s.id));
+        if (wave.missing)
+          throw new Error(
+            `Wave ${waveNo} of ${scope.prefix || "the run"} planned differently from its recorded outcomes (a bug)`,
+          );
+      }
+      state = wave.state;
+      env.attempts += wave.attempts - input.attempts;
+      env.abort ??= wave.abort;
+      if (wave.finished) {
+        if (inflight.size) effects.abandon?.(env, scope, [...inflight.keys()]);
+        return {
+          verdict: verdictWithAbort(wave.finished, env.abort),
+          state,
+          leftInFlight: inflight.size,
+          ...(memo?.ended ? { ended: memo.ended } : {}),
+        };
+      }
+      toStart = wave.launches.map((l) => ({ id: l.id, ctx: l.ctx, counted: true }));
+    } else {
+      const r = planRound(env, graph, state, scope, env.abort, (id) => inflight.has(id));
+      state = r.state;
+      if (r.records.length && !env.halted) {
+        round++;
+        await effects.recordSkips(env, scope, round, r.records);
+      }
+      recorded = r.records.length > 0;
+      if (r.finished) {
+        if (inflight.size) effects.abandon?.(env, scope, [...inflight.keys()]);
+        return {
+          verdict: verdictWithAbort(r.finished, env.abort),
+          state,
+          leftInFlight: inflight.size,
+        };
+      }
+      if (r.whenSkipped) continue; // re-plan: skipped steps may unblock or skip others
+      toStart = r.toStart.map((id) => {
+        state = markStarted(state, id);
+        return { id, ctx: stepContext(env, graph, state, scope, id) };
+      });
     }
-    if (whenSkips.length) continue; // re-plan: skipped steps may unblock or skip others
 
     // Count the new chains before creating any durable step, so each sees whether it has company.
     env.active += toStart.length;
-    for (const id of toStart) {
-      state = markStarted(state, id);
-      const ctx = stepContext(env, graph, state, scope, id);
-      const node = graph.nodes.get(id)!.step;
+    for (const s of toStart) {
+      const node = graph.nodes.get(s.id)!.step;
       inflight.set(
-        id,
-        effects.execute(env, scope, node, ctx).then((outcome) => ({ id, outcome })),
+        s.id,
+        effects
+          .execute(env, scope, node, s.ctx, s.counted ? { counted: true } : undefined)
+          .then((outcome) => ({ id: s.id, outcome })),
       );
     }
     if (inflight.size === 0) {
-      if (toStart.length === 0 && records.length === 0) {
+      if (toStart.length === 0 && !recorded) {
         throw new Error(
           `The run made no progress (${scope.prefix || "top level"}): a bug in the scheduler`,
         );
@@ -166,31 +189,37 @@ export async function runGraph(
   }
 }
 
-function applyAbortOverride(env: EngineEnv, verdict: RunVerdict): RunVerdict {
-  if (env.abort?.status === "failed" && verdict.reason === "aborted")
-    return { ...verdict, status: "failed" };
-  return verdict;
+/** The graph's initial state with a rerun's reused outcomes applied. */
+function seededState(graph: WorkflowGraph<Node>, seed?: Record<string, StepOutcome>): RunState {
+  let state = initialState(graph);
+  for (const [id, outcome] of Object.entries(seed ?? {})) {
+    if (!graph.nodes.has(id) || outcome.kind === "cancelled") continue;
+    state =
+      outcome.kind === "skipped"
+        ? applyOutcome(state, id, outcome)
+        : applyOutcome(markStarted(state, id), id, outcome);
+  }
+  return state;
 }
 
-function stepContext(
+/**
+ * The body of the plan step's share of the run (engine version 2): the top-level graph's first
+ * wave, recorded — and if it ends the run, the run finished — before the plan step's result is
+ * memoized. Undefined when the run starts with nothing to evaluate or record.
+ */
+export async function firstWaveBody(
   env: EngineEnv,
   graph: WorkflowGraph<Node>,
-  state: RunState,
-  scope: Scope,
-  id: string,
-): TemplateContext {
-  return contextForStep(graph, state, id, {
-    ...env.base,
-    ...(scope.loop ? { loop: scope.loop } : {}),
-    ...(scope.outer ? { steps: scope.outer } : {}),
-  });
-}
-
-function evaluateWhen(when: unknown, ctx: TemplateContext): boolean {
-  try {
-    return evaluateCondition(when as Condition, ctx);
-  } catch {
-    // A `when` that cannot be evaluated (e.g. a missing path) counts as false: the step is skipped.
-    return false;
-  }
+  seed?: Record<string, StepOutcome>,
+): Promise<WaveMemo | undefined> {
+  const scope: Scope = { prefix: "" };
+  const input: WaveInput = {
+    state: seededState(graph, seed),
+    attempts: env.attempts,
+    abort: env.abort,
+    inflight: new Set(),
+  };
+  if (!waveNeedsStep(await planWave(env, graph, scope, input, async () => undefined)))
+    return undefined;
+  return waveBody(env, graph, scope, input, { leftInFlight: env.danglingWaits });
 }

@@ -68,12 +68,16 @@ export interface SkipItem {
 
 /** The side of the driver that touches the world; `runGraph` itself only plans. */
 export interface EngineEffects {
-  /** Runs one started step to its final outcome (retries included). */
+  /**
+   * Runs one started step to its final outcome (retries included). `counted`: a wave already
+   * counted its first attempt (constraints.maxSteps) when it started it.
+   */
   execute(
     env: EngineEnv,
     scope: Scope,
     node: EngineNode,
     ctx: TemplateContext,
+    opts?: { counted?: boolean },
   ): Promise<StepOutcome>;
   /** Records one planning round's skips; `round` numbers the rounds of this graph (stable ids). */
   recordSkips(env: EngineEnv, scope: Scope, round: number, items: SkipItem[]): Promise<void>;
@@ -83,6 +87,11 @@ export interface EngineEffects {
    * is nothing to do; the scripted simulation records them as cancelled.
    */
   abandon?(env: EngineEnv, scope: Scope, stepIds: string[]): void;
+  /**
+   * Runs a wave's body in one durable step numbered `n` within the scope (waves.ts). Absent: pure
+   * steps run one by one through `execute` (the simulations, which have nothing to batch).
+   */
+  wave?<T>(env: EngineEnv, scope: Scope, n: number, body: () => Promise<T>): Promise<T>;
 }
 
 /**

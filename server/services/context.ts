@@ -29,6 +29,8 @@ export interface ServiceConfig {
   authLockBaseSeconds?: number;
   /** The quota plan of workspaces without one (SLUICE_DEFAULT_PLAN; absent = enterprise, unlimited). */
   defaultPlan?: PlanId;
+  /** Engine version new runs get (run-state/run-plan.ts ENGINE_VERSION; absent: the latest). */
+  engineVersion?: number;
   /** Where the per-workspace bare caches of repository context live (default: a temp folder). */
   repositoryCacheDir?: string;
 }

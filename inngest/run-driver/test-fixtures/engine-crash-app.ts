@@ -21,6 +21,7 @@ import {
   approvals,
   memberships,
   outbox,
+  runEvents,
   runSteps,
   runs,
   triggers,
@@ -51,9 +52,10 @@ import { inngest } from "../../client";
 import { createExecutor } from "../../executor/executor";
 import { defaultBackoff } from "../../executor/options";
 import { functions } from "../../functions";
+import { waveTestHooks } from "../waves";
 
 const env = process.env;
-const g: { forgotten: boolean; hookPath?: string } = { forgotten: false };
+const g: { forgotten: boolean; hookPath?: string; pausedInWave?: boolean } = { forgotten: false };
 
 const ANNOUNCE = {
   id: "announce",
@@ -192,8 +194,9 @@ async function main() {
     });
   }
   if (env.ENGINE_MODE === "chain") {
-    // A long chain of pure steps: with checkpointing (the default) the SDK runs them inline in a
-    // few requests and checkpoints each one, so a kill lands in the middle of a checkpointed run.
+    // A long chain of pure steps: on the per-step path (the test sets SLUICE_ENGINE_VERSION=1)
+    // with checkpointing (the default) the SDK runs them inline in a few requests and checkpoints
+    // each one, so a kill lands in the middle of a checkpointed run.
     runId = await publishAndStart(db, "Chain", {
       schemaVersion: 1,
       name: "Long chain",
@@ -204,6 +207,33 @@ async function main() {
           type: "transform",
           config: { value: i },
         })),
+        ANNOUNCE,
+      ],
+    });
+  }
+  if (env.ENGINE_MODE === "wave") {
+    // Pure chains around a side effect: a0…a9 (first wave) ─▶ mid (emit_event) ─▶ b0…b19 (a wave
+    // of its own) ─▶ announce. ENGINE_WAVE_PAUSE=1 holds the b wave after its rows committed and
+    // before its result is memoized, so the parent can kill the process right there.
+    if (env.ENGINE_WAVE_PAUSE === "1")
+      waveTestHooks.afterRecord = async (_runId, paths) => {
+        if (!paths.includes("b0")) return;
+        g.pausedInWave = true;
+        await new Promise(() => undefined);
+      };
+    const chain = (prefix: string, n: number) =>
+      Array.from({ length: n }, (_, i) => ({
+        id: `${prefix}${i}`,
+        type: "transform",
+        config: { value: `${prefix}{{ lastOutput.data }}` },
+      }));
+    runId = await publishAndStart(db, "Wave", {
+      schemaVersion: 1,
+      name: "Waves",
+      steps: [
+        ...chain("a", 10),
+        { id: "mid", type: "emit_event", config: { event: "crash.mid", data: { ok: true } } },
+        ...chain("b", 20),
         ANNOUNCE,
       ],
     });
@@ -222,14 +252,23 @@ async function main() {
       ? await db.select({ status: runs.status }).from(runs).where(eq(runs.id, runId))
       : [];
     const steps = await db
-      .select({ path: runSteps.path, attempt: runSteps.attempt, status: runSteps.status })
+      .select({
+        path: runSteps.path,
+        attempt: runSteps.attempt,
+        status: runSteps.status,
+        output: runSteps.output,
+      })
       .from(runSteps)
       .where(eq(runSteps.runId, runId!))
       .orderBy(asc(runSteps.createdAt));
     const events = await db
       .select({ name: outbox.name, deliveredAt: outbox.deliveredAt, attempts: outbox.attempts })
       .from(outbox)
-      .where(inArray(outbox.name, ["crash.done", "order.paid"]));
+      .where(inArray(outbox.name, ["crash.done", "crash.mid", "order.paid"]));
+    const stepEvents = await db
+      .select({ type: runEvents.type, path: runEvents.stepPath })
+      .from(runEvents)
+      .where(and(eq(runEvents.runId, runId!), inArray(runEvents.type, ["step.completed"])));
     const eventRuns = await db
       .select({ id: runs.id, status: runs.status, output: runs.output })
       .from(runs)
@@ -241,6 +280,8 @@ async function main() {
       events,
       eventRuns,
       redelivered: g.forgotten,
+      pausedInWave: g.pausedInWave ?? false,
+      completedEvents: stepEvents.map((e) => e.path),
     });
   };
   await report();

@@ -1,6 +1,6 @@
 import "server-only";
 import { and, eq, inArray, lt } from "drizzle-orm";
-import type { Db } from "@/db/client";
+import type { Db, Tx } from "@/db/client";
 import { approvals, runs, runSteps, tasks, workflows } from "@/db/schema";
 import type { TerminalRunStatus } from "@/lib/workflow";
 import { INLINE_WORKFLOW_NAME } from "@/lib/schemas/runs";
@@ -56,10 +56,13 @@ export async function finishRun(
   config: ServiceConfig,
   args: FinishArgs,
   now: Date,
+  /** Writes that commit with the finish whatever it decides (the rows of the run's last wave). */
+  first?: (tx: Tx, run: { workspaceId: string }) => Promise<void>,
 ): Promise<{ changed: boolean; status: string }> {
   return db.transaction(async (tx) => {
     const [run] = await tx.select().from(runs).where(eq(runs.id, args.runId)).for("update");
     if (!run) return { changed: false, status: "missing" };
+    if (first) await first(tx, run);
     if (!(UNFINISHED_RUN_STATUSES as readonly string[]).includes(run.status))
       return { changed: false, status: run.status };
     if (args.unlessProcessAlive && run.status === "cancel_requested") {

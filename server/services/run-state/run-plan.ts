@@ -11,8 +11,17 @@ import { appendRunEvents } from "../runs/run-events";
 import { contentOf } from "../workflows/version-content";
 import { EXECUTING_STATUSES } from "@/lib/workflow/status";
 
+/**
+ * The run driver's execution model, memoized with the plan so a run finishes on the path it
+ * started on: 2 = pure steps run in waves (inngest/run-driver/waves.ts). Plans memoized before
+ * waves have none and keep one durable step per step.
+ */
+export const ENGINE_VERSION = 2;
+
 /** Everything the orchestrator needs, loaded once per run (memoized by the durable step). */
 export interface RunPlan {
+  /** See ENGINE_VERSION; absent = 1. */
+  engineVersion?: number;
   runId: string;
   workspaceId: string;
   /** Null for an inline run. */
@@ -55,7 +64,7 @@ export async function loadRunPlan(
   runId: string,
   now: Date,
   executionId?: string,
-  config: Pick<ServiceConfig, "defaultPlan"> = {},
+  config: Pick<ServiceConfig, "defaultPlan" | "engineVersion"> = {},
 ): Promise<LoadPlanResult> {
   return db.transaction(async (tx) => {
     const [run] = await tx.select().from(runs).where(eq(runs.id, runId)).for("update");
@@ -99,9 +108,12 @@ export async function loadRunPlan(
     const initiatorUserId = run.initiatorType === "user" ? run.initiatorId : run.accountableUserId;
     const quota = await loadWorkspaceQuota(tx, run.workspaceId, config);
     const stepsLimit = quota.limits.stepsPerRun;
+    // Version 1 plans carry no version, exactly like the plans memoized before versions existed.
+    const engineVersion = config.engineVersion ?? ENGINE_VERSION;
     return {
       ok: true,
       plan: {
+        ...(engineVersion >= 2 ? { engineVersion } : {}),
         runId,
         workspaceId: run.workspaceId,
         workflowId: run.workflowId,

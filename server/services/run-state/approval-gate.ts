@@ -7,7 +7,8 @@ import { newId } from "@/lib/ids";
 import type { Keys } from "../../keys";
 import { appendRunEvents } from "../runs/run-events";
 import { signResumeToken } from "../approvals/resume-token";
-import { beginAttempt, markAttemptWaiting, type AttemptKey } from "./step-records";
+import { openGate } from "./open-gate";
+import type { AttemptKey } from "./step-records";
 
 export interface OpenApprovalArgs {
   key: AttemptKey;
@@ -48,74 +49,66 @@ export async function openApproval(
   keys: Keys,
   a: OpenApprovalArgs,
 ): Promise<{ approvalId: string; expiresAt: string; resumeToken: string }> {
-  await beginAttempt(db, a.key, {
-    input: { prompt: a.prompt, items: a.items, approvers: a.approvers, quorum: a.quorum },
+  const row = await openGate(db, {
+    key: a.key,
     now: a.now,
-  });
-  const row = await db.transaction(async (tx) => {
-    const [created] = await tx
-      .insert(approvals)
-      .values({
-        id: newId("apr"),
-        workspaceId: a.key.workspaceId,
-        runId: a.key.runId,
-        workflowId: a.workflowId,
-        stepId: a.key.stepId,
-        stepPath: a.key.path,
-        attempt: a.key.attempt,
-        status: "pending",
-        prompt: a.prompt,
-        items: a.items ?? null,
-        approvers: a.approvers,
-        quorum: a.quorum,
-        allowInitiator: a.allowInitiator,
-        initiatorUserId: a.initiatorUserId,
-        onTimeout: a.onTimeout,
-        shownHash: shownHash(a.prompt, a.items),
-        expiresAt: a.expiresAt,
-        form: a.form ?? null,
-        priority: a.priority ?? "normal",
-        dueAt: a.dueAt ?? null,
-        createdAt: a.now,
-      })
-      .onConflictDoNothing()
-      .returning();
-    if (created) {
-      await appendRunEvents(
-        tx,
-        [
-          {
-            runId: a.key.runId,
-            workspaceId: a.key.workspaceId,
-            type: "approval.requested",
-            stepPath: a.key.path,
-            data: {
-              approvalId: created.id,
-              prompt: a.prompt,
-              quorum: a.quorum,
-              expiresAt: a.expiresAt.toISOString(),
-              priority: a.priority ?? "normal",
-              ...(a.dueAt ? { dueAt: a.dueAt.toISOString() } : {}),
-            },
-          },
-        ],
-        a.now,
-      );
+    attemptInput: { prompt: a.prompt, items: a.items, approvers: a.approvers, quorum: a.quorum },
+    insert: async (tx) => {
+      const [created] = await tx
+        .insert(approvals)
+        .values({
+          id: newId("apr"),
+          workspaceId: a.key.workspaceId,
+          runId: a.key.runId,
+          workflowId: a.workflowId,
+          stepId: a.key.stepId,
+          stepPath: a.key.path,
+          attempt: a.key.attempt,
+          status: "pending",
+          prompt: a.prompt,
+          items: a.items ?? null,
+          approvers: a.approvers,
+          quorum: a.quorum,
+          allowInitiator: a.allowInitiator,
+          initiatorUserId: a.initiatorUserId,
+          onTimeout: a.onTimeout,
+          shownHash: shownHash(a.prompt, a.items),
+          expiresAt: a.expiresAt,
+          form: a.form ?? null,
+          priority: a.priority ?? "normal",
+          dueAt: a.dueAt ?? null,
+          createdAt: a.now,
+        })
+        .onConflictDoNothing()
+        .returning();
       return created;
-    }
-    const [existing] = await tx
-      .select()
-      .from(approvals)
-      .where(
-        and(
-          eq(approvals.runId, a.key.runId),
-          eq(approvals.stepPath, a.key.path),
-          eq(approvals.attempt, a.key.attempt),
-        ),
-      );
-    return existing!;
+    },
+    find: async (tx) => {
+      const [existing] = await tx
+        .select()
+        .from(approvals)
+        .where(
+          and(
+            eq(approvals.runId, a.key.runId),
+            eq(approvals.stepPath, a.key.path),
+            eq(approvals.attempt, a.key.attempt),
+          ),
+        );
+      return existing!;
+    },
+    requested: (created) => ({
+      type: "approval.requested",
+      data: {
+        approvalId: created.id,
+        prompt: a.prompt,
+        quorum: a.quorum,
+        expiresAt: a.expiresAt.toISOString(),
+        priority: a.priority ?? "normal",
+        ...(a.dueAt ? { dueAt: a.dueAt.toISOString() } : {}),
+      },
+    }),
+    waiting: (row) => ({ approvalId: row.id }),
   });
-  await markAttemptWaiting(db, a.key, a.now, { approvalId: row.id });
   const resumeToken = signResumeToken(keys, {
     approvalId: row.id,
     runId: row.runId,

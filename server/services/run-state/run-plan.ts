@@ -1,6 +1,6 @@
 import "server-only";
 import { and, eq, isNull, sql } from "drizzle-orm";
-import type { Db } from "@/db/client";
+import type { Db, Queryable } from "@/db/client";
 import { runs } from "@/db/schema";
 import { WorkflowDefinition, type RunRepository } from "@/lib/workflow";
 import { tightenConstraints, type RunLimits } from "@/lib/workflow/run-limits";
@@ -146,7 +146,7 @@ export async function loadRunPlan(
  * A run is `waiting` while every active step waits (approval, delay, event), `running` otherwise.
  * Derived from the step rows, so concurrent steps cannot leave it wrong.
  */
-export async function refreshRunStatus(db: Db, runId: string, now: Date): Promise<void> {
+export async function refreshRunStatus(db: Queryable, runId: string, now: Date): Promise<void> {
   await db.execute(sql`
     update runs set
       status = case when exists (select 1 from run_steps s where s.run_id = ${runId} and s.status = 'running') then 'running'::run_status else 'waiting'::run_status end,

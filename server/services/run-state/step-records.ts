@@ -66,41 +66,55 @@ export async function beginAttempt(
   if (args.refresh !== false) await refreshRunStatus(db, key.runId, args.now);
 }
 
-/** Moves a started attempt to waiting (e.g. an approval was opened). */
+/**
+ * Moves a started attempt to waiting inside `tx`: the step row, its `step.waiting` event and the
+ * run's status commit together with whatever else `tx` writes (a gate's record, see openGate), so
+ * no reader sees an open gate on a run that is not yet waiting.
+ */
+export async function markAttemptWaitingIn(
+  tx: Queryable,
+  key: AttemptKey,
+  now: Date,
+  data: Record<string, unknown> = {},
+): Promise<void> {
+  const moved = await tx
+    .update(runSteps)
+    .set({ status: "waiting" })
+    .where(
+      and(
+        eq(runSteps.runId, key.runId),
+        eq(runSteps.path, key.path),
+        eq(runSteps.attempt, key.attempt),
+        eq(runSteps.status, "running"),
+      ),
+    )
+    .returning({ id: runSteps.id });
+  if (moved.length)
+    await appendRunEvents(
+      tx,
+      [
+        {
+          runId: key.runId,
+          workspaceId: key.workspaceId,
+          type: "step.waiting",
+          stepPath: key.path,
+          data: { stepId: key.stepId, attempt: key.attempt, ...data },
+        },
+      ],
+      now,
+    );
+  await refreshRunStatus(tx, key.runId, now);
+}
+
+/** Moves a started attempt to waiting (e.g. a child run was started). */
 export async function markAttemptWaiting(
   db: Db,
   key: AttemptKey,
   now: Date,
   data: Record<string, unknown> = {},
 ): Promise<void> {
-  await db.transaction(async (tx) => {
-    const moved = await tx
-      .update(runSteps)
-      .set({ status: "waiting" })
-      .where(
-        and(
-          eq(runSteps.runId, key.runId),
-          eq(runSteps.path, key.path),
-          eq(runSteps.attempt, key.attempt),
-          eq(runSteps.status, "running"),
-        ),
-      )
-      .returning({ id: runSteps.id });
-    if (moved.length)
-      await appendRunEvents(
-        tx,
-        [
-          {
-            runId: key.runId,
-            workspaceId: key.workspaceId,
-            type: "step.waiting",
-            stepPath: key.path,
-            data: { stepId: key.stepId, attempt: key.attempt, ...data },
-          },
-        ],
-        now,
-      );
-  });
+  await db.transaction((tx) => markAttemptWaitingIn(tx, key, now, data));
+  // Again after the commit: a branch that ended meanwhile could not see this step waiting.
   await refreshRunStatus(db, key.runId, now);
 }
 

@@ -5,7 +5,8 @@ import { tasks } from "@/db/schema";
 import { newId } from "@/lib/ids";
 import type { TaskStatus } from "@/lib/schemas/tasks";
 import { appendRunEvents } from "../runs/run-events";
-import { beginAttempt, markAttemptWaiting, type AttemptKey } from "./step-records";
+import { openGate } from "./open-gate";
+import type { AttemptKey } from "./step-records";
 
 export interface OpenTaskArgs {
   key: AttemptKey;
@@ -30,66 +31,58 @@ export async function openTask(db: Db, a: OpenTaskArgs): Promise<{ taskId: strin
     ...a.assignee,
     ...(a.assignee.users ? { users: a.assignee.users.map((u) => u.toLowerCase()) } : {}),
   };
-  await beginAttempt(db, a.key, {
-    input: { instructions: a.instructions, assignee, outputSchema: a.outputSchema },
+  const row = await openGate(db, {
+    key: a.key,
     now: a.now,
-  });
-  const row = await db.transaction(async (tx) => {
-    const [created] = await tx
-      .insert(tasks)
-      .values({
-        id: newId("task"),
-        workspaceId: a.key.workspaceId,
-        runId: a.key.runId,
-        workflowId: a.workflowId,
-        stepId: a.key.stepId,
-        stepPath: a.key.path,
-        attempt: a.key.attempt,
-        status: "pending",
-        instructions: a.instructions,
-        assignee,
-        outputSchema: a.outputSchema,
-        onTimeout: a.onTimeout,
-        dueAt: a.dueAt,
-        expiresAt: a.expiresAt,
-        createdAt: a.now,
-      })
-      .onConflictDoNothing()
-      .returning();
-    if (created) {
-      await appendRunEvents(
-        tx,
-        [
-          {
-            runId: a.key.runId,
-            workspaceId: a.key.workspaceId,
-            type: "task.requested",
-            stepPath: a.key.path,
-            data: {
-              taskId: created.id,
-              assignee,
-              dueAt: a.dueAt?.toISOString() ?? null,
-              expiresAt: a.expiresAt.toISOString(),
-            },
-          },
-        ],
-        a.now,
-      );
+    attemptInput: { instructions: a.instructions, assignee, outputSchema: a.outputSchema },
+    insert: async (tx) => {
+      const [created] = await tx
+        .insert(tasks)
+        .values({
+          id: newId("task"),
+          workspaceId: a.key.workspaceId,
+          runId: a.key.runId,
+          workflowId: a.workflowId,
+          stepId: a.key.stepId,
+          stepPath: a.key.path,
+          attempt: a.key.attempt,
+          status: "pending",
+          instructions: a.instructions,
+          assignee,
+          outputSchema: a.outputSchema,
+          onTimeout: a.onTimeout,
+          dueAt: a.dueAt,
+          expiresAt: a.expiresAt,
+          createdAt: a.now,
+        })
+        .onConflictDoNothing()
+        .returning();
       return created;
-    }
-    const [existing] = await tx
-      .select()
-      .from(tasks)
-      .where(
-        and(
-          eq(tasks.runId, a.key.runId),
-          eq(tasks.stepPath, a.key.path),
-          eq(tasks.attempt, a.key.attempt),
-        ),
-      );
-    return existing!;
+    },
+    find: async (tx) => {
+      const [existing] = await tx
+        .select()
+        .from(tasks)
+        .where(
+          and(
+            eq(tasks.runId, a.key.runId),
+            eq(tasks.stepPath, a.key.path),
+            eq(tasks.attempt, a.key.attempt),
+          ),
+        );
+      return existing!;
+    },
+    requested: (created) => ({
+      type: "task.requested",
+      data: {
+        taskId: created.id,
+        assignee,
+        dueAt: a.dueAt?.toISOString() ?? null,
+        expiresAt: a.expiresAt.toISOString(),
+      },
+    }),
+    waiting: (row) => ({ taskId: row.id }),
   });
-  await markAttemptWaiting(db, a.key, a.now, { taskId: row.id });
   return { taskId: row.id };
 }
 

@@ -23,9 +23,9 @@ export type WaitForRunInput = z.input<typeof WaitForRunInput>;
 const FIRST_POLL_MS = 25;
 const MAX_POLL_MS = 500;
 /**
- * A gate's row commits just before its run is marked `waiting` (another transaction): seen alone,
- * wait this long for the run to catch up, so the answer is not a half-recorded state. Longer only
- * when another branch of the run keeps it `running`.
+ * A gate's row commits together with its run's `waiting` status (openGate), so a gate on a run
+ * still `running` means another branch is at work: wait this long for it to settle before
+ * answering needs_approval, so a branch about to finish the run is not reported as stopped.
  */
 const GATE_SETTLE_MS = 1_000;
 

@@ -7,7 +7,7 @@
  *   npm run bench
  */
 import { eq, inArray, sql } from "drizzle-orm";
-import type { Db } from "../db/client";
+import { setQueryProbe, type Db } from "../db/client";
 import { runs } from "../db/schema";
 import { startEngineHarness } from "../inngest/run-driver/testing";
 import { median, percentile, report, round } from "./stats";
@@ -22,6 +22,15 @@ async function main() {
     process.env.TEST_DATABASE_URL = process.env.BENCH_DATABASE_URL;
   }
   const driver = process.env.BENCH_DATABASE_URL ? "postgres" : "pglite";
+  // Statements by kind (begin/commit included), counted by the client; only during the burst.
+  const statements: Record<string, number> = {};
+  let counting = false;
+  if (driver === "postgres")
+    setQueryProbe((text) => {
+      if (!counting) return;
+      const kind = /^\s*(\w+)/.exec(text)?.[1]?.toLowerCase() ?? "other";
+      statements[kind] = (statements[kind] ?? 0) + 1;
+    });
   const e = await startEngineHarness("bench");
   await e.db.db
     .update((await import("../db/schema")).workspaces)
@@ -68,9 +77,12 @@ async function main() {
     let peakRss = process.memoryUsage.rss();
     const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 50);
     const t0 = performance.now();
+    counting = true;
+    let polls = 0;
     const ids = await Promise.all(Array.from({ length: THROUGHPUT_RUNS }, () => e.start(three)));
     await e.h.until(
       async () => {
+        polls++;
         const rows = await e.db.db
           .select({ status: runs.status })
           .from(runs)
@@ -81,6 +93,7 @@ async function main() {
       600_000,
     );
     const seconds = (performance.now() - t0) / 1000;
+    counting = false;
     clearInterval(sampler);
     report(`three-step runs per second (${driver}, in-process)`, {
       runs: THROUGHPUT_RUNS,
@@ -102,9 +115,17 @@ async function main() {
         })
         .filter(([, v]) => v.some((x) => x > 0))
         .sort((x, y) => y[1].reduce((p, q) => p + q) - x[1].reduce((p, q) => p + q));
+      // The bench's own completion polls are one autocommitted select each: left out below.
+      statements.select = (statements.select ?? 0) - polls;
+      const total = Object.values(statements).reduce((a, b) => a + b, 0);
       report(`database work per three-step run (postgres)`, {
         runs: THROUGHPUT_RUNS,
         commits: per(after.commits, before.commits),
+        commitsWithoutPolls: per(after.commits - polls, before.commits),
+        statements: per(total, 0),
+        statementsByKind: Object.fromEntries(
+          Object.entries(statements).map(([k, v]) => [k, per(v, 0)]),
+        ),
         rowsWritten: per(after.written, before.written),
         // table: [index + sequential scans, inserted, updated, deleted] per run
         tables: Object.fromEntries(tables),

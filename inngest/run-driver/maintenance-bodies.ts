@@ -11,7 +11,7 @@ import {
 import { pruneOutbox } from "@/server/services/outbox/relay-outbox";
 import { pruneSessions } from "@/server/services/sessions/prune-sessions";
 import { pruneAuthThrottles } from "@/server/services/auth-throttle/counters";
-import { admissionLimits, admitQueuedRuns } from "@/server/services/runs/admission";
+import { admitQueuedRuns } from "@/server/services/runs/admission";
 import { env } from "@/env";
 import { TERMINAL_RUN_STATUSES } from "@/lib/workflow/status";
 import { engineNow, engineRuntime } from "./runtime";
@@ -98,9 +98,7 @@ export async function reapRunsBody() {
   let admitted = 0;
   for (const w of queuedWorkspaces) {
     admitted += (
-      await db.transaction(async (tx) =>
-        admitQueuedRuns(tx, w.workspaceId, await admissionLimits(tx, w.workspaceId, config), now),
-      )
+      await db.transaction(async (tx) => admitQueuedRuns(tx, w.workspaceId, config, now))
     ).length;
   }
   return { timedOut, cancelled: stale.length, admitted, restarted: stranded.length };

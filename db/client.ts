@@ -45,7 +45,6 @@ export function setQueryProbe(probe: ((text: string) => void) | undefined): void
 
 export async function openDb(opts: OpenDbOptions): Promise<DbHandle> {
   if (opts.url) {
-    const probe = queryProbe;
     const { default: postgres } = await import("postgres");
     const { drizzle } = await import("drizzle-orm/postgres-js");
     const client = postgres(opts.url, {
@@ -53,7 +52,7 @@ export async function openDb(opts: OpenDbOptions): Promise<DbHandle> {
       onnotice: () => {},
       // Our ids are text; dates come back as Date through Drizzle's column mapping.
       connection: { application_name: "sluice" },
-      ...(probe ? { debug: (_conn: number, text: string) => probe(text) } : {}),
+      ...(queryProbe ? { debug: (_conn: number, text: string) => queryProbe?.(text) } : {}),
     });
     const db = trackCommits(drizzle(client, { schema, casing: "snake_case" }) as unknown as Db);
     return { db, driver: "postgres", url: opts.url, close: () => client.end({ timeout: 5 }) };

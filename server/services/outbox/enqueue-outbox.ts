@@ -1,4 +1,5 @@
 import "server-only";
+import { afterCommit } from "@/db/after-commit";
 import type { Queryable, Tx } from "@/db/client";
 import { outbox } from "@/db/schema";
 import { newId } from "@/lib/ids";
@@ -16,7 +17,8 @@ export interface OutboxMessage {
 
 /**
  * Writes messages inside the caller's transaction: they exist exactly when the change that caused
- * them committed. The relay delivers them afterwards (the wake-up is a hint; it polls anyway).
+ * them committed. The relay delivers them afterwards (woken by the commit; it also polls, for
+ * other processes).
  */
 export async function enqueueOutbox(
   tx: Queryable,
@@ -35,8 +37,8 @@ export async function enqueueOutbox(
     availableAt: new Date(),
   }));
   await tx.insert(outbox).values(rows).onConflictDoNothing();
-  // Wake after the current transaction has had a chance to commit.
-  setTimeout(wakeOutboxRelay, 0);
+  // Woken before the commit, the relay would find nothing and wait for its next poll.
+  afterCommit(tx, wakeOutboxRelay);
   return rows.map((r) => r.id);
 }
 

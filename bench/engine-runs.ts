@@ -31,6 +31,10 @@ async function main() {
       const kind = /^\s*(\w+)/.exec(text)?.[1]?.toLowerCase() ?? "other";
       statements[kind] = (statements[kind] ?? 0) + 1;
     });
+  if (process.env.BENCH_MODE === "sequential")
+    return sequential(driver, statements, (on) => {
+      counting = on;
+    });
   const e = await startEngineHarness("bench");
   // The largest limits Settings accept (larger values fail validation and fall back to the
   // defaults, 5 per user: the burst then ran five at a time).
@@ -158,6 +162,87 @@ async function main() {
         tables: Object.fromEntries(tables),
       });
     }
+  } finally {
+    await e.close();
+  }
+}
+
+/**
+ * Database work per three-step run, runs one after another (BENCH_MODE=sequential, Postgres): no
+ * batching across runs, and background polls every 2 s instead of 50 ms, so what is counted is
+ * (nearly) only the runs' own work: pg_stat commits and the client's statements, minus this
+ * script's completion polls.
+ */
+async function sequential(
+  driver: string,
+  statements: Record<string, number>,
+  setCounting: (on: boolean) => void,
+) {
+  const runsN = Number(process.env.BENCH_SEQUENTIAL_RUNS ?? 30);
+  const e = await startEngineHarness("benchseq", {
+    executor: { pollIntervalMs: 2_000 },
+    relayPollMs: 2_000,
+  });
+  try {
+    const three = await e.workflow({
+      schemaVersion: 1,
+      name: "Three",
+      steps: [
+        { id: "a", type: "transform", config: { value: 1 } },
+        { id: "b", type: "transform", config: { value: 2 } },
+        { id: "c", type: "transform", config: { value: 3 } },
+      ],
+    });
+    let polls = 0;
+    const one = async () => {
+      const id = await e.start(three);
+      await e.h.until(
+        async () => {
+          polls++;
+          const [r] = await e.db.db
+            .select({ status: runs.status })
+            .from(runs)
+            .where(eq(runs.id, id));
+          return r?.status === "completed";
+        },
+        "run",
+        60_000,
+      );
+    };
+    for (let i = 0; i < 3; i++) await one(); // warm-up
+    await new Promise((r) => setTimeout(r, 1_500));
+    const before = await dbCounters(e.db.db);
+    polls = 0;
+    setCounting(true);
+    const t0 = performance.now();
+    for (let i = 0; i < runsN; i++) await one();
+    const seconds = (performance.now() - t0) / 1000;
+    setCounting(false);
+    // An idle backend flushes its statistics only after 10 s (PostgreSQL 15).
+    await new Promise((r) => setTimeout(r, 11_000));
+    const after = await dbCounters(e.db.db);
+    const per = (a: number, b: number) => round((a - b) / runsN, 1);
+    statements.select = (statements.select ?? 0) - polls;
+    const total = Object.values(statements).reduce((a, b) => a + b, 0);
+    const tables = Object.keys(after.tables)
+      .map((t) => {
+        const [a, b] = [after.tables[t]!, before.tables[t] ?? [0, 0, 0, 0]];
+        return [t, a.map((v, i) => per(v, b[i]!))] as const;
+      })
+      .filter(([, v]) => v.some((x) => x > 0))
+      .sort((x, y) => y[1].reduce((p, q) => p + q) - x[1].reduce((p, q) => p + q));
+    report(`database work per three-step run, one at a time (${driver})`, {
+      runs: runsN,
+      msPerRun: round((seconds * 1000) / runsN),
+      // pg_stat's commits include this script's polls (one autocommit each) and the counter reads.
+      commits: per(after.commits - polls - 2, before.commits),
+      statements: per(total, 0),
+      statementsByKind: Object.fromEntries(
+        Object.entries(statements).map(([k, v]) => [k, per(v, 0)]),
+      ),
+      rowsWritten: per(after.written, before.written),
+      tables: Object.fromEntries(tables),
+    });
   } finally {
     await e.close();
   }

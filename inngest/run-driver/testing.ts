@@ -60,6 +60,8 @@ export interface EngineHarnessOptions {
    * the executor takes them inside the admitting transaction, as the embedded one does.
    */
   inProcess?: boolean;
+  /** The outbox relay's poll interval (default 50 ms; it is also woken by every commit). */
+  relayPollMs?: number;
 }
 
 export async function startEngineHarness(
@@ -86,7 +88,7 @@ export async function startEngineHarness(
     db: db.db,
     deliver: createOutboxDeliverer((events) => h.executor.send(events), workflowEventHooks()),
     log: createLogger({ component: "outbox-test" }),
-    pollMs: 50,
+    pollMs: opts.relayPollMs ?? 50,
   });
   const api: EngineHarness = {
     db,

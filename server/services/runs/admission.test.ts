@@ -66,6 +66,12 @@ describe("embedded executor: a run starts in its admitting transaction", () => {
     const wf = await e.workflow(oneStep("Direct"));
     const started = await startRun({ ctx: e.ws.ctx("editor"), input: { workflowId: wf } });
     expect(started.status).toBe("running");
+    const keyed = await startRun({
+      ctx: e.ws.ctx("editor"),
+      input: { workflowId: wf, idempotencyKey: "direct-1" },
+    });
+    expect(keyed.status).toBe("running");
+    expect(await executorRowsFor(e, keyed.runId)).toMatchObject({ events: 1, runs: 1, outbox: 0 });
     // Right after the commit, before anything else ran.
     const rows = await executorRowsFor(e, started.runId);
     expect(rows).toMatchObject({ events: 1, runs: 1, outbox: 0 });
@@ -130,8 +136,12 @@ describe("embedded executor: a run starts in its admitting transaction", () => {
       .where(eq(workspaces.id, fx.workspaceId));
     const wf = await e.workflow(oneStep("Many"), fx);
     const started = await Promise.all(
-      Array.from({ length: 16 }, () =>
-        startRun({ ctx: fx.ctx("editor"), input: { workflowId: wf } }),
+      // Half with a key (inserted queued, then admitted), half without (admitted, then inserted).
+      Array.from({ length: 16 }, (_, i) =>
+        startRun({
+          ctx: fx.ctx("editor"),
+          input: { workflowId: wf, ...(i % 2 ? { idempotencyKey: `busy-${i}` } : {}) },
+        }),
       ),
     );
     // At most two were admitted at creation; the rest queued behind them.

@@ -1,5 +1,5 @@
 import "server-only";
-import { and, asc, count, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, inArray, ne, sql, type SQL } from "drizzle-orm";
 import { execRows, type Queryable } from "@/db/client";
 import { runs, workspaces } from "@/db/schema";
 import { WorkspaceSettings } from "@/lib/schemas/workspace";
@@ -62,12 +62,16 @@ export async function lockWorkspaceAdmission(tx: Queryable, workspaceId: string)
   await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${"admission:" + workspaceId}))`);
 }
 
-/** A run being created in this transaction, not inserted yet: admission decides its status. */
+/**
+ * A run being created in this transaction: not inserted yet (admission decides its status), or
+ * already `inserted` as queued (then it is flipped to running like any queued run).
+ */
 export interface AdmissionCandidate {
   id: string;
   workflowId: string | null;
   hash: string;
   user: string | null;
+  inserted?: boolean;
 }
 
 interface QueuedRun {
@@ -126,7 +130,8 @@ export async function planAdmission(
             sql`, `,
           )})
         group by workflow_id, hash, accountable_user_id) a) as active,
-      exists (select 1 from runs where workspace_id = ${workspaceId} and status = 'queued') as has_queued,
+      exists (select 1 from runs where workspace_id = ${workspaceId} and status = 'queued'
+        and id <> ${candidate?.id ?? ""}) as has_queued,
       ${candidate?.workflowId ? sql`(${currentMaxConcurrentRuns(sql`w.id = ${candidate.workflowId}`)})` : sql`null::int`} as candidate_max`,
   );
   const limits =
@@ -161,7 +166,13 @@ export async function planAdmission(
         user: runs.accountableUserId,
       })
       .from(runs)
-      .where(and(eq(runs.workspaceId, workspaceId), eq(runs.status, "queued")))
+      .where(
+        and(
+          eq(runs.workspaceId, workspaceId),
+          eq(runs.status, "queued"),
+          ne(runs.id, candidate?.id ?? ""),
+        ),
+      )
       .orderBy(asc(runs.queuedAt), asc(runs.id))
       .limit(QUEUE_READ);
     maxByWorkflow = await workflowLimits(
@@ -186,16 +197,18 @@ export async function planAdmission(
     if (q.user) perUser.set(q.user, (perUser.get(q.user) ?? 0) + 1);
     perWorkflow.set(key, (perWorkflow.get(key) ?? 0) + 1);
     if (q === candidate) plan.candidateAdmitted = true;
-    else plan.admit.push(q.id);
+    if (q !== candidate || candidate.inserted) plan.admit.push(q.id);
   }
   return plan;
 }
 
 /**
  * Carries out a plan: queued → running (compare-and-set), the start message of every run that
- * starts (the candidate included, which the caller has inserted as running by now) and their
- * events. `creationEvents` (the candidate's `run.queued`) go into the same insert; a candidate
- * admitted at creation gets no separate `run.admitted` — it never waited. Returns the started ids.
+ * starts (the candidate included, inserted running or flipped here) and their events.
+ * `creationEvents` (the candidate's `run.queued`) go into the same insert; a candidate admitted at
+ * creation gets no separate `run.admitted` — it never waited. Returns the started ids. A queued
+ * run cancelled between plan and update is skipped; its slot stays free until the next pass (a
+ * finish, or the reaper's minute).
  */
 export async function applyAdmission(
   tx: Queryable,
@@ -215,8 +228,8 @@ export async function applyAdmission(
     // FIFO order, as decided.
     admitted.push(...plan.admit.filter((id) => flipped.has(id)));
   }
-  const started =
-    plan.candidateAdmitted && opts.candidateId ? [...admitted, opts.candidateId] : admitted;
+  const candidate = plan.candidateAdmitted ? opts.candidateId : undefined;
+  const started = candidate && !admitted.includes(candidate) ? [...admitted, candidate] : admitted;
   if (started.length)
     await sendInngestMessages(
       tx,
@@ -233,7 +246,9 @@ export async function applyAdmission(
     tx,
     [
       ...(opts.creationEvents ?? []),
-      ...admitted.map((runId) => ({ runId, workspaceId, type: "run.admitted", data: {} })),
+      ...admitted
+        .filter((runId) => runId !== opts.candidateId)
+        .map((runId) => ({ runId, workspaceId, type: "run.admitted", data: {} })),
     ],
     now,
   );

@@ -147,17 +147,22 @@ export async function createRun(
     if (refusal) throw new PreconditionFailedError(refusal);
   }
   const id = args.runId ?? newId("run");
-  // Admission decides before the insert (the run is its candidate, the newest in the queue), so an
-  // admitted run is inserted running; the workspace's lock is held from here to the commit.
   const admitNow = !args.parent && !args.recording && !args.deferAdmission;
-  const plan = admitNow
-    ? await planAdmission(tx, args.workspaceId, ctx.config, {
-        id,
-        workflowId: version.workflowId,
-        hash: version.hash,
-        user: args.accountableUserId ?? null,
-      })
-    : undefined;
+  const candidate = {
+    id,
+    workflowId: version.workflowId,
+    hash: version.hash,
+    user: args.accountableUserId ?? null,
+  };
+  // Without a key, admission decides before the insert (the run is its candidate, the newest in
+  // the queue), so an admitted run is inserted running; the workspace's lock is held from here to
+  // the commit. A keyed run is inserted first, as queued: its unique check may wait for another
+  // transaction that touches a run with the same key (a finish updating it) and then takes this
+  // lock — waiting while holding the lock would deadlock.
+  let plan =
+    admitNow && !args.idempotencyKey
+      ? await planAdmission(tx, args.workspaceId, ctx.config, candidate)
+      : undefined;
   const running = !!args.parent || !!args.recording || !!plan?.candidateAdmitted;
   const row = {
     id,
@@ -216,6 +221,8 @@ export async function createRun(
       }
       throw e;
     }
+  if (admitNow && !plan)
+    plan = await planAdmission(tx, args.workspaceId, ctx.config, { ...candidate, inserted: true });
   // Runs per month (quota): counted with the run, in its transaction; children run in their
   // parent's slot and are not counted.
   if (!args.parent) await chargeRun(tx, ctx.config, args.workspaceId, now, plan?.settings);
@@ -233,6 +240,7 @@ export async function createRun(
   if (!plan) await appendRunEvents(tx, [created], now);
   else {
     await applyAdmission(tx, plan, now, { candidateId: id, creationEvents: [created] });
+    if (plan.candidateAdmitted) inserted = { ...inserted, status: "running", updatedAt: now };
     if (!plan.candidateAdmitted && overflow === "skip") {
       const skipped = await skipOverflowedRun(
         tx,

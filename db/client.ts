@@ -37,9 +37,11 @@ export interface OpenDbOptions {
   loadDataDir?: Blob;
 }
 
-let queryProbe: ((text: string) => void) | undefined;
+let queryProbe: ((text: string, connection: number) => void) | undefined;
 /** Benchmarks: sees every statement (begin/commit included) of Postgres handles opened afterwards. */
-export function setQueryProbe(probe: ((text: string) => void) | undefined): void {
+export function setQueryProbe(
+  probe: ((text: string, connection: number) => void) | undefined,
+): void {
   queryProbe = probe;
 }
 
@@ -52,7 +54,7 @@ export async function openDb(opts: OpenDbOptions): Promise<DbHandle> {
       onnotice: () => {},
       // Our ids are text; dates come back as Date through Drizzle's column mapping.
       connection: { application_name: "sluice" },
-      ...(queryProbe ? { debug: (_conn: number, text: string) => queryProbe?.(text) } : {}),
+      ...(queryProbe ? { debug: (conn: number, text: string) => queryProbe?.(text, conn) } : {}),
     });
     const db = trackCommits(drizzle(client, { schema, casing: "snake_case" }) as unknown as Db);
     return { db, driver: "postgres", url: opts.url, close: () => client.end({ timeout: 5 }) };

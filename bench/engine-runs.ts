@@ -7,7 +7,7 @@
  *   npm run bench
  */
 import { eq, inArray, sql } from "drizzle-orm";
-import type { Db } from "../db/client";
+import { setQueryProbe, type Db } from "../db/client";
 import { runs } from "../db/schema";
 import { startEngineHarness } from "../inngest/run-driver/testing";
 import { median, percentile, report, round } from "./stats";
@@ -22,10 +22,32 @@ async function main() {
     process.env.TEST_DATABASE_URL = process.env.BENCH_DATABASE_URL;
   }
   const driver = process.env.BENCH_DATABASE_URL ? "postgres" : "pglite";
+  // Statements by kind (begin/commit included), counted by the client; only during the burst.
+  const statements: Record<string, number> = {};
+  let counting = false;
+  // Transactions per connection: a statement outside begin … commit is one autocommit.
+  const inTx = new Set<number>();
+  if (driver === "postgres")
+    setQueryProbe((text, conn) => {
+      const kind = /^\s*(\w+)/.exec(text)?.[1]?.toLowerCase() ?? "other";
+      const autocommit =
+        kind !== "begin" && kind !== "commit" && kind !== "rollback" && !inTx.has(conn);
+      if (kind === "begin") inTx.add(conn);
+      else if (kind === "commit" || kind === "rollback") inTx.delete(conn);
+      if (!counting) return;
+      statements[kind] = (statements[kind] ?? 0) + 1;
+      if (autocommit) statements.autocommit = (statements.autocommit ?? 0) + 1;
+    });
+  if (process.env.BENCH_MODE === "sequential")
+    return sequential(driver, statements, (on) => {
+      counting = on;
+    });
   const e = await startEngineHarness("bench");
+  // The largest limits Settings accept (larger values fail validation and fall back to the
+  // defaults, 5 per user: the burst then ran five at a time).
   await e.db.db
     .update((await import("../db/schema")).workspaces)
-    .set({ settings: { maxActiveRunsPerUser: 100_000, maxActiveRunsPerWorkspace: 100_000 } })
+    .set({ settings: { maxActiveRunsPerUser: 1000, maxActiveRunsPerWorkspace: 10_000 } })
     .where(eq((await import("../db/schema")).workspaces.id, e.ws.workspaceId));
   try {
     const chain = await e.workflow({
@@ -68,9 +90,12 @@ async function main() {
     let peakRss = process.memoryUsage.rss();
     const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 50);
     const t0 = performance.now();
+    counting = true;
+    let polls = 0;
     const ids = await Promise.all(Array.from({ length: THROUGHPUT_RUNS }, () => e.start(three)));
     await e.h.until(
       async () => {
+        polls++;
         const rows = await e.db.db
           .select({ status: runs.status })
           .from(runs)
@@ -81,6 +106,7 @@ async function main() {
       600_000,
     );
     const seconds = (performance.now() - t0) / 1000;
+    counting = false;
     clearInterval(sampler);
     report(`three-step runs per second (${driver}, in-process)`, {
       runs: THROUGHPUT_RUNS,
@@ -94,6 +120,22 @@ async function main() {
       // The server flushes a backend's statistics at most once a second.
       await new Promise((r) => setTimeout(r, 1_500));
       const after = await dbCounters(e.db.db);
+      // Idle background work (the relay's and the executor's polls, every 50 ms here) grows with
+      // the burst's duration: measured for a few seconds with nothing to do, then subtracted.
+      const idleStatements: Record<string, number> = {};
+      const countIdle = (text: string) => {
+        const kind = /^\s*(\w+)/.exec(text)?.[1]?.toLowerCase() ?? "other";
+        idleStatements[kind] = (idleStatements[kind] ?? 0) + 1;
+      };
+      setQueryProbe(countIdle);
+      const idleMs = 4_000;
+      const idle0 = await dbCounters(e.db.db);
+      await new Promise((r) => setTimeout(r, idleMs));
+      await new Promise((r) => setTimeout(r, 1_500));
+      const idle1 = await dbCounters(e.db.db);
+      const idleCommitsPerSecond = (idle1.commits - idle0.commits - 2) / ((idleMs + 1_500) / 1000);
+      const idleStatementsPerSecond =
+        Object.values(idleStatements).reduce((a, b) => a + b, 0) / ((idleMs + 1_500) / 1000);
       const per = (a: number, b: number) => round((a - b) / THROUGHPUT_RUNS, 1);
       const tables = Object.keys(after.tables)
         .map((t) => {
@@ -102,14 +144,118 @@ async function main() {
         })
         .filter(([, v]) => v.some((x) => x > 0))
         .sort((x, y) => y[1].reduce((p, q) => p + q) - x[1].reduce((p, q) => p + q));
+      // The bench's own completion polls are one autocommitted select each: left out below.
+      statements.select = (statements.select ?? 0) - polls;
+      statements.autocommit = (statements.autocommit ?? 0) - polls;
+      const { autocommit = 0, ...byKind } = statements;
+      const total = Object.values(byKind).reduce((a, b) => a + b, 0);
       report(`database work per three-step run (postgres)`, {
         runs: THROUGHPUT_RUNS,
         commits: per(after.commits, before.commits),
+        commitsWithoutPolls: per(after.commits - polls, before.commits),
+        commitsWithoutPollsOrIdle: per(
+          after.commits - polls - idleCommitsPerSecond * (seconds + 1.5),
+          before.commits,
+        ),
+        statements: per(total, 0),
+        statementsWithoutIdle: per(total - idleStatementsPerSecond * seconds, 0),
+        idlePerSecond: {
+          commits: round(idleCommitsPerSecond),
+          statements: round(idleStatementsPerSecond),
+        },
+        clientCommits: per((statements.commit ?? 0) + autocommit, 0),
+        statementsByKind: Object.fromEntries(
+          Object.entries(byKind).map(([k, v]) => [k, per(v, 0)]),
+        ),
         rowsWritten: per(after.written, before.written),
         // table: [index + sequential scans, inserted, updated, deleted] per run
         tables: Object.fromEntries(tables),
       });
     }
+  } finally {
+    await e.close();
+  }
+}
+
+/**
+ * Database work per three-step run, runs one after another (BENCH_MODE=sequential, Postgres): no
+ * batching across runs, and background polls every 2 s instead of 50 ms, so what is counted is
+ * (nearly) only the runs' own work: pg_stat commits and the client's statements, minus this
+ * script's completion polls.
+ */
+async function sequential(
+  driver: string,
+  statements: Record<string, number>,
+  setCounting: (on: boolean) => void,
+) {
+  const runsN = Number(process.env.BENCH_SEQUENTIAL_RUNS ?? 30);
+  const e = await startEngineHarness("benchseq", {
+    executor: { pollIntervalMs: 2_000 },
+    relayPollMs: 2_000,
+  });
+  try {
+    const three = await e.workflow({
+      schemaVersion: 1,
+      name: "Three",
+      steps: [
+        { id: "a", type: "transform", config: { value: 1 } },
+        { id: "b", type: "transform", config: { value: 2 } },
+        { id: "c", type: "transform", config: { value: 3 } },
+      ],
+    });
+    let polls = 0;
+    const one = async () => {
+      const id = await e.start(three);
+      await e.h.until(
+        async () => {
+          polls++;
+          const [r] = await e.db.db
+            .select({ status: runs.status })
+            .from(runs)
+            .where(eq(runs.id, id));
+          return r?.status === "completed";
+        },
+        "run",
+        60_000,
+      );
+    };
+    for (let i = 0; i < 3; i++) await one(); // warm-up
+    await new Promise((r) => setTimeout(r, 11_000));
+    const before = await dbCounters(e.db.db);
+    polls = 0;
+    setCounting(true);
+    const t0 = performance.now();
+    for (let i = 0; i < runsN; i++) await one();
+    const seconds = (performance.now() - t0) / 1000;
+    setCounting(false);
+    // An idle backend flushes its statistics only after 10 s (PostgreSQL 15).
+    await new Promise((r) => setTimeout(r, 11_000));
+    const after = await dbCounters(e.db.db);
+    const per = (a: number, b: number) => round((a - b) / runsN, 1);
+    statements.select = (statements.select ?? 0) - polls;
+    statements.autocommit = (statements.autocommit ?? 0) - polls;
+    const { autocommit = 0, ...byKind } = statements;
+    const total = Object.values(byKind).reduce((a, b) => a + b, 0);
+    const tables = Object.keys(after.tables)
+      .map((t) => {
+        const [a, b] = [after.tables[t]!, before.tables[t] ?? [0, 0, 0, 0]];
+        return [t, a.map((v, i) => per(v, b[i]!))] as const;
+      })
+      .filter(([, v]) => v.some((x) => x > 0))
+      .sort((x, y) => y[1].reduce((p, q) => p + q) - x[1].reduce((p, q) => p + q));
+    report(`database work per three-step run, one at a time (${driver})`, {
+      runs: runsN,
+      msPerRun: round((seconds * 1000) / runsN),
+      // Counted by the client: transactions committed (begin … commit, plus autocommitted
+      // statements), this script's polls left out. pg_stat's count lags (an idle backend
+      // flushes its statistics only every 10 s), so it is shown apart.
+      commits: per((statements.commit ?? 0) + autocommit, 0),
+      pgStatCommits: per(after.commits - polls - 2, before.commits),
+      statements: per(total, 0),
+      statementsByKind: Object.fromEntries(Object.entries(byKind).map(([k, v]) => [k, per(v, 0)])),
+      rowsWritten: per(after.written, before.written),
+      tables: Object.fromEntries(tables),
+    });
   } finally {
     await e.close();
   }

@@ -2,6 +2,7 @@ import path from "node:path";
 import type { ExtractTablesWithRelations } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg-core";
 import type { SQL } from "drizzle-orm";
+import { trackCommits } from "./after-commit";
 import * as schema from "./schema";
 
 export type Schema = typeof schema;
@@ -36,6 +37,14 @@ export interface OpenDbOptions {
   loadDataDir?: Blob;
 }
 
+let queryProbe: ((text: string, connection: number) => void) | undefined;
+/** Benchmarks: sees every statement (begin/commit included) of Postgres handles opened afterwards. */
+export function setQueryProbe(
+  probe: ((text: string, connection: number) => void) | undefined,
+): void {
+  queryProbe = probe;
+}
+
 export async function openDb(opts: OpenDbOptions): Promise<DbHandle> {
   if (opts.url) {
     const { default: postgres } = await import("postgres");
@@ -45,8 +54,9 @@ export async function openDb(opts: OpenDbOptions): Promise<DbHandle> {
       onnotice: () => {},
       // Our ids are text; dates come back as Date through Drizzle's column mapping.
       connection: { application_name: "sluice" },
+      ...(queryProbe ? { debug: (conn: number, text: string) => queryProbe?.(text, conn) } : {}),
     });
-    const db = drizzle(client, { schema, casing: "snake_case" }) as unknown as Db;
+    const db = trackCommits(drizzle(client, { schema, casing: "snake_case" }) as unknown as Db);
     return { db, driver: "postgres", url: opts.url, close: () => client.end({ timeout: 5 }) };
   }
   const { PGlite } = await import("@electric-sql/pglite");
@@ -55,7 +65,7 @@ export async function openDb(opts: OpenDbOptions): Promise<DbHandle> {
     ? new PGlite(opts.dataDir)
     : new PGlite(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {});
   await client.waitReady;
-  const db = drizzle(client, { schema, casing: "snake_case" }) as unknown as Db;
+  const db = trackCommits(drizzle(client, { schema, casing: "snake_case" }) as unknown as Db);
   return {
     db,
     driver: "pglite",

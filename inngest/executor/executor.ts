@@ -2,11 +2,13 @@
  * Composition root: `createExecutor(options)` wires the registry, worker, cron scheduler, HTTP
  * handler and admin API around one database. Nothing runs until `start()`.
  */
+import { afterCommit } from "../../db/after-commit";
+import type { Tx } from "../../db/client";
 import { newId } from "../../lib/ids";
 import { createAdminApi, type AdminApi } from "./admin";
 import { inTx, type ExecutorContext } from "./context";
 import { startCron, type CronScheduler } from "./cron";
-import { ingestEvents } from "./events";
+import { ingestEvents, type EventPayload } from "./events";
 import { resolveOptions, type ExecutorOptions } from "./options";
 import { pruneExpired, releaseAllLeases } from "./queue";
 import { createRegistry, syncApp, type SyncResult } from "./registry";
@@ -37,6 +39,14 @@ export interface Executor {
   sync(urls?: string[]): Promise<SyncResult[]>;
   /** The event API in-process: stores and routes events, returns their ids. */
   send(events: unknown | unknown[]): Promise<string[]>;
+  /**
+   * The event API inside the caller's open transaction, for an app that shares the executor's
+   * database (embedded): the events are stored and routed with the caller's writes, vanish with
+   * its rollback, and the worker is woken after its commit. Undefined (nothing written) when the
+   * executor is not running or an event would trigger no synced function yet: the caller then
+   * sends it later through the event API, as before.
+   */
+  sendInTransaction(tx: Tx, events: EventPayload[]): Promise<string[] | undefined>;
   /** Runs a cron scan now (normally on its own timer). */
   scanCron(): Promise<number>;
   /** Resolves once the start-up background sync has finished (at once if there is none). */
@@ -169,6 +179,14 @@ export function createExecutor(options: ExecutorOptions): Executor {
       await ready();
       const list = Array.isArray(events) ? events : [events];
       return inTx(ctx, (c) => ingestEvents(c, list));
+    },
+    async sendInTransaction(tx, events) {
+      if (!started || stopping || !worker) return undefined;
+      if (events.some((e) => ctx.registry.forEvent(e.name).length === 0)) return undefined;
+      return ingestEvents(
+        { tx, ex: ctx, now: ctx.clock.now(), afterCommit: (fn) => afterCommit(tx, fn) },
+        events,
+      );
     },
     scanCron: () => (cron ? cron.scan() : Promise.reject(new Error("the executor is not started"))),
   };

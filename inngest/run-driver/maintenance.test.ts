@@ -112,9 +112,13 @@ describe("stranded runs", () => {
       name: "Stranded",
       steps: [{ id: "a", type: "transform", config: { value: 1 } }],
     });
-    // Lose the start message before the relay sends it: stop the relay, start, delete the message.
+    // Lose the start message before the relay sends it: through the outbox (as with a real
+    // Inngest), stop the relay, start, delete the message.
+    const { setInProcessExecutor } = await import("@/server/services/outbox/in-process-executor");
+    setInProcessExecutor(undefined);
     await e.relay.stop();
     const { runId } = await startRun({ ctx: e.ws.ctx("editor"), input: { workflowId: wf } });
+    setInProcessExecutor(e.h.executor);
     await e.db.db.delete(outbox).where(eq(outbox.id, `start_${runId}`));
     await e.db.db
       .update(runs)

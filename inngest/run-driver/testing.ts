@@ -10,6 +10,7 @@ import { createTestDb, type TestDb } from "@/db/testing";
 import { createLogger } from "@/lib/log";
 import { createWorkspaceFixture, type WorkspaceFixture } from "@/server/testing/harness";
 import { createOutboxDeliverer } from "@/server/services/outbox/deliver";
+import { setInProcessExecutor } from "@/server/services/outbox/in-process-executor";
 import { startOutboxRelay, type RelayHandle } from "@/server/services/outbox/relay-runner";
 import { createWorkflow } from "@/server/services/workflows/create-workflow";
 import { publishWorkflow } from "@/server/services/workflows/publish-workflow";
@@ -54,6 +55,13 @@ export interface EngineHarness {
 export interface EngineHarnessOptions {
   /** Executor options over the harness defaults (which retry after 20 ms instead of 15 s+). */
   executor?: Partial<ExecutorOptions>;
+  /**
+   * false: run starts travel through the outbox and the relay, as with a real Inngest. Default:
+   * the executor takes them inside the admitting transaction, as the embedded one does.
+   */
+  inProcess?: boolean;
+  /** The outbox relay's poll interval (default 50 ms; it is also woken by every commit). */
+  relayPollMs?: number;
 }
 
 export async function startEngineHarness(
@@ -73,13 +81,14 @@ export async function startEngineHarness(
     executor: { backoff: () => 20, ...opts.executor },
   });
   routeExecutorOrigin(bridge.fetch);
+  setInProcessExecutor(opts.inProcess === false ? undefined : h.executor);
   // Deadlines and expiries the engine computes must agree with the executor's (manual) timers.
   setEngineClock(h.clock.now);
   const relay = startOutboxRelay({
     db: db.db,
     deliver: createOutboxDeliverer((events) => h.executor.send(events), workflowEventHooks()),
     log: createLogger({ component: "outbox-test" }),
-    pollMs: 50,
+    pollMs: opts.relayPollMs ?? 50,
   });
   const api: EngineHarness = {
     db,
@@ -142,6 +151,7 @@ export async function startEngineHarness(
     },
     async close() {
       routeExecutorOrigin(undefined);
+      setInProcessExecutor(undefined);
       setEngineClock(undefined);
       // The relay a test may have swapped in (api.relay), not only the one started here: a relay
       // left running past the database's close logged "CONNECTION_ENDED" / "PGlite is closed".

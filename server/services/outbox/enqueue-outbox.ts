@@ -1,7 +1,9 @@
 import "server-only";
-import type { Queryable } from "@/db/client";
+import { afterCommit } from "@/db/after-commit";
+import type { Queryable, Tx } from "@/db/client";
 import { outbox } from "@/db/schema";
 import { newId } from "@/lib/ids";
+import { inProcessExecutor } from "./in-process-executor";
 import { wakeOutboxRelay } from "./relay-signal";
 
 export interface OutboxMessage {
@@ -15,7 +17,8 @@ export interface OutboxMessage {
 
 /**
  * Writes messages inside the caller's transaction: they exist exactly when the change that caused
- * them committed. The relay delivers them afterwards (the wake-up is a hint; it polls anyway).
+ * them committed. The relay delivers them afterwards (woken by the commit; it also polls, for
+ * other processes).
  */
 export async function enqueueOutbox(
   tx: Queryable,
@@ -34,7 +37,28 @@ export async function enqueueOutbox(
     availableAt: new Date(),
   }));
   await tx.insert(outbox).values(rows).onConflictDoNothing();
-  // Wake after the current transaction has had a chance to commit.
-  setTimeout(wakeOutboxRelay, 0);
+  // Woken before the commit, the relay would find nothing and wait for its next poll.
+  afterCommit(tx, wakeOutboxRelay);
   return rows.map((r) => r.id);
+}
+
+/**
+ * Inngest messages due exactly when the caller commits (a run's start): handed to the embedded
+ * executor inside the transaction when it shares this database — its run and job rows commit or
+ * roll back with the caller's, its worker is woken after the commit — else written to the outbox
+ * like any message (a real Inngest, or an executor that has not synced its functions yet). The
+ * message id is the event id either way, so the executor's 24 h id dedup still applies.
+ */
+export async function sendInngestMessages(
+  tx: Queryable,
+  messages: (OutboxMessage & { topic: "inngest"; id: string })[],
+  now = new Date(),
+): Promise<void> {
+  if (messages.length === 0) return;
+  // Always called inside the caller's transaction (admission holds a transaction-scoped lock).
+  const direct = await inProcessExecutor()?.sendInTransaction(
+    tx as Tx,
+    messages.map((m) => ({ id: m.id, name: m.name, data: m.payload })),
+  );
+  if (!direct) await enqueueOutbox(tx, messages, now);
 }

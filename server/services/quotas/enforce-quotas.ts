@@ -7,7 +7,12 @@ import { checkMinInterval, compileSchedule } from "@/lib/triggers/cron";
 import { QuotaExceededError } from "../../errors";
 import type { ServiceConfig } from "../context";
 import { addUsage, readUsage } from "./usage-counter";
-import { loadWorkspaceQuota, planBehind, type WorkspaceQuota } from "./workspace-quota";
+import {
+  loadWorkspaceQuota,
+  planBehind,
+  quotaFromSettings,
+  type WorkspaceQuota,
+} from "./workspace-quota";
 
 /**
  * The enforcement points of workspace quotas (docs/quotas.md). Internal: callers have already
@@ -49,8 +54,13 @@ export async function chargeRun(
   config: QuotaConfig,
   workspaceId: string,
   now: Date,
+  /** `workspaces.settings` when the caller has just read it in this transaction (admission). */
+  settings?: unknown,
 ): Promise<void> {
-  const q = await loadWorkspaceQuota(tx, workspaceId, config);
+  const q =
+    settings === undefined
+      ? await loadWorkspaceQuota(tx, workspaceId, config)
+      : quotaFromSettings((settings as { quota?: unknown } | null)?.quota, config);
   const limit = q.limits.runsPerMonth;
   const window = quotaWindow("month", now)!;
   const key = { workspaceId, metric: "runs" as const, periodStart: window.start };

@@ -8,7 +8,7 @@ import { EVENTS } from "@/inngest/events";
 import type { ServiceConfig } from "../context";
 import { enqueueWorkflowEvents } from "./workflow-events";
 import { enqueueOutbox } from "../outbox/enqueue-outbox";
-import { admissionLimits, admitQueuedRuns } from "../runs/admission";
+import { admitQueuedRuns } from "../runs/admission";
 import { appendRunEvents } from "../runs/run-events";
 import {
   ACTIVE_RUN_STATUSES,
@@ -167,8 +167,7 @@ export async function finishRun(
       });
     await enqueueOutbox(tx, messages, now);
     if (!run.parentRunId) {
-      const limits = await admissionLimits(tx, run.workspaceId, config);
-      await admitQueuedRuns(tx, run.workspaceId, limits, now);
+      await admitQueuedRuns(tx, run.workspaceId, config, now);
     }
     return { changed: true, status: args.status };
   });

@@ -1,11 +1,11 @@
 import "server-only";
-import { and, asc, count, eq, inArray, sql } from "drizzle-orm";
-import type { Queryable } from "@/db/client";
+import { and, asc, count, eq, inArray, ne, sql, type SQL } from "drizzle-orm";
+import { execRows, type Queryable } from "@/db/client";
 import { runs, workspaces } from "@/db/schema";
 import { WorkspaceSettings } from "@/lib/schemas/workspace";
 import { EVENTS } from "@/inngest/events";
-import { enqueueOutbox } from "../outbox/enqueue-outbox";
-import { appendRunEvents } from "./run-events";
+import { sendInngestMessages } from "../outbox/enqueue-outbox";
+import { appendRunEvents, type RunEventInput } from "./run-events";
 import { tighterCap } from "@/lib/quotas/plans";
 import { ACTIVE_RUN_STATUSES } from "@/lib/workflow/status";
 import type { ServiceConfig } from "../context";
@@ -21,6 +21,11 @@ export interface AdmissionLimits {
   perWorkflow?: number;
 }
 
+export type AdmissionConfig = Pick<
+  ServiceConfig,
+  "maxActiveRunsPerUser" | "maxActiveRunsPerWorkspace" | "defaultPlan"
+>;
+
 /**
  * Workspace overrides (Settings) over the configured defaults, and the quota plan's cap on
  * concurrent runs per workflow.
@@ -28,15 +33,20 @@ export interface AdmissionLimits {
 export async function admissionLimits(
   tx: Queryable,
   workspaceId: string,
-  config: Pick<ServiceConfig, "maxActiveRunsPerUser" | "maxActiveRunsPerWorkspace" | "defaultPlan">,
+  config: AdmissionConfig,
 ): Promise<AdmissionLimits> {
   const [ws] = await tx
     .select({ settings: workspaces.settings })
     .from(workspaces)
     .where(eq(workspaces.id, workspaceId));
-  const s = WorkspaceSettings.safeParse(ws?.settings ?? {});
+  return limitsFromSettings(ws?.settings, config);
+}
+
+/** admissionLimits over an already-read `workspaces.settings` value. */
+export function limitsFromSettings(settings: unknown, config: AdmissionConfig): AdmissionLimits {
+  const s = WorkspaceSettings.safeParse(settings ?? {});
   const perWorkflow = quotaFromSettings(
-    (ws?.settings as { quota?: unknown } | undefined)?.quota,
+    (settings as { quota?: unknown } | undefined)?.quota,
     config,
   ).limits.concurrentRunsPerDefinition;
   return {
@@ -53,65 +63,128 @@ export async function lockWorkspaceAdmission(tx: Queryable, workspaceId: string)
 }
 
 /**
- * Starts queued runs of a workspace in FIFO order while slots are free (SPEC §5): at most
- * `perUser` active runs per accountable user, `perWorkspace` per workspace, and each workflow's
- * `maxConcurrentRuns` (capped by the plan's concurrent-runs-per-workflow quota). A queued run whose limit is full waits and does not block runs behind it
- * that have room. Child runs (subworkflows) never queue: they run inside their parent's slot.
- * Call inside a transaction; returns the admitted run ids.
+ * A run being created in this transaction: not inserted yet (admission decides its status), or
+ * already `inserted` as queued (then it is flipped to running like any queued run).
  */
-export async function admitQueuedRuns(
+export interface AdmissionCandidate {
+  id: string;
+  workflowId: string | null;
+  hash: string;
+  user: string | null;
+  inserted?: boolean;
+}
+
+interface QueuedRun {
+  id: string;
+  workflowId: string | null;
+  hash: string;
+  user: string | null;
+}
+
+/**
+ * What admission decided: the queued runs to start, whether the candidate starts, and the
+ * workspace's raw settings (read in the same statement, for callers that need them too).
+ */
+export interface AdmissionPlan {
+  workspaceId: string;
+  admit: string[];
+  candidateAdmitted: boolean;
+  settings: unknown;
+}
+
+/**
+ * Decides admission under the workspace's lock (SPEC §5), writing nothing: FIFO over the queued
+ * runs, then `candidate` (a run about to be inserted, newest in the queue), while slots are free —
+ * at most `perUser` active runs per accountable user, `perWorkspace` per workspace, and each
+ * workflow's `maxConcurrentRuns` (capped by the plan's concurrent-runs-per-workflow quota). A
+ * queued run whose limit is full waits and does not block runs behind it. Child runs
+ * (subworkflows) never queue: they run inside their parent's slot.
+ *
+ * Two statements when nothing is queued (the lock; settings, active counts, whether anything is
+ * queued, the candidate's workflow limit — one read), a third to read the queue otherwise. Every
+ * transaction that queues a run or frees a slot runs this before it commits, under the same lock,
+ * so a queued run can only be missed by a pass whose snapshot predates it — and then its own
+ * creator's pass, or the finish that frees the next slot, comes after and sees it.
+ */
+export async function planAdmission(
   tx: Queryable,
   workspaceId: string,
-  limits: AdmissionLimits,
-  now: Date,
-): Promise<string[]> {
+  limitsOrConfig: AdmissionLimits | AdmissionConfig,
+  candidate?: AdmissionCandidate,
+): Promise<AdmissionPlan> {
   await lockWorkspaceAdmission(tx, workspaceId);
-  const activeRows = await tx
-    .select({
-      workflowId: runs.workflowId,
-      hash: runs.hash,
-      user: runs.accountableUserId,
-      n: count(),
-    })
-    .from(runs)
-    .where(
-      and(
-        eq(runs.workspaceId, workspaceId),
-        inArray(runs.status, [...ACTIVE_STATUSES]),
-        sql`${runs.parentRunId} is null`,
-      ),
-    )
-    .groupBy(runs.workflowId, runs.hash, runs.accountableUserId);
+  const [snap] = await execRows<{
+    settings: unknown;
+    active: [string | null, string, string | null, number][] | null;
+    has_queued: boolean;
+    candidate_max: number | null;
+  }>(
+    tx,
+    sql`select
+      (select settings from workspaces where id = ${workspaceId}) as settings,
+      (select json_agg(json_build_array(workflow_id, hash, accountable_user_id, n)) from (
+        select workflow_id, hash, accountable_user_id, count(*)::int as n from runs
+        where workspace_id = ${workspaceId} and parent_run_id is null
+          and status in (${sql.join(
+            ACTIVE_STATUSES.map((st) => sql`${st}`),
+            sql`, `,
+          )})
+        group by workflow_id, hash, accountable_user_id) a) as active,
+      exists (select 1 from runs where workspace_id = ${workspaceId} and status = 'queued'
+        and id <> ${candidate?.id ?? ""}) as has_queued,
+      ${candidate?.workflowId ? sql`(${currentMaxConcurrentRuns(sql`w.id = ${candidate.workflowId}`)})` : sql`null::int`} as candidate_max`,
+  );
+  const limits =
+    "perWorkspace" in limitsOrConfig
+      ? limitsOrConfig
+      : limitsFromSettings(snap?.settings, limitsOrConfig);
+  const plan: AdmissionPlan = {
+    workspaceId,
+    admit: [],
+    candidateAdmitted: false,
+    settings: snap?.settings,
+  };
   let total = 0;
   const perUser = new Map<string, number>();
   const perWorkflow = new Map<string, number>();
-  for (const r of activeRows) {
-    total += r.n;
-    if (r.user) perUser.set(r.user, (perUser.get(r.user) ?? 0) + r.n);
-    const key = concurrencyKey(r);
-    perWorkflow.set(key, (perWorkflow.get(key) ?? 0) + r.n);
+  for (const [workflowId, hash, user, n] of snap?.active ?? []) {
+    total += n;
+    if (user) perUser.set(user, (perUser.get(user) ?? 0) + n);
+    const key = concurrencyKey({ workflowId, hash });
+    perWorkflow.set(key, (perWorkflow.get(key) ?? 0) + n);
   }
   // Saturated (the common case under a burst): nothing can start, so the queue is not read.
-  if (total >= limits.perWorkspace) return [];
-  const queued = await tx
-    .select({
-      id: runs.id,
-      workflowId: runs.workflowId,
-      hash: runs.hash,
-      user: runs.accountableUserId,
-    })
-    .from(runs)
-    .where(and(eq(runs.workspaceId, workspaceId), eq(runs.status, "queued")))
-    .orderBy(asc(runs.queuedAt), asc(runs.id))
-    .limit(500);
-  if (queued.length === 0) return [];
-  const maxByWorkflow = await workflowLimits(
-    tx,
-    queued.flatMap((q) => (q.workflowId ? [q.workflowId] : [])),
-  );
-
-  const admitted: string[] = [];
-  for (const q of queued) {
+  if (total >= limits.perWorkspace) return plan;
+  let queued: QueuedRun[] = [];
+  let maxByWorkflow = new Map<string, number>();
+  if (snap?.has_queued) {
+    queued = await tx
+      .select({
+        id: runs.id,
+        workflowId: runs.workflowId,
+        hash: runs.hash,
+        user: runs.accountableUserId,
+      })
+      .from(runs)
+      .where(
+        and(
+          eq(runs.workspaceId, workspaceId),
+          eq(runs.status, "queued"),
+          ne(runs.id, candidate?.id ?? ""),
+        ),
+      )
+      .orderBy(asc(runs.queuedAt), asc(runs.id))
+      .limit(QUEUE_READ);
+    maxByWorkflow = await workflowLimits(
+      tx,
+      queued.flatMap((q) => (q.workflowId ? [q.workflowId] : [])),
+    );
+  }
+  if (candidate?.workflowId && snap?.candidate_max != null)
+    maxByWorkflow.set(candidate.workflowId, Number(snap.candidate_max));
+  // The candidate is the newest queued run; behind a full read it would not have been reached.
+  const line = candidate && queued.length < QUEUE_READ ? [...queued, candidate] : queued;
+  for (const q of line) {
     if (total >= limits.perWorkspace) break;
     if (q.user && (perUser.get(q.user) ?? 0) >= limits.perUser) continue;
     const key = concurrencyKey(q);
@@ -120,21 +193,47 @@ export async function admitQueuedRuns(
     const ownMax = q.workflowId ? maxByWorkflow.get(q.workflowId) : undefined;
     const wfMax = tighterCap(ownMax, limits.perWorkflow) ?? Number.POSITIVE_INFINITY;
     if ((perWorkflow.get(key) ?? 0) >= wfMax) continue;
-    const done = await tx
-      .update(runs)
-      .set({ status: "running", updatedAt: now })
-      .where(and(eq(runs.id, q.id), eq(runs.status, "queued")))
-      .returning({ id: runs.id });
-    if (done.length !== 1) continue;
     total++;
     if (q.user) perUser.set(q.user, (perUser.get(q.user) ?? 0) + 1);
     perWorkflow.set(key, (perWorkflow.get(key) ?? 0) + 1);
-    admitted.push(q.id);
+    if (q === candidate) plan.candidateAdmitted = true;
+    if (q !== candidate || candidate.inserted) plan.admit.push(q.id);
   }
-  if (admitted.length) {
-    await enqueueOutbox(
+  return plan;
+}
+
+/**
+ * Carries out a plan: queued → running (compare-and-set), the start message of every run that
+ * starts (the candidate included, inserted running or flipped here) and their events.
+ * `creationEvents` (the candidate's `run.queued`) go into the same insert; a candidate admitted at
+ * creation gets no separate `run.admitted` — it never waited. Returns the started ids. A queued
+ * run cancelled between plan and update is skipped; its slot stays free until the next pass (a
+ * finish, or the reaper's minute).
+ */
+export async function applyAdmission(
+  tx: Queryable,
+  plan: AdmissionPlan,
+  now: Date,
+  opts: { candidateId?: string; creationEvents?: RunEventInput[] } = {},
+): Promise<string[]> {
+  const { workspaceId } = plan;
+  const admitted: string[] = [];
+  if (plan.admit.length) {
+    const done = await tx
+      .update(runs)
+      .set({ status: "running", updatedAt: now })
+      .where(and(inArray(runs.id, plan.admit), eq(runs.status, "queued")))
+      .returning({ id: runs.id });
+    const flipped = new Set(done.map((d) => d.id));
+    // FIFO order, as decided.
+    admitted.push(...plan.admit.filter((id) => flipped.has(id)));
+  }
+  const candidate = plan.candidateAdmitted ? opts.candidateId : undefined;
+  const started = candidate && !admitted.includes(candidate) ? [...admitted, candidate] : admitted;
+  if (started.length)
+    await sendInngestMessages(
       tx,
-      admitted.map((runId) => ({
+      started.map((runId) => ({
         workspaceId,
         topic: "inngest" as const,
         name: EVENTS.runStart,
@@ -143,38 +242,64 @@ export async function admitQueuedRuns(
       })),
       now,
     );
-    await appendRunEvents(
-      tx,
-      admitted.map((runId) => ({ runId, workspaceId, type: "run.admitted", data: {} })),
-      now,
-    );
-  }
-  return admitted;
+  await appendRunEvents(
+    tx,
+    [
+      ...(opts.creationEvents ?? []),
+      ...admitted
+        .filter((runId) => runId !== opts.candidateId)
+        .map((runId) => ({ runId, workspaceId, type: "run.admitted", data: {} })),
+    ],
+    now,
+  );
+  return started;
 }
+
+/**
+ * Starts queued runs of a workspace while slots are free (see planAdmission). Call inside a
+ * transaction; returns the admitted run ids. Given the config instead of limits, it reads the
+ * workspace's overrides in its own snapshot statement.
+ */
+export async function admitQueuedRuns(
+  tx: Queryable,
+  workspaceId: string,
+  limits: AdmissionLimits | AdmissionConfig,
+  now: Date,
+): Promise<string[]> {
+  const plan = await planAdmission(tx, workspaceId, limits);
+  if (plan.admit.length === 0) return [];
+  return applyAdmission(tx, plan, now);
+}
+
+const QUEUE_READ = 500;
 
 /** What the per-workflow limit counts by: the workflow, or an inline run's definition hash. */
 function concurrencyKey(r: { workflowId: string | null; hash: string }): string {
   return r.workflowId ?? `inline:${r.hash}`;
 }
 
-/** maxConcurrentRuns of each workflow's pinned definition (from the run's snapshot). */
-async function workflowLimits(tx: Queryable, workflowIds: string[]): Promise<Map<string, number>> {
-  const ids = [...new Set(workflowIds)];
-  if (ids.length === 0) return new Map();
-  // The limit of the workflow's CURRENT version applies to every queued run of it.
-  const rows = await tx.execute(sql`
-    select w.id as workflow_id, coalesce((c.definition->'constraints'->>'maxConcurrentRuns')::int, 10) as max
+/** maxConcurrentRuns of each workflow's CURRENT version: it applies to every queued run of it. */
+function currentMaxConcurrentRuns(where: SQL, id = sql``): SQL {
+  return sql`select ${id}coalesce((c.definition->'constraints'->>'maxConcurrentRuns')::int, 10) as max
     from workflows w
     left join workflow_versions v on v.id = w.current_version_id
     left join definition_contents c on c.workspace_id = w.workspace_id and c.hash = v.hash
-    where w.id in (${sql.join(
-      ids.map((i) => sql`${i}`),
-      sql`, `,
-    )})`);
-  const list = (Array.isArray(rows) ? rows : ((rows as { rows?: unknown[] }).rows ?? [])) as {
-    workflow_id: string;
-    max: number;
-  }[];
+    where ${where}`;
+}
+
+async function workflowLimits(tx: Queryable, workflowIds: string[]): Promise<Map<string, number>> {
+  const ids = [...new Set(workflowIds)];
+  if (ids.length === 0) return new Map();
+  const list = await execRows<{ workflow_id: string; max: number }>(
+    tx,
+    currentMaxConcurrentRuns(
+      sql`w.id in (${sql.join(
+        ids.map((i) => sql`${i}`),
+        sql`, `,
+      )})`,
+      sql`w.id as workflow_id, `,
+    ),
+  );
   return new Map(list.map((r) => [r.workflow_id, Number(r.max)]));
 }
 

@@ -4,7 +4,7 @@ import { runs } from "@/db/schema";
 import type { Db } from "@/db/client";
 import { EVENTS } from "@/inngest/events";
 import type { ServiceContext } from "../context";
-import { enqueueOutbox } from "../outbox/enqueue-outbox";
+import { sendInngestMessages } from "../outbox/enqueue-outbox";
 import type { AttemptKey } from "../run-state/step-records";
 import { createRun, type CreateRunResult } from "./create-run";
 
@@ -43,7 +43,7 @@ export async function createChildRun(
       idempotencyKey: a.idempotencyKey,
     });
     if (a.start && !created.deduplicated) {
-      await enqueueOutbox(tx, [
+      await sendInngestMessages(tx, [
         {
           workspaceId: a.parent.workspaceId,
           topic: "inngest",

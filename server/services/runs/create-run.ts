@@ -17,7 +17,7 @@ import { IdempotencyKeyReusedError, PreconditionFailedError, ValidationError } f
 import type { ServiceContext } from "../context";
 import { loadVersion, loadWorkflow, type VersionRow } from "../workflows/load-workflow";
 import { definitionByHash } from "../workflows/version-content";
-import { admissionLimits, admitQueuedRuns, slotRefusal } from "./admission";
+import { admissionLimits, applyAdmission, planAdmission, slotRefusal } from "./admission";
 import { chargeRun } from "../quotas/enforce-quotas";
 import { loadWorkspaceQuota } from "../quotas/workspace-quota";
 import { appendRunEvents } from "./run-events";
@@ -147,6 +147,23 @@ export async function createRun(
     if (refusal) throw new PreconditionFailedError(refusal);
   }
   const id = args.runId ?? newId("run");
+  const admitNow = !args.parent && !args.recording && !args.deferAdmission;
+  const candidate = {
+    id,
+    workflowId: version.workflowId,
+    hash: version.hash,
+    user: args.accountableUserId ?? null,
+  };
+  // Without a key, admission decides before the insert (the run is its candidate, the newest in
+  // the queue), so an admitted run is inserted running; the workspace's lock is held from here to
+  // the commit. A keyed run is inserted first, as queued: its unique check may wait for another
+  // transaction that touches a run with the same key (a finish updating it) and then takes this
+  // lock — waiting while holding the lock would deadlock.
+  let plan =
+    admitNow && !args.idempotencyKey
+      ? await planAdmission(tx, args.workspaceId, ctx.config, candidate)
+      : undefined;
+  const running = !!args.parent || !!args.recording || !!plan?.candidateAdmitted;
   const row = {
     id,
     workspaceId: args.workspaceId,
@@ -154,7 +171,7 @@ export async function createRun(
     versionId: version.id,
     version: version.version,
     hash: version.hash,
-    status: args.parent || args.recording ? ("running" as const) : ("queued" as const),
+    status: running ? ("running" as const) : ("queued" as const),
     startedAt: args.recording ? now : null,
     // A recording is not planned by the engine, which sets other runs' deadline: the reaper ends an
     // abandoned one after the run timeout, freeing its admission slot.
@@ -184,7 +201,8 @@ export async function createRun(
     [inserted] = (await tx.insert(runs).values(row).returning()) as [RunRow];
   else
     try {
-      // A savepoint, so a concurrent duplicate key can be answered with the winner's run.
+      // A savepoint, so a concurrent duplicate key can be answered with the winner's run (nothing
+      // but the admission lock and reads happened before it).
       [inserted] = (await tx.transaction((sp) => sp.insert(runs).values(row).returning())) as [
         RunRow,
       ];
@@ -203,27 +221,27 @@ export async function createRun(
       }
       throw e;
     }
+  if (admitNow && !plan)
+    plan = await planAdmission(tx, args.workspaceId, ctx.config, { ...candidate, inserted: true });
   // Runs per month (quota): counted with the run, in its transaction; children run in their
   // parent's slot and are not counted.
-  if (!args.parent) await chargeRun(tx, ctx.config, args.workspaceId, now);
-  await appendRunEvents(
-    tx,
-    [
-      {
-        runId: id,
-        workspaceId: args.workspaceId,
-        type: "run.queued",
-        data: { trigger: args.trigger.type, version: version.version },
-      },
-    ],
-    now,
-  );
-  if (!args.parent && !args.recording && !args.deferAdmission) {
-    const limits = await admissionLimits(tx, args.workspaceId, ctx.config);
-    const admitted = await admitQueuedRuns(tx, args.workspaceId, limits, now);
-    // Admission changed only the status (and updatedAt, to `now`) of the row inserted above.
-    if (admitted.includes(id)) inserted = { ...inserted, status: "running", updatedAt: now };
-    else if (overflow === "skip") {
+  if (!args.parent) await chargeRun(tx, ctx.config, args.workspaceId, now, plan?.settings);
+  // One creation event: `admitted` says whether it started at once (no separate run.admitted).
+  const created = {
+    runId: id,
+    workspaceId: args.workspaceId,
+    type: "run.queued",
+    data: {
+      trigger: args.trigger.type,
+      version: version.version,
+      ...(plan ? { admitted: plan.candidateAdmitted } : {}),
+    },
+  };
+  if (!plan) await appendRunEvents(tx, [created], now);
+  else {
+    await applyAdmission(tx, plan, now, { candidateId: id, creationEvents: [created] });
+    if (plan.candidateAdmitted) inserted = { ...inserted, status: "running", updatedAt: now };
+    if (!plan.candidateAdmitted && overflow === "skip") {
       const skipped = await skipOverflowedRun(
         tx,
         { runId: id, workspaceId: args.workspaceId, definition },

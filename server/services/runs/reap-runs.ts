@@ -6,7 +6,7 @@ import { EVENTS } from "@/inngest/events";
 import type { ServiceConfig } from "../context";
 import { enqueueOutbox } from "../outbox/enqueue-outbox";
 import { finalizeCancelledRun, finishRun, overdueRunIds } from "../run-state/finish-run";
-import { admissionLimits, admitQueuedRuns } from "./admission";
+import { admitQueuedRuns } from "./admission";
 
 const ABANDONED_SCRIPT_MS = 10 * 60_000;
 
@@ -88,9 +88,7 @@ export async function reapRuns(db: Db, config: ServiceConfig, now: Date) {
   let admitted = 0;
   for (const w of queuedWorkspaces) {
     admitted += (
-      await db.transaction(async (tx) =>
-        admitQueuedRuns(tx, w.workspaceId, await admissionLimits(tx, w.workspaceId, config), now),
-      )
+      await db.transaction(async (tx) => admitQueuedRuns(tx, w.workspaceId, config, now))
     ).length;
   }
   return { timedOut, cancelled: stale.length, admitted, restarted: stranded.length };

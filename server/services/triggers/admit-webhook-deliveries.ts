@@ -6,7 +6,7 @@ import type { Logger } from "@/lib/log";
 import { DomainError } from "../../errors";
 import type { Keys } from "../../keys";
 import type { ServiceConfig } from "../context";
-import { admissionLimits, admitQueuedRuns } from "../runs/admission";
+import { admitQueuedRuns } from "../runs/admission";
 import { skipOverflowedRun } from "../runs/create-run";
 import { startTriggerRun, triggerContext } from "./start-trigger-run";
 import { definitionByHash } from "../workflows/version-content";
@@ -97,8 +97,7 @@ export async function admitWebhookDeliveries(
     const at = now();
     const created = outcomes.filter((o) => o.kind === "created");
     for (const workspaceId of new Set(created.map((o) => o.row.workspaceId))) {
-      const limits = await admissionLimits(tx, workspaceId, deps.config);
-      const admitted = new Set(await admitQueuedRuns(tx, workspaceId, limits, at));
+      const admitted = new Set(await admitQueuedRuns(tx, workspaceId, deps.config, at));
       for (const o of created) {
         if (o.row.workspaceId !== workspaceId || admitted.has(o.runId)) continue;
         const definition = await definitionByHash(tx, workspaceId, o.hash);

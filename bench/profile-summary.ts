@@ -66,7 +66,10 @@ const CATEGORIES: [RegExp, string][] = [
   [/^\((program)\)$/, "V8 (program: compile, IC, runtime)"],
   [/node_modules\/inngest\//, "Inngest SDK (request handling, memo replay)"],
   [/^inngest\/executor\//, "embedded executor"],
-  [/^inngest\/(engine|functions|actions)\//, "engine bodies (inngest/run-driver, functions, actions)"],
+  [
+    /^inngest\/(engine|functions|actions)\//,
+    "engine bodies (inngest/run-driver, functions, actions)",
+  ],
   [/node_modules\/postgres\//, "Postgres driver (postgres.js)"],
   [/node_modules\/(pg|pg-[\w-]+)\//, "Postgres driver (pg)"],
   [/node_modules\/drizzle-orm\//, "Drizzle (query building, row mapping)"],

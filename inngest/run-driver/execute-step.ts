@@ -14,14 +14,13 @@ import { quotaMessage } from "@/lib/quotas/plans";
 import { EVENTS, RUN_WORKFLOW_FUNCTION_ID } from "../events";
 import { handlerFor } from "../actions/registry";
 import { runActionAttempt, type AttemptOutcome } from "./action-attempt";
-import { checkApprovalBody, closeApprovalBody, openApprovalBody } from "./approval-bodies";
 import { beginDelayBody, endDelayBody } from "./delay-bodies";
 import { beginLoopBody, endLoopBody } from "./loop-bodies";
 import { endChildBody, startChildBody } from "./subworkflow-bodies";
 import { beginWaitBody, endWaitBody, lookbackWaitBody } from "./wait-bodies";
 import { runGraph } from "./run-graph";
 import { raceWait } from "./race-wait";
-import { runTask } from "./run-task";
+import { deadlineReached, HALTED, runApproval, runTask } from "./gates";
 import { sid, type EngineEnv, type Scope } from "./types";
 
 type Node = {
@@ -32,8 +31,6 @@ type Node = {
   timeoutMs?: number;
   name?: string;
 };
-
-const HALTED: StepOutcome = { kind: "cancelled", reason: "run_ended" };
 
 /** Runs one step to its final outcome (retries included). Deterministic between durable steps. */
 export async function executeStep(
@@ -158,56 +155,6 @@ async function runAction(
   }
 }
 
-async function runApproval(
-  env: EngineEnv,
-  path: string,
-  node: Node,
-  key: AttemptKey,
-  ctx: TemplateContext,
-): Promise<StepOutcome> {
-  const opened = await env.step.run(sid(env, `${path}@1~open`), () =>
-    openApprovalBody({
-      key,
-      workflowId: env.plan.workflowId,
-      hash: env.plan.hash,
-      config: node.config,
-      context: ctx,
-      initiatorUserId: env.plan.initiatorUserId,
-      deadline: env.deadline,
-    }),
-  );
-  if ("error" in opened) return { kind: "failed", error: opened.error };
-  if (env.halted) return HALTED;
-  // Race the durable wait with a check for a decision taken before the wait was registered.
-  await raceWait(
-    env,
-    path,
-    {
-      event: EVENTS.approvalDecided,
-      if: `async.data.approvalId == ${JSON.stringify(opened.approvalId)}`,
-      timeout: new Date(opened.expiresAt),
-    },
-    "check",
-    () => checkApprovalBody({ approvalId: opened.approvalId }),
-  );
-  const closed = await env.step.run(sid(env, `${path}@1~close`), () =>
-    closeApprovalBody({
-      key,
-      approvalId: opened.approvalId,
-      cappedByDeadline: opened.cappedByDeadline,
-    }),
-  );
-  if (closed.deadlineHit) {
-    env.abort ??= {
-      status: "timed_out",
-      reason: "deadline",
-      message: "The run reached its deadline",
-    };
-    return { kind: "cancelled", reason: "deadline" };
-  }
-  return { kind: "completed", port: closed.port, output: closed.output };
-}
-
 async function runDelay(
   env: EngineEnv,
   path: string,
@@ -225,12 +172,7 @@ async function runDelay(
     endDelayBody({ key, until: begun.until, cappedByDeadline: begun.cappedByDeadline }),
   );
   if (ended.deadlineHit) {
-    env.abort ??= {
-      status: "timed_out",
-      reason: "deadline",
-      message: "The run reached its deadline",
-    };
-    return { kind: "cancelled", reason: "deadline" };
+    return deadlineReached(env);
   }
   return { kind: "completed", output: ended.output };
 }
@@ -265,12 +207,7 @@ async function runWait(
     endWaitBody({ key, event: event ?? null, cappedByDeadline: begun.cappedByDeadline }),
   );
   if (ended.deadlineHit) {
-    env.abort ??= {
-      status: "timed_out",
-      reason: "deadline",
-      message: "The run reached its deadline",
-    };
-    return { kind: "cancelled", reason: "deadline" };
+    return deadlineReached(env);
   }
   return { kind: "completed", output: ended.output };
 }

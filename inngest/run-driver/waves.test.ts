@@ -179,8 +179,7 @@ describe("waves: durable steps per run", () => {
     );
     expect(planned!.n).toBe(0);
     expect(await e.events(run.id)).toEqual([
-      "run.queued",
-      "run.admitted",
+      "run.queued", // admitted at creation: no separate run.admitted
       "run.started",
       "step.started:a",
       "step.completed:a",

@@ -171,9 +171,7 @@ async function runDelay(
   const ended = await env.step.run(sid(env, `${path}@1~end`), () =>
     endDelayBody({ key, until: begun.until, cappedByDeadline: begun.cappedByDeadline }),
   );
-  if (ended.deadlineHit) {
-    return deadlineReached(env);
-  }
+  if (ended.deadlineHit) return deadlineReached(env);
   return { kind: "completed", output: ended.output };
 }
 
@@ -206,9 +204,7 @@ async function runWait(
   const ended = await env.step.run(sid(env, `${path}@1~end`), () =>
     endWaitBody({ key, event: event ?? null, cappedByDeadline: begun.cappedByDeadline }),
   );
-  if (ended.deadlineHit) {
-    return deadlineReached(env);
-  }
+  if (ended.deadlineHit) return deadlineReached(env);
   return { kind: "completed", output: ended.output };
 }
 

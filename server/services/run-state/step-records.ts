@@ -17,6 +17,19 @@ export interface AttemptKey {
   attempt: number;
 }
 
+/** The columns that identify an attempt's row (its id is stable: re-inserts conflict). */
+function attemptIdentity(key: AttemptKey) {
+  return {
+    id: `${key.runId}:${key.path}:${key.attempt}`,
+    runId: key.runId,
+    workspaceId: key.workspaceId,
+    stepId: key.stepId,
+    path: key.path,
+    stepType: key.stepType,
+    attempt: key.attempt,
+  };
+}
+
 /**
  * Records that an attempt started (or started waiting). Idempotent: a durable step re-executed
  * after a crash finds its row and keeps it — attempts are at-least-once, rows exactly once.
@@ -30,13 +43,7 @@ export async function beginAttempt(
     const inserted = await tx
       .insert(runSteps)
       .values({
-        id: `${key.runId}:${key.path}:${key.attempt}`,
-        runId: key.runId,
-        workspaceId: key.workspaceId,
-        stepId: key.stepId,
-        path: key.path,
-        stepType: key.stepType,
-        attempt: key.attempt,
+        ...attemptIdentity(key),
         status: args.status ?? "running",
         input: args.input ?? null,
         createdAt: args.now,
@@ -274,13 +281,7 @@ export async function recordInstantAttempt(
     const inserted = await tx
       .insert(runSteps)
       .values({
-        id: `${key.runId}:${key.path}:${key.attempt}`,
-        runId: key.runId,
-        workspaceId: key.workspaceId,
-        stepId: key.stepId,
-        path: key.path,
-        stepType: key.stepType,
-        attempt: key.attempt,
+        ...attemptIdentity(key),
         status: "completed",
         input: args.input ?? null,
         output: args.output ?? null,

@@ -129,6 +129,15 @@ export const runSteps = pgTable(
     failureClass: failureClassEnum("failure_class"),
     port: text("port"),
     skipReason: text("skip_reason"),
+    /**
+     * The delivery executing a side-effecting attempt (claimAttempt): its token and lease. A second
+     * delivery of the same attempt waits for the holder's result instead of running the effect
+     * again, and takes over only once the lease lapsed (the holder's process died).
+     */
+    claimToken: text("claim_token"),
+    claimedUntil: tstz("claimed_until"),
+    /** A failed attempt's Retry-After (ms), so a repeated delivery returns the same outcome. */
+    retryAfterMs: integer("retry_after_ms"),
     createdAt: createdAt(),
     startedAt: tstz("started_at"),
     finishedAt: tstz("finished_at"),

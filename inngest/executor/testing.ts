@@ -104,6 +104,8 @@ export interface HarnessOptions {
   sync?: boolean;
   /** Share a clock between harnesses (two executors on one database). */
   clock?: ManualClock;
+  /** Run the executor's cron scheduler (default false: tests trigger what they need). */
+  cron?: boolean;
   /** Sees every request the executor sends to the app and the app's answer (protocol tests). */
   onCall?: (req: TransportRequest, res: TransportResponse) => void;
 }
@@ -134,7 +136,7 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
     ...o.executor,
   });
   o.bridge.attach(executor.fetch);
-  await executor.start({ syncInBackground: false, cron: false });
+  await executor.start({ syncInBackground: false, cron: o.cron ?? false });
   if (o.sync !== false) await executor.sync();
 
   async function until<T>(

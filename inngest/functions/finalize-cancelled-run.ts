@@ -14,7 +14,9 @@ export const finalizeCancelledRun = inngest.createFunction(
     triggers: [
       {
         event: "inngest/function.cancelled",
-        expression: `event.data.function_id == "${APP_ID}-run-workflow"`,
+        // `if`, not `expression`: the SDK (4.24) drops `expression` when it registers a trigger,
+        // and the function then ran for every function's cancellation on a real Inngest.
+        if: `event.data.function_id == "${APP_ID}-run-workflow"`,
       },
     ],
   },

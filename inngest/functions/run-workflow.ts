@@ -7,7 +7,7 @@ import { EVENTS, RUN_WORKFLOW_FUNCTION_ID, RunStartData } from "../events";
 import { finishRunBody, loadPlanBody } from "../run-driver/finish-bodies";
 import { firstWaveBody, runGraph } from "../run-driver/run-graph";
 import { Semaphore } from "../run-driver/semaphore";
-import type { EngineEnv, StepTools } from "../run-driver/types";
+import { sid, type EngineEnv, type StepTools } from "../run-driver/types";
 import type { WaveMemo } from "../run-driver/waves";
 import type { RunPlan } from "@/server/services/run-state/run-plan";
 import { failRunBody } from "../run-driver/fail-bodies";
@@ -62,7 +62,7 @@ export const runWorkflow = inngest.createFunction(
     env.halted = true;
     const finished =
       result.ended ??
-      (await step.run("finish", () =>
+      (await step.run(sid(env, "finish"), () =>
         finishRunBody({
           runId,
           verdict: result.verdict,

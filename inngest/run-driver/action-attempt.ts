@@ -15,10 +15,15 @@ import {
 } from "@/lib/workflow";
 import {
   beginAttempt,
+  claimAttempt,
   endAttempt,
+  loadRecordedAttempt,
   recordInstantAttempt,
+  renewClaim,
   type AttemptKey,
+  type RecordedAttempt,
 } from "@/server/services/run-state/step-records";
+import { randomUUID } from "node:crypto";
 import { finalizeCancelledRun } from "@/server/services/run-state/finish-run";
 import { currentRunStatus } from "@/server/services/runs/load-run";
 import {
@@ -78,6 +83,34 @@ const DEFAULT_TIMEOUT: Partial<Record<StepType, number>> = {
   tool: 30_000,
 };
 const CANCEL_POLL_MS = 1_000;
+/**
+ * Lease of a claimed attempt (claimAttempt), renewed every third of it while the effect runs: a
+ * repeated delivery waits for the holder's result, and takes over only this long after the
+ * holder's process stopped renewing (as long as the embedded executor's own job lease).
+ */
+export const STEP_CLAIM_LEASE_MS = 8_000;
+
+/** A finished attempt's row as the outcome its first delivery returned (a repeated delivery's). */
+export function outcomeFromRecord(row: RecordedAttempt): AttemptOutcome {
+  if (row.status === "completed")
+    return {
+      ok: true,
+      output: row.output as Extract<AttemptOutcome, { ok: true }>["output"],
+      ...(row.port ? { port: row.port } : {}),
+    };
+  const error = row.error ?? { message: `The step was ${row.status}` };
+  const failureClass = row.failureClass ?? "user";
+  return {
+    ok: false,
+    error: {
+      message: String(error.message ?? `The step was ${row.status}`),
+      class: failureClass,
+      ...(error.details ? { details: error.details as Record<string, unknown> } : {}),
+    },
+    retryable: row.status === "failed" && failureClass === "operational",
+    ...(row.retryAfterMs !== null ? { retryAfterMs: row.retryAfterMs } : {}),
+  };
+}
 
 /** Steps without I/O of their own: no secrets, no policy, no deadline machinery, one transaction. */
 const INSTANT_TYPES: ReadonlySet<string> = new Set([
@@ -129,6 +162,8 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
   });
   const now = () => engineNow();
   let redactor: Redactor = createRedactor([]);
+  /** Set once this delivery holds the attempt's claim (just before the effect runs). */
+  let claimToken: string | undefined;
 
   const fail = async (failure: StepFailure | Error, input?: unknown): Promise<AttemptOutcome> => {
     const sf =
@@ -146,7 +181,7 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
       now: now(),
     });
     const retryable = sf.failureClass === "operational";
-    await endAttempt(
+    const recorded = await endAttempt(
       db,
       args.key,
       {
@@ -154,9 +189,19 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
         error: { message: error.message, ...(error.details ? { details: error.details } : {}) },
         failureClass: sf.failureClass,
         willRetry: retryable,
+        ...(sf.retryAfterMs !== undefined ? { retryAfterMs: sf.retryAfterMs } : {}),
       },
       now(),
+      undefined,
+      true,
+      claimToken,
     );
+    if (!recorded) {
+      // Another delivery recorded this attempt first: answer what it recorded.
+      const row = await loadRecordedAttempt(db, args.key);
+      if (row && row.status !== "running" && row.status !== "waiting")
+        return outcomeFromRecord(row);
+    }
     return {
       ok: false,
       error,
@@ -240,7 +285,7 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
       return fail(e instanceof Error ? e : new Error(String(e)), config);
     }
     const output = { type, data: result.data ?? null, meta: result.meta ?? {} };
-    await recordInstantAttempt(db, args.key, {
+    const inserted = await recordInstantAttempt(db, args.key, {
       input: config,
       output,
       ...(result.port ? { port: result.port } : {}),
@@ -258,14 +303,38 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
             ).then(() => undefined)
         : undefined,
     });
+    if (!inserted) {
+      // A repeated delivery: the first one's row (and its emitted events) stand.
+      const row = await loadRecordedAttempt(db, args.key);
+      if (row) return outcomeFromRecord(row);
+    }
     return { ok: true, output, ...(result.port ? { port: result.port } : {}) };
   }
 
-  await beginAttempt(db, args.key, {
+  // 3. Claim the attempt before its effect: a repeated delivery answers the recorded result.
+  const configTimeoutForClaim = (config as { timeoutMs?: number }).timeoutMs;
+  const claim = await claimAttempt(db, args.key, {
     input: redactor.value(config),
-    now: now(),
+    now,
+    token: randomUUID(),
+    leaseMs: STEP_CLAIM_LEASE_MS,
     refresh: args.refreshStatus !== false,
+    waitUntil:
+      Date.now() +
+      (args.timeoutMs ?? (configTimeoutForClaim ? configTimeoutForClaim + 15_000 : undefined) ??
+        DEFAULT_TIMEOUT[type] ??
+        60_000) +
+      STEP_CLAIM_LEASE_MS * 2,
   });
+  if (claim.kind === "recorded") {
+    log.info("repeated delivery of a step attempt: answering its recorded result");
+    return outcomeFromRecord(claim.row);
+  }
+  claimToken = claim.token;
+  if (claim.takeover)
+    log.warn(
+      "re-running a step attempt whose previous delivery stopped (its claim lapsed); same Idempotency-Key",
+    );
 
   // 3. Run the handler with a deadline and a cancel watch (scripts get SIGTERM → SIGKILL).
   // The step's timeoutMs, else the config's own (http, script, code), else the type default;
@@ -295,6 +364,11 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
       // A failed poll is retried on the next tick; the deadline still applies.
     }
   }, CANCEL_POLL_MS);
+  const renew = setInterval(() => {
+    renewClaim(db, args.key, claim.token, STEP_CLAIM_LEASE_MS).catch((e: unknown) =>
+      log.warn("could not renew the step's claim", { err: e }),
+    );
+  }, STEP_CLAIM_LEASE_MS / 3);
   const ctx: ActionContext = {
     workspaceId: args.key.workspaceId,
     workflowId: args.workflowId,
@@ -394,8 +468,17 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
           );
       },
       args.refreshStatus !== false,
+      claimToken,
     );
-    if (!recorded) log.info("late step result ignored (run already ended)");
+    if (!recorded) {
+      const row = await loadRecordedAttempt(db, args.key);
+      if (row && row.status !== "running" && row.status !== "waiting") {
+        log.info("late step result ignored: the attempt was recorded already", {
+          recorded: row.status,
+        });
+        return outcomeFromRecord(row);
+      }
+    }
     return { ok: true, output, ...(result.port ? { port: result.port } : {}) };
   } catch (e) {
     if (controller.signal.aborted && !(e instanceof StepFailure && e.failureClass === "user")) {
@@ -415,6 +498,7 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
   } finally {
     clearTimeout(timer);
     clearInterval(watch);
+    clearInterval(renew);
     // The handler is done (a script's process group is gone) and, as the returns above await, the
     // attempt is recorded: a cancel that waited for it ends the run now (or, if this fails, the
     // reaper's sweep of stale cancel requests does).

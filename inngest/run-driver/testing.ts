@@ -60,6 +60,8 @@ export interface EngineHarnessOptions {
    * the executor takes them inside the admitting transaction, as the embedded one does.
    */
   inProcess?: boolean;
+  /** Run the executor's cron scheduler (schedule triggers fire on their own). */
+  cron?: boolean;
   /** The outbox relay's poll interval (default 50 ms; it is also woken by every commit). */
   relayPollMs?: number;
 }
@@ -79,6 +81,7 @@ export async function startEngineHarness(
     db,
     label,
     executor: { backoff: () => 20, ...opts.executor },
+    cron: opts.cron,
   });
   routeExecutorOrigin(bridge.fetch);
   setInProcessExecutor(opts.inProcess === false ? undefined : h.executor);
@@ -95,60 +98,7 @@ export async function startEngineHarness(
     ws,
     h,
     relay,
-    async workflow(definition, fx = ws) {
-      const wf = await createWorkflow({
-        ctx: fx.ctx("editor"),
-        input: { name: String(definition.name ?? "W") },
-      });
-      await saveDraft({ ctx: fx.ctx("editor"), input: { workflowId: wf.id, definition } });
-      await publishWorkflow({ ctx: fx.ctx("editor"), input: { workflowId: wf.id } });
-      return wf.id;
-    },
-    async start(workflowId, input = {}, fx = ws, extra = {}) {
-      const r = await startRun({ ctx: fx.ctx("editor"), input: { workflowId, input, ...extra } });
-      return r.runId;
-    },
-    async waitFor(runId, statuses, opts = {}) {
-      return h.until(
-        async () => {
-          if (opts.advanceMs) h.clock.advance(opts.advanceMs);
-          const [r] = await db.db.select().from(runs).where(eq(runs.id, runId));
-          return r && statuses.includes(r.status) ? r : undefined;
-        },
-        `run ${runId} to become ${statuses.join("|")}`,
-        opts.timeoutMs ?? 30_000,
-      );
-    },
-    steps: (runId) =>
-      db.db
-        .select()
-        .from(runSteps)
-        .where(eq(runSteps.runId, runId))
-        .orderBy(asc(runSteps.createdAt), asc(runSteps.path)),
-    pendingApproval: (runId) =>
-      h.until(async () => {
-        const [a] = await db.db
-          .select()
-          .from(approvals)
-          .where(and(eq(approvals.runId, runId), eq(approvals.status, "pending")));
-        return a;
-      }, `a pending approval in run ${runId}`),
-    pendingTask: (runId) =>
-      h.until(async () => {
-        const [t] = await db.db
-          .select()
-          .from(tasks)
-          .where(and(eq(tasks.runId, runId), eq(tasks.status, "pending")));
-        return t;
-      }, `a pending task in run ${runId}`),
-    async events(runId) {
-      const rows = await db.db
-        .select({ type: runEvents.type, path: runEvents.stepPath })
-        .from(runEvents)
-        .where(and(eq(runEvents.runId, runId)))
-        .orderBy(asc(runEvents.id));
-      return rows.map((r) => (r.path ? `${r.type}:${r.path}` : r.type));
-    },
+    ...runReads({ db, ws, until: h.until, advance: (ms) => h.clock.advance(ms) }),
     async close() {
       routeExecutorOrigin(undefined);
       setInProcessExecutor(undefined);
@@ -190,4 +140,74 @@ function routeExecutorOrigin(target: typeof fetch | undefined): void {
       ? slot.target(input, init)
       : passThrough(input, init);
   }) as typeof fetch;
+}
+
+/**
+ * What tests do with runs through the services and read back from the app's tables, whatever
+ * engine executes them (the embedded executor here, a real Inngest in inngest/conformance).
+ */
+export function runReads(o: {
+  db: TestDb;
+  ws: WorkspaceFixture;
+  until: Harness["until"];
+  /** Moves the engine's clock (the embedded executor's manual clock); absent = real time only. */
+  advance?: (ms: number) => void;
+}): Omit<EngineHarness, "db" | "ws" | "h" | "relay" | "close"> {
+  const { db, ws, until } = o;
+  return {
+    async workflow(definition, fx = ws) {
+      const wf = await createWorkflow({
+        ctx: fx.ctx("editor"),
+        input: { name: String(definition.name ?? "W") },
+      });
+      await saveDraft({ ctx: fx.ctx("editor"), input: { workflowId: wf.id, definition } });
+      await publishWorkflow({ ctx: fx.ctx("editor"), input: { workflowId: wf.id } });
+      return wf.id;
+    },
+    async start(workflowId, input = {}, fx = ws, extra = {}) {
+      const r = await startRun({ ctx: fx.ctx("editor"), input: { workflowId, input, ...extra } });
+      return r.runId;
+    },
+    async waitFor(runId, statuses, opts = {}) {
+      return until(
+        async () => {
+          if (opts.advanceMs) o.advance?.(opts.advanceMs);
+          const [r] = await db.db.select().from(runs).where(eq(runs.id, runId));
+          return r && statuses.includes(r.status) ? r : undefined;
+        },
+        `run ${runId} to become ${statuses.join("|")}`,
+        opts.timeoutMs ?? 30_000,
+      );
+    },
+    steps: (runId) =>
+      db.db
+        .select()
+        .from(runSteps)
+        .where(eq(runSteps.runId, runId))
+        .orderBy(asc(runSteps.createdAt), asc(runSteps.path)),
+    pendingApproval: (runId) =>
+      until(async () => {
+        const [a] = await db.db
+          .select()
+          .from(approvals)
+          .where(and(eq(approvals.runId, runId), eq(approvals.status, "pending")));
+        return a;
+      }, `a pending approval in run ${runId}`),
+    pendingTask: (runId) =>
+      until(async () => {
+        const [t] = await db.db
+          .select()
+          .from(tasks)
+          .where(and(eq(tasks.runId, runId), eq(tasks.status, "pending")));
+        return t;
+      }, `a pending task in run ${runId}`),
+    async events(runId) {
+      const rows = await db.db
+        .select({ type: runEvents.type, path: runEvents.stepPath })
+        .from(runEvents)
+        .where(and(eq(runEvents.runId, runId)))
+        .orderBy(asc(runEvents.id));
+      return rows.map((r) => (r.path ? `${r.type}:${r.path}` : r.type));
+    },
+  };
 }

@@ -37,6 +37,11 @@ export interface EngineEnv {
   /** Waiting steps (approval, delay, event wait) in flight. */
   waiting: number;
   /**
+   * Some step of this run was tagged race-mode (steps ran alongside each other): every later
+   * step is tagged too (see `sid`). Rebuilt identically on replay, like `active`.
+   */
+  raced?: boolean;
+  /**
    * What running a step and recording skips does. Absent = the durable effects of production runs
    * (`durableEffects` in run-graph.ts); the proposal dry run plugs in simulated ones so it drives
    * graphs with the same `runGraph` (loop iterations included, they recurse through it).
@@ -96,14 +101,31 @@ export interface EngineEffects {
 
 /**
  * Options for a durable step. A step that may run alongside others is tagged race-mode, so the
- * executor resumes the run after each completion (independent branches advance independently). A
- * step alone in the run is left untagged: the SDK then runs it inline in the same request, one
- * round trip instead of two. (A lone chain never gains company: new steps start only after a
- * completion, which the lone chain itself is.)
+ * executor resumes the run after each completion (independent branches advance independently).
+ * A step of a run that never ran steps side by side is left untagged: the SDK then runs it inline
+ * in the same request, one round trip instead of two.
+ *
+ * Once any step was tagged, every later step is tagged too ("sticky"). Real Inngest (1.43) keeps
+ * a run's pending-steps set by replacing it with the ids of each response that plans several
+ * steps — discoveries racing after parallel completions re-report siblings still in flight, which
+ * puts finished steps back into that set for good — and it continues a run after an untagged step
+ * only when that set is empty: an untagged step after a join hung the run. Several of those racing
+ * discoveries also each ran a lone untagged step inline (its effect repeated). A tagged step is
+ * only ever planned, once per id, and continues the run whatever the set holds.
+ * (docs/engines.md; the embedded executor reproduces this with `parallelism: "inngest"`.)
  */
 export function sid(env: EngineEnv, id: string, concurrent = false): StepOptionsOrId {
-  return concurrent || env.active > 1 ? { id, parallelMode: "race" } : id;
+  const now = concurrent || env.active > 1;
+  if (legacyTagging.on) return now ? { id, parallelMode: "race" } : id;
+  if (now) env.raced = true;
+  return env.raced ? { id, parallelMode: "race" } : id;
 }
+
+/**
+ * Test seam: the tagging rule before issue 24 (only steps running alongside others tagged), so a
+ * test can show that the engines it runs on catch the hang and the repeated effect it caused.
+ */
+export const legacyTagging = { on: false };
 
 /** Where a graph runs: the top level, or one loop iteration. */
 export interface Scope {

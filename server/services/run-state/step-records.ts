@@ -133,6 +133,166 @@ export interface AttemptResult {
   port?: string;
   /** A retry of this step follows (event detail only). */
   willRetry?: boolean;
+  /** The failure's Retry-After, kept so a repeated delivery returns the same outcome. */
+  retryAfterMs?: number;
+}
+
+/** A finished attempt's row, as a repeated delivery of it returns it (claimAttempt). */
+export interface RecordedAttempt {
+  status: StepStatus;
+  output: unknown;
+  error: Record<string, unknown> | null;
+  failureClass: FailureClass | null;
+  port: string | null;
+  retryAfterMs: number | null;
+}
+
+export type AttemptClaim =
+  | { kind: "claimed"; token: string; takeover: boolean }
+  | { kind: "recorded"; row: RecordedAttempt };
+
+const FINAL_STEP_STATUSES: readonly StepStatus[] = ["completed", "failed", "cancelled", "skipped"];
+
+/**
+ * Claims a side-effecting attempt before its effect runs (compare-and-set, SPEC §10: a step body
+ * never runs twice for one attempt). Engines deliver a step more than once — real Inngest runs a
+ * lone step inline in each of several concurrent discoveries, any engine retries a request whose
+ * answer was lost — so the first delivery inserts the row with a claim token and a lease, and:
+ * - a delivery that finds the attempt finished gets its recorded result (`recorded`);
+ * - one that finds it claimed and the lease alive waits for that result (polling);
+ * - one that finds the lease lapsed (the holder's process died, or a row from before claims)
+ *   takes the claim over (`takeover`): the effect runs again with the same Idempotency-Key, the
+ *   at-least-once case every engine documents.
+ * Lease times are the database's clock, so instances with skewed clocks agree.
+ */
+export async function claimAttempt(
+  db: Db,
+  key: AttemptKey,
+  args: {
+    input?: unknown;
+    now: () => Date;
+    token: string;
+    leaseMs: number;
+    refresh?: boolean;
+    /** Gives up waiting for another holder at this time (ms since the epoch). */
+    waitUntil: number;
+    pollMs?: number;
+  },
+): Promise<AttemptClaim> {
+  const lease = sql`now() + make_interval(secs => ${args.leaseMs / 1000})`;
+  for (;;) {
+    const now = args.now();
+    const inserted = await db.transaction(async (tx) => {
+      const rows = await tx
+        .insert(runSteps)
+        .values({
+          ...attemptIdentity(key),
+          status: "running",
+          input: args.input ?? null,
+          claimToken: args.token,
+          claimedUntil: lease as unknown as Date,
+          createdAt: now,
+          startedAt: now,
+        })
+        .onConflictDoNothing()
+        .returning({ id: runSteps.id });
+      if (!rows.length) return false;
+      await tx.execute(
+        sql`update runs set step_attempts = step_attempts + 1 where id = ${key.runId}`,
+      );
+      await appendRunEvents(
+        tx,
+        [
+          {
+            runId: key.runId,
+            workspaceId: key.workspaceId,
+            type: "step.started",
+            stepPath: key.path,
+            data: { stepId: key.stepId, type: key.stepType, attempt: key.attempt },
+          },
+        ],
+        now,
+      );
+      return true;
+    });
+    if (inserted) {
+      if (args.refresh !== false) await refreshRunStatus(db, key.runId, now);
+      return { kind: "claimed", token: args.token, takeover: false };
+    }
+    const id = attemptIdentity(key).id;
+    const taken = await db
+      .update(runSteps)
+      .set({ claimToken: args.token, claimedUntil: lease as unknown as Date })
+      .where(
+        and(
+          eq(runSteps.id, id),
+          inArray(runSteps.status, [...EXECUTING_STATUSES]),
+          sql`(${runSteps.claimedUntil} is null or ${runSteps.claimedUntil} < now())`,
+        ),
+      )
+      .returning({ id: runSteps.id });
+    if (taken.length) return { kind: "claimed", token: args.token, takeover: true };
+    const row = await loadRecordedAttempt(db, key);
+    if (row && FINAL_STEP_STATUSES.includes(row.status)) return { kind: "recorded", row };
+    if (Date.now() > args.waitUntil)
+      return {
+        kind: "recorded",
+        row: {
+          status: "failed",
+          output: null,
+          error: {
+            message:
+              "Another delivery of this step attempt is still running it; gave up waiting for its result",
+          },
+          failureClass: "operational",
+          port: null,
+          retryAfterMs: null,
+        },
+      };
+    await new Promise((r) => setTimeout(r, args.pollMs ?? 100));
+  }
+}
+
+/** Extends a held claim's lease; false when the claim is no longer this token's. */
+export async function renewClaim(
+  db: Db,
+  key: AttemptKey,
+  token: string,
+  leaseMs: number,
+): Promise<boolean> {
+  const rows = await db
+    .update(runSteps)
+    .set({
+      claimedUntil: sql`now() + make_interval(secs => ${leaseMs / 1000})` as unknown as Date,
+    })
+    .where(
+      and(
+        eq(runSteps.id, attemptIdentity(key).id),
+        eq(runSteps.claimToken, token),
+        inArray(runSteps.status, [...EXECUTING_STATUSES]),
+      ),
+    )
+    .returning({ id: runSteps.id });
+  return rows.length > 0;
+}
+
+/** An attempt's recorded outcome columns (undefined when there is no row). */
+export async function loadRecordedAttempt(
+  db: Db,
+  key: AttemptKey,
+): Promise<RecordedAttempt | undefined> {
+  const [row] = await db
+    .select({
+      status: runSteps.status,
+      output: runSteps.output,
+      error: runSteps.error,
+      failureClass: runSteps.failureClass,
+      port: runSteps.port,
+      retryAfterMs: runSteps.retryAfterMs,
+    })
+    .from(runSteps)
+    .where(eq(runSteps.id, attemptIdentity(key).id));
+  return row;
 }
 
 /**
@@ -148,6 +308,8 @@ export async function endAttempt(
   inTx?: (tx: Queryable) => Promise<void>,
   /** Recompute running/waiting (only needed while some step of the run waits). */
   refresh = true,
+  /** Record only while this delivery still holds the attempt's claim (claimAttempt). */
+  claimToken?: string,
 ): Promise<boolean> {
   const recorded = await db.transaction(async (tx) => {
     const done = await tx
@@ -158,6 +320,8 @@ export async function endAttempt(
         error: result.error ?? null,
         failureClass: result.failureClass ?? null,
         port: result.port ?? null,
+        retryAfterMs: result.retryAfterMs ?? null,
+        claimedUntil: null,
         finishedAt: now,
       })
       .where(
@@ -166,6 +330,7 @@ export async function endAttempt(
           eq(runSteps.path, key.path),
           eq(runSteps.attempt, key.attempt),
           inArray(runSteps.status, [...EXECUTING_STATUSES]),
+          ...(claimToken ? [eq(runSteps.claimToken, claimToken)] : []),
         ),
       )
       .returning({ id: runSteps.id, startedAt: runSteps.startedAt });

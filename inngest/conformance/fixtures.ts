@@ -1,0 +1,131 @@
+/**
+ * What the conformance scenarios share: a counting stub for side effects (a real local HTTP
+ * server; `script` steps append to a file beside it), a workspace that may call it and run
+ * scripts, and a normaliser that turns a run's rows into the records the engines must agree on.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { eq } from "drizzle-orm";
+import { workspaces } from "@/db/schema";
+import { updateWorkspacePolicies } from "@/server/services/settings/update-workspace-policies";
+import { sendJson, startHttpServer, type LocalServer } from "@/server/testing/local-http";
+import type { WorkspaceFixture } from "@/server/testing/harness";
+import type { ConformanceHarness } from "./engines";
+
+export interface CountingStub {
+  origin: string;
+  server: LocalServer;
+  /** Calls per path key (`/count/<key>` → key). */
+  count(key: string): number;
+  /** Idempotency-Key headers seen for a key, in arrival order. */
+  keys(key: string): string[];
+  /** Answers the next `n` calls to `key` with `status`. */
+  failNext(key: string, n: number, status?: number): void;
+  /** A file script steps append to; `lines(name)` counts lines with that name. */
+  file: string;
+  lines(name: string): number;
+  close(): Promise<void>;
+}
+
+export async function startCountingStub(): Promise<CountingStub> {
+  const failures = new Map<string, { n: number; status: number }>();
+  const server = await startHttpServer((req, res, body) => {
+    const key = decodeURIComponent((req.url ?? "").split("?")[0]!.replace(/^\/count\//, ""));
+    const f = failures.get(key);
+    if (f && f.n > 0) {
+      f.n--;
+      return sendJson(res, f.status, { error: "injected failure" });
+    }
+    let got: unknown = null;
+    try {
+      got = body ? JSON.parse(body) : null;
+    } catch {
+      got = body;
+    }
+    return sendJson(res, 200, { key, got });
+  });
+  const file = path.join(
+    fs.mkdtempSync(path.join(os.tmpdir(), "sluice-conformance-")),
+    "effects.log",
+  );
+  fs.writeFileSync(file, "");
+  const of = (key: string) =>
+    server.requests.filter(
+      (r) => decodeURIComponent(r.url.split("?")[0]!.replace(/^\/count\//, "")) === key,
+    );
+  return {
+    origin: server.origin,
+    server,
+    count: (key) => of(key).length,
+    keys: (key) => of(key).map((r) => String(r.headers["idempotency-key"] ?? "")),
+    failNext: (key, n, status = 503) => failures.set(key, { n, status }),
+    file,
+    lines: (name) =>
+      fs
+        .readFileSync(file, "utf8")
+        .split("\n")
+        .filter((l) => l === name).length,
+    close: async () => {
+      await server.close();
+      fs.rmSync(path.dirname(file), { recursive: true, force: true });
+    },
+  };
+}
+
+/** Lets the workspace call the stub (127.0.0.1) and run scripts, and raises the run limits. */
+export async function openWorkspace(e: ConformanceHarness, fx: WorkspaceFixture = e.ws) {
+  await updateWorkspacePolicies({
+    ctx: fx.ctx("admin"),
+    input: {
+      scriptStepsEnabled: true,
+      allowedPrivateHosts: ["127.0.0.1"],
+      forbiddenStepTypes: [],
+    },
+  });
+  const [row] = await e.db.db
+    .select({ settings: workspaces.settings })
+    .from(workspaces)
+    .where(eq(workspaces.id, fx.workspaceId));
+  await e.db.db
+    .update(workspaces)
+    .set({
+      settings: {
+        ...((row?.settings as Record<string, unknown>) ?? {}),
+        maxActiveRunsPerUser: 500,
+        maxActiveRunsPerWorkspace: 500,
+      },
+    })
+    .where(eq(workspaces.id, fx.workspaceId));
+}
+
+/** An http step that calls the stub once under `key`. */
+export function countStep(id: string, key: string, extra: Record<string, unknown> = {}) {
+  return {
+    id,
+    type: "http",
+    config: { method: "POST", url: `{{ vars.stub }}/count/${key}`, body: { step: id } },
+    ...extra,
+  };
+}
+
+/** A script step that appends `name` to the stub's file. */
+export function scriptStep(id: string, name: string) {
+  return {
+    id,
+    type: "script",
+    config: { command: `echo ${name} >> "$EFFECTS"`, env: { EFFECTS: "{{ vars.effects }}" } },
+  };
+}
+
+/** A run's rows as the engines must agree on them (order-free where branches run concurrently). */
+export async function records(e: ConformanceHarness, runId: string) {
+  const steps = await e.steps(runId);
+  const events = await e.events(runId);
+  return {
+    steps: steps
+      .map((s) => `${s.path}@${s.attempt}:${s.status}${s.port ? `:${s.port}` : ""}`)
+      .sort(),
+    events: [...events].sort(),
+  };
+}

@@ -9,6 +9,9 @@ const dbTests = [
   "db/**/*.test.ts",
   "app/**/*.test.ts",
 ];
+// The conformance suite (inngest/conformance) runs once, in its own project: its real-engine files
+// start their own Inngest servers, and the app side uses Postgres when TEST_DATABASE_URL is set.
+const conformanceTests = ["inngest/conformance/**/*.test.ts"];
 const alias = {
   "@": path.resolve(import.meta.dirname, "."),
   // "server-only" throws outside a React Server bundle; under vitest it is a no-op.
@@ -44,6 +47,7 @@ export default defineConfig({
           ...shared,
           name: "pglite",
           include: dbTests,
+          exclude: conformanceTests,
           env: { ...shared.env, SLUICE_TEST_DB: "pglite" },
         },
       },
@@ -55,11 +59,24 @@ export default defineConfig({
                 ...shared,
                 name: "postgres",
                 include: dbTests,
+                exclude: conformanceTests,
                 env: { ...shared.env, SLUICE_TEST_DB: "postgres" },
               },
             },
           ]
         : []),
+      {
+        resolve: { alias },
+        test: {
+          ...shared,
+          name: "conformance",
+          include: conformanceTests,
+          env: {
+            ...shared.env,
+            SLUICE_TEST_DB: process.env.TEST_DATABASE_URL ? "postgres" : "pglite",
+          },
+        },
+      },
     ],
   },
 });

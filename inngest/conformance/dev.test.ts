@@ -5,7 +5,7 @@ import { prepareEngine, restoreEngineEnv } from "./engines";
 const prepared = prepareEngine("dev", {
   app: 8510,
   server: { base: 8511, grpc: 50511 },
-  redisDb: 0,
+  redisDb: 1,
 });
 const { defineConformance } = await import("./scenarios");
 defineConformance(prepared);

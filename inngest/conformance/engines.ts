@@ -8,6 +8,7 @@
  * imports none statically (types only), and test files import the scenario corpus dynamically
  * after `prepareEngine`.
  */
+import { createHash } from "node:crypto";
 import http from "node:http";
 import type { EngineHarness } from "../run-driver/testing";
 import type { RelayHandle } from "@/server/services/outbox/relay-runner";
@@ -23,13 +24,22 @@ export type EngineKind = "embedded" | RealMode;
 
 export type ConformanceHarness = Omit<EngineHarness, "h" | "relay"> & {
   kind: EngineKind;
-  until<T>(check: () => Promise<T | undefined | false>, what: string, timeoutMs?: number): Promise<T>;
+  until<T>(
+    check: () => Promise<T | undefined | false>,
+    what: string,
+    timeoutMs?: number,
+  ): Promise<T>;
   /** The real server (dev/start). */
   server?: InngestServer;
   /** The app's serve endpoint as the real server calls it. */
   appUrl?: string;
   /** Every SDK request the app answered (real engines): method, query and status. */
   calls: { method: string; query: string; status: number }[];
+  /**
+   * The engine's own status of an execution (lower case: running, completed, failed, cancelled),
+   * or undefined when the engine does not know it: a leaked execution stays "running".
+   */
+  executionStatus(executionId: string): Promise<string | undefined>;
 };
 
 export interface PreparedEngine {
@@ -69,9 +79,7 @@ export function prepareEngine(kind: EngineKind, ports?: EnginePorts): PreparedEn
   if (!ports) throw new Error(`engine ${kind} needs its own ports`);
   const serverUrl = `http://127.0.0.1:${ports.server.base}`;
   const g = globalThis as { [SAVED]?: Record<string, string | undefined> };
-  g[SAVED] ??= Object.fromEntries(
-    ENV_KEYS.map((k) => [k, process.env[k]] as const),
-  );
+  g[SAVED] ??= Object.fromEntries(ENV_KEYS.map((k) => [k, process.env[k]] as const));
   const signingHex = [...crypto.getRandomValues(new Uint8Array(32))]
     .map((b) => b.toString(16).padStart(2, "0"))
     .join("");
@@ -128,11 +136,20 @@ async function startEmbedded(label: string): Promise<ConformanceHarness> {
     ...getRuntime(),
     log: createLogger({ component: "admitter-test" }),
   });
+  const { executorRuns } = await import("@/db/schema");
+  const { eq } = await import("drizzle-orm");
   return {
     ...e,
     kind: "embedded",
     until: e.h.until,
     calls: [],
+    async executionStatus(id) {
+      const [r] = await e.db.db
+        .select({ status: executorRuns.status })
+        .from(executorRuns)
+        .where(eq(executorRuns.id, id));
+      return r?.status;
+    },
     async close() {
       await admitter.stop();
       await e.close();
@@ -229,6 +246,14 @@ async function startReal(
       await new Promise((r) => setTimeout(r, 25));
     }
   }
+  const auth: Record<string, string> = server.signingKey
+    ? {
+        authorization: `Bearer signkey-prod-${createHash("sha256")
+          .update(Buffer.from(keys.signingHex, "hex"))
+          .digest("hex")}`,
+      }
+    : {};
+  const realServer = server;
   return {
     kind,
     db,
@@ -237,6 +262,13 @@ async function startReal(
     appUrl,
     calls,
     until,
+    async executionStatus(id) {
+      const res = await fetch(`${realServer.url}/v1/runs/${id}`, { headers: auth });
+      if (!res.ok) return undefined;
+      const body = (await res.json()) as { data?: { status?: string }; status?: string };
+      const status = body.data?.status ?? body.status;
+      return typeof status === "string" ? status.toLowerCase() : undefined;
+    },
     ...runReads({ db, ws, until }),
     close,
   };

@@ -703,20 +703,23 @@ export function defineStress(prepared: PreparedEngine, runsWanted = 200) {
         .select({ id: runs.id, executionId: runs.inngestRunId })
         .from(runs)
         .where(eq(runs.workspaceId, e.ws.workspaceId));
-      const leaked: string[] = [];
-      for (const r of rows) {
-        const status = await e
-          .until(
-            async () => {
-              const s = await e.executionStatus(r.executionId!);
-              return s && s !== "running" && s !== "queued" ? s : undefined;
-            },
-            `execution of ${r.id} to end`,
-            60_000,
-          )
-          .catch(() => "running");
-        if (status !== "completed") leaked.push(`${r.id}: ${status}`);
+      // One shared deadline: with the bug, many executions never end.
+      const deadline = Date.now() + 60_000;
+      const ended = new Map<string, string>();
+      while (Date.now() < deadline && ended.size < rows.length) {
+        await Promise.all(
+          rows
+            .filter((r) => !ended.has(r.id))
+            .map(async (r) => {
+              const s = await e.executionStatus(r.executionId ?? "");
+              if (s && s !== "running" && s !== "queued") ended.set(r.id, s);
+            }),
+        );
+        if (ended.size < rows.length) await new Promise((r) => setTimeout(r, 500));
       }
+      const leaked = rows
+        .filter((r) => ended.get(r.id) !== "completed")
+        .map((r) => `${r.id}: ${ended.get(r.id) ?? "still running"}`);
       expect(leaked, "engine executions not completed").toEqual([]);
     }, 600_000);
   });

@@ -57,6 +57,15 @@ const EnvSchema = z
     /** The previous signing key while rotating keys (accepted on verification, never used to sign). */
     INNGEST_SIGNING_KEY_FALLBACK: z.string().min(1).optional(),
     INNGEST_DEV: z.string().optional(),
+    /**
+     * SLUICE_EXECUTOR=inngest: the dashboard page of an execution, `{runId}` standing for its id
+     * (e.g. `https://app.inngest.com/env/production/runs/{runId}` on Inngest Cloud). Unset: the
+     * Dev Server's or self-hosted server's own UI at INNGEST_BASE_URL; no link on Cloud.
+     */
+    SLUICE_INNGEST_DASHBOARD_URL: z
+      .url()
+      .refine((v) => v.includes("{runId}"), "must contain {runId} where the run's id goes")
+      .optional(),
     /** Set by Next itself; the database must never be opened during `next build`. */
     NEXT_PHASE: z.string().optional(),
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),

@@ -1,9 +1,9 @@
 import "server-only";
 import path from "node:path";
-import { env, publicUrl } from "@/env";
+import { env, publicUrl, type Env } from "@/env";
 import { createLogger, setLogLevel, type Logger } from "@/lib/log";
 import { keysFromMaster, loadOrCreateMasterSecret, type Keys } from "./keys";
-import type { ServiceConfig } from "./services/context";
+import type { EngineConfig, ServiceConfig } from "./services/context";
 
 export interface Runtime {
   keys: Keys;
@@ -30,9 +30,34 @@ export function getRuntime(): Runtime {
       defaultPlan: env.SLUICE_DEFAULT_PLAN,
       engineVersion: env.SLUICE_ENGINE_VERSION,
       repositoryCacheDir: path.resolve(env.SLUICE_DATA_DIR, "repository-cache"),
+      engine: engineConfig(env),
     },
     log: createLogger({ svc: "sluice" }),
   };
   g.__sluiceRuntime = runtime;
   return runtime;
+}
+
+const DEV_SERVER_URL = "http://localhost:8288";
+const CLOUD_API_URL = "https://api.inngest.com";
+
+/**
+ * Where the durable engine is, resolved the way the Inngest SDK resolves it: INNGEST_DEV as a
+ * boolean or the Dev Server's URL, INNGEST_BASE_URL over both, Inngest Cloud otherwise.
+ */
+export function engineConfig(e: Env): EngineConfig {
+  if (e.SLUICE_EXECUTOR === "embedded") return { kind: "embedded" };
+  const flag = e.INNGEST_DEV?.trim().toLowerCase();
+  const devUrl = flag && !["1", "true", "0", "false"].includes(flag) ? e.INNGEST_DEV : undefined;
+  const isDev = flag === "1" || flag === "true" || devUrl !== undefined;
+  return {
+    kind: "inngest",
+    baseUrl: (e.INNGEST_BASE_URL ?? devUrl ?? (isDev ? DEV_SERVER_URL : CLOUD_API_URL)).replace(
+      /\/+$/,
+      "",
+    ),
+    ...(isDev || !e.INNGEST_SIGNING_KEY ? {} : { signingKey: e.INNGEST_SIGNING_KEY }),
+    ...(e.SLUICE_INNGEST_DASHBOARD_URL ? { dashboardUrl: e.SLUICE_INNGEST_DASHBOARD_URL } : {}),
+    ...(!e.INNGEST_BASE_URL && !isDev ? { isCloud: true } : {}),
+  };
 }

@@ -209,6 +209,20 @@ export function RunView({ runId }: { runId: string }) {
             <div className="small muted">Step attempts</div>
             {r.stepAttempts}
           </div>
+          <div>
+            <div className="small muted">Engine execution</div>
+            <span data-testid="run-execution">
+              {r.executionId === null ? (
+                <span className="muted">not started</span>
+              ) : r.executionUrl ? (
+                <a className="mono" href={r.executionUrl} target="_blank" rel="noreferrer">
+                  {r.executionId}
+                </a>
+              ) : (
+                <span className="mono">{r.executionId}</span>
+              )}
+            </span>
+          </div>
         </div>
         {err ? (
           <div className="card-body">

@@ -71,6 +71,11 @@ export class RunPage {
     return this.p.getByTestId("run-duration");
   }
 
+  /** The engine's execution id in the summary (a link to its dashboard on a real Inngest). */
+  execution() {
+    return this.p.getByTestId("run-execution");
+  }
+
   /** The relative time shown for "Created" in the summary. */
   createdTime() {
     return this.p.getByRole("region", { name: "Run summary" }).locator("time").first();

@@ -86,6 +86,9 @@ test("run from the form, approve from the inbox, completed with its output", asy
   await run.goto(runId);
   await run.expectStatus("completed");
   await expect(run.output()).toContainText(`shipped ${release}`);
+  // The embedded executor's execution id (a ULID), shown without a dashboard link.
+  await expect(run.execution()).toHaveText(/^[0-9A-Z]{26}$/);
+  await expect(run.execution().getByRole("link")).toHaveCount(0);
   await expect(run.stepRow("ship")).toContainText("completed");
 
   // The workflow's Runs tab lists it.

@@ -18,6 +18,24 @@ export type Actor =
   | { type: "token"; tokenId: string; userId: string }
   | { type: "system"; name: string };
 
+/**
+ * The durable engine runs execute on (SLUICE_EXECUTOR), as the watchdog and the run page need it:
+ * where to ask about an execution and where its dashboard shows it.
+ */
+export type EngineConfig =
+  | { kind: "embedded" }
+  | {
+      kind: "inngest";
+      /** The Inngest server's origin (INNGEST_BASE_URL, the Dev Server's, or Inngest Cloud's API). */
+      baseUrl: string;
+      /** Signed mode (INNGEST_SIGNING_KEY); absent in dev mode, where the API needs no auth. */
+      signingKey?: string;
+      /** A run's page: a template with `{runId}` (absent: `<baseUrl>/run?runID=…`, unless Cloud). */
+      dashboardUrl?: string;
+      /** Inngest Cloud: its API origin has no dashboard, so only `dashboardUrl` gives a link. */
+      isCloud?: boolean;
+    };
+
 export interface ServiceConfig {
   openSignup: boolean;
   publicUrl: string;
@@ -33,6 +51,8 @@ export interface ServiceConfig {
   engineVersion?: number;
   /** Where the per-workspace bare caches of repository context live (default: a temp folder). */
   repositoryCacheDir?: string;
+  /** The durable engine (absent: the embedded executor, as in tests). */
+  engine?: EngineConfig;
 }
 
 /** Where a request came from (server/http/client-address.ts); written on its audit rows. */

@@ -9,6 +9,7 @@ import { approverRefusal, initiatorMayNotDecide } from "../approvals/approval-ru
 import { signResumeToken } from "../approvals/resume-token";
 import { loadRecording, recordingDefinition } from "../recordings/load-recording";
 import { contentOf } from "../workflows/version-content";
+import { executionUrl } from "./engine-execution";
 import { loadRun } from "./load-run";
 
 /**
@@ -83,6 +84,9 @@ export async function getRun({ ctx, input }: { ctx: ServiceContext; input: unkno
       repositoryUrl && repositoryRef
         ? { url: repositoryUrl, ref: repositoryRef, sha: repositorySha }
         : null,
+    /** The durable engine's execution driving the run (null before it began), and its dashboard page. */
+    executionId: run.inngestRunId,
+    executionUrl: executionUrl(ctx.config.engine, run.inngestRunId),
     workflowName: wf?.name ?? "(deleted workflow)",
     workflowSlug: wf?.slug ?? null,
     initiatorName: initiator?.name ?? null,

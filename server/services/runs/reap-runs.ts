@@ -3,18 +3,28 @@ import { and, eq, isNull, lt } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { runs } from "@/db/schema";
 import { EVENTS } from "@/inngest/events";
+import { createLogger } from "@/lib/log";
 import type { ServiceConfig } from "../context";
 import { enqueueOutbox } from "../outbox/enqueue-outbox";
 import { finalizeCancelledRun, finishRun, overdueRunIds } from "../run-state/finish-run";
 import { admitQueuedRuns } from "./admission";
+import { executionStatusLookup } from "./engine-execution";
+import { failOrphanedRuns, type WatchdogOptions } from "./fail-orphaned-runs";
 
 const ABANDONED_SCRIPT_MS = 10 * 60_000;
 
 /**
  * Every minute: time out overdue runs (their executions are stopped), finalize cancel requests the
- * executor never confirmed, and admit queued runs whose slot freed without a finish (a safety net).
+ * executor never confirmed, fail runs whose engine execution is gone (the watchdog), re-send lost
+ * starts, and admit queued runs whose slot freed without a finish (a safety net). The watchdog asks
+ * the configured engine (`config.engine`) unless `watchdog` says otherwise.
  */
-export async function reapRuns(db: Db, config: ServiceConfig, now: Date) {
+export async function reapRuns(
+  db: Db,
+  config: ServiceConfig,
+  now: Date,
+  watchdog: Partial<WatchdogOptions> = {},
+) {
   let timedOut = 0;
   for (const runId of await overdueRunIds(db, now)) {
     const r = await finishRun(
@@ -50,6 +60,11 @@ export async function reapRuns(db: Db, config: ServiceConfig, now: Date) {
     await finalizeCancelledRun(db, config, r.id, now, {
       force: r.cancelRequestedAt!.getTime() < now.getTime() - ABANDONED_SCRIPT_MS,
     });
+  const orphans = await failOrphanedRuns(db, config, now, {
+    ...watchdog,
+    executionStatus: watchdog.executionStatus ?? executionStatusLookup(db, config.engine),
+    log: watchdog.log ?? createLogger({ component: "watchdog" }),
+  });
   // Admitted runs whose execution never began (a start message lost, an executor that did not know
   // the function yet): send the start again. The first execution to claim the run drives it.
   const stranded = await db
@@ -91,5 +106,12 @@ export async function reapRuns(db: Db, config: ServiceConfig, now: Date) {
       await db.transaction(async (tx) => admitQueuedRuns(tx, w.workspaceId, config, now))
     ).length;
   }
-  return { timedOut, cancelled: stale.length, admitted, restarted: stranded.length };
+  return {
+    timedOut,
+    cancelled: stale.length,
+    admitted,
+    restarted: stranded.length,
+    orphaned: orphans.failed,
+    lookupErrors: orphans.lookupErrors,
+  };
 }

@@ -129,3 +129,26 @@ export async function records(e: ConformanceHarness, runId: string) {
     events: [...events].sort(),
   };
 }
+
+/** Fan-out of `n` side-effecting branches, a join with an http and a script step after it. */
+export function fanOutDefinition(name: string, n: number, tag: string) {
+  const branches = Array.from({ length: n }, (_, i) => countStep(`b${i}`, `${tag}-b${i}`));
+  return {
+    schemaVersion: 1,
+    name,
+    steps: [
+      { id: "start", type: "transform", config: { value: { n } } },
+      ...branches,
+      countStep("join", `${tag}-join`),
+      scriptStep("after", `${tag}-after`),
+      { id: "done", type: "transform", config: { value: "{{ steps.join.output.data.status }}" } },
+    ],
+    edges: [
+      ...branches.map((b) => ({ from: "start", to: b.id })),
+      ...branches.map((b) => ({ from: b.id, to: "join" })),
+      { from: "join", to: "after" },
+      { from: "after", to: "done" },
+    ],
+    output: "{{ steps.done.output.data }}",
+  };
+}

@@ -14,7 +14,8 @@ export type RealMode = "dev" | "start";
 
 /** Where the install script lives, relative to the repository root (CI puts shared/ beside it). */
 export const INSTALL_SCRIPT = path.resolve(
-  import.meta.dirname,
+  // Bundled benchmarks (CommonJS) have no import.meta: they run from the repository root.
+  import.meta.dirname ?? path.join(process.cwd(), "inngest/conformance"),
   "../../../shared/tools/inngest/install.sh",
 );
 

@@ -18,6 +18,7 @@ import { createTrigger } from "@/server/services/triggers/create-trigger";
 import type { ConformanceHarness, PreparedEngine } from "./engines";
 import {
   countStep,
+  fanOutDefinition,
   openWorkspace,
   records,
   scriptStep,
@@ -35,29 +36,6 @@ export interface ScenarioContext {
 type Scenario = (c: ScenarioContext) => Promise<void>;
 
 const RUN_TIMEOUT = 90_000;
-
-/** Fan-out of `n` side-effecting branches, a join with an http and a script step after it. */
-export function fanOutDefinition(name: string, n: number, tag: string) {
-  const branches = Array.from({ length: n }, (_, i) => countStep(`b${i}`, `${tag}-b${i}`));
-  return {
-    schemaVersion: 1,
-    name,
-    steps: [
-      { id: "start", type: "transform", config: { value: { n } } },
-      ...branches,
-      countStep("join", `${tag}-join`),
-      scriptStep("after", `${tag}-after`),
-      { id: "done", type: "transform", config: { value: "{{ steps.join.output.data.status }}" } },
-    ],
-    edges: [
-      ...branches.map((b) => ({ from: "start", to: b.id })),
-      ...branches.map((b) => ({ from: b.id, to: "join" })),
-      { from: "join", to: "after" },
-      { from: "after", to: "done" },
-    ],
-    output: "{{ steps.done.output.data }}",
-  };
-}
 
 const done = ["completed", "failed", "cancelled", "timed_out"];
 
@@ -654,6 +632,8 @@ export const scenarios: Record<string, Scenario> = {
  * and an http and a script step after the join. Required: no run hangs, every effect happens
  * exactly once per run, every run completes, and every engine execution ends.
  */
+export { fanOutDefinition };
+
 export function defineStress(prepared: PreparedEngine, runsWanted = 200) {
   const d = prepared.skip ? describe.skip : describe;
   if (prepared.skip) console.warn(`stress on ${prepared.kind} skipped: ${prepared.skip}`);

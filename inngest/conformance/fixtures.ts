@@ -13,8 +13,17 @@ import { sendJson, startHttpServer, type LocalServer } from "@/server/testing/lo
 import type { WorkspaceFixture } from "@/server/testing/harness";
 import type { ConformanceHarness } from "./engines";
 
+export interface StubCall {
+  key: string;
+  idempotencyKey: string;
+  /** Arrival time (ms since the epoch), before any delay. */
+  at: number;
+}
+
 export interface CountingStub {
   origin: string;
+  /** Every call in arrival order. */
+  calls: StubCall[];
   server: LocalServer;
   /** Calls per path key (`/count/<key>` → key). */
   count(key: string): number;
@@ -28,10 +37,20 @@ export interface CountingStub {
   close(): Promise<void>;
 }
 
-export async function startCountingStub(): Promise<CountingStub> {
+export async function startCountingStub(
+  opts: { delayMs?: (key: string) => number } = {},
+): Promise<CountingStub> {
   const failures = new Map<string, { n: number; status: number }>();
-  const server = await startHttpServer((req, res, body) => {
+  const calls: StubCall[] = [];
+  const server = await startHttpServer(async (req, res, body) => {
     const key = decodeURIComponent((req.url ?? "").split("?")[0]!.replace(/^\/count\//, ""));
+    calls.push({
+      key,
+      idempotencyKey: String(req.headers["idempotency-key"] ?? ""),
+      at: Date.now(),
+    });
+    const delay = opts.delayMs?.(key) ?? 0;
+    if (delay) await new Promise((r) => setTimeout(r, delay));
     const f = failures.get(key);
     if (f && f.n > 0) {
       f.n--;
@@ -56,6 +75,7 @@ export async function startCountingStub(): Promise<CountingStub> {
     );
   return {
     origin: server.origin,
+    calls,
     server,
     count: (key) => of(key).length,
     keys: (key) => of(key).map((r) => String(r.headers["idempotency-key"] ?? "")),

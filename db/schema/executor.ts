@@ -7,6 +7,7 @@
 import {
   bigint,
   bigserial,
+  boolean,
   index,
   integer,
   jsonb,
@@ -37,7 +38,15 @@ export type ExecutorPauseKind = (typeof EXECUTOR_PAUSE_KINDS)[number];
 export type ExecutorPauseStatus = (typeof EXECUTOR_PAUSE_STATUSES)[number];
 
 /** Steps a run has planned or scheduled but not finished, keyed by hashed step id. */
-export type ExecutorPendingSteps = Record<string, { op: string; name?: string; race?: boolean }>;
+export type ExecutorPendingSteps = Record<
+  string,
+  {
+    op: string;
+    name?: string;
+    race?: boolean;
+    /** parallelism "inngest": coalesce key */ ck?: string;
+  }
+>;
 
 /** An app whose functions the executor serves (one per `serve()` endpoint). */
 export const executorApps = pgTable("executor_apps", {
@@ -122,6 +131,16 @@ export const executorRuns = pgTable(
     output: jsonb("output"),
     error: jsonb("error").$type<Record<string, unknown>>(),
     pending: jsonb("pending").$type<ExecutorPendingSteps>().notNull().default({}),
+    /**
+     * Executor option `parallelism: "inngest"` only: Inngest's pending-steps set (replaced by each
+     * response that plans several steps, an id removed when its result is saved) and its
+     * ForceStepPlan flag (sent as `disable_immediate_execution`).
+     */
+    inngestPending: text("inngest_pending")
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
+    forceStepPlan: boolean("force_step_plan").notNull().default(false),
     /** Memoised steps so far (a run fails beyond the executor's step limit). */
     stepCount: integer("step_count").notNull().default(0),
     /** Concurrency groups this run's calls count against (`scope:fn:key`) and their limits. */
@@ -216,6 +235,11 @@ export const executorJobs = pgTable(
     runAt: tstz("run_at").notNull(),
     leaseToken: text("lease_token"),
     leaseUntil: tstz("lease_until"),
+    /**
+     * Parallelism "inngest": the job's identity (Inngest's queue job id, e.g. `plan:<step>`); such
+     * discoveries escape the one-discovery-per-run index, deduplicated by `executor_job_keys`.
+     */
+    jobKey: text("job_key"),
     /** How many times a worker leased this job (> 1 means an earlier lease was lost). */
     claims: integer("claims").notNull().default(0),
     payload: jsonb("payload").$type<Record<string, unknown>>().notNull().default({}),
@@ -233,14 +257,31 @@ export const executorJobs = pgTable(
     index("executor_jobs_due_idx").on(t.runAt, t.id),
     index("executor_jobs_run_idx").on(t.runId),
     index("executor_jobs_lease_idx").on(t.leaseUntil),
-    // One discovery at a time per run, and one queued call per targeted step.
+    // One discovery at a time per run (unless keyed: parallelism "inngest"), and one queued call
+    // per targeted step.
     uniqueIndex("executor_jobs_discovery_key")
       .on(t.runId)
-      .where(sql`kind = 'call' and step_id is null`),
+      .where(sql`kind = 'call' and step_id is null and job_key is null`),
     uniqueIndex("executor_jobs_step_key")
       .on(t.runId, t.stepId)
       .where(sql`kind in ('call', 'wake') and step_id is not null`),
   ],
+);
+
+/**
+ * Job identities a run has enqueued (parallelism "inngest"), remembered for the run's lifetime as
+ * Inngest remembers queue job ids: a second enqueue with a known key is a no-op.
+ */
+export const executorJobKeys = pgTable(
+  "executor_job_keys",
+  {
+    runId: text("run_id")
+      .notNull()
+      .references(() => executorRuns.id, { onDelete: "cascade" }),
+    key: text("key").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.runId, t.key] })],
 );
 
 /** A run waiting for an event (`step.waitForEvent`) or for an invoked run to finish. */

@@ -136,6 +136,7 @@ export async function saveCheckpoint(
     }
     // The request that checkpointed is still running: its own answer queues whatever comes next.
     s.settled = false;
+    s.settledSteps = [];
     if (stepCount(s) > ex.opts.maxStepsPerRun) {
       await failRun(c, s, `the run exceeded the limit of ${ex.opts.maxStepsPerRun} steps`);
       await saveRun(c, s);

@@ -87,7 +87,11 @@ export async function runCallJob(
       run_id: job.runId,
       attempt: job.attempt,
       max_attempts: fn.maxAttempts,
-      disable_immediate_execution: Object.keys(run.pending).length > 0,
+      // Parallelism "inngest": the run's ForceStepPlan, as Inngest sends it (run-state.ts).
+      disable_immediate_execution:
+        ex.opts.parallelism === "inngest"
+          ? Boolean(run.forceStepPlan)
+          : Object.keys(run.pending).length > 0,
       use_api: false,
       stack: { stack, current: stack.length },
       // The SDK checkpoints only discovery calls with nothing pending; sent on every call, as Inngest does.
@@ -139,12 +143,17 @@ export async function runCallJob(
   }
 
   const token = newLeaseToken();
-  const handoffOk = allowHandoff && !run.concurrencyKeys.length;
+  // Parallelism "inngest" takes the locked path every time and never hands off: its rules read and
+  // write more of the run than the claim-time snapshot guards.
+  const coalesced = ex.opts.parallelism === "coalesced";
+  const handoffOk = coalesced && allowHandoff && !run.concurrencyKeys.length;
   const info = { job, fn, startedAt, durationMs };
   // Optimistic path for the common answer (steps that ran): no transaction, one guarded statement.
   // (Only when it cannot hit the step limit: failing the run is not a single-statement change.)
   const plain =
-    isPlainStepResult(outcome) && run.stepCount + outcome.ops.length <= ex.opts.maxStepsPerRun;
+    coalesced &&
+    isPlainStepResult(outcome) &&
+    run.stepCount + outcome.ops.length <= ex.opts.maxStepsPerRun;
   let saved = plain
     ? await saveOptimistically(ex, job, run, info, outcome, handoffOk ? token : undefined)
     : undefined;
@@ -178,6 +187,7 @@ export async function runCallJob(
     runAt: ex.clock.now(),
     payload: {},
     leaseToken: token,
+    key: null,
     call: {
       run: {
         ...run,
@@ -230,6 +240,8 @@ async function saveOptimistically(
     parentRunId: null,
     parentStepId: null,
     startedAt: run.startedAt,
+    inngestPending: [],
+    forceStepPlan: false,
   });
   if (handoffToken && run.stepCount === job.call!.memo.length) s.handoffToken = handoffToken;
   try {

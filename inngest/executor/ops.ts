@@ -10,6 +10,7 @@
  *
  * Ops the executor does not implement fail the run with an error naming the step and the op.
  */
+import { createHash } from "node:crypto";
 import type { TxCtx } from "./context";
 import { resolveUntil } from "./durations";
 import { INVOKED_EVENT, type EventPayload } from "./events";
@@ -20,9 +21,10 @@ import type { RegisteredFunction } from "./registry";
 import {
   callConcurrency,
   discoverLater,
+  knownJobKeys,
   later,
   memoize,
-  memoizedAmong,
+  memoOutputsAmong,
   stepCount,
   type RunState,
 } from "./run-state";
@@ -63,6 +65,35 @@ const UNSUPPORTED_OPS: Record<string, string> = {
 /** Ops that start asynchronous work; a repeated report of one that is pending or done is dropped. */
 const PLANNING_OPS = new Set(["StepPlanned", "Sleep", "WaitForEvent", "InvokeFunction"]);
 
+/** Inngest's `hasPlanOp`: ops the server resumes later (parallelism "inngest"). */
+const PLAN_OPS = new Set([...PLANNING_OPS, "WaitForSignal", "AIGateway", "Gateway"]);
+/** Inngest's lazy ops: piggybacked on another op, never counted as a parallel step. */
+const LAZY_OPS = new Set(["DeferAdd", "DeferAbort"]);
+
+/** Inngest's `computeParallelCoalesceKey`: stable for the run and the batch's sorted step ids. */
+function coalesceKey(runId: string, stepIds: string[]): string {
+  const h = createHash("sha1").update(runId);
+  for (const id of [...stepIds].sort()) h.update("\0").update(id);
+  return h.digest("hex").slice(0, 16);
+}
+
+/**
+ * Parallelism "inngest", before the ops are applied (Inngest's `HandleGeneratorResponse`): more
+ * than one non-lazy op sets ForceStepPlan; with a plan op among them the pending set becomes
+ * exactly their ids (`SavePending` = DEL + SADD, finished or in-flight ids included) and the batch
+ * gets a coalesce key. Returns that key.
+ */
+function savePendingLikeInngest(s: RunState, ops: SdkOp[]): string | undefined {
+  const nonLazy = ops.filter((o) => !LAZY_OPS.has(o.op)).map((o) => o.id);
+  if (nonLazy.length <= 1) return undefined;
+  s.forceStepPlan = true;
+  if (!ops.some((o) => PLAN_OPS.has(o.op))) return undefined;
+  s.pendingSet = new Set(nonLazy);
+  return coalesceKey(s.row.id, nonLazy);
+}
+
+const planKey = (stepId: string) => `plan:${stepId}`;
+
 export interface CallInfo {
   job: Job;
   fn: RegisteredFunction;
@@ -89,19 +120,40 @@ export async function applyOutcome(
     return;
   }
 
-  const planned = outcome.ops.filter((o) => PLANNING_OPS.has(o.op)).map((o) => o.id);
-  const done = await memoizedAmong(c, s.row.id, planned);
+  const inngest = s.parallelism === "inngest";
+  const ids = inngest
+    ? outcome.ops.map((o) => o.id)
+    : outcome.ops.filter((o) => PLANNING_OPS.has(o.op)).map((o) => o.id);
+  const outputs = await memoOutputsAmong(c, s.row.id, ids);
+  const done = new Set(
+    outcome.ops.filter((o) => PLANNING_OPS.has(o.op) && outputs.has(o.id)).map((o) => o.id),
+  );
+  // Parallelism "inngest": pending set and ForceStepPlan as Inngest updates them; a planned step
+  // is a job whose id (`plan:<step>`) is remembered, so planning it again is a no-op.
+  const ck = inngest ? savePendingLikeInngest(s, outcome.ops) : undefined;
+  const plannedBefore = inngest
+    ? await knownJobKeys(
+        c,
+        s.row.id,
+        outcome.ops.filter((o) => o.op === "StepPlanned").map((o) => planKey(o.id)),
+      )
+    : new Set<string>();
+  if (inngest) s.memoOutputs = outputs;
+  // The coalesce key of the job that made this call (a planned step of a multi-step batch).
+  const via = { ck: typeof job.payload.ck === "string" ? job.payload.ck : undefined };
   let progressed = false;
 
   for (const op of outcome.ops) {
     if (s.finished) break;
     const name = op.displayName ?? op.name ?? op.id;
     const race = op.opts?.parallelMode === "race";
-    if (PLANNING_OPS.has(op.op) && (s.pending[op.id] || done.has(op.id))) continue;
+    if (inngest && op.op === "StepPlanned") {
+      if (plannedBefore.has(planKey(op.id))) continue;
+    } else if (PLANNING_OPS.has(op.op) && (s.pending[op.id] || done.has(op.id))) continue;
 
     switch (op.op) {
       case "StepRun": {
-        recordStepRun(s, op, timing);
+        recordStepRun(s, op, timing, { ...via, race });
         progressed = true;
         break;
       }
@@ -127,7 +179,7 @@ export async function applyOutcome(
             ...timing,
           });
         } else {
-          memoize(s, { id: op.id, name, op: "StepFailed" }, { error });
+          memoize(s, { id: op.id, name, op: "StepFailed" }, { error }, { ...via, race });
           s.history.push({ type: "step.failed", stepId: op.id, stepName: name, error, ...timing });
         }
         progressed = true;
@@ -136,14 +188,19 @@ export async function applyOutcome(
       case "StepFailed": {
         const error = op.error ??
           (op.data as ErrorObject) ?? { name: "Error", message: "step failed" };
-        memoize(s, { id: op.id, name, op: op.op }, { error });
+        memoize(s, { id: op.id, name, op: op.op }, { error }, { ...via, race });
         s.history.push({ type: "step.failed", stepId: op.id, stepName: name, error, ...timing });
         progressed = true;
         break;
       }
       case "StepPlanned": {
-        s.pending[op.id] = { op: op.op, name, ...(race ? { race } : {}) };
-        later(s, { kind: "call", stepId: op.id, concurrency: callConcurrency(s) });
+        s.pending[op.id] ??= { op: op.op, name, ...(race ? { race } : {}), ...(ck ? { ck } : {}) };
+        later(s, {
+          kind: "call",
+          stepId: op.id,
+          concurrency: callConcurrency(s),
+          ...(inngest ? { key: planKey(op.id), once: true, payload: ck ? { ck } : {} } : {}),
+        });
         s.history.push({ type: "step.planned", stepId: op.id, stepName: name });
         progressed = true;
         break;
@@ -158,7 +215,7 @@ export async function applyOutcome(
           );
           break;
         }
-        s.pending[op.id] = { op: op.op, name, ...(race ? { race } : {}) };
+        s.pending[op.id] = { op: op.op, name, ...(race ? { race } : {}), ...(ck ? { ck } : {}) };
         later(s, { kind: "wake", stepId: op.id, runAt: until, payload: { name } });
         s.history.push({
           type: "sleep.scheduled",
@@ -190,6 +247,7 @@ export async function applyOutcome(
           expiresAt: until,
         });
         if (race) s.pending[op.id]!.race = true;
+        if (ck) s.pending[op.id]!.ck = ck;
         s.history.push({
           type: "wait.started",
           stepId: op.id,
@@ -201,6 +259,7 @@ export async function applyOutcome(
       }
       case "InvokeFunction": {
         await invoke(c, s, op, name, race);
+        if (ck && s.pending[op.id]) s.pending[op.id]!.ck = ck;
         progressed = true;
         break;
       }
@@ -213,7 +272,12 @@ export async function applyOutcome(
       case "DiscoveryRequest": {
         // Sent when a checkpointing request hits its maxRuntime (sync mode in 4.24; kept for
         // SDKs that send it in async mode too): continue in a new request.
-        discoverLater(s);
+        discoverLater(
+          s,
+          undefined,
+          0,
+          inngest ? { key: `request:${job.id}`, once: true } : undefined,
+        );
         progressed = true;
         break;
       }
@@ -234,6 +298,14 @@ export async function applyOutcome(
     await failRun(c, s, `the run exceeded the limit of ${c.ex.opts.maxStepsPerRun} steps`);
   }
   if (s.finished) return;
+  if (inngest) {
+    // Inngest acts on what it was told and nothing else: a response whose ops were all no-ops
+    // (re-reported steps) schedules nothing, and a run left with nothing scheduled hangs there.
+    // Only an empty op list restarts discovery (`restartDiscovery`).
+    if (!outcome.ops.length)
+      discoverLater(s, undefined, 0, { key: `redrive:${job.id}.${job.attempt}`, once: true });
+    return;
+  }
   if (done.size > 0) {
     // The SDK is still waiting for steps that have settled: it answered from a memo without their
     // results (they settled while this call was in flight, and their own discovery was dropped as
@@ -275,9 +347,10 @@ export function recordStepRun(
   s: RunState,
   op: SdkOp,
   timing: { startedAt?: Date | null; durationMs?: number | null; attempt?: number },
+  via?: { race?: boolean; ck?: string },
 ): void {
   const name = op.displayName ?? op.name ?? op.id;
-  memoize(s, { id: op.id, name, op: "StepRun" }, { data: op.data ?? null });
+  memoize(s, { id: op.id, name, op: "StepRun" }, { data: op.data ?? null }, via);
   s.history.push({ type: "step.completed", stepId: op.id, stepName: name, ...timing });
 }
 
@@ -365,12 +438,15 @@ async function callFailed(
   const timing = { startedAt: call.startedAt, durationMs: call.durationMs, attempt: job.attempt };
   if (retriable && job.attempt + 1 < fn.maxAttempts) {
     const delay = retryAfterMs ?? c.ex.opts.backoff(job.attempt + 1);
+    // A keyed discovery (parallelism "inngest") is retried under its key, as Inngest retries the
+    // same queue item.
     later(s, {
       kind: "call",
       stepId: job.stepId,
       attempt: job.attempt + 1,
       runAt: c.now + delay,
       concurrency: callConcurrency(s),
+      ...(job.key ? { key: job.key } : {}),
     });
     s.history.push({
       type: "function.errored",

@@ -48,6 +48,14 @@ export interface ExecutorOptions {
    */
   checkpointing?: boolean;
   /**
+   * How parallel steps are scheduled (README "Parallelism modes"). `"coalesced"` (default): one
+   * discovery per run after siblings settle, re-reports dropped — forgiving. `"inngest"`: the real
+   * Inngest server's rules (v1.43: pending set replaced by each multi-step response, discovery only
+   * when it is empty or the step is race-mode, idempotent job ids, concurrent discoveries), so tests
+   * catch the hangs and repeated steps an app would hit there.
+   */
+  parallelism?: Parallelism;
+  /**
    * Clear all leases at start. Safe only when no other executor can share the database — true for
    * PGlite (one opener per data folder), so it is the default there: a restart after a crash
    * resumes in-flight jobs at once instead of waiting for their leases to expire.
@@ -62,6 +70,8 @@ export interface ExecutorOptions {
   resyncIntervalMs?: number;
 }
 
+export type Parallelism = "coalesced" | "inngest";
+
 export interface ResolvedOptions {
   appUrls: string[];
   transport: Transport;
@@ -75,6 +85,7 @@ export interface ResolvedOptions {
   cronCatchUpMs: number;
   maxStepsPerRun: number;
   checkpointing: boolean;
+  parallelism: Parallelism;
   releaseLeasesOnStart: boolean;
   syncRetryDelaysMs: number[];
   resyncIntervalMs?: number;
@@ -107,6 +118,7 @@ export function resolveOptions(
     cronCatchUpMs: o.cronCatchUpMs ?? 60_000,
     maxStepsPerRun: o.maxStepsPerRun ?? 1_000,
     checkpointing: o.checkpointing ?? true,
+    parallelism: o.parallelism ?? "coalesced",
     releaseLeasesOnStart: o.releaseLeasesOnStart ?? o.db.driver === "pglite",
     syncRetryDelaysMs: o.syncRetryDelaysMs ?? [250, 500, 1_000, 2_000, 5_000, 10_000, 30_000],
     resyncIntervalMs: o.resyncIntervalMs,

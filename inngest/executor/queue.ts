@@ -30,6 +30,8 @@ export interface Job {
   runAt: number;
   payload: Record<string, unknown>;
   leaseToken: string;
+  /** Parallelism "inngest": the job's identity (see EnqueueInput.key). */
+  key: string | null;
   /** For calls: the run and its memo (completion order), read at claim time. */
   call?: { run: ClaimedRun | null; memo: Array<[string, unknown]> };
 }
@@ -42,6 +44,8 @@ export interface ClaimedRun {
   pending: ExecutorPendingSteps;
   stepCount: number;
   startedAt: number | null;
+  /** Parallelism "inngest": ForceStepPlan, sent as `disable_immediate_execution`. */
+  forceStepPlan?: boolean;
   concurrencyKeys: string[];
   concurrencyLimits: number[];
 }
@@ -58,6 +62,13 @@ export interface EnqueueInput {
   concurrency?: { keys: string[]; limits: number[] };
   /** Insert the job already leased with this token (hand-off to the worker that queued it). */
   leaseToken?: string;
+  /**
+   * Parallelism "inngest": the job's identity, like Inngest's queue job id (`plan:<step>`,
+   * `discover:<step>`, `coalesced:<key>`). A keyed discovery escapes the one-discovery-per-run index.
+   */
+  key?: string;
+  /** With `key`: enqueue only if the run never enqueued this key before (remembered for its lifetime). */
+  once?: boolean;
 }
 
 /** The lease was lost: the job was re-claimed elsewhere or deleted (run cancelled/finished). */
@@ -98,11 +109,11 @@ export async function deleteRunJobs(c: TxCtx, runId: string): Promise<void> {
 // Calls also bring their run and memo, so a step costs no extra read before the SDK request.
 const RETURNING =
   sql.raw(`returning j.id, j.run_id, j.kind, j.step_id, j.attempt, j.claims, j.payload,
-  (extract(epoch from j.run_at) * 1000)::float8 as run_at, j.lease_token,
+  (extract(epoch from j.run_at) * 1000)::float8 as run_at, j.lease_token, j.job_key,
   case when j.kind = 'call' then (
     select jsonb_build_object('status', r.status, 'functionId', r.function_id, 'event', r.event,
                               'events', r.events, 'pending', r.pending, 'stepCount', r.step_count,
-                              'startedAt', (extract(epoch from r.started_at) * 1000)::float8,
+                              'startedAt', (extract(epoch from r.started_at) * 1000)::float8, 'forceStepPlan', r.force_step_plan,
                               'concurrencyKeys', to_jsonb(r.concurrency_keys), 'concurrencyLimits', to_jsonb(r.concurrency_limits))
     from executor_runs r where r.id = j.run_id) end as run,
   case when j.kind = 'call' then (
@@ -119,6 +130,7 @@ type JobRow = {
   payload: Record<string, unknown>;
   run_at: number;
   lease_token: string;
+  job_key: string | null;
   run: ClaimedRun | null;
   memo: Array<[string, unknown]> | null;
 };
@@ -133,6 +145,7 @@ const toJob = (r: JobRow): Job => ({
   runAt: Number(r.run_at),
   payload: r.payload ?? {},
   leaseToken: r.lease_token,
+  key: r.job_key ?? null,
   ...(r.kind === "call" ? { call: { run: r.run, memo: r.memo ?? [] } } : {}),
 });
 

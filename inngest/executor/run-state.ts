@@ -8,11 +8,20 @@
  * the last sibling settles. Steps planned in `parallelMode: "race"` discover after each result.
  * Discovery requests are sent with `disable_immediate_execution` while anything is pending, so the
  * SDK reports pending siblings again instead of running them inline (those reports are dropped).
+ *
+ * With the option `parallelism: "inngest"` the rules are the real Inngest server's instead (v1.43,
+ * README "Parallelism modes"): a pending-steps *set* replaced by each response that plans several
+ * steps, a discovery after a result only when that set is empty or the step is race-mode (each
+ * race completion its own discovery job, several in flight at once), ForceStepPlan set by a
+ * multi-step response and reset by every discovery, and job identities remembered for the run's
+ * lifetime (`executor_job_keys`). It hangs or repeats exactly where Inngest does; do not fix it here.
  */
 import { sql, type SQL } from "drizzle-orm";
 import { execRows } from "../../db/client";
 import type { ExecutorPendingSteps, ExecutorRunStatus } from "../../db/schema/executor";
 import type { TxCtx } from "./context";
+import { canonicalize } from "./jcs";
+import type { Parallelism } from "./options";
 import { LostLeaseError, type EnqueueInput, type Job } from "./queue";
 
 export interface RunRow {
@@ -28,6 +37,9 @@ export interface RunRow {
   parentRunId: string | null;
   parentStepId: string | null;
   startedAt: number | null;
+  /** Parallelism "inngest" only (see the module comment). */
+  inngestPending: string[];
+  forceStepPlan: boolean;
 }
 
 export interface HistoryEntry {
@@ -48,9 +60,30 @@ export interface Memo {
   output: unknown;
 }
 
+/** Parallelism "inngest": a step result saved in this transaction, and what Inngest saw then. */
+export interface SettledStep {
+  stepId: string;
+  /** The pending set was not empty after saving it (Inngest's `hasPendingSteps`). */
+  hasPending: boolean;
+  race: boolean;
+  /** Coalesce key of the multi-step response that planned it, if any. */
+  ck?: string;
+}
+
 export interface RunState {
   row: RunRow;
+  parallelism: Parallelism;
   pending: ExecutorPendingSteps;
+  /** Parallelism "inngest": Inngest's pending-steps set, ForceStepPlan, results saved here. */
+  pendingSet: Set<string>;
+  forceStepPlan: boolean;
+  settledSteps: SettledStep[];
+  /**
+   * Parallelism "inngest": outputs already memoised for the step ids of the response being applied
+   * (a duplicate result keeps the first output; whether it matches decides `hasPending`, as in
+   * Inngest's saveResponse.lua).
+   */
+  memoOutputs?: Map<string, unknown>;
   /** A step settled in this transaction (so a discovery may be due). */
   settled: boolean;
   /** A race-mode step settled: discover even though siblings are still pending. */
@@ -79,6 +112,7 @@ export function isActive(status: ExecutorRunStatus): boolean {
 const RUN_COLUMNS =
   sql.raw(`r.id, r.function_id, r.status, r.event, r.events, r.pending, r.step_count,
   r.concurrency_keys, r.concurrency_limits, r.parent_run_id, r.parent_step_id,
+  r.inngest_pending, r.force_step_plan,
   (extract(epoch from r.started_at) * 1000)::float8 as started_at`);
 
 type RunRowRaw = {
@@ -94,10 +128,12 @@ type RunRowRaw = {
   parent_run_id: string | null;
   parent_step_id: string | null;
   started_at: number | null;
+  inngest_pending: string[] | null;
+  force_step_plan: boolean | null;
   job_done?: number;
 };
 
-function toState(r: RunRowRaw): RunState {
+function toState(r: RunRowRaw, parallelism: Parallelism): RunState {
   const row: RunRow = {
     id: r.id,
     functionId: r.function_id,
@@ -111,15 +147,21 @@ function toState(r: RunRowRaw): RunState {
     parentRunId: r.parent_run_id,
     parentStepId: r.parent_step_id,
     startedAt: r.started_at === null ? null : Number(r.started_at),
+    inngestPending: r.inngest_pending ?? [],
+    forceStepPlan: Boolean(r.force_step_plan),
   };
-  return stateFromSnapshot(row);
+  return stateFromSnapshot(row, parallelism);
 }
 
 /** A run state built from a row (read under lock, or a claim-time snapshot on the optimistic path). */
-export function stateFromSnapshot(row: RunRow): RunState {
+export function stateFromSnapshot(row: RunRow, parallelism: Parallelism = "coalesced"): RunState {
   return {
     row,
+    parallelism,
     pending: { ...row.pending },
+    pendingSet: new Set(row.inngestPending),
+    forceStepPlan: row.forceStepPlan,
+    settledSteps: [],
     settled: false,
     raceSettled: false,
     finished: false,
@@ -135,7 +177,7 @@ export async function loadRun(c: TxCtx, runId: string): Promise<RunState | undef
     c.tx,
     sql`select ${RUN_COLUMNS} from executor_runs r where r.id = ${runId} for update`,
   );
-  return r && isActive(r.status) ? toState(r) : undefined;
+  return r && isActive(r.status) ? toState(r, c.ex.opts.parallelism) : undefined;
 }
 
 /**
@@ -160,20 +202,53 @@ export async function completeJobAndLoadRun(c: TxCtx, job: Job): Promise<RunStat
   // No run row: nothing left to protect, whether or not the delete happened.
   if (!r) return undefined;
   if (done.length !== 1) throw new LostLeaseError(`lease on job ${job.id} (${job.kind}) was lost`);
-  return isActive(r.status) ? toState(r) : undefined;
+  return isActive(r.status) ? toState(r, c.ex.opts.parallelism) : undefined;
 }
 
-/** Records a step's memo (written at save, exactly once per run and step) and settles the step. */
+/**
+ * Records a step's memo (written at save, exactly once per run and step) and settles the step.
+ * `via`: what the call that produced it knew (its op's parallel mode, its job's coalesce key).
+ */
 export function memoize(
   s: RunState,
   step: { id: string; name?: string | null; op: string },
   output: unknown,
+  via: { race?: boolean; ck?: string } = {},
 ): void {
   if (s.memos.some((m) => m.stepId === step.id)) return;
+  if (s.parallelism === "inngest") settleInngest(s, step.id, output ?? null, via);
   if (s.pending[step.id]?.race) s.raceSettled = true;
   delete s.pending[step.id];
   s.memos.push({ stepId: step.id, name: step.name ?? null, op: step.op, output: output ?? null });
   s.settled = true;
+}
+
+/**
+ * Inngest's SaveStep (saveResponse.lua): a new result leaves the pending set (SREM); a duplicate
+ * keeps the first output and leaves the set alone — "still pending" is then the set's size if the
+ * outputs match, false if they differ. The discovery decision is taken at save (`saveRun`).
+ */
+function settleInngest(
+  s: RunState,
+  stepId: string,
+  output: unknown,
+  via: { race?: boolean; ck?: string },
+): void {
+  const entry = s.pending[stepId];
+  let hasPending: boolean;
+  if (s.memoOutputs?.has(stepId)) {
+    const same = canonicalize(s.memoOutputs.get(stepId)) === canonicalize(output);
+    hasPending = same && s.pendingSet.size > 0;
+  } else {
+    s.pendingSet.delete(stepId);
+    hasPending = s.pendingSet.size > 0;
+  }
+  s.settledSteps.push({
+    stepId,
+    hasPending,
+    race: Boolean(via.race || entry?.race),
+    ...((entry?.ck ?? via.ck) ? { ck: entry?.ck ?? via.ck } : {}),
+  });
 }
 
 /** Queues a job for this run (inserted at save; a duplicate queued discovery/step is a no-op). */
@@ -183,21 +258,72 @@ export function later(s: RunState, job: Omit<EnqueueInput, "runId">): void {
 
 /** Memoised step ids among `ids` (used to drop re-reported steps that already finished). */
 export async function memoizedAmong(c: TxCtx, runId: string, ids: string[]): Promise<Set<string>> {
-  if (!ids.length) return new Set();
-  const res = await execRows<{ step_id: string }>(
+  return new Set((await memoOutputsAmong(c, runId, ids)).keys());
+}
+
+/** Memoised outputs of the steps among `ids`. */
+export async function memoOutputsAmong(
+  c: TxCtx,
+  runId: string,
+  ids: string[],
+): Promise<Map<string, unknown>> {
+  if (!ids.length) return new Map();
+  const res = await execRows<{ step_id: string; output: unknown }>(
     c.tx,
-    sql`select step_id from executor_steps where run_id = ${runId} and step_id = any(${sql.param(ids)}::text[])`,
+    sql`select step_id, output from executor_steps where run_id = ${runId} and step_id = any(${sql.param(ids)}::text[])`,
   );
-  return new Set(res.map((r) => r.step_id));
+  return new Map(res.map((r) => [r.step_id, r.output]));
+}
+
+/** Job keys among `keys` this run has enqueued before (parallelism "inngest"). */
+export async function knownJobKeys(c: TxCtx, runId: string, keys: string[]): Promise<Set<string>> {
+  if (!keys.length) return new Set();
+  const res = await execRows<{ key: string }>(
+    c.tx,
+    sql`select key from executor_job_keys where run_id = ${runId} and key = any(${sql.param(keys)}::text[])`,
+  );
+  return new Set(res.map((r) => r.key));
 }
 
 export function callConcurrency(s: RunState) {
   return { keys: s.row.concurrencyKeys, limits: s.row.concurrencyLimits };
 }
 
-/** Queues the run's next discovery call. */
-export function discoverLater(s: RunState, runAt?: number, attempt = 0): void {
-  later(s, { kind: "call", stepId: null, attempt, runAt, concurrency: callConcurrency(s) });
+/**
+ * Queues the run's next discovery call. Parallelism "inngest" needs a `key` (the job's identity):
+ * keyed discoveries of one run may be queued and in flight together.
+ */
+export function discoverLater(
+  s: RunState,
+  runAt?: number,
+  attempt = 0,
+  key?: { key: string; once: boolean },
+): void {
+  later(s, {
+    kind: "call",
+    stepId: null,
+    attempt,
+    runAt,
+    concurrency: callConcurrency(s),
+    ...(key ?? {}),
+  });
+}
+
+/**
+ * Inngest's `maybeEnqueueDiscoveryStep` for each result saved in this transaction: a discovery only
+ * if nothing is pending or the step is race-mode; race completions each get their own job (per
+ * step id), others the one coalesced job of their batch; every discovery resets ForceStepPlan.
+ */
+function discoverLikeInngest(s: RunState): void {
+  const settled = s.settledSteps;
+  s.settledSteps = [];
+  if (s.finished) return;
+  for (const st of settled) {
+    if (st.hasPending && !st.race) continue;
+    s.forceStepPlan = false;
+    const key = !st.race && st.ck ? `coalesced:${st.ck}` : `discover:${st.stepId}`;
+    discoverLater(s, undefined, 0, { key, once: true });
+  }
 }
 
 /** Steps memoised so far, including this transaction's. */
@@ -237,9 +363,18 @@ export async function saveRun(
   // Pending race-mode steps never hold a discovery back: the SDK may no longer await them (a race
   // already decided, e.g. a wait whose look-back found the event), and a discovery made meanwhile
   // carries disable_immediate_execution, so it cannot run them twice.
-  const onlyRacePending = Object.values(s.pending).every((p) => p.race);
-  if (!s.finished && s.settled && (onlyRacePending || s.raceSettled)) discoverLater(s);
+  if (s.parallelism === "inngest") {
+    discoverLikeInngest(s);
+  } else {
+    const onlyRacePending = Object.values(s.pending).every((p) => p.race);
+    if (!s.finished && s.settled && (onlyRacePending || s.raceSettled)) discoverLater(s);
+  }
   if (s.finished) s.jobs = [];
+  // A key enqueued twice in one transaction is one job (the key table sees it once).
+  const seen = new Set<string>();
+  s.jobs = s.jobs.filter(
+    (j) => !j.once || !j.key || (!seen.has(j.key) && Boolean(seen.add(j.key))),
+  );
   const handoff = s.handoffToken
     ? s.jobs.find((j) => j.kind === "call" && !j.stepId && (j.runAt ?? c.now) <= c.now)
     : undefined;
@@ -260,17 +395,36 @@ export async function saveRun(
       )}) v${onlyIf} on conflict do nothing returning 1)`,
     );
   }
+  const once = s.jobs.filter((j) => j.once && j.key);
+  if (once.length) {
+    // Job identities remembered for the run's lifetime: a job whose key is not new is not inserted.
+    ctes.push(
+      sql`k as (insert into executor_job_keys (run_id, key) select * from (values ${list(
+        once.map((j) => sql`(${s.row.id}::text, ${j.key}::text)`),
+      )}) v${onlyIf} on conflict do nothing returning key)`,
+    );
+  }
   if (s.jobs.length) {
     const lease = sql`now() + make_interval(secs => ${c.ex.opts.leaseMs / 1000})`;
+    const conditions = [
+      ...(guard ? [sql`exists (select 1 from done)`] : []),
+      ...(once.length ? [sql`(not v.once or v.job_key in (select key from k))`] : []),
+    ];
+    const where = conditions.length ? sql` where ${sql.join(conditions, sql` and `)}` : sql``;
     ctes.push(sql`j as (insert into executor_jobs (run_id, kind, step_id, attempt, run_at, payload, concurrency_keys,
-                        concurrency_limits, lease_token, lease_until, claims) select * from (values ${list(
-                          s.jobs.map(
-                            (j) =>
-                              sql`(${j.runId}::text, ${j.kind}::text, ${j.stepId ?? null}::text, ${j.attempt ?? 0}::int, ${ts(j.runAt ?? c.now)},
+                        concurrency_limits, lease_token, lease_until, claims, job_key)
+                        select run_id, kind, step_id, attempt, run_at, payload, concurrency_keys, concurrency_limits,
+                               lease_token, lease_until, claims, job_key from (values ${list(
+                                 s.jobs.map(
+                                   (j) =>
+                                     sql`(${j.runId}::text, ${j.kind}::text, ${j.stepId ?? null}::text, ${j.attempt ?? 0}::int, ${ts(j.runAt ?? c.now)},
                ${json(j.payload ?? {})}, ${sql.param(j.concurrency?.keys ?? [])}::text[], ${sql.param(j.concurrency?.limits ?? [])}::int[],
-               ${j.leaseToken ?? null}::text, ${j.leaseToken ? lease : sql`null::timestamptz`}, ${j.leaseToken ? 1 : 0}::int)`,
-                          ),
-                        )}) v${onlyIf} on conflict do nothing returning id, lease_token)`);
+               ${j.leaseToken ?? null}::text, ${j.leaseToken ? lease : sql`null::timestamptz`}, ${j.leaseToken ? 1 : 0}::int,
+               ${j.key ?? null}::text, ${Boolean(j.once && j.key)}::boolean)`,
+                                 ),
+                               )}) v(run_id, kind, step_id, attempt, run_at, payload, concurrency_keys, concurrency_limits,
+                                     lease_token, lease_until, claims, job_key, once)${where}
+                        on conflict do nothing returning id, lease_token)`);
   }
   if (s.history.length) {
     ctes.push(sql`h as (insert into executor_history (run_id, type, step_id, step_name, attempt, error, data, started_at, duration_ms)
@@ -306,9 +460,13 @@ export async function saveRun(
     statement = sql`with ${list([upd, done, ...ctes])} select (select count(*) from upd)::int as saved, ${handed} as handed`;
   } else {
     const added = s.memos.length ? sql`(select count(*) from m)` : sql`0`;
+    const inngest =
+      s.parallelism === "inngest"
+        ? sql`, inngest_pending = ${sql.param([...s.pendingSet])}::text[], force_step_plan = ${s.forceStepPlan}`
+        : sql``;
     const set = s.finished
       ? sql`step_count = step_count + ${added}`
-      : sql`step_count = step_count + ${added}, pending = ${json(s.pending)}${started}`;
+      : sql`step_count = step_count + ${added}, pending = ${json(s.pending)}${started}${inngest}`;
     const update = sql`update executor_runs set ${set} where id = ${s.row.id} returning 1 as saved, ${handed} as handed`;
     statement = ctes.length ? sql`with ${list(ctes)} ${update}` : update;
   }

@@ -11,6 +11,7 @@
 import { createHash } from "node:crypto";
 import http from "node:http";
 import type { EngineHarness } from "../run-driver/testing";
+import type { ExecutorOptions } from "../executor/options";
 import type { RelayHandle } from "@/server/services/outbox/relay-runner";
 import {
   inngestBinary,
@@ -66,9 +67,14 @@ const SAVED = Symbol.for("sluice.conformance.saved-env");
  * A real engine whose server is missing is skipped with the reason, unless
  * SLUICE_REQUIRE_INNGEST=1 (CI), where that is an error.
  */
-export function prepareEngine(kind: EngineKind, ports?: EnginePorts): PreparedEngine {
+export function prepareEngine(
+  kind: EngineKind,
+  ports?: EnginePorts,
+  /** Embedded only: executor options, e.g. `{ parallelism: "inngest" }` (the real server's scheduling). */
+  executor?: Partial<ExecutorOptions>,
+): PreparedEngine {
   if (kind === "embedded") {
-    return { kind, start: (label) => startEmbedded(label) };
+    return { kind, start: (label) => startEmbedded(label, executor) };
   }
   const found = inngestBinary();
   if ("missing" in found) {
@@ -125,12 +131,18 @@ export function restoreEngineEnv(): void {
   delete g[SAVED];
 }
 
-async function startEmbedded(label: string): Promise<ConformanceHarness> {
+async function startEmbedded(
+  label: string,
+  executor: Partial<ExecutorOptions> = {},
+): Promise<ConformanceHarness> {
   const { startEngineHarness } = await import("../run-driver/testing");
   const { startWebhookAdmitter } = await import("@/server/services/triggers/webhook-admitter");
   const { getRuntime } = await import("@/server/runtime");
   const { createLogger } = await import("@/lib/log");
-  const e = await startEngineHarness(label, { cron: true, executor: { backoff: () => 1_000 } });
+  const e = await startEngineHarness(label, {
+    cron: true,
+    executor: { backoff: () => 1_000, ...executor },
+  });
   const admitter = startWebhookAdmitter({
     db: e.db.db,
     ...getRuntime(),

@@ -14,8 +14,10 @@ import os from "node:os";
 import { median, percentile, report, round } from "./stats";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
-const KINDS = ["embedded", "dev", "start"] as const;
-type Kind = (typeof KINDS)[number];
+const ALL_KINDS = ["embedded", "dev", "start"] as const;
+type Kind = (typeof ALL_KINDS)[number];
+/** BENCH_ENGINES=embedded (comma-separated) limits the engines. */
+const KINDS = (process.env.BENCH_ENGINES?.split(",") as Kind[] | undefined) ?? [...ALL_KINDS];
 type Result = { stepMs: number; runsPerSec: number; fanP50: number; fanP99: number };
 
 async function child(kind: Kind): Promise<Result> {
@@ -97,7 +99,10 @@ async function main() {
     process.stdout.write(`RESULT ${JSON.stringify(r)}\n`);
     process.exit(0);
   }
-  const results: Record<Kind, Result[]> = { embedded: [], dev: [], start: [] };
+  const results = Object.fromEntries(KINDS.map((k) => [k, [] as Result[]])) as Record<
+    Kind,
+    Result[]
+  >;
   for (let round_ = 0; round_ < ROUNDS; round_++) {
     for (const k of KINDS) {
       const out = spawnSync(process.execPath, [process.argv[1]!, k], {

@@ -181,7 +181,7 @@ export async function runCallJob(
     id: saved.jobId,
     runId: job.runId,
     kind: "call",
-    stepId: null,
+    stepId: saved.stepId,
     attempt: 0,
     claims: 1,
     runAt: ex.clock.now(),
@@ -219,7 +219,11 @@ async function saveOptimistically(
   info: CallInfo,
   outcome: CallOutcome,
   handoffToken: string | undefined,
-): Promise<{ jobId: number; memos: Memo[]; pending: ExecutorPendingSteps } | null | undefined> {
+): Promise<
+  | { jobId: number; memos: Memo[]; stepId: string | null; pending: ExecutorPendingSteps }
+  | null
+  | undefined
+> {
   const hooks: Array<() => void> = [];
   const c: TxCtx = {
     tx: ex.db as unknown as Tx,

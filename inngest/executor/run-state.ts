@@ -359,7 +359,10 @@ export async function saveRun(
   c: TxCtx,
   s: RunState,
   guard?: SaveGuard,
-): Promise<{ saved: boolean; handedOff?: { jobId: number; memos: Memo[] } }> {
+): Promise<{
+  saved: boolean;
+  handedOff?: { jobId: number; memos: Memo[]; stepId: string | null };
+}> {
   // Pending race-mode steps never hold a discovery back: the SDK may no longer await them (a race
   // already decided, e.g. a wait whose look-back found the event), and a discovery made meanwhile
   // carries disable_immediate_execution, so it cannot run them twice.
@@ -375,8 +378,13 @@ export async function saveRun(
   s.jobs = s.jobs.filter(
     (j) => !j.once || !j.key || (!seen.has(j.key) && Boolean(seen.add(j.key))),
   );
+  // The next call this worker may make at once: the discovery, or — when the answer planned one
+  // lone step and nothing else (a race-tagged step after a fan-out, see inngest/run-driver sid) —
+  // that step's targeted call, which saves a trip through the queue per step.
+  const dueCall = (j: EnqueueInput) => j.kind === "call" && (j.runAt ?? c.now) <= c.now;
   const handoff = s.handoffToken
-    ? s.jobs.find((j) => j.kind === "call" && !j.stepId && (j.runAt ?? c.now) <= c.now)
+    ? (s.jobs.find((j) => dueCall(j) && !j.stepId) ??
+      (s.jobs.length === 1 && dueCall(s.jobs[0]!) && s.jobs[0]!.stepId ? s.jobs[0] : undefined))
     : undefined;
   if (handoff && !s.row.concurrencyKeys.length) handoff.leaseToken = s.handoffToken;
 
@@ -483,6 +491,9 @@ export async function saveRun(
   s.jobs = [];
   s.history = [];
   return res?.handed
-    ? { saved: true, handedOff: { jobId: Number(res.handed), memos } }
+    ? {
+        saved: true,
+        handedOff: { jobId: Number(res.handed), memos, stepId: handoff?.stepId ?? null },
+      }
     : { saved: true };
 }

@@ -321,7 +321,8 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
     refresh: args.refreshStatus !== false,
     waitUntil:
       Date.now() +
-      (args.timeoutMs ?? (configTimeoutForClaim ? configTimeoutForClaim + 15_000 : undefined) ??
+      (args.timeoutMs ??
+        (configTimeoutForClaim ? configTimeoutForClaim + 15_000 : undefined) ??
         DEFAULT_TIMEOUT[type] ??
         60_000) +
       STEP_CLAIM_LEASE_MS * 2,

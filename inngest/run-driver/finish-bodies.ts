@@ -9,11 +9,14 @@ import {
 import { finishRun } from "@/server/services/run-state/finish-run";
 import { writeWave, type WaveRecord } from "@/server/services/run-state/step-records";
 import { loadRunPlan } from "@/server/services/run-state/run-plan";
-import { engineNow, engineRuntime } from "./runtime";
+import { engineNow, engineRuntime, inlineAfterParallel } from "./runtime";
 
 export async function loadPlanBody(runId: string, executionId?: string) {
   const { db, config } = await engineRuntime();
-  return loadRunPlan(db, runId, engineNow(), executionId, config);
+  const loaded = await loadRunPlan(db, runId, engineNow(), executionId, config);
+  return loaded.ok && inlineAfterParallel(config)
+    ? { ...loaded, plan: { ...loaded.plan, inlineAfterParallel: true } }
+    : loaded;
 }
 
 /**

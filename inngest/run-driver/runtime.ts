@@ -24,7 +24,25 @@ export async function engineRuntime(): Promise<EngineRuntime> {
   };
 }
 
-type ClockGlobal = typeof globalThis & { __sluiceEngineClock?: () => number };
+type ClockGlobal = typeof globalThis & {
+  __sluiceEngineClock?: () => number;
+  __sluiceInlineAfterParallel?: boolean;
+};
+
+/**
+ * Whether runs planned in this process may run a lone step inline after parallel ones (RunPlan
+ * `inlineAfterParallel`): only the embedded executor's default scheduling allows it. Tests that
+ * run the embedded executor as the real Inngest schedules (`parallelism: "inngest"`) say so here.
+ */
+export function inlineAfterParallel(config: ServiceConfig): boolean {
+  const forced = (globalThis as ClockGlobal).__sluiceInlineAfterParallel;
+  if (forced !== undefined) return forced;
+  return (config.engine?.kind ?? "embedded") === "embedded";
+}
+
+export function setInlineAfterParallel(value: boolean | undefined): void {
+  (globalThis as ClockGlobal).__sluiceInlineAfterParallel = value;
+}
 
 /**
  * The engine's notion of "now". Real time in production; tests align it with the executor's

@@ -21,7 +21,7 @@ import { executorBridge, startHarness, type Harness } from "../executor/testing"
 import type { ExecutorOptions } from "../executor/options";
 import { functions } from "../functions";
 import { workflowEventHooks } from "@/server/boot";
-import { setEngineClock } from "./runtime";
+import { setEngineClock, setInlineAfterParallel } from "./runtime";
 import { env } from "@/env";
 
 export interface EngineHarness {
@@ -87,6 +87,8 @@ export async function startEngineHarness(
   setInProcessExecutor(opts.inProcess === false ? undefined : h.executor);
   // Deadlines and expiries the engine computes must agree with the executor's (manual) timers.
   setEngineClock(h.clock.now);
+  // The real server's scheduling needs the real server's tagging (RunPlan.inlineAfterParallel).
+  setInlineAfterParallel(opts.executor?.parallelism === "inngest" ? false : undefined);
   const relay = startOutboxRelay({
     db: db.db,
     deliver: createOutboxDeliverer((events) => h.executor.send(events), workflowEventHooks()),
@@ -103,6 +105,7 @@ export async function startEngineHarness(
       routeExecutorOrigin(undefined);
       setInProcessExecutor(undefined);
       setEngineClock(undefined);
+      setInlineAfterParallel(undefined);
       // The relay a test may have swapped in (api.relay), not only the one started here: a relay
       // left running past the database's close logged "CONNECTION_ENDED" / "PGlite is closed".
       await api.relay.stop();

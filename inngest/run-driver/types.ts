@@ -111,12 +111,15 @@ export interface EngineEffects {
  * puts finished steps back into that set for good — and it continues a run after an untagged step
  * only when that set is empty: an untagged step after a join hung the run. Several of those racing
  * discoveries also each ran a lone untagged step inline (its effect repeated). A tagged step is
- * only ever planned, once per id, and continues the run whatever the set holds.
- * (docs/engines.md; the embedded executor reproduces this with `parallelism: "inngest"`.)
+ * only ever planned, once per id, and continues the run whatever the set holds. The embedded
+ * executor's default scheduling (one discovery per run, exact pending bookkeeping) has neither
+ * problem, so its runs keep running lone steps inline after a join (`plan.inlineAfterParallel`,
+ * fixed per run); docs/engines.md.
  */
 export function sid(env: EngineEnv, id: string, concurrent = false): StepOptionsOrId {
   const now = concurrent || env.active > 1;
-  if (legacyTagging.on) return now ? { id, parallelMode: "race" } : id;
+  if (legacyTagging.on || env.plan.inlineAfterParallel)
+    return now ? { id, parallelMode: "race" } : id;
   if (now) env.raced = true;
   return env.raced ? { id, parallelMode: "race" } : id;
 }

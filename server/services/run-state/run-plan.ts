@@ -50,6 +50,13 @@ export interface RunPlan {
   repository?: RunRepository | null;
   /** The plan's "steps per run" quota when it limits this run (absent: unlimited, or older plans). */
   stepsQuota?: { limit: number; plan?: PlanId };
+  /**
+   * The engine continues a run correctly after a lone untagged step that follows parallel ones
+   * (the embedded executor's one-discovery-per-run scheduling): such steps may then run inline.
+   * Absent or false: every step after a run's first concurrent one is race-tagged (required on a
+   * real Inngest; see `sid` in inngest/run-driver/types.ts). Fixed per run by the plan step.
+   */
+  inlineAfterParallel?: boolean;
 }
 
 export type LoadPlanResult = { ok: true; plan: RunPlan } | { ok: false; reason: string };

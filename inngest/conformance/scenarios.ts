@@ -21,7 +21,6 @@ import {
   fanOutDefinition,
   openWorkspace,
   records,
-  scriptStep,
   startCountingStub,
   type CountingStub,
 } from "./fixtures";

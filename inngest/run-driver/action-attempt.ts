@@ -163,7 +163,7 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
   const now = () => engineNow();
   let redactor: Redactor = createRedactor([]);
   /** Set once this delivery holds the attempt's claim (just before the effect runs). */
-  let claimToken: string | undefined;
+  const held: { claimToken?: string } = {};
 
   const fail = async (failure: StepFailure | Error, input?: unknown): Promise<AttemptOutcome> => {
     const sf =
@@ -194,7 +194,7 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
       now(),
       undefined,
       true,
-      claimToken,
+      held.claimToken,
     );
     if (!recorded) {
       // Another delivery recorded this attempt first: answer what it recorded.
@@ -312,32 +312,6 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
   }
 
   // 3. Claim the attempt before its effect: a repeated delivery answers the recorded result.
-  const configTimeoutForClaim = (config as { timeoutMs?: number }).timeoutMs;
-  const claim = await claimAttempt(db, args.key, {
-    input: redactor.value(config),
-    now,
-    token: randomUUID(),
-    leaseMs: STEP_CLAIM_LEASE_MS,
-    refresh: args.refreshStatus !== false,
-    waitUntil:
-      Date.now() +
-      (args.timeoutMs ??
-        (configTimeoutForClaim ? configTimeoutForClaim + 15_000 : undefined) ??
-        DEFAULT_TIMEOUT[type] ??
-        60_000) +
-      STEP_CLAIM_LEASE_MS * 2,
-  });
-  if (claim.kind === "recorded") {
-    log.info("repeated delivery of a step attempt: answering its recorded result");
-    return outcomeFromRecord(claim.row);
-  }
-  claimToken = claim.token;
-  if (claim.takeover)
-    log.warn(
-      "re-running a step attempt whose previous delivery stopped (its claim lapsed); same Idempotency-Key",
-    );
-
-  // 3. Run the handler with a deadline and a cancel watch (scripts get SIGTERM → SIGKILL).
   // The step's timeoutMs, else the config's own (http, script, code), else the type default;
   // handlers enforce theirs precisely — this outer limit (plus a grace for SIGTERM → SIGKILL)
   // only guarantees the attempt ends.
@@ -347,6 +321,26 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
     (configTimeout ? configTimeout + 15_000 : undefined) ??
     DEFAULT_TIMEOUT[type] ??
     60_000;
+  const claim = await claimAttempt(db, args.key, {
+    input: redactor.value(config),
+    now,
+    token: randomUUID(),
+    leaseMs: STEP_CLAIM_LEASE_MS,
+    refresh: args.refreshStatus !== false,
+    // A repeated delivery waits at most as long as the holder may run, plus its lease twice.
+    waitUntil: Date.now() + stepLimit + STEP_CLAIM_LEASE_MS * 2,
+  });
+  if (claim.kind === "recorded") {
+    log.info("repeated delivery of a step attempt: answering its recorded result");
+    return outcomeFromRecord(claim.row);
+  }
+  held.claimToken = claim.token;
+  if (claim.takeover)
+    log.warn(
+      "re-running a step attempt whose previous delivery stopped (its claim lapsed); same Idempotency-Key",
+    );
+
+  // 4. Run the handler with a deadline and a cancel watch (scripts get SIGTERM → SIGKILL).
   const deadline = Math.min(args.deadline, engineNow().getTime() + stepLimit);
   const controller = new AbortController();
   let cancelRequested = false;
@@ -469,7 +463,7 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
           );
       },
       args.refreshStatus !== false,
-      claimToken,
+      held.claimToken,
     );
     if (!recorded) {
       const row = await loadRecordedAttempt(db, args.key);

@@ -36,8 +36,8 @@ export async function contextFromSession(req?: Request): Promise<ServiceContext>
 }
 
 /**
- * Builds the service context for an API request from `Authorization: Bearer slu_…`; a throttled
- * client address gets TooManyAttemptsError (authenticate-bearer.ts).
+ * Builds the service context for an API request from `Authorization: Bearer slu_…`; an unknown
+ * token from a throttled client address gets TooManyAttemptsError (authenticate-bearer.ts).
  */
 export async function contextFromBearer(
   authorization: string | null,

@@ -53,11 +53,25 @@ export async function reserveOrRefuse(
 
 /**
  * Counts a failed invitation or API-token attempt from the request's address, auditing the one
- * that starts a lock. These are checked first and counted after (refuseIfLocked, then this): the
- * secrets are random 128+ bit values, so the throttle only slows scanners, and a hot API path
- * must not pay a write per request. The row has no workspace: the secret matched none.
+ * that starts a lock. Invitations are checked first and counted after (refuseIfLocked, then
+ * this): the secrets are random 128+ bit values, so the throttle only slows scanners. The row has
+ * no workspace: the secret matched none.
  */
 export async function countFailure(ctx: ServiceContext, s: ThrottleSubject): Promise<void> {
+  await recordFailure(ctx, s);
+}
+
+/**
+ * Like countFailure, but refuses (TooManyAttemptsError) when `s` is already locked. For API
+ * tokens, which are looked up first: only a lookup that failed spends the address's budget, so a
+ * valid token is never refused for someone else's guesses from the same address (issue #25).
+ */
+export async function countFailureOrRefuse(ctx: ServiceContext, s: ThrottleSubject): Promise<void> {
+  const r = await recordFailure(ctx, s);
+  if (!r.ok) throw tooManyAttempts(r.retryAfterSeconds);
+}
+
+async function recordFailure(ctx: ServiceContext, s: ThrottleSubject): Promise<Reservation> {
   const r = await reserveAttempt(ctx.db, s, ctx.now(), lockBaseSeconds(ctx));
   if (r.ok && r.lockedUntil) {
     await recordAudit(ctx.db, ctx, {
@@ -66,6 +80,7 @@ export async function countFailure(ctx: ServiceContext, s: ThrottleSubject): Pro
       data: { scope: s.scope, failures: r.failures, lockedUntil: r.lockedUntil.toISOString() },
     });
   }
+  return r;
 }
 
 /**

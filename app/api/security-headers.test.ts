@@ -12,7 +12,11 @@ import { unstable_doesMiddlewareMatch } from "next/experimental/testing/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setProcessDb } from "@/db";
 import { createTestDb, type TestDb } from "@/db/testing";
-import { isSecuredRoute } from "@/server/http/security-headers";
+import { isSecuredRoute, withApiSecurityHeaders } from "@/server/http/security-headers";
+import { createApiToken } from "@/server/services/api-tokens/create-api-token";
+import { createTrigger } from "@/server/services/triggers/create-trigger";
+import { createWorkflow } from "@/server/services/workflows/create-workflow";
+import { createWorkspaceFixture } from "@/server/testing/harness";
 import { config as proxyConfig, proxy } from "@/proxy";
 import * as apiCatchAll from "./[...path]/route";
 import * as hooksRoute from "./hooks/[...path]/route";
@@ -20,7 +24,9 @@ import * as inngestRoute from "./inngest/route";
 import * as mcpRoute from "./mcp/route";
 import * as trpcRoute from "./trpc/[trpc]/route";
 import * as v1CatchAll from "./v1/[...path]/route";
+import * as v1Events from "./v1/events/route";
 import * as v1Me from "./v1/me/route";
+import * as v1Workflows from "./v1/workflows/route";
 
 const COMMON = {
   "x-content-type-options": "nosniff",
@@ -40,6 +46,12 @@ function expectApiHeaders(res: Response) {
   expect(res.headers.get("content-security-policy")).toBe(
     "default-src 'none'; frame-ancestors 'none'",
   );
+}
+
+/** An /api route's answer: the API headers, and (issue 25) never cached — it is per caller. */
+function expectRouteHeaders(res: Response) {
+  expectApiHeaders(res);
+  expect(res.headers.get("cache-control"), `cache-control on a ${res.status}`).toBe("no-store");
 }
 
 const params = <T>(p: T) => ({ params: Promise.resolve(p) });
@@ -133,26 +145,26 @@ describe("API route handlers", () => {
   it("/api/trpc", async () => {
     const res = await trpcRoute.GET(new Request("http://localhost/api/trpc/workflows.list"));
     expect(res.status).toBeGreaterThanOrEqual(400);
-    expectApiHeaders(res);
+    expectRouteHeaders(res);
   });
 
   it("/api/v1 (a route, its 405, OPTIONS and the catch-all 404)", async () => {
     const me = await v1Me.GET(new Request("http://localhost/api/v1/me"), params({}));
     expect(me.status).toBe(401);
-    expectApiHeaders(me);
+    expectRouteHeaders(me);
     const notAllowed = await v1Me.POST(
       new Request("http://localhost/api/v1/me", { method: "POST" }),
       params({}),
     );
     expect(notAllowed.status).toBe(405);
-    expectApiHeaders(notAllowed);
-    expectApiHeaders(await v1Me.OPTIONS(new Request("http://localhost/api/v1/me"), params({})));
+    expectRouteHeaders(notAllowed);
+    expectRouteHeaders(await v1Me.OPTIONS(new Request("http://localhost/api/v1/me"), params({})));
     const missing = await v1CatchAll.GET(
       new Request("http://localhost/api/v1/nope"),
       params({ path: ["nope"] }),
     );
     expect(missing.status).toBe(404);
-    expectApiHeaders(missing);
+    expectRouteHeaders(missing);
   });
 
   it("/api/hooks", async () => {
@@ -161,7 +173,7 @@ describe("API route handlers", () => {
       params({ path: ["no", "such", "hook"] }),
     );
     expect(res.status).toBe(404);
-    expectApiHeaders(res);
+    expectRouteHeaders(res);
   });
 
   it("/api/mcp", async () => {
@@ -173,8 +185,8 @@ describe("API route handlers", () => {
       }),
     );
     expect(res.status).toBe(401);
-    expectApiHeaders(res);
-    expectApiHeaders(await mcpRoute.GET());
+    expectRouteHeaders(res);
+    expectRouteHeaders(await mcpRoute.GET());
   });
 
   it("/api/inngest", async () => {
@@ -182,7 +194,103 @@ describe("API route handlers", () => {
       new NextRequest("http://localhost/api/inngest") as never,
       undefined as never,
     );
-    expectApiHeaders(res);
+    expectRouteHeaders(res);
+  });
+
+  it("/api/v1, webhooks and MCP: no-store on successes and on every error (400, 401, 413, 429)", async () => {
+    const fx = await createWorkspaceFixture(t.db, "NoStore");
+    const { token } = await createApiToken({
+      ctx: fx.ctx("editor"),
+      input: { name: "headers", role: "editor" },
+    });
+    const v1 = (
+      route: { GET?: unknown; POST?: unknown },
+      method: "GET" | "POST",
+      path: string,
+      init: { token?: string; body?: string; from?: string } = {},
+    ) =>
+      (route[method] as (req: Request, ctx: unknown) => Promise<Response>)(
+        new Request(`http://localhost/api/v1/${path}`, {
+          method,
+          headers: {
+            ...(init.token ? { authorization: `Bearer ${init.token}` } : {}),
+            "content-type": "application/json",
+            "x-forwarded-for": init.from ?? "192.0.2.10",
+          },
+          body: init.body,
+        }),
+        params({}),
+      );
+    const answers: Response[] = [
+      await v1(v1Me, "GET", "me", { token }),
+      await v1(v1Workflows, "POST", "workflows", { token, body: '{"name":5}' }),
+      await v1(v1Events, "POST", "events", { token, body: "x".repeat(1024 * 1024 + 1) }),
+    ];
+    expect(answers.map((r) => r.status)).toEqual([200, 400, 413]);
+    // 20 unknown tokens from one address, then 429.
+    for (let i = 0; i < 20; i++)
+      await v1(v1Me, "GET", "me", { token: `slu_x${i}`, from: "192.0.2.66" });
+    const throttled = await v1(v1Me, "GET", "me", { token: "slu_y", from: "192.0.2.66" });
+    expect(throttled.status).toBe(429);
+    answers.push(throttled);
+
+    const mcp = (authorization: string) =>
+      mcpRoute.POST(
+        new Request("http://localhost/api/mcp", {
+          method: "POST",
+          headers: {
+            authorization,
+            "x-forwarded-for": "192.0.2.66",
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+          },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+        }),
+      );
+    const mcpOk = await mcp(`Bearer ${token}`);
+    const mcpThrottled = await mcp("Bearer slu_z");
+    expect([mcpOk.status, mcpThrottled.status]).toEqual([200, 429]);
+    answers.push(mcpOk, mcpThrottled);
+
+    const wf = await createWorkflow({ ctx: fx.ctx("owner"), input: { name: "Hooked" } });
+    const hook = await createTrigger({
+      ctx: fx.ctx("owner"),
+      input: {
+        kind: "webhook",
+        workflowId: wf.id,
+        name: "Hook",
+        config: { verification: { preset: "none" }, idempotency: "none" },
+      },
+    });
+    const deliver = (body: string) =>
+      hooksRoute.POST(
+        new Request(`http://localhost/api/hooks/${hook.trigger.path}`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body,
+        }),
+        params({ path: [hook.trigger.path!] }),
+      );
+    const accepted = await deliver("{}");
+    const empty = await deliver("");
+    expect([accepted.status, empty.status]).toEqual([202, 400]);
+    answers.push(accepted, empty);
+    for (const res of answers) expectRouteHeaders(res);
+  });
+
+  it("a handler's own no-store policy stays (the event stream's no-transform); any other is replaced", () => {
+    const stream = withApiSecurityHeaders(
+      new Response("", { headers: { "cache-control": "no-store, no-transform" } }),
+    );
+    expect(stream.headers.get("cache-control")).toBe("no-store, no-transform");
+    const cached = withApiSecurityHeaders(
+      new Response("", { headers: { "cache-control": "public, max-age=600" } }),
+    );
+    expect(cached.headers.get("cache-control")).toBe("no-store");
+    // Immutable headers (Response.redirect) are copied first.
+    expect(
+      withApiSecurityHeaders(Response.redirect("http://localhost/x")).headers.get("cache-control"),
+    ).toBe("no-store");
   });
 
   it("any other /api path: a JSON 404 with the headers, not Next's HTML page", async () => {
@@ -191,6 +299,6 @@ describe("API route handlers", () => {
       params({ path: ["nope"] }),
     );
     expect(res.status).toBe(404);
-    expectApiHeaders(res);
+    expectRouteHeaders(res);
   });
 });

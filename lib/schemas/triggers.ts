@@ -65,6 +65,12 @@ export const WebhookConfig = z.strictObject({
   mapping: InputMapping.default({}),
   input: StaticInput,
   /**
+   * A delivery that declares a JSON content type but has no body is refused (400 empty_body)
+   * unless this is set: a sender that lost its payload must not start a run with nothing.
+   * GET webhooks are exempt (a GET has no body).
+   */
+  allowEmptyBody: z.boolean().default(false),
+  /**
    * `delivery_id`: the preset's delivery id (GitHub X-GitHub-Delivery, Stripe event id, Standard
    * Webhooks webhook-id, generic `idHeader`); `body_hash`: sha256 of the raw body; `none`.
    */

@@ -117,7 +117,7 @@ export function runEventStream(args: {
   return new Response(stream, {
     headers: {
       "content-type": "text/event-stream; charset=utf-8",
-      "cache-control": "no-cache, no-transform",
+      "cache-control": "no-store, no-transform",
       "x-accel-buffering": "no",
     },
   });

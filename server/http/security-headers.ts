@@ -10,16 +10,26 @@ import { API_CSP, commonSecurityHeaders, isHttpsUrl } from "@/lib/security/heade
 const headers = { ...commonSecurityHeaders({ isHttps: isHttpsUrl(publicUrl(env)) }) };
 headers["Content-Security-Policy"] = API_CSP;
 
+/**
+ * API answers are per caller and per moment (a run's state, a token's 401, a webhook's verdict):
+ * no browser or shared cache may keep one. A handler's own policy stays when it already says
+ * no-store (the event stream's `no-store, no-transform`).
+ */
+function setHeaders(h: Headers): void {
+  for (const [k, v] of Object.entries(headers)) h.set(k, v);
+  if (!/\bno-store\b/i.test(h.get("cache-control") ?? "")) h.set("Cache-Control", "no-store");
+}
+
 /** Sets the API security headers on a response, copying it first when its headers are immutable. */
 export function withApiSecurityHeaders(res: Response): Response {
   let out = res;
   try {
-    for (const [k, v] of Object.entries(headers)) out.headers.set(k, v);
+    setHeaders(out.headers);
   } catch (e) {
     // Response.redirect() and fetched responses have immutable headers: copy into a fresh one.
     if (!(e instanceof TypeError)) throw e;
     out = new Response(res.body, res);
-    for (const [k, v] of Object.entries(headers)) out.headers.set(k, v);
+    setHeaders(out.headers);
   }
   return out;
 }

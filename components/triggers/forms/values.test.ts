@@ -18,6 +18,7 @@ describe("trigger form values", () => {
       maxBodyBytes: 2048,
       mapping: { orderId: "$.order.id" },
       input: { channel: "#ops" },
+      allowEmptyBody: true,
       idempotency: "body_hash",
       idHeader: "Idempotency-Key",
       rateLimit: { perMinute: 10, burst: 5 },

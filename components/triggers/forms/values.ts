@@ -32,6 +32,8 @@ export interface TriggerFormValues {
   maxBodyKb: number | undefined;
   idempotency: string;
   idHeader: string;
+  /** Webhooks: accept a JSON content type with an empty body (refused with 400 otherwise). */
+  allowEmptyBody: boolean;
   rateLimit: { perMinute: number | undefined; burst: number | undefined };
   mode: string;
   syncTimeoutSeconds: number | undefined;
@@ -76,6 +78,7 @@ export function initialValues(
     maxBodyKb: typeof c.maxBodyBytes === "number" && c.maxBodyBytes ? c.maxBodyBytes / 1024 : 1024,
     idempotency: text(c.idempotency, "delivery_id"),
     idHeader: text(c.idHeader, "Idempotency-Key"),
+    allowEmptyBody: c.allowEmptyBody === true,
     rateLimit: { perMinute: number(rl.perMinute, 120), burst: number(rl.burst, 30) },
     mode: text(c.mode, "async"),
     syncTimeoutSeconds: number(c.syncTimeoutSeconds, 10),
@@ -135,6 +138,7 @@ export function toConfig(
           maxBodyBytes: f.maxBodyKb === undefined ? undefined : Math.round(f.maxBodyKb * 1024),
           mapping,
           input: staticInput,
+          allowEmptyBody: f.allowEmptyBody,
           idempotency: f.idempotency,
           ...(isHmac ? { idHeader: f.idHeader.trim() } : {}),
           rateLimit: { perMinute: f.rateLimit.perMinute, burst: f.rateLimit.burst },
@@ -230,6 +234,7 @@ export const PLACED_FIELDS = [
   "maxBodyKb",
   "idempotency",
   "idHeader",
+  "allowEmptyBody",
   "rateLimit.perMinute",
   "rateLimit.burst",
   "mode",

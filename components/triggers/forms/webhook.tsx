@@ -1,6 +1,6 @@
 "use client";
 import { useWatch } from "react-hook-form";
-import { FormNumber, FormSelect, FormText } from "@/components/forms/form";
+import { FormCheckbox, FormNumber, FormSelect, FormText } from "@/components/forms/form";
 import { SIGNATURE_PRESETS, WEBHOOK_METHODS } from "@/lib/schemas/triggers";
 import type { InputSpec } from "@/lib/workflow/definition";
 import { MappingEditor } from "./mapping-editor";
@@ -103,6 +103,12 @@ export function WebhookFields({
           <FormText control={control} name="idHeader" label="Delivery id header" />
         ) : null}
       </div>
+      <FormCheckbox
+        control={control}
+        name="allowEmptyBody"
+        label="Accept empty JSON bodies"
+        hint="Otherwise a request with a JSON content type and no body is answered 400."
+      />
       <div className="form-row">
         <FormNumber control={control} name="rateLimit.perMinute" label="Rate limit (per minute)" />
         <FormNumber control={control} name="rateLimit.burst" label="Burst" />

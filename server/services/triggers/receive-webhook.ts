@@ -238,7 +238,16 @@ async function handle(
   let payload: unknown = null;
   const text = body.toString("utf8");
   const contentType = req.headers.get("content-type") ?? "";
-  if (/[/+]json\b/i.test(contentType) || (!contentType && /^\s*[[{]/.test(text))) {
+  const isJson = /[/+]json\b/i.test(contentType);
+  // A JSON body was promised and none came (a sender that lost its payload): refuse rather than
+  // start a run from nothing. GET carries no body by definition (the shown sample sends none).
+  if (isJson && text.trim() === "" && config.method !== "GET" && !config.allowEmptyBody)
+    return reject(
+      400,
+      "empty_body",
+      `The request declares ${contentType.split(";")[0]!.trim().slice(0, 100)} but has an empty body; send a JSON body, or allow empty bodies in the webhook's settings (allowEmptyBody)`,
+    );
+  if (isJson || (!contentType && /^\s*[[{]/.test(text))) {
     try {
       payload = text.trim() === "" ? null : JSON.parse(text);
     } catch (e) {

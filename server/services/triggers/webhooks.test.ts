@@ -351,6 +351,51 @@ describe("webhook limits and delivery semantics", () => {
     expect(await runsOf(h.id)).toHaveLength(0);
   });
 
+  it("an empty body with a JSON content type → 400 empty_body, recorded; started only with allowEmptyBody", async () => {
+    const ping = await e.workflow({
+      schemaVersion: 1,
+      name: "Ping",
+      steps: [{ id: "echo", type: "transform", config: { value: "pong" } }],
+      output: "{{ steps.echo.output.data }}",
+    });
+    const none = { verification: { preset: "none" }, idempotency: "none", mapping: {} };
+    const strict = await hook(none, "Empty refused", ping);
+    for (const [contentType, b] of [
+      ["application/json", undefined],
+      ["application/json; charset=utf-8", ""],
+      ["application/vnd.api+json", " \n "],
+    ] as const) {
+      const res = await send(strict.path, { headers: { "content-type": contentType }, body: b });
+      expect(res.status, contentType).toBe(400);
+      expect((await res.json()).error).toEqual({
+        code: "empty_body",
+        message: `The request declares ${contentType.split(";")[0]} but has an empty body; send a JSON body, or allow empty bodies in the webhook's settings (allowEmptyBody)`,
+      });
+    }
+    const rows = await deliveries(strict.id);
+    expect(rows.map((r) => [r.status, r.httpStatus])).toEqual([
+      ["rejected", 400],
+      ["rejected", 400],
+      ["rejected", 400],
+    ]);
+    expect(rows[0]!.reason).toContain("has an empty body");
+    expect(await runsOf(strict.id)).toHaveLength(0);
+    // A JSON body, even {}, is fine; so is an empty body that declares no JSON.
+    expect((await send(strict.path, { body: "{}" })).status).toBe(202);
+    expect((await send(strict.path, { headers: { "content-type": "text/plain" } })).status).toBe(
+      202,
+    );
+
+    const lenient = await hook({ ...none, allowEmptyBody: true }, "Empty allowed", ping);
+    const ok = await send(lenient.path, {});
+    expect(ok.status).toBe(202);
+    const run = await e.waitFor((await ok.json()).runId, ["completed", "failed"]);
+    expect(run).toMatchObject({ status: "completed", output: "pong" });
+    // A GET has no body by definition: never refused for it.
+    const get = await hook({ ...none, method: "GET" }, "Empty GET", ping);
+    expect((await send(get.path, { method: "GET" })).status).toBe(202);
+  });
+
   it("maps query parameters and headers; sync mode answers the run's output", async () => {
     const h = await hook({
       verification: { preset: "none" },

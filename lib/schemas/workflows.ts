@@ -16,6 +16,11 @@ export type Bump = z.infer<typeof Bump>;
 
 /** Drafts and imports are capped: a definition of 1,000 steps is far below this. */
 export const MAX_DEFINITION_BYTES = 2 * 1024 * 1024;
+/**
+ * A request carrying a definition: the definition cap and room for its JSON envelope. The body cap
+ * of the /api/v1 operations and tRPC procedures that take a whole definition.
+ */
+export const MAX_DEFINITION_BODY_BYTES = MAX_DEFINITION_BYTES + 64 * 1024;
 
 const id = z.string().min(1).max(64);
 export const WorkflowRef = z.object({ workflowId: id });

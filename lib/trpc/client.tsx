@@ -5,6 +5,7 @@ import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { useState, type ReactNode } from "react";
 import superjson from "superjson";
 import type { AppRouter } from "@/server/trpc/root";
+import { MAX_TRPC_BATCH } from "./limits";
 import { makeQueryClient } from "./query-client";
 
 export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
@@ -26,7 +27,7 @@ export function TRPCReactProvider({ children }: { children: ReactNode }) {
             op.direction === "down" &&
             op.result instanceof Error,
         }),
-        httpBatchLink({ url: "/api/trpc", transformer: superjson }),
+        httpBatchLink({ url: "/api/trpc", transformer: superjson, maxItems: MAX_TRPC_BATCH }),
       ],
     }),
   );

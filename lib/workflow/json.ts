@@ -160,7 +160,28 @@ export function preview(value: unknown, max = 60): string {
   } catch {
     text = describeType(value);
   }
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+  return clip(text, max);
+}
+
+/** The most of a caller's text (an id, a key, a value) any message quotes. */
+export const MAX_QUOTED_CHARS = 200;
+
+/**
+ * `text` cut to `max` characters with an ellipsis, for messages that echo what was sent: a
+ * 10,000-character id must not come back whole. Never splits a surrogate pair (a lone half
+ * could not be stored with the message).
+ */
+export function clip(text: string, max = MAX_QUOTED_CHARS): string {
+  if (text.length <= max) return text;
+  let end = max - 1;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
+  return `${text.slice(0, end)}…`;
+}
+
+/** `"text"`, clipped: how messages quote a caller's id, key or name. */
+export function quote(text: unknown): string {
+  return `"${clip(String(text))}"`;
 }
 
 /** Value at a path inside a JSON-like value, following own properties only. */

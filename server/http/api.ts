@@ -15,6 +15,7 @@ import {
 import { getRuntime } from "../runtime";
 import type { ServiceContext } from "../services/context";
 import { PROPOSAL_HTTP_STATUS, ProposalError } from "../services/proposals/errors";
+import { deepJsonRefusal } from "@/lib/json-depth";
 import { describePath, unstorableText } from "@/lib/storable-text";
 
 type Params = Record<string, string | string[]>;
@@ -126,8 +127,14 @@ export async function readBodyCapped(req: Request, maxBytes: number): Promise<Bu
   return Buffer.concat(chunks, size);
 }
 
+/** The body cap of every JSON surface (/api/v1, /api/trpc) unless an operation documents more. */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
 /** Reads a JSON body with a size cap; clear errors for empty, oversized or malformed bodies. */
-export async function readJsonBody(req: Request, maxBytes = 1024 * 1024): Promise<unknown> {
+export async function readJsonBody(
+  req: Request,
+  maxBytes = DEFAULT_MAX_BODY_BYTES,
+): Promise<unknown> {
   const declared = Number(req.headers.get("content-length") ?? "0");
   if (declared > maxBytes)
     throw new PayloadTooLargeError(`Request body is larger than ${maxBytes} bytes`);
@@ -135,6 +142,7 @@ export async function readJsonBody(req: Request, maxBytes = 1024 * 1024): Promis
   if (buf === null) throw new PayloadTooLargeError(`Request body is larger than ${maxBytes} bytes`);
   if (buf.byteLength === 0) return {};
   const text = buf.toString("utf8");
+  refuseDeepJson(text, "Request body");
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -144,6 +152,19 @@ export async function readJsonBody(req: Request, maxBytes = 1024 * 1024): Promis
   // NUL and lone surrogates are valid JSON escapes that Postgres refuses: a 400 naming the field.
   refuseUnstorable(value, "Request body");
   return value;
+}
+
+/**
+ * Throws a 400 naming where JSON text nests deeper than the run input limit (lib/json-depth.ts),
+ * before anything parses it: deeper values overflow the stack wherever they are serialised.
+ * `envelope`: levels the transport itself wraps around the value (not counted).
+ */
+export function refuseDeepJson(text: string, what: string, envelope = 0): void {
+  const refusal = deepJsonRefusal(text, envelope);
+  if (refusal)
+    throw new ValidationError(`${what} is invalid at ${refusal.where}: ${refusal.message}`, [
+      { path: refusal.path, message: refusal.message },
+    ]);
 }
 
 /**

@@ -3,7 +3,7 @@ import {
   CreateWorkflowInput,
   DefinitionFormat,
   ImportWorkflowInput,
-  MAX_DEFINITION_BYTES,
+  MAX_DEFINITION_BODY_BYTES,
   PublishWorkflowInput,
   RollbackInput,
   SaveDraftInput,
@@ -25,8 +25,6 @@ import {
 } from "./common";
 
 const tag = "Workflows";
-/** A definition plus its JSON envelope: the 2 MiB definition cap and room for the wrapper. */
-const DEFINITION_BODY_BYTES = MAX_DEFINITION_BYTES + 64 * 1024;
 
 export const listWorkflowsOp = defineOperation({
   method: "GET",
@@ -117,7 +115,7 @@ export const saveDraftOp = defineOperation({
   minRole: "editor",
   params: IdParams,
   body: SaveDraftInput.omit({ workflowId: true }).strict(),
-  maxBodyBytes: DEFINITION_BODY_BYTES,
+  maxBodyBytes: MAX_DEFINITION_BODY_BYTES,
   responses: {
     200: {
       description: "Saved (or unchanged)",
@@ -142,7 +140,7 @@ export const validateDefinitionOp = defineOperation({
   tag,
   minRole: "viewer",
   body: z.strictObject({ definition: z.unknown() }),
-  maxBodyBytes: DEFINITION_BODY_BYTES,
+  maxBodyBytes: MAX_DEFINITION_BODY_BYTES,
   responses: {
     200: {
       description: "The verdict",
@@ -218,7 +216,7 @@ export const importWorkflowOp = defineOperation({
   tag,
   minRole: "editor",
   body: ImportWorkflowInput.strict(),
-  maxBodyBytes: DEFINITION_BODY_BYTES,
+  maxBodyBytes: MAX_DEFINITION_BODY_BYTES,
   responses: { 201: { description: "Imported", schema: JsonObject } },
   errors: [413],
 });

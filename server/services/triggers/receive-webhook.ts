@@ -20,6 +20,7 @@ import { startTriggerRun, triggerContext, type TriggerRow } from "./start-trigge
 import { webhookEntry, type WebhookEntry } from "./webhook-cache";
 import { insertIntoInbox, type DeliveryRequest } from "./webhook-inbox";
 import { wakeWebhookAdmitter } from "./webhook-admitter";
+import { deepJsonRefusal } from "@/lib/json-depth";
 import { describePath, storableCopy, unstorableText } from "@/lib/storable-text";
 
 export interface WebhookDeps {
@@ -150,9 +151,14 @@ async function handle(
     reason: string,
     kind: "rejected" | "too_large" | "rate_limited" | "failed" = "rejected",
     headers?: Record<string, string>,
+    details?: unknown,
   ) =>
     fresh
-      ? record(kind, { ...error(status, code, reason), headers }, { reason })
+      ? record(
+          kind,
+          { ...error(status, code, reason, details === undefined ? {} : { details }), headers },
+          { reason },
+        )
       : Promise.resolve(STALE);
 
   if (!trigger.enabled) return reject(404, "not_found", "This webhook is disabled");
@@ -248,6 +254,19 @@ async function handle(
       `The request declares ${contentType.split(";")[0]!.trim().slice(0, 100)} but has an empty body; send a JSON body, or allow empty bodies in the webhook's settings (allowEmptyBody)`,
     );
   if (isJson || (!contentType && /^\s*[[{]/.test(text))) {
+    // Measured before parsing: a body nested thousands deep overflows the stack where it is stored.
+    const deep = deepJsonRefusal(text);
+    if (deep)
+      return reject(
+        400,
+        "too_deep",
+        `The body is invalid at ${deep.where}: ${deep.message}`,
+        "rejected",
+        undefined,
+        {
+          issues: [{ path: ["body", ...deep.path], message: deep.message }],
+        },
+      );
     try {
       payload = text.trim() === "" ? null : JSON.parse(text);
     } catch (e) {

@@ -1,11 +1,12 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { intFlag, parseCommandArgs } from "./args";
 import { CliError } from "./errors";
 import { EXIT } from "./exit-codes";
 import { SseParser } from "./http";
 import { ndjsonLine } from "./io";
 import { buildRunRequest } from "./run-request";
-import { buildResumeRequest } from "./commands/resume";
+import { buildResumeRequest, resumeCommand } from "./commands/resume";
+import { main } from "./main";
 
 const HASH = `sha256:${"a".repeat(64)}`;
 
@@ -161,6 +162,59 @@ describe("buildResumeRequest", () => {
     expect(refusal(() => buildResumeRequest({ decision: "approve" }, null)).message).toMatch(
       /--execution-id/,
     );
+  });
+
+  it("denying needs a reason (flag or stdin), as --help and docs/cli.md say: else exit 10", () => {
+    const ids = { "execution-id": "run_1", "resume-token": "wrf_rt_x", decision: "deny" };
+    for (const reason of [undefined, "", "  "]) {
+      const e = refusal(() =>
+        buildResumeRequest(reason === undefined ? ids : { ...ids, reason }, null),
+      );
+      expect(e.exit).toBe(EXIT.validation);
+      expect(e.code).toBe("usage");
+      expect(e.message).toBe('Denying needs a reason: add --reason "<why>" (or "reason" on stdin)');
+    }
+    const viaStdin = { executionId: "run_1", resumeToken: "t", decision: "deny" };
+    expect(refusal(() => buildResumeRequest({}, viaStdin)).exit).toBe(EXIT.validation);
+    expect(buildResumeRequest({}, { ...viaStdin, reason: "freeze" })).toMatchObject({
+      approve: false,
+      reason: "freeze",
+    });
+    // Approving needs none.
+    expect(buildResumeRequest({ ...ids, decision: "approve" }, null)).toMatchObject({
+      approve: true,
+    });
+    expect(resumeCommand.help).toMatch(/Denying needs a\s+--reason/);
+  });
+
+  it("sluice resume --decision deny without --reason: exit 10 and the usage envelope, no request", async () => {
+    const out: string[] = [];
+    const write = vi.spyOn(process.stdout, "write").mockImplementation((chunk) => {
+      out.push(String(chunk));
+      return true;
+    });
+    const fetchSpy = vi.spyOn(globalThis, "fetch");
+    try {
+      const code = await main([
+        "resume",
+        "--execution-id",
+        "run_1",
+        "--resume-token",
+        "wrf_rt_x",
+        "--decision",
+        "deny",
+      ]);
+      expect(code).toBe(10);
+      expect(fetchSpy).not.toHaveBeenCalled();
+    } finally {
+      write.mockRestore();
+      fetchSpy.mockRestore();
+    }
+    expect(JSON.parse(out.join(""))).toMatchObject({
+      status: "failed",
+      executionId: "run_1",
+      error: { code: "usage", message: expect.stringContaining("Denying needs a reason") },
+    });
   });
 
   it("takes a gate's form values as --form JSON or a stdin `form` object", () => {

@@ -267,7 +267,12 @@ export function registerTools(server: McpServer, { ctx, signal }: ToolContext): 
       input: {
         runId,
         decision: z.enum(["approve", "reject"]),
-        comment: z.string().trim().max(2_000).default("").describe("The reason, kept in the audit"),
+        comment: z
+          .string()
+          .trim()
+          .max(2_000)
+          .default("")
+          .describe("The reason, kept in the audit; required to reject"),
         approvalId: z.string().min(1).max(64).optional(),
         resumeToken: z
           .string()

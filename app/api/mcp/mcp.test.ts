@@ -325,6 +325,16 @@ describe("MCP server: runs", () => {
         }),
       ),
     ).toMatch(/^precondition_failed: The resume token does not match/);
+    // A rejection carries a reason (the same rule as the UI, the API and the CLI).
+    expect(
+      errorText(
+        await call(approver, "approve_run", {
+          runId,
+          decision: "reject",
+          resumeToken: env.requiresApproval.resumeToken,
+        }),
+      ),
+    ).toMatch(/^validation: Give a reason for rejecting/);
 
     const decided = await ok<{ status: string; output: unknown; decision: { status: string } }>(
       approver,

@@ -35,6 +35,11 @@ export function buildResumeRequest(
     );
   if (decision !== "approve" && decision !== "deny")
     throw usageError(`--decision must be approve or deny, got ${JSON.stringify(decision ?? null)}`);
+  // A denial carries a reason (the server refuses one without it too); say so before any request.
+  if (decision === "deny" && !reason?.trim())
+    throw usageError('Denying needs a reason: add --reason "<why>" (or "reason" on stdin)', {
+      issues: [{ path: ["reason"], message: "Required when denying" }],
+    });
   return {
     executionId,
     resumeToken,
@@ -69,15 +74,18 @@ export const resumeCommand: Command = {
 Decides the gate the resume token names (POST /api/v1/runs/{id}/approve), then follows
 the run like \`sluice run\` until it finishes or stops at the next gate: the envelope on
 stdout (with "decision"), the run's new events as NDJSON on stderr. Denying needs a
---reason. A gate with a form (requiresApproval.form) takes its values as --form, a JSON
-object; they are ignored when denying. The same keys are accepted as JSON on stdin
+--reason: without one the command exits 10 and sends nothing. A gate with a form
+(requiresApproval.form) takes its values as --form, a JSON object; they are ignored when
+denying. The same keys are accepted as JSON on stdin
 ({ "executionId", "resumeToken", "decision", "reason", "form" }).
 
-Exit codes: as \`sluice run\`; 20 when the token does not match the gate (or the gate
-was already decided or expired); 30 when you may not decide it (e.g. your own run).
+Exit codes: as \`sluice run\`; 10 also for --decision deny without --reason; 20 when the
+token does not match the gate (or the gate was already decided or expired); 30 when you
+may not decide it (e.g. your own run).
 
-Example:
-  sluice resume --execution-id run_01… --resume-token wrf_rt_… --decision approve`,
+Examples:
+  sluice resume --execution-id run_01… --resume-token wrf_rt_… --decision approve
+  sluice resume --execution-id run_01… --resume-token wrf_rt_… --decision deny --reason "not today"`,
   options: {
     "execution-id": { type: "string" },
     "resume-token": { type: "string" },

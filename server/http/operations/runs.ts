@@ -162,7 +162,10 @@ export const approveRunOp = defineOperation({
   body: z.strictObject({
     approve: z.boolean(),
     resumeToken: z.string().max(500).meta({ description: "`wrf_rt_…` from GET /runs/{id}" }),
-    reason: z.string().max(2_000).optional(),
+    reason: z.string().max(2_000).optional().meta({
+      description:
+        "Why: kept with the decision and in the audit. Required (not blank) when `approve` is false — a rejection without one is a 400 naming `reason`.",
+    }),
     form: z.record(z.string(), z.unknown()).optional().meta({
       description:
         "The gate's form values (`pendingApprovals[].form` in GET /runs/{id} lists the fields); required fields must be given to approve, ignored when rejecting. A bad value is a 400 naming `form.<field>`.",

@@ -50,7 +50,9 @@ export async function decideApproval({
     throw new ValidationError("resumeToken is required", [
       { path: ["resumeToken"], message: "Required" },
     ]);
-  if (!approve && reason.length === 0 && via === "ui") {
+  // A rejection carries a reason, whichever channel decides (UI, API and CLI, MCP): the run's
+  // initiator and the audit need to know why.
+  if (!approve && reason.length === 0) {
     throw new ValidationError("Give a reason for rejecting", [
       { path: ["reason"], message: "Required when rejecting" },
     ]);

@@ -94,3 +94,43 @@ describe("POST /api/v1/runs/{id}/approve with a form", () => {
     expect(done.output).toEqual({ ticket: "OPS-9", replicas: 3 });
   });
 });
+
+describe("POST /api/v1/runs/{id}/approve rejecting", () => {
+  it("a rejection needs a reason: 400 naming reason (blank too), nothing decided; with one the run is rejected", async () => {
+    const wf = await e.workflow({
+      schemaVersion: 1,
+      name: "Api reject",
+      steps: [{ id: "ask", type: "approval", config: { prompt: "Go?" } }],
+    });
+    const runId = await e.start(wf);
+    await e.pendingApproval(runId);
+    const run = await call(runRoute.GET, "GET", runId);
+    const resumeToken = (run.body.pendingApprovals as Array<Record<string, unknown>>)[0]!
+      .resumeToken as string;
+    for (const reason of [undefined, "", "   "]) {
+      const refused = await call(approveRoute.POST, "POST", runId, {
+        approve: false,
+        resumeToken,
+        ...(reason === undefined ? {} : { reason }),
+      });
+      expect(refused.status, String(reason)).toBe(400);
+      expect(refused.body.error).toMatchObject({
+        code: "validation",
+        message: expect.stringMatching(/reason for rejecting/),
+        details: { issues: [{ path: ["reason"], message: "Required when rejecting" }] },
+      });
+    }
+    const still = await call(runRoute.GET, "GET", runId);
+    expect((still.body.pendingApprovals as unknown[]).length).toBe(1);
+
+    const rejected = await call(approveRoute.POST, "POST", runId, {
+      approve: false,
+      resumeToken,
+      reason: "not this week",
+    });
+    expect(rejected.status, JSON.stringify(rejected.body)).toBe(200);
+    expect(rejected.body).toMatchObject({ status: "rejected" });
+    const done = await e.waitFor(runId, ["completed", "failed", "cancelled"]);
+    expect(done.status).toBe("cancelled");
+  });
+});

@@ -197,7 +197,7 @@ describe("API route handlers", () => {
     expectRouteHeaders(res);
   });
 
-  it("/api/v1, webhooks and MCP: no-store on successes and on every error (400, 401, 413, 429)", async () => {
+  it("/api/v1, webhooks and MCP: no-store on successes and on every error (400, 413, 429)", async () => {
     const fx = await createWorkspaceFixture(t.db, "NoStore");
     const { token } = await createApiToken({
       ctx: fx.ctx("editor"),
@@ -249,8 +249,19 @@ describe("API route handlers", () => {
       );
     const mcpOk = await mcp(`Bearer ${token}`);
     const mcpThrottled = await mcp("Bearer slu_z");
-    expect([mcpOk.status, mcpThrottled.status]).toEqual([200, 429]);
-    answers.push(mcpOk, mcpThrottled);
+    const mcpTooLarge = await mcpRoute.POST(
+      new Request("http://localhost/api/mcp", {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${token}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body: "x".repeat(4 * 1024 * 1024 + 1),
+      }),
+    );
+    expect([mcpOk.status, mcpThrottled.status, mcpTooLarge.status]).toEqual([200, 429, 413]);
+    answers.push(mcpOk, mcpThrottled, mcpTooLarge);
 
     const wf = await createWorkflow({ ctx: fx.ctx("owner"), input: { name: "Hooked" } });
     const hook = await createTrigger({
@@ -276,6 +287,32 @@ describe("API route handlers", () => {
     expect([accepted.status, empty.status]).toEqual([202, 400]);
     answers.push(accepted, empty);
     for (const res of answers) expectRouteHeaders(res);
+  });
+
+  it("/api/mcp and /api/hooks answer every method themselves (Next's own 405/OPTIONS carry no headers)", async () => {
+    const methods = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
+    const call = (mod: Record<string, unknown>, m: string, url: string, ctx?: unknown) =>
+      (mod[m] as (req: Request, ctx: unknown) => Promise<Response>)(
+        new Request(url, { method: m }),
+        ctx,
+      );
+    for (const m of methods) {
+      expect(typeof (mcpRoute as Record<string, unknown>)[m], `mcp ${m}`).toBe("function");
+      expect(typeof (hooksRoute as Record<string, unknown>)[m], `hooks ${m}`).toBe("function");
+      const mcp = await call(mcpRoute, m, "http://localhost/api/mcp");
+      expectRouteHeaders(mcp);
+      const hook = await call(
+        hooksRoute,
+        m,
+        "http://localhost/api/hooks/nope",
+        params({ path: ["nope"] }),
+      );
+      expect(hook.status, `hooks ${m}`).toBe(404);
+      expectRouteHeaders(hook);
+    }
+    const options = await call(mcpRoute, "OPTIONS", "http://localhost/api/mcp");
+    expect([options.status, options.headers.get("allow")]).toEqual([204, "OPTIONS, POST"]);
+    expect((await call(mcpRoute, "PUT", "http://localhost/api/mcp")).status).toBe(405);
   });
 
   it("a handler's own no-store policy stays (the event stream's no-transform); any other is replaced", () => {

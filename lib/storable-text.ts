@@ -5,6 +5,8 @@
  * Every transport checks incoming values with `unstorableText` and answers 400 naming the field.
  */
 
+import { clip } from "./workflow/json";
+
 export interface UnstorableText {
   /** Where in the value: object keys and array indexes from the root. */
   readonly path: (string | number)[];
@@ -90,7 +92,7 @@ export function storableCopy<T>(value: T): T {
   return walk(value) as T;
 }
 
-/** "at input.name" style location for messages. */
+/** "at input.name" style location for messages (clipped: keys are the caller's text). */
 export function describePath(path: readonly (string | number)[]): string {
-  return path.length ? path.map(String).join(".") : "the value";
+  return path.length ? clip(path.map(String).join(".")) : "the value";
 }

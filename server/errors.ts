@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { describeZodIssue } from "@/lib/workflow/issues";
+import { clip, quote } from "@/lib/workflow/json";
 
 /**
  * The one domain error hierarchy. Services throw these; transports map them in one place
@@ -31,7 +32,7 @@ export class DomainError extends Error {
 
 export class NotFoundError extends DomainError {
   constructor(what: string, id?: string) {
-    super("NOT_FOUND", id ? `${what} "${id}" was not found` : `${what} was not found`);
+    super("NOT_FOUND", id ? `${what} ${quote(id)} was not found` : `${what} was not found`);
   }
 }
 
@@ -167,7 +168,7 @@ export function fromZodError(
 ): ValidationError {
   const issues = error.issues.map((i) => describeZodIssue(i, raw));
   const first = issues[0];
-  const where = first?.path.length ? ` at ${first.path.join(".")}` : "";
+  const where = first?.path.length ? ` at ${clip(first.path.join("."))}` : "";
   return new ValidationError(
     `${what} is invalid${where}: ${first?.message ?? "unknown problem"}${issues.length > 1 ? ` (and ${issues.length - 1} more)` : ""}`,
     issues,

@@ -20,7 +20,15 @@
  *   Polynomial patterns (.*.*x) are still possible; the subject cap bounds their cost.
  */
 import { z } from "zod";
-import { deepEqual, describeType, hasOwn, isPlainObject, preview, type JsonValue } from "./json";
+import {
+  deepEqual,
+  describeType,
+  hasOwn,
+  isPlainObject,
+  preview,
+  type JsonValue,
+  quote,
+} from "./json";
 import {
   parseReference,
   resolvePath,
@@ -103,14 +111,14 @@ export function checkConditionShape(
     const key = hasOwn(value, "all") ? "all" : "any";
     if (keys.length !== 1)
       return issue(
-        `A "${key}" condition has no other keys; found ${keys
+        `A ${quote(key)} condition has no other keys; found ${keys
           .filter((k) => k !== key)
-          .map((k) => `"${k}"`)
+          .map((k) => quote(k))
           .join(", ")}.`,
       );
     const list = value[key];
     if (!Array.isArray(list) || list.length === 0)
-      return issue(`"${key}" must be a non-empty array of conditions.`, [...path, key]);
+      return issue(`${quote(key)} must be a non-empty array of conditions.`, [...path, key]);
     return list.flatMap((child, i) => checkConditionShape(child, [...path, key, i], depth + 1));
   }
   if (hasOwn(value, "not")) {
@@ -118,7 +126,7 @@ export function checkConditionShape(
       return issue(
         `A "not" condition has no other keys; found ${keys
           .filter((k) => k !== "not")
-          .map((k) => `"${k}"`)
+          .map((k) => quote(k))
           .join(", ")}.`,
       );
     return checkConditionShape(value.not, [...path, "not"], depth + 1);
@@ -145,7 +153,7 @@ function checkLeaf(
     issues.push({
       path: [...path, key],
       code: "INVALID_CONDITION",
-      message: `Unknown condition key "${key}"; operators are ${CONDITION_OPERATORS.join(", ")}, combinators all, any, not.`,
+      message: `Unknown condition key ${quote(key)}; operators are ${CONDITION_OPERATORS.join(", ")}, combinators all, any, not.`,
     });
   }
   const ops = CONDITION_OPERATORS.filter((op) => hasOwn(value, op));
@@ -216,7 +224,7 @@ export function regexProblem(pattern: string, flags = ""): string | null {
   if (pattern.length > REGEX_MAX_PATTERN_LENGTH)
     return `Regex is ${pattern.length} characters; the limit is ${REGEX_MAX_PATTERN_LENGTH}.`;
   if (!/^[imsu]*$/.test(flags) || new Set(flags).size !== flags.length)
-    return `Regex flags "${flags}" are not allowed; use any of i, m, s, u once each.`;
+    return `Regex flags ${quote(flags)} are not allowed; use any of i, m, s, u once each.`;
   try {
     new RegExp(pattern, flags);
   } catch (error) {
@@ -353,7 +361,7 @@ function collectRef(
     errors.push({
       location,
       error: new TemplateSyntaxError(
-        `"ref" is a bare path: write "${inner}" without {{ }}.`,
+        `"ref" is a bare path: write ${quote(inner)} without {{ }}.`,
         "INVALID_TEMPLATE",
         0,
       ),

@@ -5,7 +5,15 @@
  * refused (they are almost always typos). `null` counts as "not given".
  */
 import { matchesInputType, type InputSpec } from "./definition";
-import { deepEqual, didYouMean, isPlainObject, jsonProblem, preview, type JsonValue } from "./json";
+import {
+  deepEqual,
+  didYouMean,
+  isPlainObject,
+  jsonProblem,
+  preview,
+  type JsonValue,
+  quote,
+} from "./json";
 
 export interface RunInputIssue {
   /** The input's name; absent for problems with the input as a whole. */
@@ -64,7 +72,7 @@ export function resolveRunInput(
     if (!Object.prototype.hasOwnProperty.call(inputs, key))
       issues.push({
         name: key,
-        message: `Unknown ${one.toLowerCase()} "${key}"; ${words.owner} ${names.length ? names.join(", ") : words.none}.${didYouMean(key, names)}`,
+        message: `Unknown ${one.toLowerCase()} ${quote(key)}; ${words.owner} ${names.length ? names.join(", ") : words.none}.${didYouMean(key, names)}`,
       });
   }
   for (const [name, spec] of Object.entries(inputs)) {
@@ -79,27 +87,27 @@ export function resolveRunInput(
       if (spec.required)
         issues.push({
           name,
-          message: `${one} "${name}" is required${spec.description ? ` (${spec.description})` : ""}.`,
+          message: `${one} ${quote(name)} is required${spec.description ? ` (${spec.description})` : ""}.`,
         });
       continue;
     }
     const problem = jsonProblem(candidate);
     if (problem) {
       // Right type, but not storable JSON (too deep, NaN…): name the limit, not the type.
-      issues.push({ name, message: `${one} "${name}" cannot be used: ${problem}.` });
+      issues.push({ name, message: `${one} ${quote(name)} cannot be used: ${problem}.` });
       continue;
     }
     if (!matchesInputType(spec.type, candidate)) {
       issues.push({
         name,
-        message: `${one} "${name}" must be ${spec.type === "array" || spec.type === "object" ? "an" : "a"} ${spec.type}, got ${preview(candidate)}.`,
+        message: `${one} ${quote(name)} must be ${spec.type === "array" || spec.type === "object" ? "an" : "a"} ${spec.type}, got ${preview(candidate)}.`,
       });
       continue;
     }
     if (spec.enum && !spec.enum.some((allowed) => deepEqual(allowed, candidate))) {
       issues.push({
         name,
-        message: `${one} "${name}" must be one of ${spec.enum.map((v) => preview(v)).join(", ")}, got ${preview(candidate)}.`,
+        message: `${one} ${quote(name)} must be one of ${spec.enum.map((v) => preview(v)).join(", ")}, got ${preview(candidate)}.`,
       });
       continue;
     }

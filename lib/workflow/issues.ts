@@ -3,7 +3,7 @@
  * issues that name the step or edge, say what is wrong and what is allowed.
  */
 import type { z } from "zod";
-import { didYouMean, describeType, getAtPath, isPlainObject, preview } from "./json";
+import { clip, didYouMean, describeType, getAtPath, isPlainObject, preview, quote } from "./json";
 import { VALUE_REQUIRED_MESSAGE } from "./primitives";
 import { isStepType, STEP_TYPES } from "./steps";
 
@@ -156,7 +156,7 @@ export function locate(raw: unknown, path: IssuePath): Located {
     const id = isPlainObject(step) && typeof step.id === "string" ? step.id : undefined;
     const type = isPlainObject(step) && isStepType(step.type) ? ` (${step.type})` : "";
     const name =
-      id !== undefined ? `Step "${id}"${type}` : `Step #${path[stepAt + 1] as number}${type}`;
+      id !== undefined ? `Step ${quote(id)}${type}` : `Step #${path[stepAt + 1] as number}${type}`;
     return {
       subject: name,
       field: fieldText(path.slice(stepAt + 2)),
@@ -169,11 +169,11 @@ export function locate(raw: unknown, path: IssuePath): Located {
 function loopName(raw: unknown, bodyPath: IssuePath): string {
   // bodyPath ends with [..., "steps", i, "config", "body"]
   const step = getAtPath(raw, bodyPath.slice(0, -2));
-  return isPlainObject(step) && typeof step.id === "string" ? `loop "${step.id}"` : "a loop";
+  return isPlainObject(step) && typeof step.id === "string" ? `loop ${quote(step.id)}` : "a loop";
 }
 
 function showId(value: unknown): string {
-  return typeof value === "string" ? `"${value}"` : "?";
+  return typeof value === "string" ? quote(value) : "?";
 }
 
 /** `["config", "tools", 0, "url"]` → `config.tools[0].url`. */
@@ -181,7 +181,7 @@ export function fieldText(path: IssuePath): string {
   let out = "";
   for (const segment of path) {
     if (typeof segment === "number") out += `[${segment}]`;
-    else out += out === "" ? segment : `.${segment}`;
+    else out += out === "" ? clip(segment) : `.${clip(segment)}`;
   }
   return out;
 }
@@ -227,7 +227,7 @@ export function fromZodIssue(
               : located.subject;
         return makeIssue(
           "UNKNOWN_KEY",
-          `Unknown key "${key}" in ${container}.${hint}`,
+          `Unknown key ${quote(key)} in ${container}.${hint}`,
           [...path, key],
           extra,
         );
@@ -390,7 +390,7 @@ export function describeZodIssue(
   if (issue.code === "unrecognized_keys")
     return {
       path,
-      message: `unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${k}"`).join(", ")}`,
+      message: `unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => quote(k)).join(", ")}`,
     };
   const value = raw ? getAtPath(raw.value, path) : undefined;
   if (raw || issue.code === "too_big" || issue.code === "too_small")

@@ -267,6 +267,8 @@ export function editDistance(a: string, b: string): number {
 
 /** The closest candidate within a small edit distance, for "did you mean …?" hints. */
 export function closest(word: string, candidates: Iterable<string>): string | undefined {
+  // Nobody mistypes a word this long, and the edit distance is quadratic in it.
+  if (word.length > MAX_QUOTED_CHARS) return undefined;
   let best: string | undefined;
   // Up to one edit per three characters, and never a whole-word replacement ("c" is not "a").
   let bestDistance = Math.min(Math.max(1, Math.floor(word.length / 3)), word.length - 1) + 1;
@@ -283,5 +285,5 @@ export function closest(word: string, candidates: Iterable<string>): string | un
 
 export function didYouMean(word: string, candidates: Iterable<string>): string {
   const hint = closest(word, candidates);
-  return hint === undefined ? "" : ` Did you mean "${hint}"?`;
+  return hint === undefined ? "" : ` Did you mean ${quote(hint)}?`;
 }

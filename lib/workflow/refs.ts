@@ -7,7 +7,7 @@
  */
 import { STEP_CATALOG } from "./catalog";
 import { conditionRefs } from "./conditions";
-import { isPlainObject } from "./json";
+import { isPlainObject, quote } from "./json";
 import { STEP_ID_PATTERN } from "./primitives";
 import { isStepType } from "./steps";
 import {
@@ -159,12 +159,12 @@ export class RenameError extends Error {
 export function renameStep<T>(definition: T, from: string, to: string): T {
   if (!STEP_ID_PATTERN.test(to) || to.length > 64)
     throw new RenameError(
-      `"${to}" is not a valid step id: start with a lower-case letter, then a-z, 0-9 and _ (max 64).`,
+      `${quote(to)} is not a valid step id: start with a lower-case letter, then a-z, 0-9 and _ (max 64).`,
     );
   const ids = new Set<string>();
   forEachStep(definition, (step) => typeof step.id === "string" && ids.add(step.id));
-  if (!ids.has(from)) throw new RenameError(`There is no step "${from}".`);
-  if (from !== to && ids.has(to)) throw new RenameError(`A step "${to}" already exists.`);
+  if (!ids.has(from)) throw new RenameError(`There is no step ${quote(from)}.`);
+  if (from !== to && ids.has(to)) throw new RenameError(`A step ${quote(to)} already exists.`);
   if (!isPlainObject(definition)) return definition;
   const out: Record<string, unknown> = {
     ...definition,

@@ -15,7 +15,7 @@
  *   strict mode or not: silently sending "" instead of an API key is never what anyone wants.
  */
 import { LRUCache } from "lru-cache";
-import { FORBIDDEN_KEYS, getOwn, isPlainObject } from "./json";
+import { clip, FORBIDDEN_KEYS, getOwn, isPlainObject } from "./json";
 
 export const TEMPLATE_ROOTS = [
   "input",
@@ -206,7 +206,7 @@ export function parsePath(source: string, offset = 0): TemplatePath {
   const root = rootMatch[0];
   if (!(TEMPLATE_ROOTS as readonly string[]).includes(root)) {
     throw new TemplateSyntaxError(
-      `Unknown reference root "${root}" in ${quote(text)}; allowed roots are ${TEMPLATE_ROOTS.join(", ")}.`,
+      `Unknown reference root ${quote(root)} in ${quote(text)}; allowed roots are ${TEMPLATE_ROOTS.join(", ")}.`,
       "UNKNOWN_TEMPLATE_ROOT",
       at,
     );
@@ -244,7 +244,7 @@ function parseSegments(text: string, start: number, offset: number): PathSegment
       );
     }
     if (typeof segment === "string" && FORBIDDEN_KEYS.has(segment)) {
-      throw pathError(text, i, offset, `the segment "${segment}" is not allowed`);
+      throw pathError(text, i, offset, `the segment ${quote(segment)} is not allowed`);
     }
     segments.push(segment);
     if (segments.length > MAX_PATH_SEGMENTS)
@@ -332,7 +332,7 @@ function parseReferenceUncached(source: string, offset: number): TemplateReferen
         return fail("write secrets.NAME", "INVALID_SECRET_REFERENCE");
       if (!SECRET_NAME_PATTERN.test(first))
         return fail(
-          `secret names are upper case letters, digits and underscores, starting with a letter (e.g. API_TOKEN), got "${first}"`,
+          `secret names are upper case letters, digits and underscores, starting with a letter (e.g. API_TOKEN), got ${quote(first)}`,
           "INVALID_SECRET_REFERENCE",
         );
       return { root: "secrets", name: first, path };
@@ -468,7 +468,7 @@ export function lookupReference(
         return missing(
           strict,
           path,
-          `step "${reference.stepId}" has no result in this run (it has not run, or it does not exist)`,
+          `step ${quote(reference.stepId)} has no result in this run (it has not run, or it does not exist)`,
         );
       current = getOwn(current, reference.field);
       consumed = 2;
@@ -540,7 +540,7 @@ function lookupSecret(name: string, source: string, ctx: TemplateContext): strin
   const value = ctx.secrets ? ctx.secrets(name) : undefined;
   if (typeof value !== "string") {
     throw new TemplateResolutionError(
-      `Secret "${name}" is not available to this run; add it in the workspace settings or check its name.`,
+      `Secret ${quote(name)} is not available to this run; add it in the workspace settings or check its name.`,
       source,
       "SECRET_UNAVAILABLE",
     );
@@ -705,6 +705,5 @@ export function showReference(reference: TemplateReference): string {
 }
 
 function quote(text: string): string {
-  const shown = text.length > 80 ? `${text.slice(0, 79)}…` : text;
-  return JSON.stringify(shown);
+  return JSON.stringify(clip(text, 80));
 }

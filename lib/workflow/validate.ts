@@ -25,7 +25,7 @@ import {
   type IssuePath,
   type ValidationIssue,
 } from "./issues";
-import { didYouMean, inspectInput, isPlainObject, MAX_JSON_DEPTH } from "./json";
+import { didYouMean, inspectInput, isPlainObject, MAX_JSON_DEPTH, quote } from "./json";
 import { StepId } from "./primitives";
 import { fillEdgePorts, schemaIssues } from "./normalize";
 import { isStepType, type StepType } from "./steps";
@@ -305,7 +305,7 @@ function gatherLevels(
       checker.issues.push(
         makeIssue(
           "INVALID_STEP_ID",
-          `Step "${raw.id}": invalid id; step ids start with a lower-case letter and contain only a-z, 0-9 and _ (max 64).`,
+          `Step ${quote(raw.id)}: invalid id; step ids start with a lower-case letter and contain only a-z, 0-9 and _ (max 64).`,
           [...view.path, "id"],
           { stepId: raw.id },
         ),
@@ -313,11 +313,11 @@ function gatherLevels(
     }
     if (checker.owners.has(view.id)) {
       const owner = checker.owners.get(view.id);
-      const first = owner ? `in the body of loop "${owner}"` : "at the top level";
+      const first = owner ? `in the body of loop ${quote(owner)}` : "at the top level";
       checker.issues.push(
         makeIssue(
           "DUPLICATE_STEP_ID",
-          `Step id "${view.id}" is used more than once (first ${first}); step ids must be unique across the whole workflow, loop bodies included.`,
+          `Step id ${quote(view.id)} is used more than once (first ${first}); step ids must be unique across the whole workflow, loop bodies included.`,
           [...view.path, "id"],
           { stepId: view.id },
         ),
@@ -378,7 +378,7 @@ function checkEdges(checker: Checker, level: Level, edges: readonly unknown[]): 
       checker.issues.push(
         makeIssue(
           "UNKNOWN_EDGE_SOURCE",
-          `${label()}: source step "${edge.from}" ${missingStepHint(checker, level, edge.from)}`,
+          `${label()}: source step ${quote(edge.from)} ${missingStepHint(checker, level, edge.from)}`,
           [...at(), "from"],
           { edgeIndex: index },
         ),
@@ -387,7 +387,7 @@ function checkEdges(checker: Checker, level: Level, edges: readonly unknown[]): 
       checker.issues.push(
         makeIssue(
           "UNKNOWN_EDGE_TARGET",
-          `${label()}: target step "${edge.to}" ${missingStepHint(checker, level, edge.to)}`,
+          `${label()}: target step ${quote(edge.to)} ${missingStepHint(checker, level, edge.to)}`,
           [...at(), "to"],
           { edgeIndex: index },
         ),
@@ -396,7 +396,7 @@ function checkEdges(checker: Checker, level: Level, edges: readonly unknown[]): 
       checker.issues.push(
         makeIssue(
           "RETURN_HAS_OUTGOING_EDGES",
-          `Step "${source.id}" (return) ends the run, so ${label().charAt(0).toLowerCase()}${label().slice(1)} can never be taken; remove the edge.`,
+          `Step ${quote(source.id)} (return) ends the run, so ${label().charAt(0).toLowerCase()}${label().slice(1)} can never be taken; remove the edge.`,
           at(),
           { stepId: source.id, edgeIndex: index },
         ),
@@ -410,7 +410,7 @@ function checkEdges(checker: Checker, level: Level, edges: readonly unknown[]): 
       checker.issues.push(
         makeIssue(
           "UNKNOWN_PORT",
-          `Step "${edge.to}": edge from "${edge.from}" uses port "${edge.port}", but ${article(source.type)} ${source.type} step only has ports ${portsOf(source.type).join(", ")}.`,
+          `Step ${quote(edge.to)}: edge from ${quote(edge.from)} uses port ${quote(edge.port)}, but ${article(source.type)} ${source.type} step only has ports ${portsOf(source.type).join(", ")}.`,
           [...at(), "port"],
           { stepId: edge.to, edgeIndex: index },
         ),
@@ -420,7 +420,7 @@ function checkEdges(checker: Checker, level: Level, edges: readonly unknown[]): 
       checker.issues.push(
         makeIssue(
           "ON_FAILURE_IGNORED",
-          `${label()}: onFailure "${edge.onFailure}" has no effect on an edge from the error port (it runs exactly when "${edge.from}" fails); remove it.`,
+          `${label()}: onFailure ${quote(edge.onFailure)} has no effect on an edge from the error port (it runs exactly when ${quote(edge.from)} fails); remove it.`,
           [...at(), "onFailure"],
           { edgeIndex: index },
         ),
@@ -433,7 +433,7 @@ function checkEdges(checker: Checker, level: Level, edges: readonly unknown[]): 
       checker.issues.push(
         makeIssue(
           "DUPLICATE_EDGE",
-          `${label()}: duplicates edge #${first} (same source, port "${port}" and target); remove one.`,
+          `${label()}: duplicates edge #${first} (same source, port ${quote(port)} and target); remove one.`,
           at(),
           { edgeIndex: index },
         ),
@@ -448,14 +448,14 @@ function edgePath(level: Level, index: number): IssuePath {
 }
 
 function edgeLabel(level: Level, index: number, from: string, to: string): string {
-  return `Edge #${index} ("${from}" → "${to}")${level.parent ? ` in the body of loop "${level.parent.loopId}"` : ""}`;
+  return `Edge #${index} (${quote(from)} → ${quote(to)})${level.parent ? ` in the body of loop ${quote(level.parent.loopId)}` : ""}`;
 }
 
 function missingStepHint(checker: Checker, level: Level, id: string): string {
   const owner = checker.owners.get(id);
   if (owner !== undefined) {
-    const where = owner === null ? "at the top level" : `in the body of loop "${owner}"`;
-    return `is ${where}, not ${level.parent ? `in the body of loop "${level.parent.loopId}"` : "at the top level"}; edges cannot cross a loop boundary.`;
+    const where = owner === null ? "at the top level" : `in the body of loop ${quote(owner)}`;
+    return `is ${where}, not ${level.parent ? `in the body of loop ${quote(level.parent.loopId)}` : "at the top level"}; edges cannot cross a loop boundary.`;
   }
   return `does not exist.${didYouMean(id, level.ids)}`;
 }
@@ -466,12 +466,12 @@ function checkChainReturn(checker: Checker, level: Level): void {
     if (view.type !== "return" || i === views.length - 1) return;
     const after = views
       .slice(i + 1, i + 4)
-      .map((v) => `"${v.id}"`)
+      .map((v) => quote(v.id))
       .join(", ");
     checker.issues.push(
       makeIssue(
         "RETURN_HAS_OUTGOING_EDGES",
-        `Step "${view.id}" (return) ends the run, but without edges steps run in array order, so ${after}${views.length - i - 1 > 3 ? ", …" : ""} would never run; move the return last or add edges.`,
+        `Step ${quote(view.id)} (return) ends the run, but without edges steps run in array order, so ${after}${views.length - i - 1 > 3 ? ", …" : ""} would never run; move the return last or add edges.`,
         view.path,
         { stepId: view.id },
       ),
@@ -486,15 +486,15 @@ function checkCycles(checker: Checker, level: Level, graph: WorkflowGraph<StepVi
   if (graph.isAcyclic) return onCycle;
   for (const cycle of findCycles(graph)) {
     cycle.steps.forEach((id) => onCycle.add(id));
-    const loop = [...cycle.steps, cycle.steps[0]!].map((id) => `"${id}"`).join(" → ");
+    const loop = [...cycle.steps, cycle.steps[0]!].map((id) => quote(id)).join(" → ");
     // Without edges, steps run in array order: those links are implicit (via -1) and have no
     // edge to point at, so the issue points at a written link (a cycle always has one).
     const links = cycle.links
       .map((l) =>
         l.via === "when"
-          ? `"${l.to}".when references "${l.from}"`
+          ? `${quote(l.to)}.when references ${quote(l.from)}`
           : l.via < 0
-            ? `"${l.from}" comes before "${l.to}" in array order`
+            ? `${quote(l.from)} comes before ${quote(l.to)} in array order`
             : `edge #${l.via}`,
       )
       .join(", ");
@@ -532,7 +532,7 @@ function checkReachability(
     checker.issues.push(
       makeIssue(
         "UNREACHABLE_STEP",
-        `Step "${id}" can never run: every path to it goes through a cycle or a return step.`,
+        `Step ${quote(id)} can never run: every path to it goes through a cycle or a return step.`,
         graph.nodes.get(id)!.step.path,
         { stepId: id },
       ),
@@ -551,7 +551,7 @@ function checkReachability(
     checker.issues.push(
       makeIssue(
         "ISOLATED_STEP",
-        `Step "${id}" has no edges: it starts as soon as the run${level.parent ? " iteration" : ""} starts, in parallel with the other first steps. Connect it if it should run later.`,
+        `Step ${quote(id)} has no edges: it starts as soon as the run${level.parent ? " iteration" : ""} starts, in parallel with the other first steps. Connect it if it should run later.`,
         graph.nodes.get(id)!.step.path,
         { stepId: id },
       ),
@@ -563,12 +563,12 @@ function checkReachability(
 
 function checkStepPolicy(checker: Checker, view: StepView): void {
   const { issues, constraints, options } = checker;
-  const subject = `Step "${view.id}" (${view.type})`;
+  const subject = `Step ${quote(view.id)} (${view.type})`;
   if (constraints.forbidden.has(view.type)) {
     issues.push(
       makeIssue(
         "FORBIDDEN_STEP_TYPE",
-        `${subject}: "${view.type}" steps are forbidden by this workflow's constraints.forbiddenStepTypes.`,
+        `${subject}: ${quote(view.type)} steps are forbidden by this workflow's constraints.forbiddenStepTypes.`,
         [...view.path, "type"],
         { stepId: view.id },
       ),
@@ -577,7 +577,7 @@ function checkStepPolicy(checker: Checker, view: StepView): void {
     issues.push(
       makeIssue(
         "FORBIDDEN_STEP_TYPE",
-        `${subject}: "${view.type}" steps are forbidden by the workspace policy.`,
+        `${subject}: ${quote(view.type)} steps are forbidden by the workspace policy.`,
         [...view.path, "type"],
         { stepId: view.id },
       ),
@@ -587,7 +587,7 @@ function checkStepPolicy(checker: Checker, view: StepView): void {
     issues.push(
       makeIssue(
         "NEEDS_SAVED_WORKFLOW",
-        `${subject}: "${view.type}" steps need a saved workflow; publish it and run that instead of running it inline.`,
+        `${subject}: ${quote(view.type)} steps need a saved workflow; publish it and run that instead of running it inline.`,
         [...view.path, "type"],
         { stepId: view.id },
       ),
@@ -639,7 +639,7 @@ function checkStepPolicy(checker: Checker, view: StepView): void {
       issues.push(
         makeIssue(
           "PRIVATE_ADDRESS",
-          `${subject}: ${fieldText(["config", ...field])} points at "${host}", a private, loopback, link-local or metadata address; it is refused at run time unless the workspace allows private addresses.`,
+          `${subject}: ${fieldText(["config", ...field])} points at ${quote(host)}, a private, loopback, link-local or metadata address; it is refused at run time unless the workspace allows private addresses.`,
           [...view.path, "config", ...field],
           { stepId: view.id },
         ),
@@ -653,7 +653,7 @@ function checkStepPolicy(checker: Checker, view: StepView): void {
 
 function checkToolStep(checker: Checker, view: StepView, config: Record<string, unknown>): void {
   const catalog = checker.options.mcpServers!;
-  const subject = `Step "${view.id}" (tool)`;
+  const subject = `Step ${quote(view.id)} (tool)`;
   const at = (...field: Array<string | number>) => [...view.path, "config", ...field];
   const { server, tool } = config;
   if (typeof server !== "string" || typeof tool !== "string") return;
@@ -663,7 +663,7 @@ function checkToolStep(checker: Checker, view: StepView, config: Record<string, 
     checker.issues.push(
       makeIssue(
         "UNKNOWN_MCP_SERVER",
-        `${subject}: no MCP server named "${server}" is configured in this workspace${names.length ? ` (configured: ${names.join(", ")})` : ""}; a workspace admin adds servers under Settings → Integrations.${didYouMean(server, names)}`,
+        `${subject}: no MCP server named ${quote(server)} is configured in this workspace${names.length ? ` (configured: ${names.join(", ")})` : ""}; a workspace admin adds servers under Settings → Integrations.${didYouMean(server, names)}`,
         at("server"),
         { stepId: view.id },
       ),
@@ -677,7 +677,7 @@ function checkToolStep(checker: Checker, view: StepView, config: Record<string, 
     checker.issues.push(
       makeIssue(
         "UNKNOWN_MCP_TOOL",
-        `${subject}: MCP server "${server}" has no tool named "${tool}" (it offers: ${names.join(", ") || "none"}, as of its last tool list).${didYouMean(tool, names)}`,
+        `${subject}: MCP server ${quote(server)} has no tool named ${quote(tool)} (it offers: ${names.join(", ") || "none"}, as of its last tool list).${didYouMean(tool, names)}`,
         at("tool"),
         { stepId: view.id },
       ),
@@ -690,7 +690,7 @@ function checkToolStep(checker: Checker, view: StepView, config: Record<string, 
       checker.issues.push(
         makeIssue(
           "MISSING_TOOL_ARGUMENT",
-          `${subject}: tool "${tool}" requires the argument "${name}"; add it to config.arguments.`,
+          `${subject}: tool ${quote(tool)} requires the argument ${quote(name)}; add it to config.arguments.`,
           at("arguments", name),
           { stepId: view.id },
         ),
@@ -750,7 +750,7 @@ function checkProposedDefinition(
     checker.issues.push(
       makeIssue(
         "INVALID_PROPOSED_DEFINITION",
-        `Step "${view.id}" (propose_change): the proposed definition is invalid — ${issue.message}`,
+        `Step ${quote(view.id)} (propose_change): the proposed definition is invalid — ${issue.message}`,
         [...view.path, "config", "definition", ...issue.path],
         { stepId: view.id },
       ),
@@ -762,7 +762,7 @@ function checkProposedDefinition(
 
 function checkStepReferences(checker: Checker, level: Level, view: StepView): void {
   const { refs, errors, whenRefs } = stepReferences(view.raw);
-  const subject = `Step "${view.id}" (${view.type})`;
+  const subject = `Step ${quote(view.id)} (${view.type})`;
   for (const { error, location } of errors) {
     checker.issues.push(
       makeIssue(
@@ -828,7 +828,7 @@ function checkCommonRef(
       if (ref.name !== undefined && !checker.inputs.has(ref.name)) {
         report(
           "UNKNOWN_INPUT_REFERENCE",
-          `references {{ ${ref.path.source} }}, but the workflow declares no input "${ref.name}"${declared(checker.inputs)}.${didYouMean(ref.name, checker.inputs)}`,
+          `references {{ ${ref.path.source} }}, but the workflow declares no input ${quote(ref.name)}${declared(checker.inputs)}.${didYouMean(ref.name, checker.inputs)}`,
         );
       }
       return;
@@ -836,7 +836,7 @@ function checkCommonRef(
       if (ref.name !== undefined && !checker.vars.has(ref.name)) {
         report(
           "UNKNOWN_VARIABLE_REFERENCE",
-          `references {{ ${ref.path.source} }}, but the workflow declares no variable "${ref.name}"${declared(checker.vars)}.${didYouMean(ref.name, checker.vars)}`,
+          `references {{ ${ref.path.source} }}, but the workflow declares no variable ${quote(ref.name)}${declared(checker.vars)}.${didYouMean(ref.name, checker.vars)}`,
         );
       }
       return;
@@ -875,7 +875,7 @@ function checkStepRef(
     if (!inWhen && decided && !level.ancestry!.isUpstream(target, view.id)) {
       report(
         "REFERENCE_NOT_UPSTREAM",
-        `references ${shown}, but "${target}" is not upstream of "${view.id}", so it may not have finished; add an edge path from "${target}" to "${view.id}" (or reference it in "${view.id}".when to wait for it).`,
+        `references ${shown}, but ${quote(target)} is not upstream of ${quote(view.id)}, so it may not have finished; add an edge path from ${quote(target)} to ${quote(view.id)} (or reference it in ${quote(view.id)}.when to wait for it).`,
       );
     } else if (
       !inWhen &&
@@ -886,7 +886,7 @@ function checkStepRef(
     ) {
       report(
         "MAY_READ_SKIPPED_STEP",
-        `references ${shown}, but "${target}" may be skipped on a path where "${view.id}" still runs (a branch, a when, an approval port or an error edge leads to it); the reference then reads nothing (null, or the key is left out).`,
+        `references ${shown}, but ${quote(target)} may be skipped on a path where ${quote(view.id)} still runs (a branch, a when, an approval port or an error edge leads to it); the reference then reads nothing (null, or the key is left out).`,
       );
     }
     return;
@@ -901,7 +901,7 @@ function checkStepRef(
     else if (!p.level.ancestry!.isUpstream(target, p.loopId))
       report(
         "REFERENCE_NOT_UPSTREAM",
-        `references ${shown}, but "${target}" is not upstream of loop "${p.loopId}", so it may not have finished when the body runs.`,
+        `references ${shown}, but ${quote(target)} is not upstream of loop ${quote(p.loopId)}, so it may not have finished when the body runs.`,
       );
     return;
   }
@@ -909,13 +909,13 @@ function checkStepRef(
   if (owner !== undefined && owner !== null) {
     report(
       "REFERENCE_INTO_LOOP_BODY",
-      `references ${shown}, but "${target}" is inside the body of loop "${owner}", which runs once per item; use {{ steps.${owner}.output.data }} (the iteration values) instead.`,
+      `references ${shown}, but ${quote(target)} is inside the body of loop ${quote(owner)}, which runs once per item; use {{ steps.${owner}.output.data }} (the iteration values) instead.`,
     );
     return;
   }
   report(
     "UNKNOWN_STEP_REFERENCE",
-    `references ${shown}, but there is no step "${target}".${didYouMean(target, checker.owners.keys())}`,
+    `references ${shown}, but there is no step ${quote(target)}.${didYouMean(target, checker.owners.keys())}`,
   );
 }
 
@@ -1013,19 +1013,19 @@ function checkOutput(checker: Checker): void {
         checker.issues.push(
           makeIssue(
             "MAY_READ_SKIPPED_STEP",
-            `Workflow ${fieldText([...location])} references {{ ${ref.path.source} }}, but "${ref.stepId}" may be skipped on some paths; the output then reads nothing there (null, or the key is left out).`,
+            `Workflow ${fieldText([...location])} references {{ ${ref.path.source} }}, but ${quote(ref.stepId)} may be skipped on some paths; the output then reads nothing there (null, or the key is left out).`,
             [...location],
           ),
         );
       if (owner === undefined)
         report(
           "UNKNOWN_STEP_REFERENCE",
-          `references {{ ${ref.path.source} }}, but there is no step "${ref.stepId}".${didYouMean(ref.stepId, checker.owners.keys())}`,
+          `references {{ ${ref.path.source} }}, but there is no step ${quote(ref.stepId)}.${didYouMean(ref.stepId, checker.owners.keys())}`,
         );
       else if (owner !== null)
         report(
           "REFERENCE_INTO_LOOP_BODY",
-          `references {{ ${ref.path.source} }}, but "${ref.stepId}" is inside the body of loop "${owner}"; use {{ steps.${owner}.output.data }} instead.`,
+          `references {{ ${ref.path.source} }}, but ${quote(ref.stepId)} is inside the body of loop ${quote(owner)}; use {{ steps.${owner}.output.data }} instead.`,
         );
     } else if (ref.root === "secrets") {
       report(

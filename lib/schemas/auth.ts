@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { plainText } from "./text";
 
 export const Email = z
   .string()
@@ -12,7 +13,9 @@ export const Password = z
   .min(10, "Password must be at least 10 characters")
   .max(200, "Password must be at most 200 characters");
 
-export const PersonName = z.string().trim().min(1, "Enter your name").max(100, "Name is too long");
+export const PersonName = plainText(
+  z.string().trim().min(1, "Enter your name").max(100, "Name is too long"),
+);
 
 export const SignUpInput = z.object({
   name: PersonName,
@@ -21,7 +24,7 @@ export const SignUpInput = z.object({
   /** Required unless this is the first user or open sign-up is enabled. */
   invitationToken: z.string().min(10).max(200).optional(),
   /** Name of the workspace a first (or open sign-up) user creates. */
-  workspaceName: z.string().trim().min(1).max(80).optional(),
+  workspaceName: plainText(z.string().trim().min(1).max(80)).optional(),
 });
 export type SignUpInput = z.infer<typeof SignUpInput>;
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { plainText } from "./text";
 import { Condition } from "@/lib/workflow/conditions";
 
 /**
@@ -121,7 +122,7 @@ export const EventConfig = z.strictObject({
 export type EventConfig = z.infer<typeof EventConfig>;
 
 const id = z.string().min(1).max(64);
-const TriggerName = z.string().trim().min(1, "a name").max(120);
+const TriggerName = plainText(z.string().trim().min(1, "a name").max(120));
 /** Webhook path segment: lower-case letters, digits and dashes; random when omitted. */
 export const WEBHOOK_PATH_RE = /^[a-z0-9][a-z0-9-]{2,79}$/;
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { plainText } from "./text";
 
 export const VERSION_SOURCES = [
   "create",
@@ -26,11 +27,11 @@ const id = z.string().min(1).max(64);
 export const WorkflowRef = z.object({ workflowId: id });
 export type WorkflowRef = z.infer<typeof WorkflowRef>;
 
-export const WorkflowName = z
-  .string()
-  .trim()
-  .min(1, "Give the workflow a name")
-  .max(200, "Name is too long");
+export const WorkflowName = plainText(
+  z.string().trim().min(1, "Give the workflow a name").max(200, "Name is too long"),
+);
+/** A workflow's description: free text, tabs and line breaks allowed. */
+export const WorkflowDescription = plainText(z.string().max(10_000), { multiline: true });
 export const Tag = z
   .string()
   .trim()
@@ -40,7 +41,7 @@ export const Tag = z
 
 export const CreateWorkflowInput = z.object({
   name: WorkflowName,
-  description: z.string().max(10_000).optional(),
+  description: WorkflowDescription.optional(),
   /** A built-in template id; omitted = blank. */
   template: z.string().max(64).optional(),
   tags: z.array(Tag).max(20).optional(),
@@ -72,7 +73,7 @@ export type GetWorkflowInput = z.infer<typeof GetWorkflowInput>;
 export const UpdateWorkflowInput = z.object({
   workflowId: id,
   name: WorkflowName.optional(),
-  description: z.string().max(10_000).optional(),
+  description: WorkflowDescription.optional(),
   slug: z
     .string()
     .min(1)

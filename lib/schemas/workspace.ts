@@ -5,12 +5,11 @@ import { MCP_SERVER_NAME, StepType } from "../workflow/steps";
 import { Email } from "./auth";
 import { StoredWorkspaceQuota } from "./quotas";
 import { Role } from "./roles";
+import { plainText } from "./text";
 
-export const WorkspaceName = z
-  .string()
-  .trim()
-  .min(1, "Enter a workspace name")
-  .max(80, "Name is too long");
+export const WorkspaceName = plainText(
+  z.string().trim().min(1, "Enter a workspace name").max(80, "Name is too long"),
+);
 
 export const CreateWorkspaceInput = z.object({ name: WorkspaceName });
 export type CreateWorkspaceInput = z.infer<typeof CreateWorkspaceInput>;

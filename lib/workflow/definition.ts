@@ -6,6 +6,7 @@
  * depends on the source step's type, so a field default cannot express it).
  */
 import { z } from "zod";
+import { plainText } from "../schemas/text";
 import { identifier, jsonValue } from "./primitives";
 import { InputSpec } from "./input-spec";
 import { RepositorySpec } from "./repository";
@@ -105,13 +106,12 @@ export type Layout = z.infer<typeof Layout>;
 export const WorkflowDefinition = z
   .strictObject({
     schemaVersion: z.literal(SCHEMA_VERSION).describe("Definition format version; always 1."),
-    name: z
-      .string()
-      .trim()
-      .min(1, { message: "The workflow needs a name." })
-      .max(200)
-      .describe("Workflow name."),
-    description: z.string().max(10_000).optional().describe("What the workflow does."),
+    name: plainText(
+      z.string().trim().min(1, { message: "The workflow needs a name." }).max(200),
+    ).describe("Workflow name."),
+    description: plainText(z.string().max(10_000), { multiline: true })
+      .optional()
+      .describe("What the workflow does."),
     inputs: z
       .record(identifier("Input"), InputSpec)
       .default({})

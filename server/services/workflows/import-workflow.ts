@@ -2,7 +2,9 @@ import "server-only";
 import { eq } from "drizzle-orm";
 import { workflows } from "@/db/schema";
 import { ImportWorkflowInput } from "@/lib/schemas/workflows";
+import { describePath, unstorableText } from "@/lib/storable-text";
 import { parseDefinitionText } from "@/lib/workflow";
+import { clip } from "@/lib/workflow/json";
 import { ValidationError, fromZodError } from "../../errors";
 import { requireRole, requireUserId, type ServiceContext } from "../context";
 import { createWorkflowFromDefinition } from "./create-workflow";
@@ -24,6 +26,14 @@ export async function importWorkflow({ ctx, input }: { ctx: ServiceContext; inpu
     throw new ValidationError(`Could not read the file: ${text.error.message}`, [
       { path: [], message: text.error.message, line: text.error.line, column: text.error.column },
     ]);
+  // The door checks saw only the file's text; an escape in it (JSON "\u0000", YAML "\0") becomes
+  // a NUL only now, and would reach the text and jsonb columns as a driver error (a 500).
+  const unstorable = unstorableText(text.value);
+  if (unstorable)
+    throw new ValidationError(
+      `Import is invalid at ${clip(describePath(unstorable.path))}: ${unstorable.message}`,
+      [{ path: unstorable.path, message: unstorable.message }],
+    );
   const definition = text.value as Record<string, unknown>;
   const compiled = await compileDefinition(ctx.db, ws.id, definition, "The imported definition");
 

@@ -57,8 +57,13 @@ export async function limitTrpcRequest(
     const refusal = deepJsonRefusal(text, envelope);
     if (!refusal) return null;
     const index = isBatch ? Number(refusal.envelopePath[0]) : 0;
-    const call = paths[index] ?? paths[0] ?? "";
-    const which = isBatch ? `call ${index} (${clip(call, 80)}) of the batch` : clip(call, 80);
+    const call = paths[index];
+    const which =
+      call === undefined
+        ? "this request"
+        : isBatch
+          ? `call ${index} (${clip(call, 80)}) of the batch`
+          : clip(call, 80);
     return refuse(
       "BAD_REQUEST",
       new ValidationError(

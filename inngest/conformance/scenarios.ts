@@ -7,7 +7,7 @@
 import { createHmac } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runs } from "@/db/schema";
+import { proposals, runs } from "@/db/schema";
 import type { Role } from "@/lib/schemas/roles";
 import { handleWebhook } from "@/server/http/hooks";
 import { decideApproval } from "@/server/services/approvals/decide-approval";
@@ -15,6 +15,11 @@ import { emitEvents } from "@/server/services/events/emit-events";
 import { cancelRun } from "@/server/services/runs/cancel-run";
 import { rerunRun } from "@/server/services/runs/rerun-run";
 import { createTrigger } from "@/server/services/triggers/create-trigger";
+import { updateLlmIntegration } from "@/server/services/settings/update-llm-integration";
+import { updateMcpServers } from "@/server/services/settings/update-mcp-servers";
+import { completeTask } from "@/server/services/tasks/complete-task";
+import { startFakeMcp } from "@/server/testing/fake-mcp";
+import { startFakeOpenAi } from "@/server/testing/fake-openai";
 import type { ConformanceHarness, PreparedEngine } from "./engines";
 import {
   countStep,
@@ -590,6 +595,163 @@ export const scenarios: Record<string, Scenario> = {
     );
     const run = await finished(c, started.id);
     expect(run.output).toBe("heard s-1");
+  },
+
+  async "condition routes, and notify sends once"(c) {
+    const { e, stub } = c;
+    const wf = await e.workflow(
+      def(c, {
+        name: "Route",
+        inputs: { amount: { type: "number", default: 250 } },
+        steps: [
+          { id: "big", type: "condition", config: { condition: { ref: "input.amount", gt: 100 } } },
+          {
+            id: "tell",
+            type: "notify",
+            config: {
+              channel: "webhook",
+              target: "{{ vars.stub }}/count/notify-{{ run.id }}",
+              message: "big order {{ input.amount }}",
+            },
+          },
+          { id: "small", type: "transform", config: { value: "small" } },
+        ],
+        edges: [
+          { from: "big", port: "true", to: "tell" },
+          { from: "big", port: "false", to: "small" },
+        ],
+      }),
+    );
+    const run = await finished(c, await e.start(wf, { amount: 250 }));
+    expect(run.status, JSON.stringify(run.error)).toBe("completed");
+    expect(stub.count(`notify-${run.id}`)).toBe(1);
+    expect((await records(e, run.id)).steps).toEqual([
+      "big@1:completed:true",
+      "small@0:skipped",
+      "tell@1:completed",
+    ]);
+  },
+
+  async "a task waits for its assignee and resumes with the output"(c) {
+    const { e } = c;
+    const wf = await e.workflow(
+      def(c, {
+        name: "Task",
+        steps: [
+          {
+            id: "work",
+            type: "task",
+            config: { instructions: "Review it", assignee: { roles: ["editor"] }, timeout: "1h" },
+          },
+          {
+            id: "after",
+            type: "transform",
+            config: { value: "{{ steps.work.output.data.verdict }}" },
+          },
+        ],
+        output: "{{ steps.after.output.data }}",
+      }),
+    );
+    const runId = await e.start(wf);
+    const task = await e.pendingTask(runId);
+    await completeTask({
+      ctx: e.ws.ctx("editor"),
+      input: { taskId: task.id, output: { verdict: "ok" } },
+      via: "ui",
+    });
+    const run = await finished(c, runId);
+    expect(run.status, JSON.stringify(run.error)).toBe("completed");
+    expect(run.output).toBe("ok");
+  },
+
+  async "llm, agent and tool steps against local fakes, each called once"(c) {
+    const { e } = c;
+    const openai = await startFakeOpenAi((req) => {
+      if (req.messages.some((m) => m.role === "tool")) return { content: "the sum is 5" };
+      if (req.tools?.length) return { toolCalls: [{ name: "add", arguments: { a: 2, b: 3 } }] };
+      return { content: "hello" };
+    });
+    const mcp = await startFakeMcp("json");
+    try {
+      const admin = e.ws.ctx("admin");
+      await updateLlmIntegration({
+        ctx: admin,
+        input: { llm: { baseUrl: openai.baseUrl, model: "fake-model" } },
+      });
+      await updateMcpServers({
+        ctx: admin,
+        input: { mcpServers: [{ name: "fake", url: mcp.url }] },
+      });
+      const wf = await e.workflow(
+        def(c, {
+          name: "Models",
+          steps: [
+            { id: "ask", type: "llm", config: { prompt: "Say hello" } },
+            {
+              id: "agent",
+              type: "agent",
+              config: {
+                goal: "Add 2 and 3",
+                tools: [{ type: "mcp", url: mcp.url }],
+                maxIterations: 3,
+              },
+            },
+            {
+              id: "sum",
+              type: "tool",
+              config: { server: "fake", tool: "add", arguments: { a: 20, b: 22 } },
+            },
+          ],
+          edges: [
+            { from: "ask", to: "agent" },
+            { from: "agent", to: "sum" },
+          ],
+          output: {
+            llm: "{{ steps.ask.output.data }}",
+            agent: "{{ steps.agent.output.data }}",
+          },
+        }),
+      );
+      const run = await finished(c, await e.start(wf));
+      expect(run.status, JSON.stringify(run.error)).toBe("completed");
+      expect(run.output).toEqual({ llm: "hello", agent: "the sum is 5" });
+      // llm once, agent twice (tool call, then the answer): each model call made once.
+      expect(openai.bodies).toHaveLength(3);
+      expect(mcp.calls.map((x) => x.name)).toEqual(["add", "add"]);
+      expect((await records(e, run.id)).steps).toEqual([
+        "agent@1:completed",
+        "ask@1:completed",
+        "sum@1:completed",
+      ]);
+    } finally {
+      await openai.close();
+      await mcp.close();
+    }
+  },
+
+  async "propose_change opens one proposal"(c) {
+    const { e } = c;
+    const wf = await e.workflow(
+      def(c, {
+        name: "Self improving",
+        constraints: { allowSelfModification: true },
+        steps: [
+          { id: "shape", type: "transform", config: { value: 1 } },
+          {
+            id: "improve",
+            type: "propose_change",
+            config: {
+              summary: "Use 2",
+              patch: [{ op: "replace", path: "/steps/0/config/value", value: 2 }],
+            },
+          },
+        ],
+      }),
+    );
+    const run = await finished(c, await e.start(wf));
+    expect(run.status, JSON.stringify(run.error)).toBe("completed");
+    const rows = await e.db.db.select().from(proposals).where(eq(proposals.runId, run.id));
+    expect(rows.map((r) => [r.status, r.stepId])).toEqual([["pending", "improve"]]);
   },
 
   async "a cron tick starts a scheduled run"(c) {

@@ -191,6 +191,7 @@ async function startReal(
   const { getRuntime } = await import("@/server/runtime");
   const { createLogger, setLogLevel } = await import("@/lib/log");
   const { runReads } = await import("../run-driver/testing");
+  const { pollUntil } = await import("../executor/testing");
   const { env } = await import("@/env");
   if (env.SLUICE_EXECUTOR !== "inngest")
     throw new Error("the app modules were evaluated before prepareEngine set the environment");
@@ -244,20 +245,11 @@ async function startReal(
     await close();
     throw e;
   }
-  async function until<T>(
+  const until = <T>(
     check: () => Promise<T | undefined | false>,
     what: string,
     timeoutMs = 30_000,
-  ): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const v = await check();
-      if (v !== undefined && v !== false) return v as T;
-      if (Date.now() > deadline)
-        throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} (${kind})`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  }
+  ) => pollUntil(check, `${what} (${kind})`, timeoutMs, 25);
   const auth: Record<string, string> = server.signingKey
     ? {
         authorization: `Bearer signkey-prod-${createHash("sha256")

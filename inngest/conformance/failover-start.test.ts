@@ -91,19 +91,9 @@ delete process.env.INNGEST_DEV;
     const { eq } = await import("drizzle-orm");
     const db = (globalThis as { __failoverDb?: import("@/db/testing").TestDb }).__failoverDb!;
     const ws = await createWorkspaceFixture(db.db, "Failover");
-    const until = async <T>(
-      check: () => Promise<T | undefined | false>,
-      what: string,
-      ms = 180_000,
-    ) => {
-      const end = Date.now() + ms;
-      for (;;) {
-        const v = await check();
-        if (v !== undefined && v !== false) return v as T;
-        if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    };
+    const { pollUntil } = await import("../executor/testing");
+    const until = <T>(check: () => Promise<T | undefined | false>, what: string, ms = 180_000) =>
+      pollUntil(check, what, ms, 50);
     const reads = runReads({ db, ws, until });
     const e = { db, ws } as Parameters<typeof openWorkspace>[0];
     await openWorkspace(e);

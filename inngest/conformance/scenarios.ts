@@ -61,6 +61,26 @@ async function executionEnded(c: ScenarioContext, executionId: string | null, st
   expect(seen).toBe(status);
 }
 
+/** The first run of `workflowId` its trigger of `kind` started, once there is one. */
+function firstRunBy(
+  c: ScenarioContext,
+  workflowId: string,
+  kind: "event" | "schedule",
+  timeoutMs = RUN_TIMEOUT,
+) {
+  return c.e.until(
+    async () =>
+      (
+        await c.e.db.db
+          .select()
+          .from(runs)
+          .where(and(eq(runs.workflowId, workflowId), eq(runs.triggerType, kind)))
+      )[0],
+    `a run of ${workflowId} started by its ${kind} trigger`,
+    timeoutMs,
+  );
+}
+
 /** Waits until the run's step at `path` has a row in `status`. */
 async function stepIn(c: ScenarioContext, runId: string, path: string, status: string) {
   return c.e.until(
@@ -582,17 +602,7 @@ export const scenarios: Record<string, Scenario> = {
     );
     const src = await finished(c, await e.start(source));
     expect(src.status).toBe("completed");
-    const started = await e.until(
-      async () => {
-        const rows = await e.db.db
-          .select()
-          .from(runs)
-          .where(and(eq(runs.workflowId, listener), eq(runs.triggerType, "event")));
-        return rows[0];
-      },
-      "the event-triggered run",
-      RUN_TIMEOUT,
-    );
+    const started = await firstRunBy(c, listener, "event");
     const run = await finished(c, started.id);
     expect(run.output).toBe("heard s-1");
   },
@@ -772,21 +782,25 @@ export const scenarios: Record<string, Scenario> = {
         config: { cron: "* * * * *" },
       },
     });
-    const started = await e.until(
-      async () => {
-        const rows = await e.db.db
-          .select()
-          .from(runs)
-          .where(and(eq(runs.workflowId, wf), eq(runs.triggerType, "schedule")));
-        return rows[0];
-      },
-      "a scheduled run",
-      130_000,
-    );
+    const started = await firstRunBy(c, wf, "schedule", 130_000);
     const run = await finished(c, started.id);
     expect(run.status, JSON.stringify(run.error)).toBe("completed");
   },
 };
+
+/** Starts the engine, a counting stub and an open workspace for one describe block. */
+function scenarioContext(c: ScenarioContext, prepared: PreparedEngine, label: string) {
+  beforeAll(async () => {
+    c.e = await prepared.start(`${label}${prepared.kind}`);
+    c.stub = await startCountingStub();
+    c.vars = { stub: c.stub.origin, effects: c.stub.file };
+    await openWorkspace(c.e);
+  }, 180_000);
+  afterAll(async () => {
+    await c.stub?.close();
+    await c.e?.close();
+  });
+}
 
 /**
  * The stress test (issue 24 item 2): `runs` fan-out runs with 3–8 parallel side-effecting branches
@@ -800,16 +814,7 @@ export function defineStress(prepared: PreparedEngine, runsWanted = 200) {
   if (prepared.skip) console.warn(`stress on ${prepared.kind} skipped: ${prepared.skip}`);
   d(`fan-out stress on ${prepared.kind}`, () => {
     const c = {} as ScenarioContext;
-    beforeAll(async () => {
-      c.e = await prepared.start(`stress${prepared.kind}`);
-      c.stub = await startCountingStub();
-      c.vars = { stub: c.stub.origin, effects: c.stub.file };
-      await openWorkspace(c.e);
-    }, 180_000);
-    afterAll(async () => {
-      await c.stub?.close();
-      await c.e?.close();
-    });
+    scenarioContext(c, prepared, "stress");
     it(`${runsWanted} fan-out runs: 0 hung, every effect exactly once`, async () => {
       const { e, stub } = c;
       const widths = [3, 4, 5, 6, 7, 8];
@@ -872,16 +877,7 @@ export function defineConformance(prepared: PreparedEngine, only?: string[]) {
   if (prepared.skip) console.warn(`conformance on ${prepared.kind} skipped: ${prepared.skip}`);
   d(`conformance on ${prepared.kind}`, () => {
     const c = {} as ScenarioContext;
-    beforeAll(async () => {
-      c.e = await prepared.start(`conf${prepared.kind}`);
-      c.stub = await startCountingStub();
-      c.vars = { stub: c.stub.origin, effects: c.stub.file };
-      await openWorkspace(c.e);
-    }, 180_000);
-    afterAll(async () => {
-      await c.stub?.close();
-      await c.e?.close();
-    });
+    scenarioContext(c, prepared, "conf");
     for (const [name, scenario] of Object.entries(scenarios)) {
       if (only && !only.includes(name)) continue;
       it.concurrent(name, () => scenario(c), 240_000);

@@ -92,6 +92,23 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+/** Polls `check` until it returns a value other than undefined/false; fails after `timeoutMs`. */
+export async function pollUntil<T>(
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  what: string,
+  timeoutMs: number,
+  intervalMs: number,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v !== undefined && v !== false) return v as T;
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
 export interface HarnessOptions {
   client: Inngest.Any;
   functions: Parameters<typeof serve>[0]["functions"];
@@ -139,20 +156,11 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
   await executor.start({ syncInBackground: false, cron: o.cron ?? false });
   if (o.sync !== false) await executor.sync();
 
-  async function until<T>(
+  const until = <T>(
     check: () => Promise<T | undefined | false> | T | undefined | false,
     what: string,
     timeoutMs = 10_000,
-  ): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const v = await check();
-      if (v !== undefined && v !== false) return v as T;
-      if (Date.now() > deadline)
-        throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  }
+  ) => pollUntil(check, what, timeoutMs, 10);
 
   const h: Harness = {
     executor,

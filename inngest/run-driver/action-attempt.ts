@@ -199,7 +199,7 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
     if (!recorded) {
       // Another delivery recorded this attempt first: answer what it recorded.
       const row = await loadRecordedAttempt(db, args.key);
-      if (row && row.status !== "running" && row.status !== "waiting")
+      if (row && !(EXECUTING_STATUSES as readonly string[]).includes(row.status))
         return outcomeFromRecord(row);
     }
     return {
@@ -467,7 +467,7 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
     );
     if (!recorded) {
       const row = await loadRecordedAttempt(db, args.key);
-      if (row && row.status !== "running" && row.status !== "waiting") {
+      if (row && !(EXECUTING_STATUSES as readonly string[]).includes(row.status)) {
         log.info("late step result ignored: the attempt was recorded already", {
           recorded: row.status,
         });

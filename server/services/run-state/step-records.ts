@@ -1,12 +1,12 @@
 import "server-only";
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { PgInsertValue } from "drizzle-orm/pg-core";
 import type { Db, Queryable } from "@/db/client";
 import { runSteps } from "@/db/schema";
 import type { FailureClass, StepStatus } from "@/lib/workflow";
 import { appendRunEvents } from "../runs/run-events";
 import { refreshRunStatus } from "./run-plan";
-import { EXECUTING_STATUSES } from "@/lib/workflow/status";
+import { EXECUTING_STATUSES, TERMINAL_STEP_STATUSES } from "@/lib/workflow/status";
 
 export interface AttemptKey {
   runId: string;
@@ -39,38 +39,57 @@ export async function beginAttempt(
   key: AttemptKey,
   args: { input?: unknown; status?: "running" | "waiting"; now: Date; refresh?: boolean },
 ): Promise<void> {
-  await db.transaction(async (tx) => {
-    const inserted = await tx
-      .insert(runSteps)
-      .values({
-        ...attemptIdentity(key),
-        status: args.status ?? "running",
-        input: args.input ?? null,
-        createdAt: args.now,
-        startedAt: args.now,
-      })
-      .onConflictDoNothing()
-      .returning({ id: runSteps.id });
-    if (inserted.length) {
-      await tx.execute(
-        sql`update runs set step_attempts = step_attempts + 1 where id = ${key.runId}`,
-      );
-      await appendRunEvents(
-        tx,
-        [
-          {
-            runId: key.runId,
-            workspaceId: key.workspaceId,
-            type: args.status === "waiting" ? "step.waiting" : "step.started",
-            stepPath: key.path,
-            data: { stepId: key.stepId, type: key.stepType, attempt: key.attempt },
-          },
-        ],
-        args.now,
-      );
-    }
-  });
+  await db.transaction((tx) =>
+    insertAttempt(tx, key, { status: args.status ?? "running", input: args.input }, args.now),
+  );
   if (args.refresh !== false) await refreshRunStatus(db, key.runId, args.now);
+}
+
+/**
+ * Inserts an attempt's row unless it exists, and for a new row counts the attempt on the run and
+ * appends its `step.started` (or `step.waiting`) event. Returns whether the row is new.
+ */
+async function insertAttempt(
+  tx: Queryable,
+  key: AttemptKey,
+  row: {
+    status: "running" | "waiting";
+    input?: unknown;
+    claimToken?: string;
+    claimedUntil?: SQL;
+  },
+  now: Date,
+): Promise<boolean> {
+  const inserted = await tx
+    .insert(runSteps)
+    .values({
+      ...attemptIdentity(key),
+      status: row.status,
+      input: row.input ?? null,
+      ...(row.claimToken
+        ? { claimToken: row.claimToken, claimedUntil: row.claimedUntil as unknown as Date }
+        : {}),
+      createdAt: now,
+      startedAt: now,
+    })
+    .onConflictDoNothing()
+    .returning({ id: runSteps.id });
+  if (!inserted.length) return false;
+  await tx.execute(sql`update runs set step_attempts = step_attempts + 1 where id = ${key.runId}`);
+  await appendRunEvents(
+    tx,
+    [
+      {
+        runId: key.runId,
+        workspaceId: key.workspaceId,
+        type: row.status === "waiting" ? "step.waiting" : "step.started",
+        stepPath: key.path,
+        data: { stepId: key.stepId, type: key.stepType, attempt: key.attempt },
+      },
+    ],
+    now,
+  );
+  return true;
 }
 
 /**
@@ -151,8 +170,6 @@ export type AttemptClaim =
   | { kind: "claimed"; token: string; takeover: boolean }
   | { kind: "recorded"; row: RecordedAttempt };
 
-const FINAL_STEP_STATUSES: readonly StepStatus[] = ["completed", "failed", "cancelled", "skipped"];
-
 /**
  * Claims a side-effecting attempt before its effect runs (compare-and-set, SPEC §10: a step body
  * never runs twice for one attempt). Engines deliver a step more than once — real Inngest runs a
@@ -182,39 +199,14 @@ export async function claimAttempt(
   const lease = sql`now() + make_interval(secs => ${args.leaseMs / 1000})`;
   for (;;) {
     const now = args.now();
-    const inserted = await db.transaction(async (tx) => {
-      const rows = await tx
-        .insert(runSteps)
-        .values({
-          ...attemptIdentity(key),
-          status: "running",
-          input: args.input ?? null,
-          claimToken: args.token,
-          claimedUntil: lease as unknown as Date,
-          createdAt: now,
-          startedAt: now,
-        })
-        .onConflictDoNothing()
-        .returning({ id: runSteps.id });
-      if (!rows.length) return false;
-      await tx.execute(
-        sql`update runs set step_attempts = step_attempts + 1 where id = ${key.runId}`,
-      );
-      await appendRunEvents(
+    const inserted = await db.transaction((tx) =>
+      insertAttempt(
         tx,
-        [
-          {
-            runId: key.runId,
-            workspaceId: key.workspaceId,
-            type: "step.started",
-            stepPath: key.path,
-            data: { stepId: key.stepId, type: key.stepType, attempt: key.attempt },
-          },
-        ],
+        key,
+        { status: "running", input: args.input, claimToken: args.token, claimedUntil: lease },
         now,
-      );
-      return true;
-    });
+      ),
+    );
     if (inserted) {
       if (args.refresh !== false) await refreshRunStatus(db, key.runId, now);
       return { kind: "claimed", token: args.token, takeover: false };
@@ -233,7 +225,8 @@ export async function claimAttempt(
       .returning({ id: runSteps.id });
     if (taken.length) return { kind: "claimed", token: args.token, takeover: true };
     const row = await loadRecordedAttempt(db, key);
-    if (row && FINAL_STEP_STATUSES.includes(row.status)) return { kind: "recorded", row };
+    if (row && (TERMINAL_STEP_STATUSES as readonly StepStatus[]).includes(row.status))
+      return { kind: "recorded", row };
     if (Date.now() > args.waitUntil)
       return {
         kind: "recorded",

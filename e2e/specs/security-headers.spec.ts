@@ -23,6 +23,8 @@ function expectApiHeaders(res: AnyResponse, label: string) {
   expect(header(res, "content-security-policy"), label).toBe(
     "default-src 'none'; frame-ancestors 'none'",
   );
+  // Issue 25: no API answer may be cached (a handler's own no-store policy may add to it).
+  expect(header(res, "cache-control"), label).toMatch(/\bno-store\b/);
 }
 
 /**

@@ -39,6 +39,44 @@ export type ApprovalStatus = z.infer<typeof ApprovalStatus>;
 
 const id = z.string().min(1).max(64);
 
+/** The largest `trigger` a caller may attach to a run, as UTF-8 JSON text. */
+export const RUN_TRIGGER_MAX_BYTES = 16 * 1024;
+
+/**
+ * What started the run, as the caller describes it (the CLI's RFC §6.5 `trigger`: a scheduler's
+ * tick, a CI job, a retry attempt). Kept with `input` as the run's trigger payload, so templates
+ * read it as `{{ trigger.<key> }}`; the run's trigger type stays `api`/`manual` — a caller cannot
+ * claim to be a webhook or a schedule.
+ */
+export const RunTriggerMetadata = z
+  .record(z.string(), z.unknown())
+  .superRefine((t, ctx) => {
+    if (Object.hasOwn(t, "input"))
+      ctx.addIssue({
+        code: "custom",
+        path: ["input"],
+        message: "trigger.input is reserved: the run's input goes in `input`",
+      });
+    const bytes = new TextEncoder().encode(JSON.stringify(t)).length;
+    if (bytes > RUN_TRIGGER_MAX_BYTES)
+      ctx.addIssue({
+        code: "custom",
+        message: `trigger may be at most ${RUN_TRIGGER_MAX_BYTES} bytes of JSON, got ${bytes}`,
+      });
+  })
+  .describe(
+    "What started the run, as the caller describes it; kept with `input` as the run's trigger payload (`{{ trigger.<key> }}`). At most 16 KiB of JSON; `input` is reserved.",
+  );
+export type RunTriggerMetadata = z.infer<typeof RunTriggerMetadata>;
+
+/** A manual/API run's trigger payload: the caller's trigger metadata, and the input it was given. */
+export function apiTriggerPayload(
+  input: Record<string, unknown>,
+  trigger: RunTriggerMetadata | undefined,
+): Record<string, unknown> {
+  return { ...trigger, input };
+}
+
 export const StartRunInput = z.object({
   workflowId: id,
   input: z.record(z.string(), z.unknown()).default({}),
@@ -50,6 +88,7 @@ export const StartRunInput = z.object({
   limits: RunLimits.optional(),
   /** Another ref (or URL and ref) for the workflow's repository; manual runs only. */
   repository: RepositoryOverride.optional(),
+  trigger: RunTriggerMetadata.optional(),
 });
 export type StartRunInput = z.input<typeof StartRunInput>;
 
@@ -80,6 +119,7 @@ export const StartInlineRunInput = z.object({
   input: z.record(z.string(), z.unknown()).default({}),
   idempotencyKey: z.string().min(1).max(200).optional(),
   limits: RunLimits.optional(),
+  trigger: RunTriggerMetadata.optional(),
 });
 export type StartInlineRunInput = z.input<typeof StartInlineRunInput>;
 

@@ -1,6 +1,6 @@
 import "server-only";
 import { definitionContents } from "@/db/schema";
-import { StartInlineRunInput } from "@/lib/schemas/runs";
+import { apiTriggerPayload, StartInlineRunInput } from "@/lib/schemas/runs";
 import { fromZodError } from "../../errors";
 import { requireRole, requireUserId, type ServiceContext } from "../context";
 import { recordAudit } from "../audit/record-audit";
@@ -37,7 +37,10 @@ export async function startInlineRun({ ctx, input }: { ctx: ServiceContext; inpu
       workflowId: null,
       inlineHash: compiled.hash,
       input: parsed.data.input,
-      trigger: { type: viaToken ? "api" : "manual", payload: { input: parsed.data.input } },
+      trigger: {
+        type: viaToken ? "api" : "manual",
+        payload: apiTriggerPayload(parsed.data.input, parsed.data.trigger),
+      },
       initiator:
         viaToken && ctx.actor.type === "token"
           ? { type: "token", id: ctx.actor.tokenId }

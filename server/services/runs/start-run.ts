@@ -1,5 +1,5 @@
 import "server-only";
-import { StartRunInput } from "@/lib/schemas/runs";
+import { apiTriggerPayload, StartRunInput } from "@/lib/schemas/runs";
 import { fromZodError } from "../../errors";
 import { requireRole, requireUserId, type ServiceContext } from "../context";
 import { recordAudit } from "../audit/record-audit";
@@ -22,7 +22,10 @@ export async function startRun({ ctx, input }: { ctx: ServiceContext; input: unk
       workflowId: parsed.data.workflowId,
       versionId: parsed.data.versionId,
       input: parsed.data.input,
-      trigger: { type: viaToken ? "api" : "manual", payload: { input: parsed.data.input } },
+      trigger: {
+        type: viaToken ? "api" : "manual",
+        payload: apiTriggerPayload(parsed.data.input, parsed.data.trigger),
+      },
       initiator:
         viaToken && ctx.actor.type === "token"
           ? { type: "token", id: ctx.actor.tokenId }

@@ -106,7 +106,11 @@ export function RollbackPanel({
   const rollback = useMutation(
     trpc.proposal.rollback.mutationOptions({
       onSuccess: (r) => {
-        toast(`Rolled back: v${baseVersion} is live again as v${r.version}`);
+        toast(
+          r.alreadyAtVersion
+            ? `v${baseVersion}'s content is already live (v${r.version}): nothing to roll back`
+            : `Rolled back: v${baseVersion} is live again as v${r.version}`,
+        );
         setConfirming(false);
         invalidate();
       },

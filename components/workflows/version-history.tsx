@@ -22,7 +22,11 @@ export function VersionHistory({ workflowId }: { workflowId: string }) {
   const rollback = useMutation(
     trpc.workflow.rollback.mutationOptions({
       onSuccess: (r) => {
-        toast(`Restored v${r.restored} as v${r.version}`);
+        toast(
+          r.alreadyAtVersion
+            ? `v${r.version} already has that content: nothing to roll back`
+            : `Restored v${r.restored} as v${r.version}`,
+        );
         setRollingBack(null);
         void qc.invalidateQueries({ queryKey: trpc.workflow.versions.queryKey({ workflowId }) });
         void qc.invalidateQueries({ queryKey: trpc.workflow.get.queryKey({ workflowId }) });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { HASH_PATTERN } from "../workflow/hash";
 import { plainText } from "./text";
 
 export const VERSION_SOURCES = [
@@ -141,12 +142,43 @@ export const CompareVersionsInput = z.object({
 });
 export type CompareVersionsInput = z.infer<typeof CompareVersionsInput>;
 
-export const RollbackInput = z.object({
-  workflowId: id,
-  versionId: id,
-  notes: z.string().max(5_000).default(""),
-});
+/** A published version's content hash, `sha256:` and 64 lower-case hex digits. */
+export const VersionHash = z
+  .string()
+  .max(200)
+  .regex(HASH_PATTERN, 'A version hash is "sha256:" followed by 64 lower-case hex digits');
+
+/** Roll back to a version named by its id or by its content hash (exactly one). */
+export const RollbackInput = z
+  .object({
+    workflowId: id,
+    versionId: id.optional(),
+    hash: VersionHash.optional(),
+    notes: z.string().max(5_000).default(""),
+  })
+  .superRefine((v, ctx) => {
+    if ((v.versionId === undefined) === (v.hash === undefined))
+      ctx.addIssue({
+        code: "custom",
+        path: [v.versionId === undefined ? "versionId" : "hash"],
+        message:
+          v.versionId === undefined
+            ? "Name the version to roll back to: versionId or hash"
+            : "Give versionId or hash, not both",
+      });
+  });
 export type RollbackInput = z.input<typeof RollbackInput>;
+
+/** What a rollback did: a new version, or nothing because that content is already current. */
+export type RollbackResult =
+  | {
+      alreadyAtVersion: false;
+      version: string;
+      versionId: string;
+      restored: string;
+      hash: string;
+    }
+  | { alreadyAtVersion: true; version: string; versionId: string; hash: string };
 
 export const DEFINITION_FORMATS = ["json", "yaml"] as const;
 export const DefinitionFormat = z.enum(DEFINITION_FORMATS);

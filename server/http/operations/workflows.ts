@@ -286,11 +286,23 @@ export const rollbackWorkflowOp = defineOperation({
   path: "/workflows/{id}/rollback",
   operationId: "rollbackWorkflow",
   summary: "Roll back to an earlier version",
-  description: "Records a new version (source `rollback`) with that version's content; audited.",
+  description:
+    "Names the version by `versionId` or by its content `hash` (exactly one; a hash several versions share means the newest of them). Records a new version (source `rollback`) with that version's content; audited. When that content is already the current version, nothing is written and the answer is `{ alreadyAtVersion: true, version, versionId, hash }`.",
   tag,
   minRole: "editor",
   params: IdParams,
-  body: RollbackInput.omit({ workflowId: true }).strict(),
-  responses: { 200: { description: "The new version", schema: JsonObject } },
-  errors: [412],
+  // The service re-checks "exactly one of versionId or hash" (a refined schema cannot be omitted).
+  body: z.strictObject(RollbackInput.shape).omit({ workflowId: true }),
+  responses: {
+    200: {
+      description: "The new version, or `alreadyAtVersion: true` with the current one",
+      schema: z.object({
+        alreadyAtVersion: z.boolean(),
+        version: z.string(),
+        versionId: z.string(),
+        restored: z.string().optional(),
+        hash: z.string(),
+      }),
+    },
+  },
 });

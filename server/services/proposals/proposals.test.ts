@@ -514,6 +514,18 @@ describe("apply", () => {
       .from(auditEvents)
       .where(and(eq(auditEvents.targetId, a.id), eq(auditEvents.action, "proposal.rolled_back")));
     expect(rbAudit[0]!.data).toMatchObject({ versionId: rb.versionId });
+    // Again: the base is live already, so 200-style no-op, no version and no second audit row.
+    expect(await rollbackProposal({ ctx: fx.ctx("editor"), input: { proposalId: a.id } })).toEqual({
+      alreadyAtVersion: true,
+      versionId: rb.versionId,
+      version: "1.1.1",
+    });
+    expect(
+      await t.db
+        .select()
+        .from(auditEvents)
+        .where(and(eq(auditEvents.targetId, a.id), eq(auditEvents.action, "proposal.rolled_back"))),
+    ).toHaveLength(1);
     expect(
       await reason(rollbackProposal({ ctx: fx.ctx("editor"), input: { proposalId: b.id } })),
     ).toBe("INVALID_STATUS");

@@ -10,7 +10,8 @@ import { loadProposal } from "./load-proposal";
 /**
  * Undoes an applied proposal: the existing rollback verb restores the proposal's base version (a
  * new version, source `rollback`), run inside this transaction so its audit row and the one
- * linking it to the proposal commit together.
+ * linking it to the proposal commit together. When the base content is already current, it
+ * answers `alreadyAtVersion` and writes nothing.
  */
 export async function rollbackProposal({ ctx, input }: { ctx: ServiceContext; input: unknown }) {
   const ws = requireRole(ctx, "editor");
@@ -31,6 +32,9 @@ export async function rollbackProposal({ ctx, input }: { ctx: ServiceContext; in
         notes: `Rollback of proposal ${p.id} (${p.summary}) to v${p.baseVersion}`,
       },
     });
+    // The base content is live already (rolled back another way): nothing happened to audit.
+    if (r.alreadyAtVersion)
+      return { alreadyAtVersion: true as const, versionId: r.versionId, version: r.version };
     await recordAudit(tx, ctx, {
       workspaceId: ws.id,
       action: "proposal.rolled_back",
@@ -44,6 +48,6 @@ export async function rollbackProposal({ ctx, input }: { ctx: ServiceContext; in
         appliedVersionId: p.appliedVersionId,
       },
     });
-    return { versionId: r.versionId, version: r.version };
+    return { alreadyAtVersion: false as const, versionId: r.versionId, version: r.version };
   });
 }

@@ -1,28 +1,71 @@
 import "server-only";
-import { eq } from "drizzle-orm";
-import { workflows } from "@/db/schema";
-import { RollbackInput } from "@/lib/schemas/workflows";
-import { PreconditionFailedError, fromZodError } from "../../errors";
+import { and, desc, eq } from "drizzle-orm";
+import type { Queryable } from "@/db/client";
+import { workflows, workflowVersions } from "@/db/schema";
+import { RollbackInput, type RollbackResult } from "@/lib/schemas/workflows";
+import { NotFoundError, fromZodError } from "../../errors";
 import { requireRole, requireUserId, type ServiceContext } from "../context";
-import { loadVersion, loadWorkflow } from "./load-workflow";
+import { currentVersion, loadVersion, loadWorkflow, type VersionRow } from "./load-workflow";
 import { recordVersion } from "./record-version";
 import { contentOf } from "./version-content";
 
+/** The newest version of the workflow with this content hash (a rollback can repeat a hash). */
+async function loadVersionByHash(
+  db: Queryable,
+  workspaceId: string,
+  workflowId: string,
+  hash: string,
+): Promise<VersionRow> {
+  const [row] = await db
+    .select()
+    .from(workflowVersions)
+    .where(
+      and(
+        eq(workflowVersions.workspaceId, workspaceId),
+        eq(workflowVersions.workflowId, workflowId),
+        eq(workflowVersions.hash, hash),
+      ),
+    )
+    .orderBy(
+      desc(workflowVersions.major),
+      desc(workflowVersions.minor),
+      desc(workflowVersions.patch),
+    )
+    .limit(1);
+  if (!row) throw new NotFoundError("Version with hash", hash);
+  return row;
+}
+
 /**
- * Restores an old version as a NEW version (source `rollback`, same hash as the restored one),
- * so history stays append-only. The draft is reset to the restored content, otherwise the next
- * publish would silently undo the rollback.
+ * Restores an old version (named by id or by content hash) as a NEW version (source `rollback`,
+ * same hash as the restored one), so history stays append-only. The draft is reset to the
+ * restored content, otherwise the next publish would silently undo the rollback. Content that is
+ * already current is a no-op that says so (`alreadyAtVersion`), so retries are safe.
  */
-export async function rollbackWorkflow({ ctx, input }: { ctx: ServiceContext; input: unknown }) {
+export async function rollbackWorkflow({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: unknown;
+}): Promise<RollbackResult> {
   const ws = requireRole(ctx, "editor");
   const parsed = RollbackInput.safeParse(input);
   if (!parsed.success) throw fromZodError(parsed.error, "Rollback");
-  const { workflowId, versionId, notes } = parsed.data;
+  const { workflowId, versionId, hash, notes } = parsed.data;
   return ctx.db.transaction(async (tx) => {
     const wf = await loadWorkflow(tx, ws.id, workflowId, { forUpdate: true });
-    const target = await loadVersion(tx, ws.id, wf.id, versionId);
-    if (target.id === wf.currentVersionId)
-      throw new PreconditionFailedError(`v${target.version} is already the current version`);
+    const target = versionId
+      ? await loadVersion(tx, ws.id, wf.id, versionId)
+      : await loadVersionByHash(tx, ws.id, wf.id, hash!);
+    const current = await currentVersion(tx, wf);
+    if (current && current.hash === target.hash)
+      return {
+        alreadyAtVersion: true as const,
+        version: current.version,
+        versionId: current.id,
+        hash: current.hash,
+      };
     const definition = await contentOf(tx, ws.id, target.hash);
     const result = await recordVersion(tx, ctx, wf, {
       definition,
@@ -42,6 +85,7 @@ export async function rollbackWorkflow({ ctx, input }: { ctx: ServiceContext; in
       })
       .where(eq(workflows.id, wf.id));
     return {
+      alreadyAtVersion: false as const,
       version: result.version.version,
       versionId: result.version.id,
       restored: target.version,

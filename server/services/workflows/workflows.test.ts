@@ -4,12 +4,7 @@ import { auditEvents, definitionContents, workspaces } from "@/db/schema";
 import { createTestDb, type TestDb } from "@/db/testing";
 import { pgError } from "@/db/errors";
 import { workflowVersions } from "@/db/schema";
-import {
-  ConflictError,
-  NotFoundError,
-  PreconditionFailedError,
-  ValidationError,
-} from "../../errors";
+import { ConflictError, NotFoundError, ValidationError } from "../../errors";
 import { createWorkspaceFixture, type WorkspaceFixture } from "../../testing/harness";
 import { compareVersions } from "./compare-versions";
 import { createWorkflow } from "./create-workflow";
@@ -268,16 +263,58 @@ describe("versions: compare, rollback, history", () => {
     const now = await getWorkflow({ ctx: editor(), input: { workflowId: wf.id } });
     expect(now.currentVersion?.hash).toBe(v1.hash);
     expect(now.hasDraftChanges).toBe(false);
+    // Already there (by id, or by an older version with the same content): 200, no new version.
+    const versionsBefore = (await listVersions({ ctx: editor(), input: { workflowId: wf.id } }))
+      .length;
+    for (const input of [{ versionId: rb.versionId }, { versionId: v1.id }, { hash: v1.hash }])
+      expect(
+        await rollbackWorkflow({ ctx: editor(), input: { workflowId: wf.id, ...input } }),
+      ).toEqual({
+        alreadyAtVersion: true,
+        version: "1.0.2",
+        versionId: rb.versionId,
+        hash: v1.hash,
+      });
+    expect(await listVersions({ ctx: editor(), input: { workflowId: wf.id } })).toHaveLength(
+      versionsBefore,
+    );
+    // By hash: the version with that content (v2's), as a new version.
+    const byHash = await rollbackWorkflow({
+      ctx: editor(),
+      input: { workflowId: wf.id, hash: v2.hash },
+    });
+    expect(byHash).toMatchObject({
+      alreadyAtVersion: false,
+      version: "1.0.3",
+      restored: "1.0.1",
+      hash: v2.hash,
+    });
     await expect(
-      rollbackWorkflow({ ctx: editor(), input: { workflowId: wf.id, versionId: rb.versionId } }),
-    ).rejects.toBeInstanceOf(PreconditionFailedError);
+      rollbackWorkflow({
+        ctx: editor(),
+        input: { workflowId: wf.id, hash: `sha256:${"0".repeat(64)}` },
+      }),
+    ).rejects.toBeInstanceOf(NotFoundError);
+    for (const [input, path] of [
+      [{ hash: "sha256:nothex" }, "hash"],
+      [{}, "versionId"],
+      [{ versionId: v1.id, hash: v1.hash }, "hash"],
+    ] as const) {
+      const e = await rollbackWorkflow({
+        ctx: editor(),
+        input: { workflowId: wf.id, ...input },
+      }).catch((x: unknown) => x);
+      expect(e).toBeInstanceOf(ValidationError);
+      expect((e as ValidationError).details).toMatchObject({ issues: [{ path: [path] }] });
+    }
     const audit = await t.db
       .select()
       .from(auditEvents)
       .where(
         and(eq(auditEvents.targetId, wf.id), eq(auditEvents.action, "workflow.version_rollback")),
       );
-    expect(audit).toHaveLength(1);
+    // The two real rollbacks; the no-ops wrote nothing.
+    expect(audit).toHaveLength(2);
     // History is append-only, in the database itself.
     const tamper = await t.db
       .update(workflowVersions)

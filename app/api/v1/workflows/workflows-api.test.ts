@@ -42,7 +42,11 @@ import {
   listWorkflowTriggersOp,
   updateTriggerOp,
 } from "@/server/http/operations/triggers";
-import { listVersionsOp, listWorkflowsOp } from "@/server/http/operations/workflows";
+import {
+  listVersionsOp,
+  listWorkflowsOp,
+  rollbackWorkflowOp,
+} from "@/server/http/operations/workflows";
 
 /** The documented response schema (OpenAPI) accepts what the route really sent. */
 function conforms(op: Operation, status: number, body: unknown) {
@@ -239,11 +243,47 @@ describe("workflows over HTTP", () => {
       body: { versionId: oldest, notes: "back" },
     });
     expect(rolled.body).toMatchObject({ version: "1.1.1", restored: "1.0.0" });
+    conforms(rollbackWorkflowOp, 200, rolled.body);
+    // Already current: 200 with alreadyAtVersion, and no new version.
     const again = await call(rollbackRoute.POST, "POST", "/x", {
       ...p,
       body: { versionId: rolled.body.versionId },
     });
-    expect(again.status).toBe(412);
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual({
+      alreadyAtVersion: true,
+      version: "1.1.1",
+      versionId: rolled.body.versionId,
+      hash: rolled.body.hash,
+    });
+    const newest = versions.body.items[0];
+    const byHash = await call(rollbackRoute.POST, "POST", "/x", {
+      ...p,
+      body: { hash: newest.hash },
+    });
+    expect(byHash.status).toBe(200);
+    expect(byHash.body).toMatchObject({
+      alreadyAtVersion: false,
+      version: "1.1.2",
+      restored: "1.1.0",
+      hash: newest.hash,
+    });
+    const badHash = await call(rollbackRoute.POST, "POST", "/x", {
+      ...p,
+      body: { hash: "sha256:abc" },
+    });
+    expect(badHash.status).toBe(400);
+    expect(badHash.body.error.details.issues[0].path).toEqual(["hash"]);
+    const neither = await call(rollbackRoute.POST, "POST", "/x", { ...p, body: {} });
+    expect(neither.status).toBe(400);
+    expect(neither.body.error.details.issues[0].path).toEqual(["versionId"]);
+    const unknown = await call(rollbackRoute.POST, "POST", "/x", {
+      ...p,
+      body: { hash: `sha256:${"1".repeat(64)}` },
+    });
+    expect(unknown.status).toBe(404);
+    const total = await call(versionsRoute.GET, "GET", "/x", p);
+    expect(total.body.items).toHaveLength(4);
   });
 
   it("exports JSON and YAML files and imports YAML as a new version", async () => {

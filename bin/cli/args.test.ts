@@ -112,12 +112,72 @@ describe("buildRunRequest", () => {
     ]);
   });
 
+  it("takes RFC §6.5's whole request: trigger, runtime.attempt and runtime.policy (flags win)", () => {
+    const stdin = {
+      workflow: "deploy",
+      variables: { release: "1.2" },
+      trigger: { source: "nightly-cron", tick: "2024-06-01T00:00:00Z" },
+      runtime: {
+        idempotencyKey: "deploy-1.2",
+        attempt: 2,
+        policy: { timeoutMs: 60_000, maxSteps: 5, maxParallel: 2, maxOutputBytes: 4096 },
+      },
+    };
+    expect(buildRunRequest({}, stdin)).toEqual({
+      workflow: "deploy",
+      input: { release: "1.2" },
+      idempotencyKey: "deploy-1.2",
+      limits: { timeoutMs: 60_000, maxSteps: 5, maxParallel: 2 },
+      trigger: { source: "nightly-cron", tick: "2024-06-01T00:00:00Z", attempt: 2 },
+      maxOutputBytes: 4096,
+      wait: true,
+    });
+    expect(buildRunRequest({ "max-steps": "3", "max-output-bytes": "10" }, stdin)).toMatchObject({
+      limits: { maxSteps: 3 },
+      maxOutputBytes: 10,
+    });
+    // runtime.attempt alone is trigger metadata too; the shorthand runtime.maxSteps still works.
+    expect(
+      buildRunRequest({}, { workflow: "a", runtime: { attempt: 1, maxSteps: 4 } }),
+    ).toMatchObject({ trigger: { attempt: 1 }, limits: { maxSteps: 4 } });
+  });
+
   it("refuses bad requests with the culprit named", () => {
     const cases: [Record<string, string>, unknown, RegExp][] = [
       [{}, null, /Name the workflow/],
       [{}, [1], /must be a JSON object/],
-      [{}, { workflow: "a", vars: {} }, /Unknown request key "vars"/],
-      [{}, { workflow: "a", runtime: { retries: 1 } }, /Unknown runtime key "retries"/],
+      [{}, { workflow: "a", vars: {} }, /Unknown field "vars" in the request on stdin/],
+      [{}, { workflow: "a", runtime: { retries: 1 } }, /Unknown field "runtime\.retries"/],
+      [
+        {},
+        { workflow: "a", runtime: { policy: { maxRetries: 1 } } },
+        /Unknown field "runtime\.policy\.maxRetries" .*runtime\.policy takes timeoutMs, maxSteps, maxParallel, maxOutputBytes/,
+      ],
+      [{}, { workflow: "a", runtime: { policy: 5 } }, /runtime\.policy must be a JSON object/],
+      [{}, { workflow: "a", trigger: "cron" }, /trigger must be a JSON object/],
+      [
+        {},
+        { workflow: "a", runtime: { maxSteps: 2, policy: { maxSteps: 3 } } },
+        /Give runtime\.policy\.maxSteps or runtime\.maxSteps, not both/,
+      ],
+      [
+        {},
+        { workflow: "a", runtime: { policy: { maxSteps: "3" } } },
+        /runtime\.policy\.maxSteps must be a whole number from 1 to 1000, got "3"/,
+      ],
+      [
+        {},
+        { workflow: "a", runtime: { policy: { maxOutputBytes: 0 } } },
+        /runtime\.policy\.maxOutputBytes must be a whole number from 1/,
+      ],
+      [{}, { workflow: "a", runtime: { attempt: 0 } }, /runtime\.attempt must be a whole number/],
+      [
+        {},
+        { workflow: "a", trigger: { attempt: 1 }, runtime: { attempt: 2 } },
+        /runtime\.attempt \(2\) and trigger\.attempt \(1\) disagree/,
+      ],
+      [{}, { workflow: "a", variables: {}, input: {} }, /"variables" or "input", not both/],
+      [{ workflow: "a", "max-output-bytes": "-1" }, null, /--max-output-bytes must be a whole/],
       [{ workflow: "a", input: "[1]" }, null, /must be a JSON object/],
       [{ workflow: "a", input: "{" }, null, /--input is not valid JSON/],
       [{ workflow: "a", "workflow-hash": "abc" }, null, /--workflow-hash must look like sha256/],

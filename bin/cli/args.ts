@@ -46,17 +46,22 @@ export function str(values: ParsedArgs["values"], name: string): string | undefi
   return typeof v === "string" ? v : undefined;
 }
 
-/** A whole-number flag in [min, max]; "--max-steps=abc" is refused with the flag's name. */
+/**
+ * A whole-number flag in [min, max]; "--max-steps=abc" is refused with the flag's name (or
+ * `label`, e.g. the stdin field `runtime.policy.maxSteps` the value came from).
+ */
 export function intFlag(
   name: string,
   value: unknown,
   { min, max }: { min: number; max: number },
+  label = `--${name}`,
 ): number | undefined {
   if (value === undefined) return undefined;
-  const n = typeof value === "number" ? value : Number(value);
+  // A JSON string is not a number: only flags (always text) are converted.
+  const n = typeof value === "number" ? value : label.startsWith("--") ? Number(value) : NaN;
   if (!Number.isInteger(n) || n < min || n > max)
     throw usageError(
-      `--${name} must be a whole number from ${min} to ${max}, got ${JSON.stringify(value)}`,
+      `${label} must be a whole number from ${min} to ${max}, got ${JSON.stringify(value)}`,
     );
   return n;
 }

@@ -4,6 +4,7 @@ import { CliError, usageError, type CliError as CliErrorType } from "../errors";
 import { EXIT, exitForEnvelope } from "../exit-codes";
 import { fetchEnvelope, waitForOutcome, type RunEvent } from "../follow";
 import { printEnvelope, progress, readStdin } from "../io";
+import { boundOutputs } from "../output-limit";
 import { buildRunRequest, type RunRequest } from "../run-request";
 
 /** The envelope of a run that did not start or could not be followed: the same keys, nulls. */
@@ -41,9 +42,12 @@ export const runCommand: Command = {
   summary: "Run a workflow and wait for its outcome (envelope on stdout, events on stderr)",
   help: `Usage: sluice run (--workflow <id|slug> | --definition <json|@file>) [--input <json|@file>] [--idempotency-key <key>]
                  [--workflow-hash sha256:…] [--timeout-ms <ms>] [--max-steps <n>]
-                 [--max-parallel <n>] [--ref <branch|tag|sha> [--repository-url <url>]]
-                 [--no-wait]
-       echo '{ "workflow": "<slug>", "variables": {…}, "runtime": { "idempotencyKey": "…" } }' | sluice run
+                 [--max-parallel <n>] [--max-output-bytes <n>]
+                 [--ref <branch|tag|sha> [--repository-url <url>]] [--no-wait]
+       echo '{ "workflow": "<slug>", "variables": {…}, "trigger": {…},
+               "runtime": { "idempotencyKey": "…", "attempt": 1,
+                            "policy": { "timeoutMs": …, "maxSteps": …, "maxParallel": …,
+                                        "maxOutputBytes": … } } }' | sluice run
 
 Starts a run of the workflow's published version and follows it until it finishes or
 stops at an approval gate. stdout: the envelope
@@ -56,9 +60,15 @@ version has exactly that hash, and then runs exactly that version. --ref runs th
 workflow's repository at another branch, tag or commit (--repository-url: another
 repository too); the server pins it to a commit before step 1.
 
-Per-run limits --timeout-ms / --max-steps / --max-parallel (runtime.timeoutMs /
-maxSteps / maxParallel) may only tighten the workflow's constraints: a larger value is
-refused (exit 10, naming the limit and its maximum).
+Per-run limits --timeout-ms / --max-steps / --max-parallel (runtime.policy.timeoutMs /
+maxSteps / maxParallel; runtime.timeoutMs … also works) may only tighten the workflow's
+constraints: a larger value is refused (exit 10, naming the limit and its maximum).
+--max-output-bytes (runtime.policy.maxOutputBytes) bounds the envelope's outputs (the run's
+output, then each step's) to that many bytes of JSON: what does not fit is printed as null
+and listed in "truncated": { maxOutputBytes, outputBytes, omitted }; status and exit code
+are unchanged. trigger (an object) is kept on the run as its trigger payload
+({{ trigger.<key> }}), runtime.attempt with it as trigger.attempt. Unknown request
+fields are refused (exit 10), naming the field.
 
 Inline runs: --definition @file.json (or a definition object as "workflow" on stdin)
 runs an unsaved definition, validated like a publish (exit 10 with every issue and its
@@ -83,6 +93,7 @@ Examples:
     "timeout-ms": { type: "string" },
     "max-steps": { type: "string" },
     "max-parallel": { type: "string" },
+    "max-output-bytes": { type: "string" },
     wait: { type: "boolean" },
   },
   errorEnvelope: (error) => failedRunEnvelope(error),
@@ -98,6 +109,7 @@ Examples:
           definition: request.definition,
           input: request.input,
           ...(request.limits ? { limits: request.limits } : {}),
+          ...(request.trigger ? { trigger: request.trigger } : {}),
         },
         headers,
       });
@@ -125,6 +137,7 @@ Examples:
           ...(request.workflowHash ? { versionId: wf.currentVersion!.id } : {}),
           ...(request.limits ? { limits: request.limits } : {}),
           ...(request.repository ? { repository: request.repository } : {}),
+          ...(request.trigger ? { trigger: request.trigger } : {}),
         },
         headers,
       },
@@ -146,7 +159,7 @@ async function follow(
     const envelope = request.wait
       ? (await waitForOutcome(api, runId, { onEvent: progressEvent })).envelope
       : await fetchEnvelope(api, runId);
-    printEnvelope({ ...envelope, deduplicated });
+    printEnvelope({ ...boundOutputs(envelope, request.maxOutputBytes), deduplicated });
     return exitForEnvelope(envelope);
   } catch (e) {
     // The run exists: say which one, so the caller can follow it with `sluice logs`.

@@ -224,6 +224,61 @@ describe("buildResumeRequest", () => {
     );
   });
 
+  it("the decision defaults to approve (RFC §6); other stdin keys are refused", () => {
+    expect(
+      buildResumeRequest({ "execution-id": "run_1", "resume-token": "wrf_rt_x" }, null),
+    ).toEqual({ executionId: "run_1", resumeToken: "wrf_rt_x", approve: true, wait: true });
+    expect(buildResumeRequest({}, { executionId: "run_1", resumeToken: "t" })).toMatchObject({
+      approve: true,
+    });
+    const unknown = refusal(() =>
+      buildResumeRequest({}, { executionId: "run_1", resumeToken: "t", decison: "deny" }),
+    );
+    expect([unknown.exit, unknown.message]).toEqual([
+      EXIT.validation,
+      expect.stringMatching(/^Unknown field "decison" in the request on stdin/),
+    ]);
+  });
+
+  it("takes an earlier run's envelope on stdin: its executionId and gate's resume token", () => {
+    const envelope = {
+      ok: true,
+      status: "needs_approval",
+      executionId: "run_1",
+      output: null,
+      steps: [],
+      requiresApproval: { approvalId: "apr_1", stepId: "ask", resumeToken: "wrf_rt_x" },
+      deduplicated: false,
+    };
+    expect(buildResumeRequest({}, envelope)).toEqual({
+      executionId: "run_1",
+      resumeToken: "wrf_rt_x",
+      approve: true,
+      wait: true,
+    });
+    expect(buildResumeRequest({ decision: "deny", reason: "no" }, envelope)).toMatchObject({
+      executionId: "run_1",
+      approve: false,
+      reason: "no",
+    });
+    const finished = refusal(() =>
+      buildResumeRequest({}, { ok: true, status: "ok", executionId: "run_1", steps: [] }),
+    );
+    expect(finished.message).toBe(
+      'The envelope on stdin has no open gate (status "ok"): nothing to resume',
+    );
+    const noToken = refusal(() =>
+      buildResumeRequest(
+        {},
+        {
+          ...envelope,
+          requiresApproval: { resumeToken: null, whyNot: "Deciding gates needs approver" },
+        },
+      ),
+    );
+    expect(noToken.message).toMatch(/no resume token.*\(Deciding gates needs approver\)/);
+  });
+
   it("denying needs a reason (flag or stdin), as --help and docs/cli.md say: else exit 10", () => {
     const ids = { "execution-id": "run_1", "resume-token": "wrf_rt_x", decision: "deny" };
     for (const reason of [undefined, "", "  "]) {

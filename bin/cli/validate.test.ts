@@ -32,6 +32,27 @@ describe("sluice validate", () => {
     expect(env.workflowHash).toMatch(/^sha256:[0-9a-f]{64}$/);
   });
 
+  it("takes RFC §6's --workflow-path <file> and --workflow-json <json|->; one source only", () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "sluice-cli-")), "wf.json");
+    fs.writeFileSync(file, JSON.stringify(valid));
+    const byPath = run(["validate", "--workflow-path", file]);
+    expect(byPath.code, byPath.out + byPath.err).toBe(0);
+    const hash = byPath.json().workflowHash;
+    expect(hash).toMatch(/^sha256:[0-9a-f]{64}$/);
+    const inline = run(["validate", "--workflow-json", JSON.stringify(valid)]);
+    expect([inline.code, inline.json().workflowHash]).toEqual([0, hash]);
+    const piped = run(["validate", "--workflow-json", "-"], JSON.stringify(valid));
+    expect([piped.code, piped.json().workflowHash]).toEqual([0, hash]);
+    const invalid = run(["validate", "--workflow-json", '{"schemaVersion":1}']);
+    expect([invalid.code, invalid.json().status]).toEqual([10, "invalid"]);
+    const both = run(["validate", file, "--workflow-json", "{}"]);
+    expect(both.code).toBe(10);
+    expect(both.json().error).toMatchObject({
+      code: "usage",
+      message: "Give one definition: a file argument or --workflow-json, not both",
+    });
+  });
+
   it("reads YAML from stdin", () => {
     const r = run(
       ["validate", "-"],

@@ -2,8 +2,10 @@ import { NonRetriableError, referenceFunction } from "inngest";
 import {
   backoffDelayMs,
   buildRunnableGraph,
+  getStepState,
   loopOutcome,
   iterationValue,
+  type LoopContext,
   type IterationResult,
   type StepOutcome,
   type StepType,
@@ -15,7 +17,7 @@ import { EVENTS, RUN_WORKFLOW_FUNCTION_ID } from "../events";
 import { handlerFor } from "../actions/registry";
 import { runActionAttempt, type AttemptOutcome } from "./action-attempt";
 import { beginDelayBody, endDelayBody } from "./delay-bodies";
-import { beginLoopBody, endLoopBody } from "./loop-bodies";
+import { beginLoopBody, endLoopBody, type LoopStart } from "./loop-bodies";
 import { endChildBody, startChildBody } from "./subworkflow-bodies";
 import { beginWaitBody, endWaitBody, lookbackWaitBody } from "./wait-bodies";
 import { runGraph } from "./run-graph";
@@ -274,14 +276,7 @@ async function runLoop(
   return outcome;
 }
 
-/** A loop's resolved config, as `beginLoopBody` returns it. */
-export interface LoopStart {
-  items: unknown[];
-  concurrency: number;
-  workflow: string | null;
-  version: string | null;
-  input: unknown;
-}
+export type { LoopStart };
 
 /**
  * Runs a loop's iterations and folds them into its outcome. Each body iteration goes through
@@ -305,38 +300,69 @@ export async function runLoopIterations(
     : null;
   const outer = { ...(scope.outer ?? {}), ...(ctx.steps ?? {}) };
   const results: IterationResult[] = [];
-  const running = new Map<number, Promise<IterationResult>>();
+  const running = new Map<number, Promise<IterationResult & { state?: unknown }>>();
+  const count = loopIterationCount(begun);
+  // With a state, iterations run one at a time (resolveLoopStart), so `state` is always the value
+  // the previous iteration left; it is rebuilt on replay from the memoized body outputs.
+  let state = begun.state?.initial;
   let next = 0;
   let stop = false;
-  while ((next < begun.items.length && !stop) || running.size > 0) {
-    while (!stop && next < begun.items.length && running.size < begun.concurrency) {
+  while ((next < count && !stop) || running.size > 0) {
+    while (!stop && next < count && running.size < begun.concurrency) {
       const index = next++;
-      const item = begun.items[index];
-      const iterScope: Scope = { prefix: `${path}[${index}].`, loop: { item, index }, outer };
-      running.set(index, runIteration(env, iterScope, bodyGraph, begun, item, index));
+      const loop = iterationLoopContext(begun, index, state);
+      const iterScope: Scope = { prefix: `${path}[${index}].`, loop, outer };
+      running.set(index, runIteration(env, iterScope, bodyGraph, begun, loop));
     }
     const done = await Promise.race(running.values());
     running.delete(done.index);
+    if ("state" in done) state = done.state;
     results.push(done);
     // A failed or cancelled iteration stops new ones (running ones finish).
     if (done.verdict.status !== "completed") stop = true;
     if (env.halted) stop = true;
   }
-  return loopOutcome(results, { items: begun.items.length });
+  return loopOutcome(results, {
+    items: begun.items.length,
+    ...(begun.batchSize ? { batchSize: begun.batchSize, batches: count } : {}),
+    ...(begun.state ? { state: state ?? null } : {}),
+  });
+}
+
+/** Iterations a loop runs: one per item, or one per batch of `batchSize` items. */
+export function loopIterationCount(begun: Pick<LoopStart, "items" | "batchSize">): number {
+  return begun.batchSize ? Math.ceil(begun.items.length / begun.batchSize) : begun.items.length;
+}
+
+/** What iteration `index` sees under `loop.` (the list itself shared, never copied). */
+function iterationLoopContext(begun: LoopStart, index: number, state: unknown): LoopContext {
+  const base: LoopContext = begun.batchSize
+    ? {
+        index,
+        batch: begun.items.slice(index * begun.batchSize, (index + 1) * begun.batchSize),
+      }
+    : { index, item: begun.items[index] };
+  base.items = begun.items;
+  if (begun.state) {
+    base.hasState = true;
+    base.state = state ?? null;
+  }
+  return base;
 }
 
 async function runIteration(
   env: EngineEnv,
   scope: Scope,
   bodyGraph: ReturnType<typeof buildRunnableGraph> | null,
-  begun: { workflow: string | null; version: string | null; input: unknown },
-  item: unknown,
-  index: number,
-): Promise<IterationResult> {
+  begun: LoopStart,
+  loop: LoopContext,
+): Promise<IterationResult & { state?: unknown }> {
+  const { index } = loop;
   if (!bodyGraph) {
-    // A workflow loop: each item runs the workflow as a child run.
+    // A workflow loop: each item (or batch) runs the workflow as a child run.
     const path = scope.prefix.slice(0, -1);
-    const input = begun.input ?? { item, index };
+    const input =
+      begun.input ?? (loop.batch ? { batch: loop.batch, index } : { item: loop.item, index });
     const outcome = await runSubworkflow(
       env,
       path,
@@ -348,7 +374,7 @@ async function runIteration(
         stepType: "subworkflow",
         attempt: 1,
       },
-      { ...env.base, loop: { item, index } },
+      { ...env.base, loop },
       null,
       { workflow: begun.workflow!, version: begun.version, input },
     );
@@ -373,5 +399,15 @@ async function runIteration(
     };
   }
   const r = await runGraph(env, bodyGraph as never, scope);
-  return { index, verdict: r.verdict, value: iterationValue(bodyGraph, r.state, r.verdict) };
+  const result = {
+    index,
+    verdict: r.verdict,
+    value: iterationValue(bodyGraph, r.state, r.verdict),
+  };
+  if (!begun.state) return result;
+  // The stateFrom step's output data is the next state; skipped or failed, the state carries over.
+  const from = getStepState(r.state, begun.state.from);
+  return from.status === "completed"
+    ? { ...result, state: (from.output as { data?: unknown } | null)?.data ?? null }
+    : result;
 }

@@ -14,15 +14,7 @@ import { failStep, message, resolve } from "./step-bodies";
 export function resolveLoopStart(
   config: unknown,
   context: TemplateContext,
-):
-  | { error: string }
-  | {
-      items: unknown[];
-      concurrency: number;
-      workflow: string | null;
-      version: string | null;
-      input: unknown;
-    } {
+): { error: string } | LoopStart {
   let c: StepConfig<"loop">;
   try {
     c = resolve("loop", config, context) as StepConfig<"loop">;
@@ -37,13 +29,30 @@ export function resolveLoopStart(
     return {
       error: `The loop has ${c.items.length} items, more than its maxItems (${c.maxItems})`,
     };
+  const hasState = c.state !== undefined && !c.workflow;
   return {
     items: c.items as unknown[],
-    concurrency: c.concurrency,
+    // Each iteration reads the state the one before it set: one at a time, whatever was asked.
+    concurrency: hasState ? 1 : c.concurrency,
     workflow: c.workflow ?? null,
     version: c.version ?? null,
     input: c.input ?? null,
+    batchSize: c.batchSize ?? null,
+    ...(hasState ? { state: { initial: c.state ?? null, from: c.stateFrom! } } : {}),
   };
+}
+
+/** A loop's resolved config, as `beginLoopBody` returns it. */
+export interface LoopStart {
+  items: unknown[];
+  concurrency: number;
+  workflow: string | null;
+  version: string | null;
+  input: unknown;
+  /** Items per iteration (`loop.batch`); null = one item per iteration (`loop.item`). */
+  batchSize: number | null;
+  /** The accumulator: its initial value and the body step whose output data replaces it. */
+  state?: { initial: unknown; from: string };
 }
 
 export async function beginLoopBody(a: {
@@ -55,7 +64,13 @@ export async function beginLoopBody(a: {
   const start = resolveLoopStart(a.config, a.context);
   if ("error" in start) return failStep(a.key, start.error);
   await beginAttempt(db, a.key, {
-    input: { items: start.items.length, concurrency: start.concurrency },
+    // Counts, never the items or the state: a 10,000-item list is not copied into the record.
+    input: {
+      items: start.items.length,
+      concurrency: start.concurrency,
+      ...(start.batchSize ? { batchSize: start.batchSize } : {}),
+      ...(start.state ? { stateFrom: start.state.from } : {}),
+    },
     now: engineNow(),
   });
   return start;

@@ -16,7 +16,7 @@ import {
 import type { GraphSource } from "@/lib/workflow/graph";
 import { isPlainObject } from "@/lib/workflow/json";
 import { beginLoop, evaluatePureStep, noDurableSteps } from "./dry-run";
-import { countAttempt, runLoopIterations } from "./execute-step";
+import { countAttempt, loopIterationCount, runLoopIterations } from "./execute-step";
 import { runGraph } from "./run-graph";
 import { Semaphore } from "./semaphore";
 import type { EngineEffects, EngineEnv, EngineNode, Scope } from "./types";
@@ -252,9 +252,10 @@ async function outcomeFor(
         workflow: null,
         version: null,
         input: null,
+        batchSize: null,
       };
     }
-    for (let i = 0; i < begun.items.length; i++)
+    for (let i = 0; i < loopIterationCount(begun); i++)
       log.scripts.set(`${path}[${i}].`, iterations?.[i] ?? {});
     return runLoopIterations(env, scope, path, node, ctx, begun);
   }

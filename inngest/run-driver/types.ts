@@ -2,6 +2,7 @@ import type { GetStepTools, StepOptionsOrId } from "inngest";
 import type { PlanId } from "@/lib/quotas/plans";
 import type { RunPlan } from "@/server/services/run-state/run-plan";
 import type {
+  LoopContext,
   StepContextEntry,
   StepOutcome,
   TemplateContext,
@@ -134,7 +135,7 @@ export const legacyTagging = { on: false };
 export interface Scope {
   /** Prefix of step paths (`each[2].` inside a loop). */
   prefix: string;
-  loop?: { item: unknown; index: number };
+  loop?: LoopContext;
   /** Outer steps visible inside a loop body. */
   outer?: Record<string, StepContextEntry>;
 }

@@ -258,10 +258,11 @@ export const STEP_CATALOG: { readonly [T in StepType]: StepTypeInfo<T> } = {
     defaultPort: "done",
     sideEffect: false,
     waits: false,
-    output: "The list of iteration values, in item order.",
+    output:
+      "The list of iteration values, in item (or batch) order; meta.state holds the final loop.state.",
     config: LoopConfig,
     secretFields: [],
-    templateModes: { body: "literal" },
+    templateModes: { body: "literal", stateFrom: "literal" },
   }),
   subworkflow: entry({
     type: "subworkflow",

@@ -44,6 +44,7 @@ export const ISSUE_CODES = [
   "REFERENCE_NOT_UPSTREAM",
   "REFERENCE_INTO_LOOP_BODY",
   "LOOP_REFERENCE_OUTSIDE_LOOP",
+  "LOOP_VARIABLE_UNAVAILABLE",
   "INVALID_SECRET_REFERENCE",
   "SECRET_NOT_ALLOWED",
   // workspace context (only when the caller passes it)

@@ -154,6 +154,30 @@ describe("renameStep", () => {
     });
   });
 
+  it("follows a loop's stateFrom to the renamed body step", () => {
+    const def = {
+      schemaVersion: 1,
+      name: "x",
+      steps: [
+        {
+          id: "each",
+          type: "loop",
+          config: {
+            items: [1],
+            state: 0,
+            stateFrom: "add",
+            body: {
+              steps: [{ id: "add", type: "transform", config: { value: "{{ loop.state }}" } }],
+            },
+          },
+        },
+      ],
+    };
+    const renamed = renameStep(def, "add", "plus");
+    expect(renamed.steps[0]!.config).toMatchObject({ stateFrom: "plus" });
+    expect(validateDefinition(renamed).ok).toBe(true);
+  });
+
   it("does not mutate its input", () => {
     const before = JSON.stringify(definition);
     renameStep(definition, "fetch", "search");

@@ -223,6 +223,8 @@ function renameInConfig(
         if (Array.isArray(value.edges)) body.edges = renameInEdges(value.edges, from, to);
         return [key, body];
       }
+      // A loop's stateFrom names a body step by id (not a template).
+      if (type === "loop" && key === "stateFrom") return [key, value === from ? to : value];
       if (mode === "literal") return [key, value];
       if (mode === "rawOnly")
         return [key, typeof value === "string" ? rewriteString(value, from, to) : value];

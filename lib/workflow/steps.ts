@@ -656,7 +656,11 @@ export const EmitEventConfig = z.strictObject({
 // --- loop / subworkflow ----------------------------------------------------------------------
 
 export const LOOP_MAX_CONCURRENCY = 20;
+/** Most iterations a loop runs (items, or batches with `batchSize`). */
 export const LOOP_MAX_ITEMS = 1000;
+export const LOOP_MAX_BATCH_SIZE = 1000;
+/** maxItems with a batchSize: the items may outnumber the iterations, up to this. */
+export const LOOP_MAX_BATCHED_ITEMS = 100_000;
 
 const WorkflowRef = z
   .string()
@@ -861,7 +865,7 @@ export const LoopConfig = z
       ),
     get body() {
       return LoopBody.optional().describe(
-        "Steps run once per item (with loop.item and loop.index). Exactly one of body or workflow.",
+        "Steps run once per item (with loop.item, loop.index, loop.items, and loop.state or loop.batch when set). Exactly one of body or workflow.",
       );
     },
     workflow: WorkflowRef.optional().describe("Run this workflow once per item instead of a body."),
@@ -878,13 +882,30 @@ export const LoopConfig = z
     maxItems: z
       .int()
       .min(1)
-      .max(LOOP_MAX_ITEMS)
+      .max(LOOP_MAX_BATCHED_ITEMS)
       .default(100)
-      .describe("More items than this fails the step (default 100, max 1000)."),
+      .describe(
+        "More items than this fails the step (default 100; max 1000, or 1000 × batchSize up to 100,000 with a batchSize).",
+      ),
+    batchSize: z
+      .int()
+      .min(1)
+      .max(LOOP_MAX_BATCH_SIZE)
+      .optional()
+      .describe(
+        "Hand the body up to this many items at a time as loop.batch (loop.index is then the batch number); default: one item per iteration.",
+      ),
+    state: jsonValue(
+      "Initial loop.state (templates allowed, resolved once when the loop starts); each iteration's stateFrom step output becomes the next state. Forces one iteration at a time.",
+    ).optional(),
+    stateFrom: StepId.optional().describe(
+      "The body step whose output data becomes loop.state for the next iteration (and the loop's final meta.state).",
+    ),
   })
   .superRefine(
     ...crossRule((config, ctx) => {
       exactlyOne(config, ctx, "body", "workflow", "A loop");
+      loopStateRules(config, ctx);
       if (
         config.body !== undefined &&
         (config.version !== undefined || config.input !== undefined)
@@ -897,6 +918,48 @@ export const LoopConfig = z
       }
     }),
   );
+
+/** The cross-field rules of a loop's accumulator and batches (docs/workflow-language.md §Loops). */
+function loopStateRules(config: Loose, ctx: Ctx): void {
+  const hasState = config.state !== undefined;
+  if (hasState !== (config.stateFrom !== undefined))
+    configIssue(
+      ctx,
+      [hasState ? "stateFrom" : "state"],
+      hasState
+        ? 'A loop with a "state" needs "stateFrom": the body step whose output becomes the next state.'
+        : '"stateFrom" needs an initial "state" (e.g. { "total": 0 }).',
+    );
+  if (hasState && config.workflow !== undefined)
+    configIssue(ctx, ["state"], '"state" and "stateFrom" only apply to loops with a body.');
+  if (hasState && typeof config.concurrency === "number" && config.concurrency > 1)
+    configIssue(
+      ctx,
+      ["concurrency"],
+      `A loop with a "state" runs one iteration at a time (each one reads the state the previous one set); remove "concurrency" (got ${config.concurrency}).`,
+    );
+  const body = config.body;
+  if (typeof config.stateFrom === "string" && isPlainObject(body) && Array.isArray(body.steps)) {
+    const ids = body.steps.flatMap((s) =>
+      isPlainObject(s) && typeof s.id === "string" ? [s.id] : [],
+    );
+    if (!ids.includes(config.stateFrom))
+      configIssue(
+        ctx,
+        ["stateFrom"],
+        `"stateFrom" names ${JSON.stringify(config.stateFrom)}, which is not a step of this loop's body (${ids.map((i) => JSON.stringify(i)).join(", ") || "none"}).`,
+      );
+  }
+  const batch = typeof config.batchSize === "number" ? config.batchSize : 1;
+  if (typeof config.maxItems === "number" && config.maxItems > LOOP_MAX_ITEMS * batch)
+    configIssue(
+      ctx,
+      ["maxItems"],
+      config.batchSize === undefined
+        ? `maxItems is at most ${LOOP_MAX_ITEMS} (one iteration per item); set a batchSize to loop over more (got ${config.maxItems}).`
+        : `maxItems ${config.maxItems} with batchSize ${batch} would run more than ${LOOP_MAX_ITEMS} iterations; raise batchSize to at least ${Math.ceil(config.maxItems / LOOP_MAX_ITEMS)} or lower maxItems.`,
+    );
+}
 
 function stepOf<T extends StepType, C extends z.ZodType>(type: T, config: C) {
   return z.strictObject({

@@ -92,7 +92,7 @@ describe("parseTemplate", () => {
     ["{{ steps.fetch }}", /steps.fetch.output or steps.fetch.status/],
     ["{{ steps.fetch.result }}", /steps.fetch.output/],
     ["{{ steps.fetch.status.code }}", /nothing can follow .status/],
-    ["{{ loop.value }}", /loop.item or loop.index/],
+    ["{{ loop.value }}", /loop.item, loop.index, loop.items, loop.state, loop.batch/],
     ["{{ loop.index.x }}", /nothing can follow/],
     ["{{ run.startedAt }}", /run.id or run.workflowId/],
     ["{{ 1abc }}", /must start with one of/],
@@ -269,6 +269,42 @@ describe("resolveTemplate", () => {
 
   it("resolvePath reads a bare path", () => {
     expect(resolvePath("steps.fetch.output.data.status", ctx)).toBe(200);
+  });
+});
+
+describe("loop variables", () => {
+  const items = [{ total: 5 }, { total: 7 }, { total: 9 }];
+  const strict = { strict: true };
+
+  it("loop.items is the whole list, loop.state the accumulator (null included)", () => {
+    const loop = { item: items[1], index: 1, items, hasState: true, state: { total: 5 } };
+    expect(resolveString("{{ loop.items }}", { loop })).toBe(items);
+    expect(resolveString("{{ loop.items.length }}", { loop })).toBe(3);
+    expect(resolveString("{{ loop.items[2].total }}", { loop })).toBe(9);
+    expect(resolveString("{{ loop.state.total }}", { loop })).toBe(5);
+    expect(resolveString("{{ loop.state }}", { loop: { ...loop, state: null } }, strict)).toBe(
+      null,
+    );
+  });
+
+  it("loop.batch in a batched loop, where loop.item does not exist", () => {
+    const loop = { index: 1, batch: [3, 4], items: [1, 2, 3, 4, 5] };
+    expect(resolveString("{{ loop.batch }}", { loop })).toEqual([3, 4]);
+    expect(resolveString("{{ loop.batch[1] }} of {{ loop.index }}", { loop })).toBe("4 of 1");
+    expect(() => resolveString("{{ loop.item }}", { loop }, strict)).toThrow(
+      /runs in batches \(batchSize\); use loop.batch/,
+    );
+  });
+
+  it("says which loop field this loop lacks", () => {
+    const loop = { item: 1, index: 0, items: [1] };
+    expect(() => resolveString("{{ loop.batch }}", { loop }, strict)).toThrow(
+      /loop.batch exists only in a loop with a batchSize/,
+    );
+    expect(() => resolveString("{{ loop.state.total }}", { loop }, strict)).toThrow(
+      /loop.state exists only in a loop that declares a "state"/,
+    );
+    expect(resolveString("{{ loop.state }}", { loop })).toBeUndefined();
   });
 });
 

@@ -29,6 +29,10 @@ export const TEMPLATE_ROOTS = [
 ] as const;
 export type TemplateRoot = (typeof TEMPLATE_ROOTS)[number];
 
+/** What a loop body sees under `loop.` (docs/workflow-language.md §Loops). */
+export const LOOP_FIELDS = ["item", "index", "items", "state", "batch"] as const;
+export type LoopField = (typeof LOOP_FIELDS)[number];
+
 export const SECRET_NAME_PATTERN = /^[A-Z][A-Z0-9_]*$/;
 export const MAX_PATH_SEGMENTS = 64;
 export const MAX_PATH_LENGTH = 1024;
@@ -53,7 +57,7 @@ export type TemplateReference =
       readonly path: TemplatePath;
     }
   | { readonly root: "lastOutput"; readonly path: TemplatePath }
-  | { readonly root: "loop"; readonly field: "item" | "index"; readonly path: TemplatePath }
+  | { readonly root: "loop"; readonly field: LoopField; readonly path: TemplatePath }
   | { readonly root: "run"; readonly field: "id" | "workflowId"; readonly path: TemplatePath }
   | { readonly root: "trigger"; readonly path: TemplatePath }
   | { readonly root: "secrets"; readonly name: string; readonly path: TemplatePath };
@@ -317,10 +321,11 @@ function parseReferenceUncached(source: string, offset: number): TemplateReferen
     case "lastOutput":
       return { root: "lastOutput", path };
     case "loop":
-      if (first !== "item" && first !== "index") return fail("write loop.item or loop.index");
+      if (!(LOOP_FIELDS as readonly unknown[]).includes(first))
+        return fail(`write ${LOOP_FIELDS.map((f) => `loop.${f}`).join(", ")}`);
       if (first === "index" && path.segments.length > 1)
         return fail("loop.index is a number; nothing can follow it");
-      return { root: "loop", field: first, path };
+      return { root: "loop", field: first as LoopField, path };
     case "run":
       if ((first !== "id" && first !== "workflowId") || path.segments.length > 1)
         return fail("write run.id or run.workflowId");
@@ -356,11 +361,25 @@ export interface TemplateContext {
   vars?: unknown;
   steps?: Readonly<Record<string, StepContextEntry>>;
   lastOutput?: unknown;
-  loop?: { item: unknown; index: number };
+  loop?: LoopContext;
   run?: { id?: string; workflowId?: string };
   trigger?: unknown;
   /** Looks a secret up by name; values never live in the definition or the context object. */
   secrets?: (name: string) => string | undefined;
+}
+
+/**
+ * One iteration's view of its loop. `items` is the loop's whole list, shared by reference (never
+ * copied into an iteration or stored with one); `batch` is set in a loop with a batchSize (then
+ * `item` is not), `state` only in a loop that declares one (it may be null).
+ */
+export interface LoopContext {
+  item?: unknown;
+  index: number;
+  items?: readonly unknown[];
+  batch?: readonly unknown[];
+  hasState?: boolean;
+  state?: unknown;
 }
 
 export interface ResolveOptions {
@@ -475,7 +494,11 @@ export function lookupReference(
       break;
     case "loop":
       if (!ctx.loop) return missing(strict, path, "it is only available inside a loop body");
-      current = reference.field === "item" ? ctx.loop.item : ctx.loop.index;
+      {
+        const unavailable = loopFieldUnavailable(ctx.loop, reference.field);
+        if (unavailable) return missing(strict, path, unavailable);
+      }
+      current = ctx.loop[reference.field];
       consumed = 1;
       break;
     case "run":
@@ -487,6 +510,17 @@ export function lookupReference(
       consumed = 0;
   }
   return walk(current, path, consumed, strict);
+}
+
+/** Why a loop field does not exist in this loop (batched loops have no item, …), or null. */
+function loopFieldUnavailable(loop: LoopContext, field: LoopField): string | null {
+  if (field === "item" && loop.batch !== undefined)
+    return "this loop runs in batches (batchSize); use loop.batch";
+  if (field === "batch" && loop.batch === undefined)
+    return "loop.batch exists only in a loop with a batchSize";
+  if (field === "state" && !loop.hasState)
+    return 'loop.state exists only in a loop that declares a "state"';
+  return null;
 }
 
 function walk(start: unknown, path: TemplatePath, from: number, strict: boolean): unknown {

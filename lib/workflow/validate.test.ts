@@ -939,6 +939,101 @@ describe("references", () => {
     );
   });
 
+  describe("loop variables (state, batches, items)", () => {
+    const body = (...steps: unknown[]) => ({ steps });
+    const loopOf = (config: Record<string, unknown>, ...steps: unknown[]) => ({
+      id: "each",
+      type: "loop",
+      config: { items: [1, 2, 3], body: body(...(steps.length ? steps : [t("x", 1)])), ...config },
+    });
+
+    it("accepts state + stateFrom, batchSize and loop.items where they exist", () => {
+      const result = validateDefinition(
+        base({
+          steps: [
+            loopOf(
+              { state: { total: 0 }, stateFrom: "add" },
+              t("add", { total: "{{ loop.state.total }}", n: "{{ loop.items.length }}" }),
+            ),
+            {
+              id: "batched",
+              type: "loop",
+              config: {
+                items: [1, 2, 3],
+                batchSize: 2,
+                body: body(t("b", { b: "{{ loop.batch }}", i: "{{ loop.index }}" })),
+              },
+            },
+          ],
+        }),
+      );
+      expect(result.issues.filter((i) => i.severity === "error")).toEqual([]);
+    });
+
+    it("refuses a state loop with concurrency > 1, naming the loop", () => {
+      expectIssue(
+        base({ steps: [loopOf({ state: 0, stateFrom: "x", concurrency: 4 })] }),
+        "INVALID_STEP_CONFIG",
+        {
+          stepId: "each",
+          path: ["steps", 0, "config", "concurrency"],
+          message: /runs one iteration at a time.*got 4/,
+        },
+      );
+    });
+
+    it("needs state and stateFrom together, stateFrom naming a body step", () => {
+      expectIssue(base({ steps: [loopOf({ state: 0 })] }), "INVALID_STEP_CONFIG", {
+        path: ["steps", 0, "config", "stateFrom"],
+      });
+      expectIssue(base({ steps: [loopOf({ stateFrom: "x" })] }), "INVALID_STEP_CONFIG", {
+        path: ["steps", 0, "config", "state"],
+      });
+      expectIssue(
+        base({ steps: [loopOf({ state: 0, stateFrom: "nope" })] }),
+        "INVALID_STEP_CONFIG",
+        {
+          stepId: "each",
+          message: /"nope", which is not a step of this loop's body \("x"\)/,
+        },
+      );
+    });
+
+    it("bounds iterations: more than 1000 items needs a batchSize", () => {
+      expectIssue(base({ steps: [loopOf({ maxItems: 5000 })] }), "INVALID_STEP_CONFIG", {
+        message: /maxItems is at most 1000.*set a batchSize/,
+      });
+      expectIssue(
+        base({ steps: [loopOf({ maxItems: 5000, batchSize: 2 })] }),
+        "INVALID_STEP_CONFIG",
+        { message: /raise batchSize to at least 5/ },
+      );
+      const ok = validateDefinition(base({ steps: [loopOf({ maxItems: 10_000, batchSize: 10 })] }));
+      expect(ok.issues.filter((i) => i.severity === "error")).toEqual([]);
+    });
+
+    it("LOOP_VARIABLE_UNAVAILABLE: loop.batch, loop.item and loop.state the loop does not have", () => {
+      expectIssue(
+        base({ steps: [loopOf({}, t("x", "{{ loop.batch }}"))] }),
+        "LOOP_VARIABLE_UNAVAILABLE",
+        { stepId: "x", message: /loop "each" has no batchSize/ },
+      );
+      expectIssue(
+        base({ steps: [loopOf({ batchSize: 2 }, t("x", "{{ loop.item }}"))] }),
+        "LOOP_VARIABLE_UNAVAILABLE",
+        { stepId: "x", message: /runs in batches/ },
+      );
+      expectIssue(
+        base({ steps: [loopOf({}, t("x", "{{ loop.state }}"))] }),
+        "LOOP_VARIABLE_UNAVAILABLE",
+        { stepId: "x", message: /declares no "state"/ },
+      );
+      expectIssue(base({ steps: [t("a", "{{ loop.items }}")] }), "LOOP_REFERENCE_OUTSIDE_LOOP", {
+        stepId: "a",
+      });
+    });
+  });
+
   it("does not scan code sources or literal proposed definitions for templates", () => {
     const code = {
       id: "c",

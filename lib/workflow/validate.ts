@@ -782,7 +782,7 @@ function checkStepReferences(checker: Checker, level: Level, view: StepView): vo
     const ref = located.reference;
     if (ref.root === "steps")
       checkStepRef(checker, level, view, ref.stepId, whenRefs.has(located), ref, report);
-    else checkCommonRef(checker, ref, level.parent !== undefined, report);
+    else checkCommonRef(checker, ref, enclosingLoop(level), report);
     if (
       ref.root === "secrets" &&
       !secretAllowed(view.type, located.location, whenRefs.has(located))
@@ -817,10 +817,33 @@ function secretAllowed(
 
 type Report = (code: IssueCode, message: string) => void;
 
+/** The innermost loop around a level (its id and raw config), or undefined at the top level. */
+function enclosingLoop(level: Level): { id: string; config: Record<string, unknown> } | undefined {
+  const parent = level.parent;
+  if (!parent) return undefined;
+  const raw = parent.level.views.find((v) => v.id === parent.loopId)?.raw.config;
+  return { id: parent.loopId, config: isPlainObject(raw) ? raw : {} };
+}
+
+/** Why `loop.<field>` does not exist in this loop (its config decides), or null. */
+function loopFieldProblem(
+  loop: { id: string; config: Record<string, unknown> },
+  field: string,
+): string | null {
+  const batched = loop.config.batchSize !== undefined;
+  if (field === "item" && batched)
+    return `loop ${quote(loop.id)} runs in batches (batchSize), so there is no loop.item; use loop.batch (its items) and loop.index (the batch number).`;
+  if (field === "batch" && !batched)
+    return `loop ${quote(loop.id)} has no batchSize, so there is no loop.batch; use loop.item, or set a batchSize.`;
+  if (field === "state" && loop.config.state === undefined)
+    return `loop ${quote(loop.id)} declares no "state", so there is no loop.state; add "state" and "stateFrom" to its config.`;
+  return null;
+}
+
 function checkCommonRef(
   checker: Checker,
   ref: TemplateReference,
-  insideLoop: boolean,
+  loop: { id: string; config: Record<string, unknown> } | undefined,
   report: Report,
 ): void {
   switch (ref.root) {
@@ -840,13 +863,19 @@ function checkCommonRef(
         );
       }
       return;
-    case "loop":
-      if (!insideLoop)
+    case "loop": {
+      if (!loop) {
         report(
           "LOOP_REFERENCE_OUTSIDE_LOOP",
           `references {{ ${ref.path.source} }}, which only exists inside a loop body.`,
         );
+        return;
+      }
+      const problem = loopFieldProblem(loop, ref.field);
+      if (problem)
+        report("LOOP_VARIABLE_UNAVAILABLE", `references {{ ${ref.path.source} }}, but ${problem}`);
       return;
+    }
     default:
       return;
   }
@@ -1032,7 +1061,7 @@ function checkOutput(checker: Checker): void {
         "SECRET_NOT_ALLOWED",
         `references {{ secrets.${ref.name} }}; the run output is stored, so it cannot contain secrets.`,
       );
-    } else checkCommonRef(checker, ref, false, report);
+    } else checkCommonRef(checker, ref, undefined, report);
   }
 }
 

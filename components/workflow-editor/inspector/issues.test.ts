@@ -85,6 +85,8 @@ describe("inspector field descriptions come from the workflow JSON Schema", () =
       expect(fields.every((f) => f.path[0] === "config")).toBe(true);
     }
     expect(configFields("loop").map((f) => f.name)).not.toContain("body");
+    const loop = Object.fromEntries(configFields("loop").map((f) => [f.name, f.kind]));
+    expect(loop).toMatchObject({ batchSize: "number", stateFrom: "text", state: "json" });
     expect(configFields("condition")[0]).toMatchObject({ kind: "condition" });
     expect(configFields("nope")).toEqual([]);
   });

@@ -63,6 +63,41 @@ describe("reference paths", () => {
   });
 });
 
+describe("loop variables offered in a body", () => {
+  const withLoop = (config: Record<string, unknown>) => ({
+    ...def,
+    steps: [
+      {
+        id: "each",
+        type: "loop",
+        config: {
+          items: [1, 2],
+          body: { steps: [{ id: "x", type: "transform", config: { value: 0 } }] },
+          ...config,
+        },
+      },
+    ],
+    edges: undefined,
+  });
+  const loopScope = (d: typeof def) =>
+    referencePaths(d, "x").filter((p: string) => p.startsWith("loop."));
+
+  it("item, index and items; state when declared; batch instead of item with a batchSize", () => {
+    expect(loopScope(withLoop({}))).toEqual(["loop.item", "loop.index", "loop.items"]);
+    expect(loopScope(withLoop({ state: { total: 0 }, stateFrom: "x" }))).toEqual([
+      "loop.item",
+      "loop.index",
+      "loop.items",
+      "loop.state",
+    ]);
+    expect(loopScope(withLoop({ batchSize: 3 }))).toEqual([
+      "loop.batch",
+      "loop.index",
+      "loop.items",
+    ]);
+  });
+});
+
 describe("template completion", () => {
   const paths = ["input.who", "steps.a.output.data", "vars.env"];
   it("completes the open template at the end of the text, as whole values", () => {

@@ -2,7 +2,7 @@
  * What a step may reference, for the inspector's completions and the condition builder's
  * reference picker: inputs, variables, the outputs of steps guaranteed to have finished before
  * it (upstream over edges and `when` dependencies — docs/workflow-language.md
- * REFERENCE_NOT_UPSTREAM), loop item/index inside a body, and secrets where the field allows
+ * REFERENCE_NOT_UPSTREAM), the loop variables inside a body, and secrets where the field allows
  * them. Plus the text edits behind template completion. Pure, unit-tested.
  */
 import { defaultPortOf } from "@/lib/workflow/catalog";
@@ -32,9 +32,22 @@ export function upstreamSteps(definition: Definition, id: string): string[] {
   return out;
 }
 
-/** Whether `id` sits in a loop body (so `loop.item` / `loop.index` are in scope). */
-export function isInLoopBody(definition: Definition, id: string): boolean {
-  return (levelOf(asGraph(definition), id)?.loopPath.length ?? 0) > 0;
+/**
+ * The `loop.` paths in scope for a body step, by its innermost loop's config: `loop.batch` instead
+ * of `loop.item` with a batchSize, `loop.state` only when the loop declares one.
+ */
+export function loopPaths(definition: Definition, id: string): string[] {
+  const graph = asGraph(definition);
+  const loopId = levelOf(graph, id)?.loopPath.at(-1);
+  if (loopId === undefined) return [];
+  const loop = levelOf(graph, loopId)?.steps.find((s) => s.id === loopId);
+  const config = loop && isPlainObject(loop.config) ? loop.config : {};
+  return [
+    config.batchSize !== undefined ? "loop.batch" : "loop.item",
+    "loop.index",
+    "loop.items",
+    ...(config.state !== undefined ? ["loop.state"] : []),
+  ];
 }
 
 export interface ReferenceOptions {
@@ -58,7 +71,7 @@ export function referencePaths(
     ]),
     ...inputs.map((name) => `input.${name}`),
     ...vars.map((name) => `vars.${name}`),
-    ...(isInLoopBody(definition, stepId) ? ["loop.item", "loop.index"] : []),
+    ...loopPaths(definition, stepId),
     "lastOutput.data",
     "trigger.data",
     "run.id",

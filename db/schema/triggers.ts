@@ -75,7 +75,7 @@ export const triggers = pgTable(
 
 /**
  * Every attempt to fire a trigger: webhook deliveries (accepted, duplicate, rejected with the
- * reason, rate limited, too large), event matches and manual "fire now". Never holds a secret;
+ * reason, rate limited, too large, skipped by a header match or filter), event matches and manual "fire now". Never holds a secret;
  * headers are stored with signature and authorization values removed.
  */
 export const triggerDeliveries = pgTable(
@@ -90,7 +90,9 @@ export const triggerDeliveries = pgTable(
       .references(() => triggers.id, { onDelete: "cascade" }),
     receivedAt: tstz("received_at").notNull().defaultNow(),
     status: text("status")
-      .$type<"accepted" | "duplicate" | "rejected" | "rate_limited" | "too_large" | "failed">()
+      .$type<
+        "accepted" | "duplicate" | "rejected" | "rate_limited" | "too_large" | "failed" | "skipped"
+      >()
       .notNull(),
     reason: text("reason"),
     httpStatus: integer("http_status"),

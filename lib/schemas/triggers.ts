@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { plainText } from "./text";
-import { Condition } from "@/lib/workflow/conditions";
+import { Condition, conditionRefs } from "@/lib/workflow/conditions";
+import { quote } from "@/lib/workflow/json";
 
 /**
  * Trigger configuration (SPEC §7), shared by the server (validated on every write) and the UI
@@ -16,13 +17,11 @@ export type TriggerKind = z.infer<typeof TriggerKind>;
 export const MAPPING_SOURCE_RE =
   /^(\$(\.[A-Za-z_][A-Za-z0-9_-]*|\[\d+\])*|query\.[A-Za-z0-9_.-]+|header\.[A-Za-z0-9_-]+)$/;
 const InputName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an input name");
+const MappingSource = z
+  .string()
+  .regex(MAPPING_SOURCE_RE, "a source such as $.order.id, query.name or header.x-request-id");
 export const InputMapping = z
-  .record(
-    InputName,
-    z
-      .string()
-      .regex(MAPPING_SOURCE_RE, "a source such as $.order.id, query.name or header.x-request-id"),
-  )
+  .record(InputName, MappingSource)
   .refine((m) => Object.keys(m).length <= 50, "at most 50 mapped inputs");
 
 const StaticInput = z.record(z.string(), z.unknown()).default({});
@@ -46,6 +45,58 @@ export const WebhookVerification = z.strictObject({
 export type WebhookVerification = z.infer<typeof WebhookVerification>;
 
 export const WEBHOOK_METHODS = ["POST", "PUT", "PATCH", "GET", "DELETE"] as const;
+
+/** Header name → the exact value a delivery must carry (names compare case-insensitively). */
+export const RequiredHeaders = z
+  .record(z.string(), z.string().min(1, "a header value").max(500))
+  .superRefine((headers, ctx) => {
+    const names = Object.keys(headers);
+    if (names.length > 20) ctx.addIssue({ code: "custom", message: "at most 20 required headers" });
+    const seen = new Map<string, string>();
+    for (const name of names) {
+      const first = seen.get(name.toLowerCase());
+      if (!HeaderName.safeParse(name).success)
+        ctx.addIssue({
+          code: "custom",
+          path: [name],
+          message: `${quote(name)} is not an HTTP header name (letters, digits and dashes)`,
+        });
+      else if (first !== undefined)
+        ctx.addIssue({
+          code: "custom",
+          path: [name],
+          message: `${quote(name)} repeats ${quote(first)}: header names are case-insensitive`,
+        });
+      else seen.set(name.toLowerCase(), name);
+    }
+  });
+
+/**
+ * A webhook's filter reads the delivery as the run will see it (`trigger.method`,
+ * `trigger.query.…`, `trigger.headers.…` with lower-case names, `trigger.body.…`): nothing else
+ * exists before the run does.
+ */
+export const WebhookFilter = Condition.superRefine((condition, ctx) => {
+  const refs = conditionRefs(condition);
+  const roots =
+    "a webhook filter reads the delivery as trigger.body.…, trigger.headers.…, trigger.query.… or trigger.method";
+  for (const { error, location } of refs.errors)
+    ctx.addIssue({
+      code: "custom",
+      path: [...location],
+      message:
+        error.code === "UNKNOWN_TEMPLATE_ROOT"
+          ? `${error.message.split(";")[0]}: ${roots}`
+          : error.message,
+    });
+  for (const { reference, location } of refs.references)
+    if (reference.root !== "trigger")
+      ctx.addIssue({
+        code: "custom",
+        path: [...location],
+        message: `"${reference.root}" does not exist before the run starts: ${roots}`,
+      });
+});
 export const MAX_WEBHOOK_BODY_BYTES = 10 * 1024 * 1024;
 
 export const WebhookConfig = z.strictObject({
@@ -65,6 +116,15 @@ export const WebhookConfig = z.strictObject({
     .default(1024 * 1024),
   mapping: InputMapping.default({}),
   input: StaticInput,
+  /** Deliveries without these exact header values are answered 200 and recorded `skipped`. */
+  requireHeaders: RequiredHeaders.optional(),
+  /** Deliveries for which this condition is false are answered 200 and recorded `skipped`. */
+  filter: WebhookFilter.optional(),
+  /**
+   * Where the run's repository ref comes from (a mapping source such as `$.after`): the run pins
+   * that ref instead of the definition's, as a manual run's override would.
+   */
+  repositoryRef: MappingSource.optional(),
   /**
    * A delivery that declares a JSON content type but has no body is refused (400 empty_body)
    * unless this is set: a sender that lost its payload must not start a run with nothing.
@@ -209,10 +269,13 @@ export const EmitEventsBody = z.union([
 
 /** Names reserved for system events: API callers cannot emit them. */
 export const SYSTEM_EVENT_NAMES = [
+  "run.started",
   "run.completed",
   "run.failed",
   "run.cancelled",
   "proposal.applied",
+  "task.completed",
+  "task.failed",
 ] as const;
 
 export function configSchemaFor(kind: TriggerKind) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { applyMapping, readJsonPath } from "./mapping";
+import { applyMapping, mapRepositoryRef, readJsonPath } from "./mapping";
 
 describe("trigger input mapping", () => {
   const body = { order: { id: "o-1", lines: [{ sku: "A" }, { sku: "B" }], total: 0, note: null } };
@@ -63,5 +63,45 @@ describe("trigger input mapping", () => {
     expect(applyMapping({ environment: "$.env" }, {}, { body: {} }).missing).toEqual([
       "environment ← $.env",
     ]);
+  });
+});
+
+describe("mapRepositoryRef", () => {
+  const sha = "0123456789abcdef0123456789abcdef01234567";
+  it("reads the ref from the body, a query parameter or a header", () => {
+    expect(mapRepositoryRef("$.after", { body: { after: sha } })).toEqual({ ok: true, ref: sha });
+    expect(mapRepositoryRef("query.ref", { body: null, query: { ref: "main" } })).toEqual({
+      ok: true,
+      ref: "main",
+    });
+    expect(mapRepositoryRef("header.x-ref", { body: null, headers: { "x-ref": "v1" } })).toEqual({
+      ok: true,
+      ref: "v1",
+    });
+  });
+
+  it("refuses a missing, non-string or unsafe ref with the reason", () => {
+    expect(mapRepositoryRef("$.after", { body: {} })).toEqual({
+      ok: false,
+      code: "missing",
+      reason: "The repository ref is missing from the request (repository ← $.after)",
+    });
+    expect(mapRepositoryRef("$.after", { body: { after: null } })).toMatchObject({
+      code: "missing",
+    });
+    expect(mapRepositoryRef("$.after", { body: { after: 7 } })).toEqual({
+      ok: false,
+      code: "invalid",
+      reason: "The repository ref at $.after must be a string, got a number",
+    });
+    expect(mapRepositoryRef("$.after", { body: { after: "--upload-pack=evil" } })).toEqual({
+      ok: false,
+      code: "invalid",
+      reason:
+        'The repository ref at $.after is invalid: The ref "--upload-pack=evil" must not start with "-".',
+    });
+    expect(mapRepositoryRef("$.after", { body: { after: "a..b" } })).toMatchObject({
+      code: "invalid",
+    });
   });
 });

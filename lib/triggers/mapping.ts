@@ -3,6 +3,8 @@
  * request or event — `$.a.b` / `$.items[0]` (the JSON payload), `query.name`, `header.x-name`.
  * Pure and isomorphic. A source that is absent is reported, never turned into `undefined` input.
  */
+import { describeType } from "@/lib/workflow/json";
+import { RepositoryRef } from "@/lib/workflow/repository";
 export interface MappingSources {
   /** Parsed JSON payload (webhook body or event). */
   body: unknown;
@@ -140,4 +142,35 @@ function canDoWithout(
   if (!inputs || !Object.prototype.hasOwnProperty.call(inputs, name)) return false;
   const spec = inputs[name]!;
   return !spec.required || spec.default !== undefined;
+}
+
+export type MappedRef =
+  { ok: true; ref: string } | { ok: false; code: "missing" | "invalid"; reason: string };
+
+/**
+ * The run's repository ref read from a delivery (`repositoryRef: "$.after"`), checked by the same
+ * rule as a caller's override: a branch, tag or commit that git cannot read as an option.
+ */
+export function mapRepositoryRef(source: string, sources: MappingSources): MappedRef {
+  const r = readMappingSource(source, sources);
+  if (!r.found || r.value === null)
+    return {
+      ok: false,
+      code: "missing",
+      reason: `The repository ref is missing from the request (repository ← ${source})`,
+    };
+  if (typeof r.value !== "string")
+    return {
+      ok: false,
+      code: "invalid",
+      reason: `The repository ref at ${source} must be a string, got ${describeType(r.value)}`,
+    };
+  const parsed = RepositoryRef.safeParse(r.value);
+  if (!parsed.success)
+    return {
+      ok: false,
+      code: "invalid",
+      reason: `The repository ref at ${source} is invalid: ${parsed.error.issues[0]!.message}`,
+    };
+  return { ok: true, ref: parsed.data };
 }

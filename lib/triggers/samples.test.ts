@@ -78,6 +78,24 @@ describe("sampleDelivery", () => {
   });
 });
 
+describe("sampleDelivery for header matches, filters and repository refs", () => {
+  it("sends the required headers and a ref at the repository source, and notes a filter", () => {
+    const sample = sampleDelivery({
+      mapping: {},
+      input: {},
+      requireHeaders: { "X-GitHub-Event": "push" },
+      repositoryRef: "$.after",
+      hasFilter: true,
+    });
+    expect(sample).toEqual({
+      body: { after: "main" },
+      query: {},
+      headers: { "X-GitHub-Event": "push" },
+      notes: ["The webhook's filter may skip this sample (answered 200 with the reason)."],
+    });
+  });
+});
+
 describe("sampleRequest", () => {
   const verification = {
     preset: "none" as const,

@@ -48,13 +48,27 @@ export function sampleDelivery(args: {
   mapping: Record<string, string>;
   input: Record<string, unknown>;
   inputs?: Readonly<Record<string, SampleInputSpec>>;
+  /** Header values every delivery must carry: the sample sends them. */
+  requireHeaders?: Record<string, string>;
+  /** The source of the run's repository ref: the sample puts `main` there. */
+  repositoryRef?: string;
+  /** A filter is not solved for: the sample says it may be skipped. */
+  hasFilter?: boolean;
 }): SampleDelivery {
   const { mapping, input, inputs } = args;
   let body: unknown = {};
   const query: Record<string, string> = {};
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { ...args.requireHeaders };
   const notes: string[] = [];
   const has = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
+  const put = (source: string, value: unknown) => {
+    if (source.startsWith("$")) body = writeJsonPath(body, source, value);
+    else if (source.startsWith("query.")) query[source.slice("query.".length)] = String(value);
+    else if (source.startsWith("header.")) headers[source.slice("header.".length)] = String(value);
+  };
+  if (args.repositoryRef) put(args.repositoryRef, "main");
+  if (args.hasFilter)
+    notes.push("The webhook's filter may skip this sample (answered 200 with the reason).");
   for (const [name, source] of Object.entries(mapping)) {
     const spec = inputs && has(inputs, name) ? inputs[name] : undefined;
     if (inputs && !spec) {
@@ -68,10 +82,7 @@ export function sampleDelivery(args: {
       );
       continue;
     }
-    const value = exampleOf(name, spec);
-    if (source.startsWith("$")) body = writeJsonPath(body, source, value);
-    else if (source.startsWith("query.")) query[source.slice("query.".length)] = String(value);
-    else if (source.startsWith("header.")) headers[source.slice("header.".length)] = String(value);
+    put(source, exampleOf(name, spec));
   }
   for (const [name, spec] of Object.entries(inputs ?? {}))
     if (spec.required && spec.default === undefined && !has(mapping, name) && !has(input, name))
@@ -84,7 +95,9 @@ export function sampleDelivery(args: {
 export function sampleRequest(args: {
   url: string;
   config: Pick<WebhookConfig, "method" | "verification" | "idHeader"> &
-    Partial<Pick<WebhookConfig, "mapping" | "input">>;
+    Partial<
+      Pick<WebhookConfig, "mapping" | "input" | "requireHeaders" | "repositoryRef" | "filter">
+    >;
   secret?: string;
   /** Overrides the body built from the mapping. */
   body?: string;
@@ -97,6 +110,9 @@ export function sampleRequest(args: {
     mapping: config.mapping ?? {},
     input: config.input ?? {},
     inputs: args.inputs,
+    requireHeaders: config.requireHeaders,
+    repositoryRef: config.repositoryRef,
+    hasFilter: !!config.filter,
   });
   const search = new URLSearchParams(sample.query).toString();
   const url = search ? `${args.url}?${search}` : args.url;

@@ -6,6 +6,7 @@ import {
   ConditionError,
   conditionRefs,
   evaluateCondition,
+  explainCondition,
   isTruthy,
   regexProblem,
 } from "./conditions";
@@ -188,5 +189,67 @@ describe("conditionRefs", () => {
 
   it("reports bad ref paths", () => {
     expect(conditionRefs({ ref: "nope.x" }).errors[0]!.error.code).toBe("UNKNOWN_TEMPLATE_ROOT");
+  });
+});
+
+describe("explainCondition", () => {
+  const delivery: TemplateContext = {
+    trigger: { body: { action: "opened", pull_request: { merged: false } }, headers: {} },
+  };
+
+  it("is null when the condition holds, and names the value and the need when it does not", () => {
+    expect(explainCondition({ ref: "trigger.body.action", eq: "opened" }, delivery)).toBeNull();
+    expect(explainCondition({ ref: "trigger.body.action", eq: "closed" }, delivery)).toBe(
+      'trigger.body.action is "opened", needs "closed"',
+    );
+    expect(explainCondition({ ref: "trigger.body.number", gte: 3 }, delivery)).toBe(
+      "trigger.body.number missing, needs >= 3",
+    );
+    expect(explainCondition({ ref: "trigger.body.action", in: ["a", "b"] }, delivery)).toBe(
+      'trigger.body.action is "opened", needs one of ["a","b"]',
+    );
+    expect(explainCondition({ ref: "trigger.body.label" }, delivery)).toBe(
+      "trigger.body.label missing, needs a non-empty value",
+    );
+    expect(explainCondition({ ref: "trigger.body.action", exists: false }, delivery)).toBe(
+      'trigger.body.action is "opened", needs to be absent',
+    );
+    expect(explainCondition({ ref: "trigger.body.action", matches: "^clo" }, delivery)).toBe(
+      'trigger.body.action is "opened", needs to match /^clo/',
+    );
+  });
+
+  it("all names its first false part; any names every part; not names what held", () => {
+    const merged = {
+      all: [
+        { ref: "trigger.body.action", eq: "opened" },
+        { ref: "trigger.body.pull_request.merged", eq: true },
+      ],
+    };
+    expect(explainCondition(merged, delivery)).toBe(
+      "trigger.body.pull_request.merged is false, needs true",
+    );
+    expect(
+      explainCondition(
+        {
+          any: [
+            { ref: "trigger.body.action", eq: "closed" },
+            { ref: "trigger.body.action", eq: "merged" },
+          ],
+        },
+        delivery,
+      ),
+    ).toBe(
+      'none of these holds: trigger.body.action is "opened", needs "closed"; trigger.body.action is "opened", needs "merged"',
+    );
+    expect(explainCondition({ not: { ref: "trigger.body.action", eq: "opened" } }, delivery)).toBe(
+      '{"ref":"trigger.body.action","eq":"opened"} holds, needs it not to',
+    );
+  });
+
+  it("throws the evaluator's ConditionError for a condition that cannot be evaluated", () => {
+    expect(() =>
+      explainCondition({ ref: "trigger.body.action", matches: "(a+)+" }, delivery),
+    ).toThrow(ConditionError);
   });
 });

@@ -397,6 +397,56 @@ function evaluate(condition: unknown, ctx: TemplateContext, depth: number): bool
   return applyOperator(op, actual, resolveTemplate(condition[op], ctx), condition.ref);
 }
 
+/**
+ * Why a condition is false, in words a person reads (`trigger.body.action is "opened", needs
+ * "closed"`); null when it holds. Evaluates exactly as evaluateCondition does (and throws the
+ * same ConditionError); `all` names its first false part, `any` every part.
+ */
+export function explainCondition(condition: Condition, ctx: TemplateContext): string | null {
+  return explain(condition, ctx, 0);
+}
+
+function explain(condition: unknown, ctx: TemplateContext, depth: number): string | null {
+  if (evaluate(condition, ctx, depth)) return null;
+  const c = condition as Record<string, unknown>;
+  if (Array.isArray(c.all)) {
+    for (const child of c.all) {
+      const why = explain(child, ctx, depth + 1);
+      if (why) return why;
+    }
+  }
+  if (Array.isArray(c.any))
+    return `none of these holds: ${c.any.map((child) => explain(child, ctx, depth + 1)).join("; ")}`;
+  if (hasOwn(c, "not")) return `${preview(c.not, 120)} holds, needs it not to`;
+  const ref = c.ref as string;
+  const actual = resolvePath(ref, ctx);
+  const shown = actual === undefined ? "missing" : `is ${preview(actual)}`;
+  const op = CONDITION_OPERATORS.find((o) => hasOwn(c, o));
+  if (op === undefined) return `${ref} ${shown}, needs a non-empty value`;
+  return `${ref} ${shown}, needs ${describeOperator(op, resolveTemplate(c[op], ctx))}`;
+}
+
+const OPERATOR_WORDS: Record<ConditionOperator, string> = {
+  eq: "",
+  neq: "anything but ",
+  gt: "> ",
+  gte: ">= ",
+  lt: "< ",
+  lte: "<= ",
+  in: "one of ",
+  contains: "to contain ",
+  exists: "",
+  matches: "to match ",
+};
+
+function describeOperator(op: ConditionOperator, expected: unknown): string {
+  if (op === "exists") return expected === false ? "to be absent" : "a value";
+  if (op === "matches" && isPlainObject(expected))
+    return `to match /${String(expected.pattern)}/${String(expected.flags ?? "")}`;
+  if (op === "matches") return `to match /${String(expected)}/`;
+  return `${OPERATOR_WORDS[op]}${preview(expected)}`;
+}
+
 export function applyOperator(
   op: ConditionOperator,
   actual: unknown,

@@ -1,6 +1,6 @@
 import "server-only";
 import { and, eq, inArray, lt } from "drizzle-orm";
-import type { Db, Tx } from "@/db/client";
+import type { Db, Queryable, Tx } from "@/db/client";
 import { approvals, runs, runSteps, tasks, workflows } from "@/db/schema";
 import type { TerminalRunStatus } from "@/lib/workflow";
 import { INLINE_WORKFLOW_NAME } from "@/lib/schemas/runs";
@@ -126,12 +126,6 @@ export async function finishRun(
       ],
       now,
     );
-    const [wf] = run.workflowId
-      ? await tx
-          .select({ name: workflows.name, slug: workflows.slug })
-          .from(workflows)
-          .where(eq(workflows.id, run.workflowId))
-      : [{ name: INLINE_WORKFLOW_NAME, slug: null }];
     // The outcome as a system workflow event (same shape as emitted events: name, data, source),
     // so event triggers and wait_for_event steps can match `data.runId`, `data.status`, ….
     await enqueueWorkflowEvents(
@@ -141,16 +135,7 @@ export async function finishRun(
         {
           id: `sys_${run.id}`,
           name: runOutcomeEvent(args.status),
-          data: {
-            runId: run.id,
-            workflowId: run.workflowId,
-            workflowSlug: wf?.slug ?? null,
-            workflowName: wf?.name ?? null,
-            status: args.status,
-            reason: args.reason,
-            version: run.version,
-            parentRunId: run.parentRunId,
-          },
+          data: await runSystemEventData(tx, run, { status: args.status, reason: args.reason }),
           source: { runId: run.id, system: true },
         },
       ],
@@ -171,6 +156,33 @@ export async function finishRun(
     }
     return { changed: true, status: args.status };
   });
+}
+
+/**
+ * The data of a run's system events (`run.started`, `run.completed`, …): which run of which
+ * workflow, its status and the reason it got there.
+ */
+export async function runSystemEventData(
+  tx: Queryable,
+  run: Pick<typeof runs.$inferSelect, "id" | "workflowId" | "version" | "parentRunId">,
+  outcome: { status: string; reason: string | null },
+) {
+  const [wf] = run.workflowId
+    ? await tx
+        .select({ name: workflows.name, slug: workflows.slug })
+        .from(workflows)
+        .where(eq(workflows.id, run.workflowId))
+    : [{ name: INLINE_WORKFLOW_NAME, slug: null }];
+  return {
+    runId: run.id,
+    workflowId: run.workflowId,
+    workflowSlug: wf?.slug ?? null,
+    workflowName: wf?.name ?? null,
+    status: outcome.status,
+    reason: outcome.reason,
+    version: run.version,
+    parentRunId: run.parentRunId,
+  };
 }
 
 /** Step types whose attempt owns an OS process that may outlive a SIGTERM (until SIGKILL). */

@@ -8,6 +8,8 @@ import type { PlanId } from "@/lib/quotas/plans";
 import type { ServiceConfig } from "../context";
 import { loadWorkspaceQuota, planBehind } from "../quotas/workspace-quota";
 import { appendRunEvents } from "../runs/run-events";
+import { runSystemEventData } from "./finish-run";
+import { enqueueWorkflowEvents } from "./workflow-events";
 import { contentOf } from "../workflows/version-content";
 import { EXECUTING_STATUSES } from "@/lib/workflow/status";
 
@@ -107,6 +109,21 @@ export async function loadRunPlan(
             workspaceId: run.workspaceId,
             type: "run.started",
             data: { version: run.version },
+          },
+        ],
+        now,
+      );
+      // Once per run, with the start: event triggers may listen (the chain depth of
+      // fireEventTriggers stops a workflow that starts itself on its own run.started).
+      await enqueueWorkflowEvents(
+        tx,
+        run.workspaceId,
+        [
+          {
+            id: `sys_started_${run.id}`,
+            name: "run.started",
+            data: await runSystemEventData(tx, run, { status: "running", reason: null }),
+            source: { runId: run.id, system: true },
           },
         ],
         now,

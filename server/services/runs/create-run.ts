@@ -52,8 +52,9 @@ export interface CreateRunArgs {
   parent?: { runId: string; stepId: string; rootRunId: string };
   rerun?: { ofRunId: string; fromStepId?: string | null; seed?: Record<string, unknown> };
   /**
-   * Manual runs only (UI, API, CLI): another ref, or URL and ref, for the definition's
-   * repository. Other triggers are refused (SPEC §3: "overridable per run for manual runs").
+   * Manual runs (UI, API, CLI): another ref, or URL and ref, for the definition's repository;
+   * webhooks: another ref read from the delivery (never a URL: the definition's credentials go
+   * only to its own host). Other triggers are refused (SPEC §3).
    */
   repositoryOverride?: RepositoryOverride;
   /** Reruns: the original run's repository, pinned SHA included, reused as is. */
@@ -307,10 +308,18 @@ const OVERRIDE_TRIGGERS: readonly TriggerType[] = ["manual", "api"];
 function runRepository(definition: WorkflowDefinition, args: CreateRunArgs): RunRepositoryColumns {
   const declared = definition.repository;
   const override = args.repositoryOverride;
-  if (override && !OVERRIDE_TRIGGERS.includes(args.trigger.type))
+  const mayOverride =
+    OVERRIDE_TRIGGERS.includes(args.trigger.type) ||
+    (args.trigger.type === "webhook" && override?.url === undefined);
+  if (override && !mayOverride)
     throw new ValidationError(
-      `Only manual runs may override the repository; this run is started by ${args.trigger.type}`,
-      [{ path: ["repository"], message: "Only manual runs may override the repository." }],
+      `Only manual runs may override the repository (webhooks: its ref only); this run is started by ${args.trigger.type}`,
+      [
+        {
+          path: ["repository"],
+          message: "Only manual runs may override the repository (webhooks: its ref only).",
+        },
+      ],
     );
   if (override && !declared)
     throw new ValidationError("This workflow declares no repository to override", [

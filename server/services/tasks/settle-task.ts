@@ -11,6 +11,7 @@ import { requireRole, type ServiceContext } from "../context";
 import { recordAudit } from "../audit/record-audit";
 import { enqueueOutbox } from "../outbox/enqueue-outbox";
 import { appendRunEvents } from "../runs/run-events";
+import { enqueueWorkflowEvents } from "../run-state/workflow-events";
 import { isAssignee, taskActor, taskRefusal } from "./task-rules";
 import { selectTaskRows, viewOfRow } from "./task-view";
 
@@ -107,6 +108,30 @@ export async function settleTask(
           name: EVENTS.taskFinished,
           payload: { taskId: t.id, runId: t.runId, status: settlement.status },
           id: `task_finished_${t.id}`,
+        },
+      ],
+      now,
+    );
+    // The outcome as a system event (`task.completed` / `task.failed`) for event triggers; its
+    // source is the run, so the event chain depth applies to runs that tasks start.
+    await enqueueWorkflowEvents(
+      tx,
+      ws.id,
+      [
+        {
+          id: `sys_task_${t.id}`,
+          name: settlement.status === "completed" ? "task.completed" : "task.failed",
+          data: {
+            taskId: t.id,
+            runId: t.runId,
+            workflowId: t.workflowId,
+            stepId: t.stepId,
+            status: settlement.status,
+            ...(settlement.status === "completed" ? { output } : { reason: settlement.reason }),
+            userId: actor.userId,
+            via,
+          },
+          source: { runId: t.runId, system: true },
         },
       ],
       now,

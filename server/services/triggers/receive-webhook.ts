@@ -6,7 +6,8 @@ import { runs, triggerDeliveries, webhookInbox } from "@/db/schema";
 import { newId } from "@/lib/ids";
 import type { Logger } from "@/lib/log";
 import type { WebhookConfig } from "@/lib/schemas/triggers";
-import { applyMapping } from "@/lib/triggers/mapping";
+import { applyMapping, mapRepositoryRef } from "@/lib/triggers/mapping";
+import { filterMiss, headerMismatch } from "@/lib/triggers/webhook-gate";
 import { resolveRunInput } from "@/lib/workflow";
 import { TERMINAL_RUN_STATUSES } from "@/lib/workflow/status";
 import { DomainError, HTTP_STATUS, QuotaExceededError } from "../../errors";
@@ -160,6 +161,17 @@ async function handle(
           { reason },
         )
       : Promise.resolve(STALE);
+  // A delivery the trigger does not want (header match, filter) is answered 2xx so the sender
+  // does not retry it, and recorded with the reason; decided on fresh state, as refusals are.
+  const skip = (reason: string) => {
+    if (!fresh) return Promise.resolve(STALE);
+    const deliveryId = newId("dlv");
+    return record(
+      "skipped",
+      { status: 200, body: { skipped: true, reason, deliveryId } },
+      { id: deliveryId, reason },
+    );
+  };
 
   if (!trigger.enabled) return reject(404, "not_found", "This webhook is disabled");
   if (req.method.toUpperCase() !== config.method)
@@ -240,6 +252,8 @@ async function handle(
   });
   if (!verified.ok)
     return reject(401, "invalid_signature", `Signature rejected: ${verified.reason}`);
+  const wrongHeader = headerMismatch(config.requireHeaders, (name) => req.headers.get(name));
+  if (wrongHeader) return skip(wrongHeader);
 
   let payload: unknown = null;
   const text = body.toString("utf8");
@@ -283,23 +297,6 @@ async function handle(
       `The request has text that cannot be stored at ${describePath(unstorable.path)}: ${unstorable.message}`,
     );
 
-  const mapped = applyMapping(
-    config.mapping,
-    config.input,
-    {
-      body: payload,
-      query,
-      headers: Object.fromEntries([...req.headers].map(([k, v]) => [k.toLowerCase(), v])),
-    },
-    entry.definition?.inputs,
-  );
-  if (mapped.missing.length)
-    return reject(
-      422,
-      "mapping_failed",
-      `Mapped values are missing from the request: ${mapped.missing.join(", ")}`,
-    );
-  const deliveryKey = deliveryKeyOf(config, verified.deliveryId, payload, req.headers, body);
   const runPayload = {
     method: req.method,
     path: req.path,
@@ -307,6 +304,33 @@ async function handle(
     headers: recordedHeaders,
     body: payload,
   };
+  const missed = filterMiss(config.filter, runPayload);
+  if (missed) return skip(missed);
+
+  const sources = {
+    body: payload,
+    query,
+    headers: Object.fromEntries([...req.headers].map(([k, v]) => [k.toLowerCase(), v])),
+  };
+  const mapped = applyMapping(config.mapping, config.input, sources, entry.definition?.inputs);
+  if (mapped.missing.length)
+    return reject(
+      422,
+      "mapping_failed",
+      `Mapped values are missing from the request: ${mapped.missing.join(", ")}`,
+    );
+  let repositoryRef: string | undefined;
+  if (config.repositoryRef) {
+    const ref = mapRepositoryRef(config.repositoryRef, sources);
+    if (!ref.ok)
+      return reject(
+        422,
+        ref.code === "missing" ? "repository_ref_missing" : "invalid_repository_ref",
+        ref.reason,
+      );
+    repositoryRef = ref.ref;
+  }
+  const deliveryKey = deliveryKeyOf(config, verified.deliveryId, payload, req.headers, body);
 
   // Runs per month: an accepted delivery must become a run, so a spent month is refused here
   // (the run itself is counted when the admitter creates it).
@@ -345,6 +369,7 @@ async function handle(
   return startDirectly(deps, req, trigger, config, {
     input: mapped.input,
     payload: runPayload,
+    repositoryRef,
     deliveryKey,
     record,
     reject,
@@ -355,7 +380,9 @@ async function handle(
  * The fast path's preconditions, on the cached workflow state: async mode, an enabled workflow
  * with a readable current definition that accepts the input, and no coalescing (a coalesced
  * delivery is answered with another run's id, which only the direct path knows). Anything else
- * goes the direct way, which words every refusal exactly as createRun does.
+ * goes the direct way, which words every refusal exactly as createRun does — so does a delivery
+ * that sets the run's repository ref: an inbox row has no place for it, and the direct path
+ * decides the override before answering.
  */
 function acceptsInInbox(
   entry: WebhookEntry,
@@ -365,6 +392,7 @@ function acceptsInInbox(
   const d = entry.definition;
   return (
     config.mode === "async" &&
+    !config.repositoryRef &&
     !!entry.workflow?.isEnabled &&
     !!d &&
     d.constraints.overflow !== "coalesce" &&
@@ -462,6 +490,7 @@ async function startDirectly(
   d: {
     input: Record<string, unknown>;
     payload: unknown;
+    repositoryRef?: string;
     deliveryKey: string | null;
     record: (
       status: DeliveryStatus,
@@ -511,6 +540,7 @@ async function startDirectly(
         input: d.input,
         payload: d.payload,
         idempotencyKey: d.deliveryKey,
+        repositoryRef: d.repositoryRef,
       });
       return { runId: r.run.id, duplicate: r.deduplicated };
     });

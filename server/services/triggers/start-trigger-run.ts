@@ -36,6 +36,8 @@ export interface StartTriggerRunArgs {
   payload: unknown;
   /** webhook: delivery id or body hash; schedule: trigger + tick; event: event id. */
   idempotencyKey: string | null;
+  /** Webhooks: the ref read from the delivery, pinned instead of the definition's. */
+  repositoryRef?: string;
   /** Who fired it: the trigger itself, or a user who pressed "fire now". */
   initiator?: { type: "user"; id: string };
   /**
@@ -68,6 +70,7 @@ export async function startTriggerRun(
       : null,
     runId: args.batch?.runId,
     deferAdmission: !!args.batch,
+    ...(args.repositoryRef ? { repositoryOverride: { ref: args.repositoryRef } } : {}),
   });
   if (!result.deduplicated && !args.batch) {
     await tx

@@ -37,6 +37,8 @@ export const proposals = pgTable(
     baseVersionId: text("base_version_id").notNull(),
     baseVersion: text("base_version").notNull(),
     baseHash: text("base_hash").notNull(),
+    /** What the proposer named as the base: the hash, or "current" (null: made before it was kept). */
+    baseRequested: text("base_requested"),
     proposedHash: text("proposed_hash").notNull(),
     summary: text("summary").notNull(),
     rationale: text("rationale").notNull().default(""),

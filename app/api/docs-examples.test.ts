@@ -15,11 +15,11 @@ import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify as toYaml } from "yaml";
 import { startEngineHarness, type EngineHarness } from "@/inngest/run-driver/testing";
 import { createApiToken } from "@/server/services/api-tokens/create-api-token";
+import { bundleCli } from "@/server/testing/cli-bundle";
 import {
   extractBlocks,
   parseDocJson,
@@ -77,23 +77,7 @@ const blocks = DOCS.flatMap((file) => extractBlocks(fs.readFileSync(file, "utf8"
 beforeAll(async () => {
   e = await startEngineHarness("docexamples");
   server = await startRouteServer("api");
-  fs.mkdirSync(CACHE, { recursive: true });
-  cli = path.join(CACHE, "sluice.mjs");
-  const entry = path.join(CACHE, "entry.ts");
-  fs.writeFileSync(
-    entry,
-    `import { main } from ${JSON.stringify(path.resolve("bin/cli/main.ts"))};\nprocess.exitCode = await main(process.argv.slice(2));\n`,
-  );
-  await build({
-    entryPoints: [entry],
-    outfile: cli,
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    packages: "external",
-    alias: { "@": path.resolve(".") },
-    logLevel: "error",
-  });
+  cli = await bundleCli(CACHE);
 });
 afterAll(async () => {
   await server?.close();

@@ -4,6 +4,7 @@ import { connect, type Command } from "../command";
 import { usageError } from "../errors";
 import { EXIT } from "../exit-codes";
 import { printEnvelope, readInput } from "../io";
+import { buildProposalEnvelope, type ProposalSource } from "../proposal-envelope";
 
 /** A JSON or YAML document from `@file`, `-`/`@-` (stdin) or inline text. */
 async function document(flag: string, value: string): Promise<unknown> {
@@ -35,7 +36,9 @@ moved on, the server refuses with stale_base (exit 20). --definition and --patch
 or YAML, inline, from @file, or from stdin with "-". --intent needs an LLM configured on the
 server. --summary defaults to the intent's first line, else "Change proposed with the sluice CLI".
 
-Prints { ok, status: created|existing, proposal: { id, status, risk, … }, url }.
+Prints { ok, status: created|existing, proposal: { id, status, summary, risk, riskReasons,
+baseHash, proposedHash, … }, diff: { summary, changes }, url } — diff.changes has one line
+per change (step, edge, input, constraint …), diff.summary the counts.
 Exit codes: 0 created (or the same open proposal exists), 10 invalid change or unknown
 workflow, 20 stale base or token refused, 30 policy violation, self-modification
 disabled on the workflow, or role too low.
@@ -88,12 +91,15 @@ Examples:
         },
       },
     );
-    printEnvelope({
-      ok: true,
-      status: res.status === 201 ? "created" : "existing",
-      proposal: res.body,
-      url: `${api.baseUrl}/workflows/${wf.id}/proposals/${res.body.id}`,
-    });
+    // The POST answers id, status and risk; the envelope adds the hashes and the diff.
+    const detail = await api.get<ProposalSource>(`/proposals/${encodeURIComponent(res.body.id)}`);
+    printEnvelope(
+      buildProposalEnvelope(
+        detail,
+        res.status === 201,
+        `${api.baseUrl}/workflows/${wf.id}/proposals/${res.body.id}`,
+      ),
+    );
     return EXIT.ok;
   },
 };

@@ -183,7 +183,7 @@ describe("webhook header match and filter", () => {
     const refusal = async (config: Record<string, unknown>) => {
       const err = await githubHook(config).catch((x: unknown) => x);
       expect(err).toBeInstanceOf(ValidationError);
-      return (err as ValidationError).issues.map((i) => [i.path.join("."), i.message]);
+      return (err as ValidationError).issues.map((i) => [(i.path ?? []).join("."), i.message]);
     };
     expect(await refusal({ filter: { ref: "body.action", eq: "closed" } })).toEqual([
       [

@@ -1,6 +1,7 @@
 "use client";
 import { useWatch } from "react-hook-form";
 import { FormText } from "@/components/forms/form";
+import { SYSTEM_EVENT_NAMES } from "@/lib/schemas/triggers";
 import type { InputSpec } from "@/lib/workflow/definition";
 import { TestEventPanel } from "../test-event-panel";
 import { MappingEditor } from "./mapping-editor";
@@ -23,7 +24,7 @@ export function EventFields({
         control={control}
         name="event"
         label="Event pattern"
-        hint="An event name such as order.paid, or a prefix pattern like order.*"
+        hint={`An event name such as order.paid, a prefix pattern like order.*, or a system event: ${SYSTEM_EVENT_NAMES.join(", ")}`}
         spellCheck={false}
       />
       <FormText

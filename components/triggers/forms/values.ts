@@ -43,8 +43,12 @@ export interface TriggerFormValues {
   catchUpWindowMinutes: number | undefined;
   overlap: string;
   event: string;
-  /** JSON condition text (events). */
+  /** JSON condition text (events; webhooks: deliveries it rejects are skipped). */
   filter: string;
+  /** Webhooks: header name → exact value, as JSON object text; blank = any headers. */
+  requireHeaders: string;
+  /** Webhooks: the source of the run's repository ref (`$.after`); blank = the definition's. */
+  repositoryRef: string;
   /** Static input: JSON object text. */
   input: string;
   mapping: MappingRow[];
@@ -89,6 +93,8 @@ export function initialValues(
     overlap: text(c.overlap, "skip"),
     event: text(c.event),
     filter: prettyJson(c.filter),
+    requireHeaders: prettyJson(c.requireHeaders),
+    repositoryRef: text(c.repositoryRef),
     input: prettyJson(c.input),
     mapping: mappingToRows(c.mapping),
   };
@@ -111,9 +117,15 @@ export function toConfig(
   const mapping = rowsToMapping(f.mapping);
   if (f.mapping.some((r) => r.source.trim() && !r.name.trim()))
     problems.push({ path: ["mapping"], message: "Every mapped source needs an input name" });
+  const filter = parseJsonObject(f.filter);
+  if (!filter.ok) problems.push({ path: ["filter"], message: filter.error });
+  const withFilter = filter.ok && filter.value ? { filter: filter.value } : {};
   switch (kind) {
     case "webhook": {
       const v = f.verification;
+      const requireHeaders = parseJsonObject(f.requireHeaders);
+      if (!requireHeaders.ok)
+        problems.push({ path: ["requireHeaders"], message: requireHeaders.error });
       // The generic HMAC fields (and the delivery id header) are hidden for the other presets:
       // they are not sent either, so a leftover value there can never block saving.
       const isHmac = v.preset === "hmac";
@@ -138,6 +150,11 @@ export function toConfig(
           maxBodyBytes: f.maxBodyKb === undefined ? undefined : Math.round(f.maxBodyKb * 1024),
           mapping,
           input: staticInput,
+          ...(requireHeaders.ok && requireHeaders.value
+            ? { requireHeaders: requireHeaders.value }
+            : {}),
+          ...withFilter,
+          ...(f.repositoryRef.trim() ? { repositoryRef: f.repositoryRef.trim() } : {}),
           allowEmptyBody: f.allowEmptyBody,
           idempotency: f.idempotency,
           ...(isHmac ? { idHeader: f.idHeader.trim() } : {}),
@@ -160,13 +177,11 @@ export function toConfig(
         },
       };
     case "event": {
-      const filter = parseJsonObject(f.filter);
-      if (!filter.ok) problems.push({ path: ["filter"], message: filter.error });
       return {
         problems,
         config: {
           event: f.event.trim(),
-          ...(filter.ok && filter.value ? { filter: filter.value } : {}),
+          ...withFilter,
           mapping,
           input: staticInput,
         },
@@ -248,6 +263,8 @@ export const PLACED_FIELDS = [
   "overlap",
   "event",
   "filter",
+  "requireHeaders",
+  "repositoryRef",
 ] as const;
 
 /**

@@ -14,7 +14,10 @@ const PRESET_LABELS: Record<(typeof SIGNATURE_PRESETS)[number], string> = {
   none: "None (anyone with the URL)",
 };
 
-/** Webhook settings: path (on create), method, signature verification, limits, response mode. */
+/**
+ * Webhook settings: path (on create), method, signature verification, limits, response mode,
+ * which deliveries start runs (required headers, filter), the input mapping and the repository ref.
+ */
 export function WebhookFields({
   control,
   isCreate,
@@ -125,11 +128,39 @@ export function WebhookFields({
           <FormNumber control={control} name="syncTimeoutSeconds" label="Sync timeout (seconds)" />
         ) : null}
       </div>
+      <FormText
+        control={control}
+        name="requireHeaders"
+        label="Required headers (optional JSON)"
+        multiline
+        spellCheck={false}
+        placeholder={'{ "X-GitHub-Event": "pull_request" }'}
+        hint="Exact values; names are case-insensitive. Other deliveries are answered 200 and recorded as skipped."
+      />
+      <FormText
+        control={control}
+        name="filter"
+        label="Filter (optional JSON condition)"
+        multiline
+        spellCheck={false}
+        placeholder={
+          '{ "all": [{ "ref": "trigger.body.action", "eq": "closed" }, { "ref": "trigger.body.pull_request.merged", "eq": true }] }'
+        }
+        hint="Conditions over trigger.body.…, trigger.headers.… (lower-case names), trigger.query.… and trigger.method. Deliveries it rejects are answered 200 and recorded as skipped with the reason."
+      />
       <MappingEditor
         control={control}
         inputs={inputs}
         suggestSource={(name) => `$.${name}`}
         sourceHint="Map request values into run inputs: $.order.id (JSON body), query.name, header.x-request-id."
+      />
+      <FormText
+        control={control}
+        name="repositoryRef"
+        label="Repository ref from (optional)"
+        spellCheck={false}
+        placeholder="$.after"
+        hint="A source such as $.after (a push's commit), query.ref or header.x-ref: the run pins this ref of the workflow's repository. A delivery without a valid ref is refused (422)."
       />
     </>
   );

@@ -211,6 +211,7 @@ beforeAll(async () => {
     await createProposal({
       ctx: { ...fx.ctx("editor"), actor: { type: "user", userId: editor } },
       input: {
+        baseHash: "current",
         workflowId: wf.id,
         summary: "bump",
         definition: {

@@ -112,6 +112,15 @@ export function ProposalReview({
                 <span className="mono faint" title={p.base.hash}>
                   {p.base.hash.slice(7, 19)}
                 </span>
+                {p.baseRequested === "current" ? (
+                  <span
+                    className="small muted"
+                    title="The proposer did not name a version: the change was taken as written against whatever was current"
+                  >
+                    {" "}
+                    (proposed against &ldquo;current&rdquo;)
+                  </span>
+                ) : null}
               </dd>
             </div>
             <div>

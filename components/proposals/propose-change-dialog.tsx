@@ -21,7 +21,7 @@ export function ProposeChangeDialog({
   onClose: () => void;
   workflowId: string;
   definition: unknown;
-  /** The published hash the draft was edited against. */
+  /** The published hash the draft was edited against (null: nothing published to change). */
   baseHash: string | null;
 }) {
   const trpc = useTRPC();
@@ -60,7 +60,7 @@ export function ProposeChangeDialog({
             type="submit"
             form={`${summaryId}-form`}
             className="btn btn-primary"
-            disabled={create.isPending || summary.trim() === ""}
+            disabled={create.isPending || summary.trim() === "" || baseHash === null}
           >
             {create.isPending ? <span className="spinner" aria-hidden /> : null} Create proposal
           </button>
@@ -72,9 +72,10 @@ export function ProposeChangeDialog({
         className="stack"
         onSubmit={(e) => {
           e.preventDefault();
+          if (baseHash === null) return;
           create.mutate({
             workflowId,
-            ...(baseHash ? { baseHash } : {}),
+            baseHash,
             summary: summary.trim(),
             ...(rationale.trim() ? { rationale: rationale.trim() } : {}),
             definition,
@@ -86,6 +87,11 @@ export function ProposeChangeDialog({
           graph and JSON diff, risk and dry run, and approves and applies it. Nothing is published
           until then.
         </p>
+        {baseHash === null ? (
+          <p className="form-error" role="alert">
+            The workflow has no published version yet: publish one before proposing changes to it.
+          </p>
+        ) : null}
         <div className="field">
           <label htmlFor={summaryId}>Summary</label>
           <input

@@ -22,12 +22,15 @@ export function PublishDialog({
   workflowId,
   draftRevision,
   currentVersion,
+  onPublished,
 }: {
   open: boolean;
   onClose: () => void;
   workflowId: string;
   draftRevision: number;
   currentVersion: string | null;
+  /** The hash now current (the new version's, or the unchanged one's). */
+  onPublished?: (hash: string) => void;
 }) {
   const trpc = useTRPC();
   const qc = useQueryClient();
@@ -47,6 +50,7 @@ export function PublishDialog({
               ? ` — ${r.warnings.length > 1 ? `${r.warnings.length} warnings, first: ` : "warning: "}${warning.message}`
               : ""),
         );
+        onPublished?.(r.hash);
         void qc.invalidateQueries({ queryKey: trpc.workflow.get.queryKey({ workflowId }) });
         void qc.invalidateQueries({ queryKey: trpc.workflow.versions.queryKey({ workflowId }) });
         void qc.invalidateQueries({ queryKey: trpc.workflow.list.infiniteQueryKey() });

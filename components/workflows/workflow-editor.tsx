@@ -77,6 +77,9 @@ function LoadedEditor({
   const [view, setView] = useState<View>(initialView);
   const [publishing, setPublishing] = useState(false);
   const [proposing, setProposing] = useState(false);
+  // The version this editing session's draft is based on: kept when someone else publishes
+  // meanwhile (a proposal from here must then be refused as stale, not silently rebased).
+  const [draftBase, setDraftBase] = useState(currentHash);
   const editor = useRef<JsonEditorHandle | null>(null);
   const graph = useRef<GraphEditorHandle | null>(null);
   const schema = useMemo(() => workflowJsonSchema(), []);
@@ -234,13 +237,14 @@ function LoadedEditor({
         workflowId={workflowId}
         draftRevision={draft.savedRevision}
         currentVersion={currentVersion}
+        onPublished={setDraftBase}
       />
       <ProposeChangeDialog
         open={proposing}
         onClose={() => setProposing(false)}
         workflowId={workflowId}
         definition={parsed.ok ? parsed.value : null}
-        baseHash={currentHash}
+        baseHash={draftBase}
       />
     </div>
   );

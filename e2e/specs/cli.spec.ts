@@ -572,6 +572,8 @@ test("propose opens a proposal (created); a stale base is exit 20, self-modifica
       "propose",
       "--workflow-id",
       locked.id,
+      "--base-hash",
+      "current",
       "--patch",
       '[{"op":"replace","path":"/name","value":"X"}]',
     ],
@@ -582,6 +584,28 @@ test("propose opens a proposal (created); a stale base is exit 20, self-modifica
 
   const none = await sluice(["propose", "--workflow-id", wf.id], { env: admin });
   expect(none.code).toBe(10);
+
+  // Every proposal names its base: missing or malformed --base-hash is a usage error (10)
+  // before any request; "current" is taken and recorded as asked.
+  const rename = ["--patch", '[{"op":"replace","path":"/name","value":"Named"}]'];
+  const unnamed = await sluice(["propose", "--workflow-id", wf.id, ...rename], { env: admin });
+  expect(unnamed.code).toBe(10);
+  expect(unnamed.stdout + unnamed.stderr).toContain("--base-hash");
+  const malformed = await sluice(
+    ["propose", "--workflow-id", wf.id, "--base-hash", "sha256:abc", ...rename],
+    { env: admin },
+  );
+  expect(malformed.code).toBe(10);
+  expect(malformed.stdout + malformed.stderr).toContain("--base-hash");
+  const current = await sluice(
+    ["propose", "--workflow-id", wf.id, "--base-hash", "current", ...rename, "--summary", "Name"],
+    { env: admin },
+  );
+  expect(current.code, current.stdout).toBe(0);
+  const detail = await request.get(`/api/v1/proposals/${current.json().proposal.id}`, {
+    headers: { authorization: `Bearer ${admin.SLUICE_TOKEN}` },
+  });
+  expect((await detail.json()).baseRequested).toBe("current");
 });
 
 test("sync plans a folder (dry run), applies it, then reports it unchanged", async ({

@@ -93,6 +93,7 @@ test("the workflow tabs and the run page hydrate without mismatches", async ({ p
   const summary = `Greet more warmly ${Date.now()}`;
   await proposeChange(request, {
     workflowId,
+    baseHash: "current",
     summary,
     definition: { ...definition(name, "Good morning {{ input.who }}"), constraints },
   });

@@ -38,7 +38,7 @@ test("an agent proposes a step, a reviewer approves and applies it, then rolls i
   const name = `Proposed ${stamp()}`;
   const summary = `Add a shout step ${stamp()}`;
   const workflowId = await publishWorkflow(request, greeter(name));
-  const wf = await trpcQuery<{ currentVersion: { version: string } | null }>(
+  const wf = await trpcQuery<{ currentVersion: { version: string; hash: string } | null }>(
     request,
     "workflow.get",
     { workflowId },
@@ -55,6 +55,7 @@ test("an agent proposes a step, a reviewer approves and applies it, then rolls i
   });
   const created = await agent.post(`/api/v1/workflows/${workflowId}/proposals`, {
     data: {
+      baseHash: wf.currentVersion!.hash,
       summary,
       rationale: "Callers want the greeting louder.",
       definition: greeter(name, true),
@@ -152,6 +153,7 @@ test("a stale proposal shows the three-way view, and its author cannot approve i
   const workflowId = await publishWorkflow(request, greeter(name));
   const proposalId = await proposeChange(request, {
     workflowId,
+    baseHash: "current",
     summary,
     definition: greeter(name, true),
   });

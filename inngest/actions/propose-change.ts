@@ -1,14 +1,17 @@
 import type { StepConfig } from "@/lib/workflow";
 import { DomainError } from "@/server/errors";
 import { createProposal } from "@/server/services/proposals/create-proposal";
+import { loadRun } from "@/server/services/runs/load-run";
 import { engineNow, engineRuntime } from "../run-driver/runtime";
 import { StepFailure, type ActionHandler } from "./types";
 
 /**
  * `propose_change`: opens a change proposal for the running workflow through the same service
  * verb as every other path. The proposal links back to this run and step, and acts for the run's
- * accountable user (who may then not approve it). A refusal (stale base, policy, invalid change)
- * is a user error of the step, with the service's message.
+ * accountable user (who may then not approve it). Its base is the version the run pinned: if
+ * the workflow was published since the run started, the change was computed against an older
+ * version and is refused as STALE_BASE rather than rebased. A refusal (stale base, policy,
+ * invalid change) is a user error of the step, with the service's message.
  */
 export const proposeChangeHandler: ActionHandler<StepConfig<"propose_change">> = async (ctx) => {
   const rt = await engineRuntime();
@@ -17,6 +20,7 @@ export const proposeChangeHandler: ActionHandler<StepConfig<"propose_change">> =
   if (!ctx.workflowId)
     throw new StepFailure("An inline run has no saved workflow to propose a change to", "user");
   try {
+    const run = await loadRun(rt.db, ctx.workspaceId, ctx.runId);
     const r = await createProposal({
       ctx: {
         db: rt.db,
@@ -29,6 +33,7 @@ export const proposeChangeHandler: ActionHandler<StepConfig<"propose_change">> =
       },
       input: {
         workflowId: ctx.workflowId,
+        baseHash: run.hash,
         summary: c.summary,
         ...(c.rationale !== undefined ? { rationale: c.rationale } : {}),
         ...(c.patch !== undefined ? { patch: c.patch } : { definition: c.definition }),

@@ -4,6 +4,8 @@ import type { ChangeLine } from "../workflow/change-summary";
 import type { DefinitionDiff } from "../workflow/diff";
 import { RISK_LEVELS, type PolicyVerdict, type RiskReason } from "../workflow/proposal-risk";
 import { PROPOSAL_STATUSES, ProposalStatus } from "../workflow/status";
+import { HASH_PATTERN } from "../workflow/hash";
+import { quote } from "../workflow/json";
 import { Bump } from "./workflows";
 
 export { PROPOSAL_STATUSES, ProposalStatus };
@@ -72,14 +74,36 @@ export type ListProposalsInput = z.input<typeof ListProposalsInput>;
 export const ProposalRef = z.object({ proposalId: id });
 export type ProposalRef = z.infer<typeof ProposalRef>;
 
+/** The explicit way to propose against whatever version is current (recorded as such). */
+export const CURRENT_BASE = "current";
+
+/**
+ * The version a change was written against (SPEC §8: every proposal names its base): its
+ * `sha256:` hash, or `"current"` said explicitly. A missing or malformed value is a validation
+ * error; a well-formed hash that is not the current version is STALE_BASE.
+ */
+export const ProposalBaseHash = z
+  .string({
+    error: (iss) =>
+      iss.input === undefined
+        ? 'Name the version the change was written against: its hash ("sha256:…", e.g. get_workflow\'s published hash) or "current"'
+        : 'A base hash is "sha256:" followed by 64 lower-case hex digits, or "current"',
+  })
+  .max(200)
+  .refine((v) => v === CURRENT_BASE || HASH_PATTERN.test(v), {
+    error: (iss) =>
+      `A base hash is "sha256:" followed by 64 lower-case hex digits, or "current"; got ${quote(iss.input)}`,
+  });
+export type ProposalBaseHash = z.infer<typeof ProposalBaseHash>;
+
 /** RFC 6902 operations are checked op by op by applyDefinitionPatch (which names the failing op). */
 const PatchInput = z.array(z.unknown()).min(1, "A patch needs at least one operation").max(1000);
 
 export const CreateProposalInput = z
   .object({
     workflowId: id,
-    /** The published hash the change was written against; omitted = the current one. */
-    baseHash: hash.optional(),
+    /** The published hash the change was written against, or "current" (explicitly). */
+    baseHash: ProposalBaseHash,
     summary: z.string().trim().min(1, "Summarize the change in one line").max(500),
     rationale: z.string().max(20_000).optional(),
     definition: z.unknown().optional(),
@@ -138,6 +162,11 @@ export interface ProposalListItem {
   expiresAt: Date;
   baseVersion: string;
   baseHash: string;
+  /**
+   * What the proposer named as the base: the hash itself, or "current" (resolved to `baseHash`
+   * when the proposal was made). Null for proposals made before it was recorded.
+   */
+  baseRequested: string | null;
   proposedHash: string;
 }
 

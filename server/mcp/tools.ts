@@ -2,7 +2,7 @@ import "server-only";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { ListProposalsInput, ProposalStatus } from "@/lib/schemas/proposals";
+import { ListProposalsInput, ProposalBaseHash, ProposalStatus } from "@/lib/schemas/proposals";
 import {
   FinishRecordingInput,
   RecordStepInput,
@@ -329,14 +329,16 @@ export function registerTools(server: McpServer, { ctx, signal }: ToolContext): 
     {
       title: "Propose a change to a workflow",
       description:
-        "Opens a change proposal for human review (nothing is published until a reviewer approves and applies it). Give exactly one of `definition` (the full new definition) or `patch` (RFC 6902 operations against the published definition), and `baseHash` = get_workflow's published.hash so a change written against an older version is refused (stale_base). The workflow must allow self-modification.",
+        'Opens a change proposal for human review (nothing is published until a reviewer approves and applies it). Give exactly one of `definition` (the full new definition) or `patch` (RFC 6902 operations against the published definition), and `baseHash` (required) = get_workflow\'s published.hash so a change written against an older version is refused (stale_base); `"current"` instead takes whatever version is current, and the proposal records that you asked for it. The workflow must allow self-modification.',
       minRole: "editor",
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
       input: {
         workflow: workflowRef,
         summary: z.string().trim().min(1).max(500).describe("One line: what changes"),
         rationale: z.string().max(20_000).optional().describe("Why; shown to the reviewer"),
-        baseHash: z.string().min(1).max(200).optional(),
+        baseHash: ProposalBaseHash.describe(
+          'The published hash the change was written against (get_workflow\'s published.hash), or "current"',
+        ),
         definition: z.record(z.string(), z.unknown()).optional(),
         patch: z
           .array(

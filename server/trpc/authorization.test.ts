@@ -165,7 +165,7 @@ async function proposalIn(
   );
   const { id } = await createProposal({
     ctx: proposer,
-    input: { workflowId, summary: "bump", definition: proposalDef(2) },
+    input: { workflowId, baseHash: "current", summary: "bump", definition: proposalDef(2) },
   });
   if (opts.state === "approved" || opts.state === "applied") {
     const shownHash = (await getProposal({ ctx: fx.ctx("owner"), input: { proposalId: id } }))
@@ -506,6 +506,11 @@ const CASES: Record<string, Case> = {
     input: async (fx) => ({ triggerId: await webhookIn(fx) }),
     foreign: async (o) => ({ triggerId: await webhookIn(o) }),
   },
+  "trigger.takeOver": {
+    access: "editor",
+    input: async (fx) => ({ triggerId: await webhookIn(fx) }),
+    foreign: async (o) => ({ triggerId: await webhookIn(o) }),
+  },
   "trigger.rotateSecret": {
     access: "editor",
     input: async (fx) => ({ triggerId: await webhookIn(fx), graceMinutes: 5 }),
@@ -538,11 +543,13 @@ const CASES: Record<string, Case> = {
     access: "editor",
     input: async (fx) => ({
       workflowId: await proposableWf(fx),
+      baseHash: "current",
       summary: "change",
       definition: proposalDef(3),
     }),
     foreign: async (o) => ({
       workflowId: await proposableWf(o),
+      baseHash: "current",
       summary: "hijack",
       definition: proposalDef(3),
     }),

@@ -499,7 +499,14 @@ describe("MCP server: proposals", () => {
     });
     expect(listed.items.map((p) => p.id)).toEqual([created.id]);
     expect(
-      errorText(await call(viewer, "propose_change", { workflow: wf, summary: "x", patch: [] })),
+      errorText(
+        await call(viewer, "propose_change", {
+          workflow: wf,
+          summary: "x",
+          baseHash: "current",
+          patch: [],
+        }),
+      ),
     ).toMatch(/^forbidden: propose_change needs/);
   });
 
@@ -518,6 +525,7 @@ describe("MCP server: proposals", () => {
       await call(editor, "propose_change", {
         workflow: wf,
         summary: "bad",
+        baseHash: "current",
         patch: [{ op: "remove", path: "/steps/9" }],
       }),
     );
@@ -526,6 +534,7 @@ describe("MCP server: proposals", () => {
     const invalid = await call(editor, "propose_change", {
       workflow: wf,
       summary: "broken",
+      baseHash: "current",
       definition: { schemaVersion: 1, name: "Strict", steps: [{ id: "greet", type: "nope" }] },
     });
     expect(errorText(invalid)).toMatch(/^validation: /);
@@ -534,10 +543,40 @@ describe("MCP server: proposals", () => {
       await call(editor, "propose_change", {
         workflow: wf,
         summary: "both",
+        baseHash: "current",
         definition: transformDef("Strict"),
         patch: [{ op: "remove", path: "/steps/0" }],
       }),
     );
     expect(both).toMatch(/Give exactly one of definition, patch or intent/);
+  });
+
+  it('propose_change needs baseHash: missing or malformed is refused naming it; "current" is recorded as asked', async () => {
+    const wf = await e.workflow(transformDef("Based"));
+    const editor = await connect(tokens.editor);
+    const patch = [{ op: "replace", path: "/steps/0/config/value", value: "based" }];
+    const missing = await call(editor, "propose_change", { workflow: wf, summary: "x", patch });
+    expect(missing.isError).toBe(true);
+    expect(errorText(missing)).toMatch(/Input validation error/);
+    expect(errorText(missing)).toMatch(/baseHash/);
+    expect(errorText(missing)).toMatch(/Name the version the change was written against/);
+    const malformed = await call(editor, "propose_change", {
+      workflow: wf,
+      summary: "x",
+      baseHash: "sha256:1234",
+      patch,
+    });
+    expect(malformed.isError).toBe(true);
+    expect(errorText(malformed)).toMatch(/baseHash/);
+    expect(errorText(malformed)).not.toMatch(/stale_base/);
+    const created = await ok<{ id: string }>(editor, "propose_change", {
+      workflow: wf,
+      summary: "x",
+      baseHash: "current",
+      patch,
+    });
+    const stored = await getProposal({ ctx: e.ws.ctx("admin"), input: { proposalId: created.id } });
+    expect(stored.baseRequested).toBe("current");
+    expect(stored.baseHash).toMatch(/^sha256:[0-9a-f]{64}$/);
   });
 });

@@ -112,7 +112,12 @@ async function proposalIn(fx: WorkspaceFixture, approved = false) {
   );
   const { id } = await createProposal({
     ctx: proposer,
-    input: { workflowId: await proposableIn(fx), summary: "bump", definition: proposalDef(2) },
+    input: {
+      baseHash: "current",
+      workflowId: await proposableIn(fx),
+      summary: "bump",
+      definition: proposalDef(2),
+    },
   });
   if (approved) {
     const { reviewedContentHash } = await getProposal({
@@ -297,11 +302,11 @@ const ROUTES: Record<string, RouteCase> = {
     minRole: "editor",
     prepare: async (fx) => ({
       params: { id: await proposableIn(fx) },
-      body: { summary: "change", definition: proposalDef(3) },
+      body: { baseHash: "current", summary: "change", definition: proposalDef(3) },
     }),
     foreign: async (o) => ({
       params: { id: await proposableIn(o) },
-      body: { summary: "hijack", definition: proposalDef(3) },
+      body: { baseHash: "current", summary: "hijack", definition: proposalDef(3) },
     }),
     expectOk: async (res) => {
       expect(res.status).toBe(201);
@@ -532,6 +537,11 @@ const ROUTES: Record<string, RouteCase> = {
     foreign: async (o) => ({ ...(await triggerParams(o)), body: { name: "Hijack" } }),
   },
   "DELETE /api/v1/triggers/[id]": {
+    minRole: "editor",
+    prepare: triggerParams,
+    foreign: triggerParams,
+  },
+  "POST /api/v1/triggers/[id]/take-over": {
     minRole: "editor",
     prepare: triggerParams,
     foreign: triggerParams,

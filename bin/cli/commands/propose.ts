@@ -1,3 +1,4 @@
+import { ProposalBaseHash } from "../../../lib/schemas/proposals";
 import { parseDefinitionText } from "../../../lib/workflow";
 import { str } from "../args";
 import { connect, type Command } from "../command";
@@ -26,13 +27,15 @@ async function document(flag: string, value: string): Promise<unknown> {
 export const proposeCommand: Command = {
   name: "propose",
   summary: "Propose a change to a workflow (a definition, an RFC 6902 patch, or an intent)",
-  help: `Usage: sluice propose --workflow-id <id|slug> [--base-hash sha256:…] [--summary <line>]
+  help: `Usage: sluice propose --workflow-id <id|slug> --base-hash <sha256:…|current> [--summary <line>]
                      [--rationale <text>] (--definition <@file|-|json> | --patch <@file|-|json> | --intent <text>)
 
 Opens a change proposal for review (POST /api/v1/workflows/{id}/proposals); nothing is
-published until a reviewer approves and applies it. --base-hash is the published hash you
-wrote the change against (sluice workflows <slug> → currentVersion.hash): if the workflow
-moved on, the server refuses with stale_base (exit 20). --definition and --patch take JSON
+published until a reviewer approves and applies it. --base-hash (required) is the published
+hash you wrote the change against (sluice workflows <slug> → currentVersion.hash): if the
+workflow moved on, the server refuses with stale_base (exit 20). --base-hash current takes
+whatever version is current instead, and the proposal records that you asked for it. A
+missing or malformed --base-hash exits 10 before any request. --definition and --patch take JSON
 or YAML, inline, from @file, or from stdin with "-". --intent needs an LLM configured on the
 server. --summary defaults to the intent's first line, else "Change proposed with the sluice CLI".
 
@@ -45,7 +48,7 @@ disabled on the workflow, or role too low.
 
 Examples:
   sluice propose --workflow-id nightly-report --base-hash sha256:… --definition @flow.yaml
-  sluice propose --workflow-id wf_01… --patch '[{"op":"replace","path":"/name","value":"Nightly"}]' --summary "Rename"`,
+  sluice propose --workflow-id wf_01… --base-hash current --patch '[{"op":"replace","path":"/name","value":"Nightly"}]' --summary "Rename"`,
   options: {
     "workflow-id": { type: "string" },
     "base-hash": { type: "string" },
@@ -58,6 +61,13 @@ Examples:
   async run({ values }) {
     const ref = str(values, "workflow-id");
     if (!ref) throw usageError("Give --workflow-id <id|slug>");
+    const base = ProposalBaseHash.safeParse(str(values, "base-hash"));
+    if (!base.success)
+      throw usageError(
+        str(values, "base-hash") === undefined
+          ? 'Give --base-hash: the published hash the change was written against (sluice workflows <slug> → currentVersion.hash), or "current"'
+          : `--base-hash: ${base.error.issues[0]!.message}`,
+      );
     const given = (["definition", "patch", "intent"] as const).filter(
       (k) => values[k] !== undefined,
     );
@@ -86,7 +96,7 @@ Examples:
         body: {
           summary,
           ...(str(values, "rationale") ? { rationale: str(values, "rationale") } : {}),
-          ...(str(values, "base-hash") ? { baseHash: str(values, "base-hash") } : {}),
+          baseHash: base.data,
           ...change,
         },
       },

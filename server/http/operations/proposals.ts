@@ -39,7 +39,7 @@ export const createProposalOp = defineOperation({
   operationId: "createProposal",
   summary: "Propose a change",
   description:
-    "Exactly one of `definition`, `patch` (RFC 6902) or `intent` (needs an LLM). Refusals carry their own codes (docs/proposals.md): 409 stale_base, 400 invalid_patch, 403 self_modification_disabled…",
+    'Exactly one of `definition`, `patch` (RFC 6902) or `intent` (needs an LLM), and `baseHash`: the published hash the change was written against, or `"current"` to take whatever is current (recorded as `baseRequested: "current"`). A missing or malformed `baseHash` is a 400 naming it; a well-formed hash that is not the current version is 409 stale_base. Other refusals carry their own codes (docs/proposals.md): 400 invalid_patch, 403 policy_violation, 412 self_modification_disabled…',
   tag,
   minRole: "editor",
   params: IdParams,

@@ -223,6 +223,7 @@ describe("every event type of the audit log is recorded", () => {
       createProposal({
         ctx: ctx("editor"),
         input: {
+          baseHash: "current",
           workflowId,
           summary: "value 3",
           patch: [{ op: "replace", path: "/steps/0/config/value", value: 3 }],

@@ -5,6 +5,7 @@ import { apiTokens, definitionContents, memberships, proposals, runs, users } fr
 import { newId } from "@/lib/ids";
 import {
   CreateProposalInput,
+  CURRENT_BASE,
   PROPOSAL_TTL_DAYS,
   type ProposalAuthorType,
 } from "@/lib/schemas/proposals";
@@ -103,8 +104,8 @@ async function resolveAuthor(
 /**
  * The one way a proposal is created — tRPC, HTTP API, CLI, MCP and `propose_change` steps all come
  * here. The change (a full definition, an RFC 6902 patch against the base, or an intent turned into
- * one by the workspace's LLM) must be written against the current published version, which must
- * allow self-modification; it is validated, policy-checked and risk-assessed, stored
+ * one by the workspace's LLM) names its base — a hash that must be the current published version,
+ * or an explicit "current", recorded as such — and that version must allow self-modification; it is validated, policy-checked and risk-assessed, stored
  * content-addressed, audited, and a dry run is requested through the outbox — all in one
  * transaction.
  */
@@ -123,6 +124,10 @@ export async function createProposal({
   const parsed = CreateProposalInput.safeParse(input);
   if (!parsed.success) throw fromZodError(parsed.error, "Proposal");
   const data = parsed.data;
+  // Recorded as given: "current" stays visible as a choice, not disguised as a hash.
+  const baseRequested = data.baseHash;
+  /** The hash the change must be based on; "current" accepts whatever the current version is. */
+  let expectedBase: string | null = data.baseHash === CURRENT_BASE ? null : data.baseHash;
 
   if (origin?.kind === "run") {
     // A retried step must not open a second proposal.
@@ -146,14 +151,15 @@ export async function createProposal({
     const wf = await loadWorkflow(ctx.db, ws.id, data.workflowId);
     const state = await publishedState(ctx.db, wf);
     requireSelfModification(wf, state);
-    if (data.baseHash && data.baseHash !== state.version.hash)
-      throw await staleBase(ctx.db, wf, { baseHash: data.baseHash, current: state });
+    if (expectedBase !== null && expectedBase !== state.version.hash)
+      throw await staleBase(ctx.db, wf, { baseHash: expectedBase, current: state });
     intentDefinition = await generateFromIntent(ctx.db, ctx.keys, {
       workspaceId: ws.id,
       base: state.definition,
       intent: data.intent,
     });
-    data.baseHash = state.version.hash;
+    // The generated change was written against this version, whatever the caller named.
+    expectedBase = state.version.hash;
   }
 
   return ctx.db.transaction(async (tx) => {
@@ -179,8 +185,8 @@ export async function createProposal({
     } else {
       proposed = data.definition ?? intentDefinition;
     }
-    if (data.baseHash && data.baseHash !== state.version.hash)
-      throw await staleBase(tx, wf, { baseHash: data.baseHash, current: state, proposed });
+    if (expectedBase !== null && expectedBase !== state.version.hash)
+      throw await staleBase(tx, wf, { baseHash: expectedBase, current: state, proposed });
     const checked = await checkChange(tx, {
       workspaceId: ws.id,
       workflowId: wf.id,
@@ -212,6 +218,7 @@ export async function createProposal({
       baseVersionId: state.version.id,
       baseVersion: state.version.version,
       baseHash: state.version.hash,
+      baseRequested,
       proposedHash: checked.compiled.hash,
       summary: data.summary,
       rationale: data.rationale ?? "",
@@ -245,6 +252,7 @@ export async function createProposal({
         workflowId: wf.id,
         baseVersion: state.version.version,
         baseHash: state.version.hash,
+        baseRequested,
         proposedHash: checked.compiled.hash,
         risk: checked.risk,
         author: { type: author.type, id: author.id },

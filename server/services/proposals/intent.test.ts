@@ -49,7 +49,7 @@ async function workflow() {
 const intent = (workflowId: string) =>
   createProposal({
     ctx: fx.ctx("editor"),
-    input: { workflowId, summary: "make it 2", intent: "Set the value to 2" },
+    input: { workflowId, baseHash: "current", summary: "make it 2", intent: "Set the value to 2" },
   });
 
 describe("intent", () => {
@@ -109,7 +109,7 @@ describe("intent", () => {
     await expect(
       createProposal({
         ctx: other.ctx("editor"),
-        input: { workflowId: w.id, summary: "x", intent: "y" },
+        input: { workflowId: w.id, baseHash: "current", summary: "x", intent: "y" },
       }),
     ).rejects.toMatchObject({ reason: "LLM_UNAVAILABLE" });
   });

@@ -16,6 +16,7 @@ export function toListItem(p: ProposalRow, workflowName: string): ProposalListIt
     expiresAt: p.expiresAt,
     baseVersion: p.baseVersion,
     baseHash: p.baseHash,
+    baseRequested: p.baseRequested,
     proposedHash: p.proposedHash,
   };
 }

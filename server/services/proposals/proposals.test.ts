@@ -67,7 +67,12 @@ async function propose(
 ) {
   return createProposal({
     ctx: fx.ctx(role),
-    input: { workflowId, summary: `set value to ${JSON.stringify(value)}`, definition: def(value) },
+    input: {
+      workflowId,
+      baseHash: "current",
+      summary: `set value to ${JSON.stringify(value)}`,
+      definition: def(value),
+    },
   });
 }
 
@@ -90,7 +95,7 @@ describe("creation", () => {
       await reason(
         createProposal({
           ctx: ws.ctx("editor"),
-          input: { workflowId, summary: "x", definition: def(2) },
+          input: { workflowId, baseHash: "current", summary: "x", definition: def(2) },
         }),
       ),
     ).toBe("SELF_MODIFICATION_DISABLED");
@@ -184,6 +189,7 @@ describe("creation", () => {
     const ok = await createProposal({
       ctx: ws.ctx("editor"),
       input: {
+        baseHash: "current",
         workflowId,
         summary: "patch it",
         patch: [{ op: "replace", path: "/steps/0/config/value", value: 3 }],
@@ -194,6 +200,7 @@ describe("creation", () => {
     const bad = createProposal({
       ctx: ws.ctx("editor"),
       input: {
+        baseHash: "current",
         workflowId,
         summary: "bad patch",
         patch: [
@@ -214,6 +221,7 @@ describe("creation", () => {
     const invalid = createProposal({
       ctx: ws.ctx("editor"),
       input: {
+        baseHash: "current",
         workflowId,
         summary: "broken",
         definition: {
@@ -231,6 +239,7 @@ describe("creation", () => {
       createProposal({
         ctx: ws.ctx("editor"),
         input: {
+          baseHash: "current",
           workflowId,
           summary: "two",
           definition: def(2),
@@ -275,7 +284,7 @@ describe("policies", () => {
     };
     const r = await createProposal({
       ctx: fx.ctx("editor"),
-      input: { workflowId, summary: "add http", definition: withHttp },
+      input: { workflowId, baseHash: "current", summary: "add http", definition: withHttp },
     });
     await approve(fx, r.id);
     await t.db
@@ -284,7 +293,7 @@ describe("policies", () => {
       .where(eq(workspaces.id, fx.workspaceId));
     const blocked = createProposal({
       ctx: fx.ctx("editor"),
-      input: { workflowId, summary: "again", definition: withHttp },
+      input: { workflowId, baseHash: "current", summary: "again", definition: withHttp },
     });
     await expect(blocked).rejects.toMatchObject({
       reason: "POLICY_VIOLATION",
@@ -313,7 +322,7 @@ describe("policies", () => {
       await reason(
         createProposal({
           ctx: fx.ctx("editor"),
-          input: { workflowId, summary: "script", definition: withScript },
+          input: { workflowId, baseHash: "current", summary: "script", definition: withScript },
         }),
       ),
     ).toBe("POLICY_VIOLATION");
@@ -323,7 +332,7 @@ describe("policies", () => {
       .where(eq(workspaces.id, fx.workspaceId));
     const r = await createProposal({
       ctx: fx.ctx("editor"),
-      input: { workflowId, summary: "script", definition: withScript },
+      input: { workflowId, baseHash: "current", summary: "script", definition: withScript },
     });
     expect(r.risk).toBe("high");
   });
@@ -424,7 +433,7 @@ describe("review: separation of duties", () => {
     const loosened = { ...def(1), constraints: { allowSelfModification: true, maxSteps: 200 } };
     const r = await createProposal({
       ctx: fx.ctx("editor"),
-      input: { workflowId, summary: "more steps", definition: loosened },
+      input: { workflowId, baseHash: "current", summary: "more steps", definition: loosened },
     });
     const detail = await getProposal({ ctx: fx.ctx("approver"), input: { proposalId: r.id } });
     expect(detail.needsSeniorReviewer).toBe(true);

@@ -7,6 +7,9 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { proposals, runSteps } from "@/db/schema";
 import { startEngineHarness, type EngineHarness } from "@/inngest/run-driver/testing";
+import { decideApproval } from "../approvals/decide-approval";
+import { publishWorkflow } from "../workflows/publish-workflow";
+import { saveDraft } from "../workflows/save-draft";
 import { applyProposal } from "./apply-proposal";
 import { getProposal } from "./get-proposal";
 import { retryDryRun } from "./retry-dry-run";
@@ -59,6 +62,8 @@ it("a run proposes a change; once applied, a later run uses the new version", as
     authorUserId: e.ws.members.editor,
   });
   expect(row!.rationale).toBe(`found by run ${runId}`);
+  // The step named the version its run pinned as the base.
+  expect(row).toMatchObject({ baseHash: run.hash, baseRequested: run.hash });
 
   // The dry run requested with the proposal (through the outbox) may start before the proposing
   // run has finished; a retry once it has replays that run.
@@ -94,4 +99,52 @@ it("a run proposes a change; once applied, a later run uses the new version", as
   const steps = await e.db.db.select().from(runSteps).where(eq(runSteps.runId, next));
   expect(steps.map((s) => s.stepId)).toEqual(["shape"]);
   expect((steps[0]!.output as { data: unknown }).data).toBe(2);
+});
+
+/*
+ *   start ─▶ hold (approval) ─approved─▶ improve (propose_change)
+ *   the run pins v1; v2 is published while it waits at `hold`
+ */
+it("sends its run's pinned hash: a workflow published since the run started is STALE_BASE, not a silent rebase", async () => {
+  const definition = {
+    schemaVersion: 1,
+    name: "Pinned proposer",
+    constraints: { allowSelfModification: true },
+    steps: [
+      { id: "hold", type: "approval", config: { prompt: "Propose?" } },
+      {
+        id: "improve",
+        type: "propose_change",
+        config: {
+          summary: "Reword the prompt",
+          patch: [{ op: "replace", path: "/steps/0/config/prompt", value: "Propose now?" }],
+        },
+      },
+    ],
+    edges: [{ from: "hold", port: "approved", to: "improve" }],
+  };
+  const workflowId = await e.workflow(definition);
+  const runId = await e.start(workflowId);
+  const gate = await e.pendingApproval(runId);
+  await saveDraft({
+    ctx: e.ws.ctx("editor"),
+    input: { workflowId, definition: { ...definition, description: "moved on" } },
+  });
+  const v2 = await publishWorkflow({ ctx: e.ws.ctx("editor"), input: { workflowId } });
+  expect(v2.status).toBe("created");
+  await decideApproval({
+    ctx: e.ws.ctx("approver"),
+    input: { approvalId: gate.id, approve: true },
+    via: "ui",
+  });
+  const run = await e.waitFor(runId, ["completed", "failed"]);
+  expect(run.status).toBe("failed");
+  expect(run.hash).not.toBe(v2.hash);
+  const improve = (await e.steps(runId)).find((s) => s.stepId === "improve")!;
+  expect(improve.status).toBe("failed");
+  expect(improve.error).toMatchObject({
+    message: expect.stringMatching(/^The change was written against sha256:/),
+    details: { code: "STALE_BASE" },
+  });
+  expect(await e.db.db.select().from(proposals).where(eq(proposals.runId, runId))).toHaveLength(0);
 });

@@ -69,12 +69,14 @@ describe("proposals over HTTP", () => {
   it("creates from a patch, refuses self-review (HTTP and tRPC), reviews and applies", async () => {
     const workflowId = await workflow();
     const bad = await call(listRoute.POST, "POST", workflowId, {
+      baseHash: "current",
       summary: "bad",
       patch: [{ op: "remove", path: "/steps/9" }],
     });
     expect(bad.status).toBe(400);
     expect(bad.body.error).toMatchObject({ code: "invalid_patch", details: { index: 0 } });
     const created = await call(listRoute.POST, "POST", workflowId, {
+      baseHash: "current",
       summary: "two",
       patch: [{ op: "replace", path: "/steps/0/config/value", value: 2 }],
     });
@@ -112,9 +114,53 @@ describe("proposals over HTTP", () => {
     expect(applied.body).toMatchObject({ version: "2.0.0" });
   });
 
+  it('every proposal names its base: missing or malformed → 400 naming baseHash; "current" is recorded as asked', async () => {
+    const workflowId = await workflow();
+    const change = { summary: "named", definition: def(5) };
+    const missing = await call(listRoute.POST, "POST", workflowId, change);
+    expect(missing.status).toBe(400);
+    expect(missing.body.error.code).toBe("validation");
+    expect(missing.body.error.details.issues[0].path).toEqual(["baseHash"]);
+    expect(missing.body.error.message).toMatch(/baseHash/);
+    // Malformed is a validation error, not a stale base.
+    for (const baseHash of ["sha256:abc", "latest", "SHA256:" + "0".repeat(64), ""]) {
+      const bad = await call(listRoute.POST, "POST", workflowId, { ...change, baseHash });
+      expect(bad.status, baseHash).toBe(400);
+      expect(bad.body.error.details.issues[0].path).toEqual(["baseHash"]);
+      expect(bad.body.error.message).toMatch(
+        /"sha256:" followed by 64 lower-case hex digits, or "current"/,
+      );
+    }
+    const current = await call(listRoute.POST, "POST", workflowId, {
+      ...change,
+      baseHash: "current",
+    });
+    expect(current.status).toBe(201);
+    const shown = await call(getRoute.GET, "GET", current.body.id);
+    expect(shown.body.baseRequested).toBe("current");
+    expect(shown.body.baseHash).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(shown.body.base.hash).toBe(shown.body.baseHash);
+    const named = await call(listRoute.POST, "POST", workflowId, {
+      summary: "named by hash",
+      baseHash: shown.body.baseHash,
+      definition: def(6),
+    });
+    expect(named.status).toBe(201);
+    const listed = await call(listRoute.GET, "GET", workflowId);
+    expect(
+      Object.fromEntries(
+        listed.body.items.map((i: { id: string; baseRequested: string }) => [
+          i.id,
+          i.baseRequested,
+        ]),
+      ),
+    ).toEqual({ [current.body.id]: "current", [named.body.id]: shown.body.baseHash });
+  });
+
   it("409 stale_base with base, current and proposed; 410 expired", async () => {
     const workflowId = await workflow();
     const detail = await call(listRoute.POST, "POST", workflowId, {
+      baseHash: "current",
       summary: "3",
       definition: def(3),
     });

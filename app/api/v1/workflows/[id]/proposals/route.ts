@@ -12,7 +12,7 @@ export const { GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS } = routeMethods({
     await loadWorkflow(ctx.db, ctx.workspace!.id, params.id);
     return listProposals({ ctx, input: { ...query, workflowId: params.id } });
   }),
-  /** Proposes a change: `{ summary, rationale?, baseHash?, definition | patch | intent }` → 201. */
+  /** Proposes a change: `{ summary, rationale?, baseHash, definition | patch | intent }` → 201. */
   POST: endpoint(createProposalOp, async ({ ctx, params, body }) => {
     const r = await createProposal({ ctx, input: { ...body, workflowId: params.id } });
     return Response.json(

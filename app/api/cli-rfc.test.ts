@@ -54,6 +54,7 @@ function sh(script: string, stdin = ""): Promise<Result> {
       {
         cwd: home,
         env: {
+          NODE_ENV: "test",
           PATH: process.env.PATH,
           HOME: home,
           XDG_CONFIG_HOME: path.join(home, ".config"),

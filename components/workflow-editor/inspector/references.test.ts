@@ -64,7 +64,7 @@ describe("reference paths", () => {
 });
 
 describe("loop variables offered in a body", () => {
-  const withLoop = (config: Record<string, unknown>) => ({
+  const withLoop = (config: Record<string, unknown>): Parameters<typeof referencePaths>[0] => ({
     ...def,
     steps: [
       {
@@ -79,7 +79,7 @@ describe("loop variables offered in a body", () => {
     ],
     edges: undefined,
   });
-  const loopScope = (d: typeof def) =>
+  const loopScope = (d: Parameters<typeof referencePaths>[0]) =>
     referencePaths(d, "x").filter((p: string) => p.startsWith("loop."));
 
   it("item, index and items; state when declared; batch instead of item with a batchSize", () => {

@@ -41,7 +41,7 @@ export function loopPaths(definition: Definition, id: string): string[] {
   const loopId = levelOf(graph, id)?.loopPath.at(-1);
   if (loopId === undefined) return [];
   const loop = levelOf(graph, loopId)?.steps.find((s) => s.id === loopId);
-  const config = loop && isPlainObject(loop.config) ? loop.config : {};
+  const config: Record<string, unknown> = loop && isPlainObject(loop.config) ? loop.config : {};
   return [
     config.batchSize !== undefined ? "loop.batch" : "loop.item",
     "loop.index",

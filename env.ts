@@ -96,6 +96,12 @@ const EnvSchema = z
      * lasts this long, each further failure doubles it up to the cap. Lower it only in tests.
      */
     SLUICE_AUTH_LOCK_BASE_SECONDS: z.coerce.number().int().min(1).max(3600).default(15),
+    /**
+     * How `script` steps are isolated: `bwrap` (default) runs each in a bubblewrap sandbox and
+     * refuses script steps where bwrap is missing or cannot build one; `none` runs them unsandboxed
+     * as the app's user, for development machines without bwrap only (logged as a warning).
+     */
+    SLUICE_SCRIPT_SANDBOX: z.enum(["bwrap", "none"]).default("bwrap"),
     /** Retention (days). */
     SLUICE_RUN_RETENTION_DAYS: z.coerce.number().int().min(1).default(180),
     SLUICE_STEP_RETENTION_DAYS: z.coerce.number().int().min(1).default(30),

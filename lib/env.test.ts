@@ -13,6 +13,12 @@ describe("configuration (env.ts)", () => {
     expect(env.DATABASE_URL).toBeUndefined();
   });
 
+  it("sandboxes script steps unless SLUICE_SCRIPT_SANDBOX=none says otherwise; other values are refused", () => {
+    expect(parseEnv({}).SLUICE_SCRIPT_SANDBOX).toBe("bwrap");
+    expect(parseEnv({ SLUICE_SCRIPT_SANDBOX: "none" }).SLUICE_SCRIPT_SANDBOX).toBe("none");
+    expect(() => parseEnv({ SLUICE_SCRIPT_SANDBOX: "off" })).toThrow(/SLUICE_SCRIPT_SANDBOX/);
+  });
+
   it("names every malformed or missing variable in one message", () => {
     let message = "";
     try {

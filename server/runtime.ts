@@ -31,6 +31,11 @@ export function getRuntime(): Runtime {
       engineVersion: env.SLUICE_ENGINE_VERSION,
       repositoryCacheDir: path.resolve(env.SLUICE_DATA_DIR, "repository-cache"),
       engine: engineConfig(env),
+      scriptSandbox: {
+        mode: env.SLUICE_SCRIPT_SANDBOX,
+        // Masked should a system folder the sandbox shows contain them (an app under /usr/src).
+        hiddenPaths: [path.resolve(env.SLUICE_DATA_DIR), process.cwd()],
+      },
     },
     log: createLogger({ svc: "sluice" }),
   };

@@ -7,8 +7,10 @@ import { useToast } from "@/components/ui/toast";
 import { AllowedPrivateHost, type WorkspacePolicies } from "@/lib/schemas/workspace";
 import { STEP_CATALOG, STEP_TYPES, type StepType } from "@/lib/workflow/catalog";
 import { useTRPC } from "@/lib/trpc/client";
+import type { ApprovalTarget } from "@/lib/workflow/required-approvals";
+import { RequiredApprovalsField } from "./required-approvals-field";
 
-/** Script steps, private hosts and forbidden step types. Everyone reads; admins change. */
+/** Script steps, private hosts, forbidden step types, required approvals. Everyone reads; admins change. */
 export function PoliciesSettings() {
   const trpc = useTRPC();
   const { can } = useRole();
@@ -41,8 +43,10 @@ function PoliciesForm({ saved, isAdmin }: { saved: WorkspacePolicies; isAdmin: b
   const qc = useQueryClient();
   const toast = useToast();
   const [scripts, setScripts] = useState(saved.scriptStepsEnabled);
+  const [scriptNetwork, setScriptNetwork] = useState(saved.scriptNetwork === "allowed");
   const [hosts, setHosts] = useState<string[]>(saved.allowedPrivateHosts);
   const [forbidden, setForbidden] = useState<StepType[]>(saved.forbiddenStepTypes);
+  const [required, setRequired] = useState<ApprovalTarget[]>(saved.requiredApprovals);
   const [selfApproval, setSelfApproval] = useState(saved.allowSelfApproval);
   const [dryRunRuns, setDryRunRuns] = useState(String(saved.proposalDryRunRuns));
   const dryRunRunsId = useId();
@@ -59,9 +63,11 @@ function PoliciesForm({ saved, isAdmin }: { saved: WorkspacePolicies; isAdmin: b
   );
   const dirty =
     scripts !== saved.scriptStepsEnabled ||
+    scriptNetwork !== (saved.scriptNetwork === "allowed") ||
     JSON.stringify(hosts) !== JSON.stringify(saved.allowedPrivateHosts) ||
     JSON.stringify([...forbidden].sort()) !==
       JSON.stringify([...saved.forbiddenStepTypes].sort()) ||
+    JSON.stringify([...required].sort()) !== JSON.stringify([...saved.requiredApprovals].sort()) ||
     selfApproval !== saved.allowSelfApproval ||
     Number(dryRunRuns) !== saved.proposalDryRunRuns;
   const readOnly = !isAdmin;
@@ -83,8 +89,10 @@ function PoliciesForm({ saved, isAdmin }: { saved: WorkspacePolicies; isAdmin: b
         e.preventDefault();
         save.mutate({
           scriptStepsEnabled: scripts,
+          scriptNetwork: scriptNetwork ? "allowed" : "none",
           allowedPrivateHosts: hosts,
           forbiddenStepTypes: forbidden,
+          requiredApprovals: required,
           allowSelfApproval: selfApproval,
           proposalDryRunRuns: Number(dryRunRuns),
         });
@@ -107,10 +115,12 @@ function PoliciesForm({ saved, isAdmin }: { saved: WorkspacePolicies; isAdmin: b
         </div>
         <div className="card-body stack">
           <div className="callout callout-warn">
-            Script steps run shell commands <strong>on the Sluice server</strong>, as the user
-            Sluice runs as, with network access. Anyone who can edit a workflow in this workspace
-            can then run code there. The environment is scrubbed and resource limits apply, but this
-            is not a container. Enable only if you trust every editor.
+            Script steps run shell commands <strong>on the Sluice server</strong>. Anyone who can
+            edit a workflow in this workspace can then run code there. Each script runs in a
+            bubblewrap sandbox (read-only system folders, only its run&apos;s scratch folder
+            writable, an unprivileged user, no view of Sluice&apos;s data, keys or environment) with
+            resource limits, but it shares the server&apos;s kernel. Enable only if you trust every
+            editor.
           </div>
           <label className="check">
             <input
@@ -121,6 +131,19 @@ function PoliciesForm({ saved, isAdmin }: { saved: WorkspacePolicies; isAdmin: b
             />
             <span>Allow script steps in this workspace</span>
           </label>
+          <label className="check">
+            <input
+              type="checkbox"
+              checked={scriptNetwork}
+              disabled={readOnly}
+              onChange={(e) => setScriptNetwork(e.target.checked)}
+            />
+            <span>Let script steps use the network</span>
+          </label>
+          <p className="section-note">
+            Off by default: scripts get no network at all. On, they reach whatever the server
+            reaches, private and loopback addresses included (no allow-list applies).
+          </p>
         </div>
       </section>
 
@@ -229,6 +252,16 @@ function PoliciesForm({ saved, isAdmin }: { saved: WorkspacePolicies; isAdmin: b
               ))}
             </div>
           </fieldset>
+        </div>
+      </section>
+
+      <section className="card" aria-labelledby="required-approvals-h">
+        <div className="card-head">
+          <h2 id="required-approvals-h">Required approvals</h2>
+          <span className="badge">{required.length}</span>
+        </div>
+        <div className="card-body">
+          <RequiredApprovalsField value={required} onChange={setRequired} readOnly={readOnly} />
         </div>
       </section>
 

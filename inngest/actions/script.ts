@@ -4,6 +4,15 @@ import path from "node:path";
 import { createRedactor } from "@/lib/redact";
 import type { StepConfig } from "@/lib/workflow/steps";
 import {
+  probeSandbox,
+  SANDBOX_GID,
+  SANDBOX_SCRATCH,
+  SANDBOX_UID,
+  type SandboxMount,
+  type SandboxSpec,
+  type ScriptSandboxConfig,
+} from "@/server/sandbox/bwrap";
+import {
   runScript,
   SANDBOX_PATH,
   SCRIPT_KILL_GRACE_MS,
@@ -32,6 +41,8 @@ export interface ScriptHandlerOptions {
   /** Between SIGTERM and SIGKILL; 10 s per SPEC §4. Tests shorten it. */
   killGraceMs?: number;
   limits?: ScriptLimits;
+  /** Over the engine's (ctx.scriptSandbox, from SLUICE_SCRIPT_SANDBOX); default: bwrap on PATH. */
+  sandbox?: ScriptSandboxConfig;
 }
 
 export const DEFAULT_SCRIPT_PATH = SANDBOX_PATH;
@@ -60,9 +71,10 @@ function finalOutput(buf: Buffer, redact: (s: string) => string, truncated: bool
 
 function scriptEnv(
   ctx: ActionContext<ScriptStepConfig>,
-  scratch: string,
+  home: string,
   tmp: string,
   pathValue: string,
+  sandboxed: boolean,
 ): Record<string, string> {
   const config = ctx.config;
   const missing = Object.values(config.secrets ?? {}).filter(
@@ -74,16 +86,18 @@ function scriptEnv(
       { secrets: missing },
     );
   }
-  let user = "sluice";
-  try {
-    user = os.userInfo().username;
-  } catch {
-    // No passwd entry for this uid (some containers): keep the neutral name.
-    user = "sluice";
+  let user = sandboxed ? "nobody" : "sluice";
+  if (!sandboxed) {
+    try {
+      user = os.userInfo().username;
+    } catch {
+      // No passwd entry for this uid (some containers): keep the neutral name.
+      user = "sluice";
+    }
   }
   const env: Record<string, string> = {
     PATH: pathValue,
-    HOME: scratch,
+    HOME: home,
     TMPDIR: tmp,
     LANG: "C.UTF-8",
     LC_ALL: "C.UTF-8",
@@ -106,10 +120,14 @@ function scriptEnv(
 
 /**
  * The `script` step: `bash -lc <command>` in the run's scratch directory (or `cwd` inside it),
- * refused unless the workspace enabled script steps. The environment is scrubbed to PATH, HOME
- * (the scratch directory), TMPDIR, locale and SLUICE_* ids, plus the step's `env` and the
- * secrets it maps explicitly. Output streams are capped at 64 KiB each and redacted of every
- * secret value known to the run before they leave the handler.
+ * refused unless the workspace enabled script steps. It runs in a bubblewrap sandbox
+ * (server/sandbox/bwrap.ts): read-only system folders, the scratch folder read-write at
+ * /scratch (HOME), a private /tmp, uid 65534, and no network unless the workspace's
+ * `scriptNetwork` policy allows it. Without a usable bwrap the step is refused, saying why; only
+ * the operator's explicit SLUICE_SCRIPT_SANDBOX=none runs scripts unsandboxed.
+ * The environment is scrubbed to PATH, HOME, TMPDIR, locale and SLUICE_* ids, plus the step's
+ * `env` and the secrets it maps explicitly. Output streams are capped at 64 KiB each and redacted
+ * of every secret value known to the run before they leave the handler.
  *
  * A non-zero exit fails the step (class `user`: the command said no, retrying will not change
  * that) with the exit code and the stderr tail, unless `allowNonZeroExit` is set: then the step
@@ -130,6 +148,15 @@ export function createScriptHandler(
       );
     }
     const config = ctx.config;
+    const pathValue = options.path ?? DEFAULT_SCRIPT_PATH;
+    const sandboxConfig = options.sandbox ?? ctx.scriptSandbox ?? { mode: "bwrap" };
+    let bwrap: string | undefined;
+    if (sandboxConfig.mode === "bwrap") {
+      // Never a silent fallback to running unsandboxed: the step says what is missing.
+      const probe = await probeSandbox(sandboxConfig.bwrapPath, pathValue);
+      if (!probe.ok) throw userFailure(probe.reason, { sandbox: "bwrap" });
+      bwrap = probe.bwrap;
+    }
     const scratch = await ctx.scratchDir();
     const repo = ctx.repository;
     // With a repository the script runs in its own checkout of the pinned commit (inside the
@@ -145,12 +172,35 @@ export function createScriptHandler(
         { field: "cwd" },
       );
     }
-    const tmp = path.join(scratch, ".tmp");
-    await fs.mkdir(tmp, { recursive: true });
-    const env = scriptEnv(ctx, scratch, tmp, options.path ?? DEFAULT_SCRIPT_PATH);
+    // The path the script sees for a host path under the scratch folder.
+    const inside = (p: string) =>
+      bwrap ? path.join(SANDBOX_SCRATCH, path.relative(scratch, p)) : p;
+    const tmp = bwrap ? "/tmp" : path.join(scratch, ".tmp");
+    if (!bwrap) await fs.mkdir(tmp, { recursive: true });
+    const env = scriptEnv(ctx, inside(scratch), tmp, pathValue, bwrap !== undefined);
+    const sandbox = bwrap
+      ? {
+          bwrap,
+          network: ctx.policy.scriptNetwork === "allowed",
+          hiddenPaths: sandboxConfig.hiddenPaths,
+        }
+      : undefined;
+    if (sandbox) await handOver(scratch, scratch);
     if (!repo || !checkout) {
       await fs.mkdir(cwd, { recursive: true });
-      return runInDirectory(ctx, { scratch, cwd, env, killGraceMs, options });
+      if (sandbox) await handOver(scratch, cwd);
+      return runInDirectory(ctx, {
+        scratch,
+        cwd,
+        env,
+        killGraceMs,
+        options,
+        sandbox: sandbox && {
+          ...sandbox,
+          cwd: inside(cwd),
+          mounts: [{ host: scratch, inside: SANDBOX_SCRATCH, writable: true }],
+        },
+      });
     }
     const writable = config.writable === true;
     await repo.remove(checkout);
@@ -168,6 +218,16 @@ export function createScriptHandler(
         throw userFailure(`cwd "${config.cwd}" is not a directory of the checkout`, {
           field: "cwd",
         });
+      const mounts: SandboxMount[] = [{ host: scratch, inside: SANDBOX_SCRATCH, writable: true }];
+      if (sandbox) {
+        // The script's own files (git refuses a repository of another owner). Read-only is then a
+        // read-only mount, which its owner cannot chmod away. The clone shares the cache's
+        // objects, shown read-only too.
+        await handOver(scratch, checkout, { recursive: true });
+        if (!writable) mounts.push({ host: checkout, inside: inside(checkout), writable: false });
+        for (const objects of await alternates(checkout))
+          mounts.push({ host: objects, inside: objects, writable: false });
+      }
       const result = await runInDirectory(ctx, {
         scratch,
         cwd,
@@ -176,6 +236,7 @@ export function createScriptHandler(
         options,
         // Read-only must bind Sluice running as root too (CAP_DAC_OVERRIDE ignores write bits).
         honorFilePermissions: !writable,
+        sandbox: sandbox && { ...sandbox, cwd: inside(cwd), mounts },
         meta: { checkout: { sha: repo.sha, ref: repo.ref, writable } },
       });
       return result;
@@ -187,6 +248,38 @@ export function createScriptHandler(
   };
 }
 
+/**
+ * When Sluice runs as root the sandboxed script is uid 65534 on the host too: the folders it may
+ * write (the scratch folder, each folder from it down to `to`) must be its own. Otherwise the
+ * sandbox's user maps to Sluice's own user, which owns them already.
+ */
+async function handOver(from: string, to: string, opts: { recursive?: boolean } = {}) {
+  if (process.getuid?.() !== 0) return;
+  if (opts.recursive) {
+    const entries = await fs.readdir(to, { recursive: true });
+    for (const entry of entries) await fs.lchown(path.join(to, entry), SANDBOX_UID, SANDBOX_GID);
+  }
+  let dir = to;
+  for (;;) {
+    await fs.chown(dir, SANDBOX_UID, SANDBOX_GID);
+    if (dir === from || !dir.startsWith(from + path.sep)) break;
+    dir = path.dirname(dir);
+  }
+}
+
+/** The object folders a `git clone --shared` checkout borrows (.git/objects/info/alternates). */
+async function alternates(checkout: string): Promise<string[]> {
+  const file = path.join(checkout, ".git", "objects", "info", "alternates");
+  const text = await fs.readFile(file, "utf8").catch((e: NodeJS.ErrnoException) => {
+    if (e.code === "ENOENT") return "";
+    throw e;
+  });
+  return text
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith("#") && path.isAbsolute(l));
+}
+
 async function runInDirectory(
   ctx: ActionContext<ScriptStepConfig>,
   a: {
@@ -196,6 +289,7 @@ async function runInDirectory(
     killGraceMs: number;
     options: ScriptHandlerOptions;
     honorFilePermissions?: boolean;
+    sandbox?: SandboxSpec;
     meta?: Record<string, unknown>;
   },
 ) {
@@ -211,7 +305,8 @@ async function runInDirectory(
   try {
     result = await runScript({
       command: config.command,
-      cwd,
+      // Inside the sandbox bwrap changes to the step's folder itself.
+      cwd: a.sandbox ? "/" : cwd,
       env,
       timeoutMs,
       signal: ctx.signal,
@@ -219,6 +314,7 @@ async function runInDirectory(
       // Room for the longest secret in its longest encoding (hex doubles, URL-encoding triples).
       overflowBytes: longestSecret * 3,
       honorFilePermissions: a.honorFilePermissions,
+      sandbox: a.sandbox,
       limits: {
         ...DEFAULT_SCRIPT_LIMITS,
         cpuSeconds: Math.ceil(timeoutMs / 1000) + Math.ceil(killGraceMs / 1000) + 5,

@@ -9,10 +9,13 @@ import type { Logger } from "@/lib/log";
 import type { TemplateContext } from "@/lib/workflow/templates";
 import type { FailureClass } from "@/lib/workflow/status";
 import type { LlmBudget } from "@/server/services/quotas/enforce-quotas";
+import type { ScriptSandboxConfig } from "@/server/sandbox/bwrap";
 
 export interface WorkspacePolicy {
   /** `script` steps run only when a workspace admin turned them on. */
   scriptStepsEnabled: boolean;
+  /** Whether `script` steps reach the network (absent: "none", the sandbox has no network). */
+  scriptNetwork?: "none" | "allowed";
   /** Hosts (names, IPs or CIDRs) that outbound HTTP may reach although they are private/loopback. */
   allowedPrivateHosts: string[];
   forbiddenStepTypes: string[];
@@ -46,6 +49,8 @@ export interface ActionContext<Config = unknown> {
   deadline: number;
   policy: WorkspacePolicy;
   log: Logger;
+  /** How `script` steps are isolated (the operator's SLUICE_SCRIPT_SANDBOX; absent: bwrap). */
+  scriptSandbox?: ScriptSandboxConfig;
   /** Per-run scratch directory (created on demand, removed when the run ends). */
   scratchDir(): Promise<string>;
   /** Secret values known to the run, for handlers that must redact them themselves (e.g. script output). */

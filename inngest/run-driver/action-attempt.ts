@@ -378,6 +378,7 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
     deadline,
     policy: await loadWorkspacePolicy(db, args.key.workspaceId),
     log,
+    scriptSandbox: rt.config.scriptSandbox,
     scratchDir: async () => {
       const dir = path.join(os.tmpdir(), "sluice-runs", args.key.runId);
       await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 });

@@ -179,8 +179,10 @@ describe("repository context", () => {
       ]),
     );
     expect(data.show!.exitCode).not.toBe(0);
-    expect(data.show!.stderr).toMatch(/Permission denied/);
+    // A read-only mount in the sandbox: its owner (the script) cannot chmod it writable either.
+    expect(data.show!.stderr).toMatch(/Read-only file system/);
     expect(data.create!.exitCode).not.toBe(0);
+    expect(data.create!.stderr).toMatch(/Read-only file system/);
     expect(data.rw).toMatchObject({ exitCode: 0, stdout: "changed\n" });
     // Every step gets its own fresh checkout: the writable step's changes are gone.
     expect(data.after!.stdout).toBe("v1\nVERSION\n");

@@ -1,3 +1,5 @@
+import os from "node:os";
+import path from "node:path";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { executorRuns, runEvents, runs, workspaces } from "@/db/schema";
@@ -5,6 +7,7 @@ import { createSecret } from "@/server/services/secrets/create-secret";
 import { updateWorkspacePolicies } from "@/server/services/settings/update-workspace-policies";
 import { enqueueWorkflowEvents } from "@/server/services/run-state/workflow-events";
 import { createWorkspaceFixture } from "@/server/testing/harness";
+import { processesInNamespace } from "@/server/sandbox/testing";
 import { sendJson, startHttpServer, type LocalServer } from "@/server/testing/local-http";
 import { startEngineHarness, type EngineHarness } from "./testing";
 
@@ -366,18 +369,24 @@ describe("script steps in runs", () => {
         forbiddenStepTypes: [],
       },
     });
-    const pidFile = `/tmp/sluice-script-${Date.now()}.pid`;
     const wf = await e.workflow({
       schemaVersion: 1,
       name: "Long script",
       steps: [
-        { id: "sh", type: "script", config: { command: `sleep 120 & echo $! > ${pidFile}; wait` } },
+        {
+          id: "sh",
+          type: "script",
+          config: { command: `sleep 120 & readlink /proc/self/ns/pid > "$HOME/ns"; wait` },
+        },
       ],
     });
     const runId = await e.start(wf);
     const fs = await import("node:fs");
-    await e.h.until(
-      () => fs.existsSync(pidFile) && fs.readFileSync(pidFile, "utf8").trim().length > 0,
+    // The run's scratch folder (HOME, /scratch in the sandbox); its pid namespace names the sandbox.
+    const nsFile = path.join(os.tmpdir(), "sluice-runs", runId, "ns");
+    const ns = await e.h.until(
+      () =>
+        fs.existsSync(nsFile) ? fs.readFileSync(nsFile, "utf8").trim() || undefined : undefined,
       "the script to start",
       20_000,
     );
@@ -390,18 +399,10 @@ describe("script steps in runs", () => {
     // The step attempt did not complete normally.
     const sh = (await e.steps(runId)).find((s) => s.path === "sh")!;
     expect(sh.status).not.toBe("completed");
-    // The script's own child process (same process group) is gone too.
-    const pid = Number(fs.readFileSync(pidFile, "utf8").trim());
+    // The script's own child process is gone too: nothing is left in its sandbox.
     await e.h.until(
-      () => {
-        try {
-          process.kill(pid, 0);
-          return false;
-        } catch {
-          return true;
-        }
-      },
-      "the script's process group to be killed",
+      async () => (await processesInNamespace(ns)).length === 0,
+      "the script's sandbox to be emptied",
       20_000,
     );
   });
@@ -422,7 +423,6 @@ describe("script steps in runs", () => {
       input: { scriptStepsEnabled: true, allowedPrivateHosts: [], forbiddenStepTypes: [] },
     });
     const fs = await import("node:fs");
-    const stamp = `/tmp/sluice-stubborn-${Date.now()}`;
     const wf = await e.workflow(
       {
         schemaVersion: 1,
@@ -433,7 +433,7 @@ describe("script steps in runs", () => {
             type: "script",
             // A TERM handler that only notes the signal: the loop goes on until SIGKILL.
             config: {
-              command: `trap 'echo term > ${stamp}.term' TERM; echo $$ > ${stamp}.pid; while true; do sleep 0.2; done`,
+              command: `trap 'echo term > "$HOME/term"' TERM; readlink /proc/self/ns/pid > "$HOME/ns"; while true; do sleep 0.2; done`,
             },
           },
         ],
@@ -449,29 +449,23 @@ describe("script steps in runs", () => {
       fx,
     );
     const runId = await e.start(wf, {}, fx);
-    const pid = await e.h.until(
-      () => {
-        const text = fs.existsSync(`${stamp}.pid`) ? fs.readFileSync(`${stamp}.pid`, "utf8") : "";
-        return Number(text) > 0 ? Number(text) : undefined;
-      },
+    const stamp = path.join(os.tmpdir(), "sluice-runs", runId);
+    const ns = await e.h.until(
+      () =>
+        fs.existsSync(`${stamp}/ns`)
+          ? fs.readFileSync(`${stamp}/ns`, "utf8").trim() || undefined
+          : undefined,
       "the script to start",
       20_000,
     );
-    const alive = () => {
-      try {
-        process.kill(pid, 0);
-        return true;
-      } catch {
-        return false;
-      }
-    };
+    const alive = async () => (await processesInNamespace(ns)).length > 0;
     const { cancelRun } = await import("@/server/services/runs/cancel-run");
     await cancelRun({ ctx: fx.ctx("editor"), input: { runId } });
     const behind = await e.start(quick, {}, fx);
 
     // The script got SIGTERM and ignored it, and the executor already cancelled the execution
     // and ran the finalizer: the run must still be cancelling and hold the only slot.
-    await e.h.until(() => fs.existsSync(`${stamp}.term`), "SIGTERM to reach the script", 20_000);
+    await e.h.until(() => fs.existsSync(`${stamp}/term`), "SIGTERM to reach the script", 20_000);
     await e.h.until(
       async () =>
         (
@@ -487,15 +481,14 @@ describe("script steps in runs", () => {
     );
     const status = async (id: string) =>
       (await e.db.db.select({ s: runs.status }).from(runs).where(eq(runs.id, id)))[0]!.s;
-    expect(alive()).toBe(true);
+    expect(await alive()).toBe(true);
     expect(await status(runId)).toBe("cancel_requested");
     expect(await status(behind)).toBe("queued");
 
     // SIGKILL (10 s after SIGTERM) ends it; only then is the run cancelled and the slot handed on.
     const run = await e.waitFor(runId, ["cancelled"], { timeoutMs: 40_000 });
     expect(run.status).toBe("cancelled");
-    // The shell may linger a moment as a zombie until init reaps it (its parent was killed too).
-    await e.h.until(() => !alive(), "the script's process to be gone", 5_000);
+    await e.h.until(async () => !(await alive()), "the script's sandbox to be gone", 5_000);
     const sh = (await e.steps(runId)).find((s) => s.path === "sh")!;
     expect(sh.error).toMatchObject({ message: expect.stringMatching(/stopped/) });
     expect((await e.waitFor(behind, ["completed"], { timeoutMs: 30_000 })).status).toBe(

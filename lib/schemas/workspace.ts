@@ -2,6 +2,7 @@ import { z } from "zod";
 import { allowedHostEntryProblem, isHostName, parseIp } from "../net/ip";
 import { SecretName } from "../workflow/primitives";
 import { MCP_SERVER_NAME, StepType } from "../workflow/steps";
+import { APPROVAL_TARGETS } from "../workflow/required-approvals";
 import { Email } from "./auth";
 import { StoredWorkspaceQuota } from "./quotas";
 import { Role } from "./roles";
@@ -49,9 +50,16 @@ export const AllowedPrivateHost = z
     if (problem) ctx.addIssue({ code: "custom", message: problem });
   });
 
+export const SCRIPT_NETWORK_MODES = ["none", "allowed"] as const;
+
 export const WorkspacePolicies = z.object({
   /** `script` steps run shell commands on the Sluice host: off unless an admin turns them on. */
   scriptStepsEnabled: z.boolean(),
+  /**
+   * Whether `script` steps reach the network: "none" (the default) runs them in a sandbox with no
+   * network at all, "allowed" shares the host's network (no SSRF guard: anything the host reaches).
+   */
+  scriptNetwork: z.enum(SCRIPT_NETWORK_MODES).default("none"),
   /** Private/loopback hosts that http, llm, agent and notify steps may reach. */
   allowedPrivateHosts: z
     .array(AllowedPrivateHost)
@@ -61,6 +69,15 @@ export const WorkspacePolicies = z.object({
   forbiddenStepTypes: z
     .array(StepType)
     .refine((list) => new Set(list).size === list.length, { message: "Remove duplicate types" }),
+  /**
+   * Required approvals (RFC 001 §12): steps of these kinds (a step type, or `http_write` for an
+   * http step whose method is not GET/HEAD/OPTIONS) must follow an approval on every path from
+   * the start. Checked on publish, import, sync, inline runs and proposals.
+   */
+  requiredApprovals: z
+    .array(z.enum(APPROVAL_TARGETS))
+    .refine((list) => new Set(list).size === list.length, { message: "Remove duplicate entries" })
+    .default([]),
   /** Separation of duties: whether a proposer may approve their own change proposal. */
   allowSelfApproval: z.boolean().default(false),
   /** How many recent finished runs a proposal's dry run replays. */
@@ -75,8 +92,10 @@ export type WorkspacePolicies = z.infer<typeof WorkspacePolicies>;
 
 export const DEFAULT_WORKSPACE_POLICIES: WorkspacePolicies = {
   scriptStepsEnabled: false,
+  scriptNetwork: "none",
   allowedPrivateHosts: [],
   forbiddenStepTypes: [],
+  requiredApprovals: [],
   allowSelfApproval: false,
   proposalDryRunRuns: 10,
 };
@@ -251,8 +270,10 @@ export const WorkspaceSettings = z.object({
   allowSelfApproval: WorkspacePolicies.shape.allowSelfApproval.optional(),
   proposalDryRunRuns: WorkspacePolicies.shape.proposalDryRunRuns.optional(),
   scriptStepsEnabled: WorkspacePolicies.shape.scriptStepsEnabled.optional(),
+  scriptNetwork: z.enum(SCRIPT_NETWORK_MODES).optional(),
   allowedPrivateHosts: WorkspacePolicies.shape.allowedPrivateHosts.optional(),
   forbiddenStepTypes: WorkspacePolicies.shape.forbiddenStepTypes.optional(),
+  requiredApprovals: WorkspacePolicies.shape.requiredApprovals.optional(),
   llm: LlmIntegration.optional(),
   smtp: SmtpIntegration.optional(),
   mcpServers: McpServerList.optional(),

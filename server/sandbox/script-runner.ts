@@ -1,5 +1,6 @@
 import "server-only";
 import { spawn } from "node:child_process";
+import { sandboxCommand, type SandboxSpec } from "./bwrap";
 
 /**
  * Runs a shell command the way `script` steps need: `bash -lc <command>` in its own process
@@ -8,6 +9,8 @@ import { spawn } from "node:child_process";
  * to the whole group on timeout or cancel, SIGKILL `killGraceMs` later. When the shell exits,
  * whatever it left running in its group is killed too, so nothing outlives the step (a process
  * that deliberately starts its own session escapes this; the CPU-time limit still bounds it).
+ * With `sandbox`, the shell runs inside bubblewrap (./bwrap.ts): its own pid namespace, so even
+ * a process that left the group dies with the sandbox.
  */
 
 export interface ScriptLimits {
@@ -49,6 +52,8 @@ export interface ScriptRunOptions extends ProcessRunOptions {
    * `setpriv` (util-linux); a no-op for other users, whom permissions bind anyway.
    */
   honorFilePermissions?: boolean;
+  /** Run inside bubblewrap (`cwd` is then the host folder bwrap starts from; use "/"). */
+  sandbox?: SandboxSpec;
 }
 
 export interface ScriptRunResult {
@@ -116,6 +121,10 @@ export function runScript(options: ScriptRunOptions): Promise<ScriptRunResult> {
   const wrapper = `${ulimitPrelude(options.limits)}; exec bash -lc "$1"`;
   const argv = ["bash", "-c", wrapper, "sluice-script", options.command];
   const asRoot = process.getuid?.() === 0;
+  if (options.sandbox) {
+    const { file, args } = sandboxCommand(options.sandbox, argv, asRoot);
+    return runProcess(file, args, options);
+  }
   if (options.honorFilePermissions && asRoot)
     argv.unshift("setpriv", "--inh-caps=-dac_override", "--bounding-set=-dac_override", "--");
   return runProcess(argv[0]!, argv.slice(1), options);

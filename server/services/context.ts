@@ -5,6 +5,7 @@ import type { PlanId } from "@/lib/quotas/plans";
 import { hasRole, type Role } from "@/lib/schemas/roles";
 import { ForbiddenError, UnauthorizedError } from "../errors";
 import type { Keys } from "../keys";
+import type { ScriptSandboxConfig } from "../sandbox/bwrap";
 
 /** Who is acting. Tokens act with their own role, capped by their creator's current role. */
 export type Actor =
@@ -51,6 +52,8 @@ export interface ServiceConfig {
   engineVersion?: number;
   /** Where the per-workspace bare caches of repository context live (default: a temp folder). */
   repositoryCacheDir?: string;
+  /** How script steps are isolated (SLUICE_SCRIPT_SANDBOX; absent: bwrap, nothing extra hidden). */
+  scriptSandbox?: ScriptSandboxConfig;
   /** The durable engine (absent: the embedded executor, as in tests). */
   engine?: EngineConfig;
 }

@@ -11,6 +11,7 @@ import {
   type WorkspaceSettings,
 } from "@/lib/schemas/workspace";
 import { isStepType } from "@/lib/workflow/steps";
+import { isApprovalTarget } from "@/lib/workflow/required-approvals";
 import { NotFoundError } from "../../errors";
 
 export interface ParsedWorkspaceSettings {
@@ -44,6 +45,8 @@ export function parseWorkspaceSettings(raw: unknown): ParsedWorkspaceSettings {
         obj.scriptStepsEnabled,
         DEFAULT_WORKSPACE_POLICIES.scriptStepsEnabled,
       ),
+      // Fail closed: anything but "allowed" keeps scripts off the network.
+      scriptNetwork: obj.scriptNetwork === "allowed" ? "allowed" : "none",
       allowedPrivateHosts: field(
         shape.allowedPrivateHosts,
         obj.allowedPrivateHosts,
@@ -53,6 +56,10 @@ export function parseWorkspaceSettings(raw: unknown): ParsedWorkspaceSettings {
       forbiddenStepTypes: Array.isArray(obj.forbiddenStepTypes)
         ? [...new Set(obj.forbiddenStepTypes.filter(isStepType))]
         : DEFAULT_WORKSPACE_POLICIES.forbiddenStepTypes,
+      // Fail closed here too: an unknown entry is dropped, the others still apply.
+      requiredApprovals: Array.isArray(obj.requiredApprovals)
+        ? [...new Set(obj.requiredApprovals.filter(isApprovalTarget))]
+        : DEFAULT_WORKSPACE_POLICIES.requiredApprovals,
       allowSelfApproval: obj.allowSelfApproval === true,
       proposalDryRunRuns: field(
         shape.proposalDryRunRuns,

@@ -70,8 +70,10 @@ describe("workspace policies", () => {
       expect(s).toEqual({
         policies: {
           scriptStepsEnabled: false,
+          scriptNetwork: "none",
           allowedPrivateHosts: [],
           forbiddenStepTypes: [],
+          requiredApprovals: [],
           allowSelfApproval: false,
           proposalDryRunRuns: 10,
         },
@@ -89,8 +91,10 @@ describe("workspace policies", () => {
     const policy: WorkspacePolicy = await loadWorkspacePolicy(t.db, fx.workspaceId);
     expect(policy).toEqual({
       scriptStepsEnabled: false,
+      scriptNetwork: "none",
       allowedPrivateHosts: [],
       forbiddenStepTypes: [],
+      requiredApprovals: [],
       allowSelfApproval: false,
       proposalDryRunRuns: 10,
     });
@@ -106,8 +110,10 @@ describe("workspace policies", () => {
       ctx: fx.ctx("admin"),
       input: {
         scriptStepsEnabled: true,
+        scriptNetwork: "allowed",
         allowedPrivateHosts: [" Build.Internal ", "10.0.0.0/8", "::1"],
         forbiddenStepTypes: ["agent"],
+        requiredApprovals: ["http_write", "script"],
         allowSelfApproval: true,
         proposalDryRunRuns: 25,
       },
@@ -121,15 +127,19 @@ describe("workspace policies", () => {
       maxActiveRunsPerUser: 3,
       somethingElse: { x: 1 },
       scriptStepsEnabled: true,
+      scriptNetwork: "allowed",
       allowedPrivateHosts: ["build.internal", "10.0.0.0/8", "::1"],
       forbiddenStepTypes: ["agent"],
+      requiredApprovals: ["http_write", "script"],
       allowSelfApproval: true,
       proposalDryRunRuns: 25,
     });
     expect(await loadWorkspacePolicy(t.db, fx.workspaceId)).toEqual({
       scriptStepsEnabled: true,
+      scriptNetwork: "allowed",
       allowedPrivateHosts: ["build.internal", "10.0.0.0/8", "::1"],
       forbiddenStepTypes: ["agent"],
+      requiredApprovals: ["http_write", "script"],
       allowSelfApproval: true,
       proposalDryRunRuns: 25,
     });
@@ -137,15 +147,19 @@ describe("workspace policies", () => {
     expect(audit!.data).toEqual({
       before: {
         scriptStepsEnabled: false,
+        scriptNetwork: "none",
         allowedPrivateHosts: [],
         forbiddenStepTypes: [],
+        requiredApprovals: [],
         allowSelfApproval: false,
         proposalDryRunRuns: 10,
       },
       after: {
         scriptStepsEnabled: true,
+        scriptNetwork: "allowed",
         allowedPrivateHosts: ["build.internal", "10.0.0.0/8", "::1"],
         forbiddenStepTypes: ["agent"],
+        requiredApprovals: ["http_write", "script"],
         allowSelfApproval: true,
         proposalDryRunRuns: 25,
       },
@@ -162,6 +176,10 @@ describe("workspace policies", () => {
       { ...base, forbiddenStepTypes: ["teleport"] },
       { ...base, proposalDryRunRuns: 0 },
       { ...base, allowSelfApproval: "yes" },
+      { ...base, scriptNetwork: "open" },
+      { ...base, requiredApprovals: ["approval"] },
+      { ...base, requiredApprovals: ["teleport"] },
+      { ...base, requiredApprovals: ["notify", "notify"] },
     ]) {
       await expect(updateWorkspacePolicies({ ctx: fx.ctx("owner"), input })).rejects.toBeInstanceOf(
         ValidationError,
@@ -179,8 +197,10 @@ describe("workspace policies", () => {
       .set({
         settings: {
           scriptStepsEnabled: "yes",
+          scriptNetwork: "yes",
           allowedPrivateHosts: ["10.0.0.0/8"],
           forbiddenStepTypes: ["script", "teleport", "script"],
+          requiredApprovals: ["notify", "teleport", "notify"],
           allowSelfApproval: "true",
           proposalDryRunRuns: 1e6,
           llm: { model: 5 },
@@ -190,9 +210,11 @@ describe("workspace policies", () => {
     const s = await getWorkspaceSettings({ ctx: fx.ctx("viewer") });
     expect(s.policies).toEqual({
       scriptStepsEnabled: false,
+      scriptNetwork: "none",
       allowedPrivateHosts: ["10.0.0.0/8"],
       // An unknown entry does not wipe the known ones (fail closed).
       forbiddenStepTypes: ["script"],
+      requiredApprovals: ["notify"],
       allowSelfApproval: false,
       proposalDryRunRuns: 10,
     });

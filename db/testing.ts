@@ -10,14 +10,48 @@ import { sql } from "drizzle-orm";
 import { MIGRATIONS_FOLDER, openDb, type DbHandle } from "./client";
 import { migrateDb } from "./migrate";
 
+/**
+ * A copy of the migrations folder holding only the migrations before `tag` (its journal cut
+ * there): the schema as the release before `tag` left it.
+ */
+export function migrationsBefore(tag: string): string {
+  const journalPath = path.join(MIGRATIONS_FOLDER, "meta", "_journal.json");
+  const journal = JSON.parse(fs.readFileSync(journalPath, "utf8")) as {
+    entries: { tag: string }[];
+  };
+  const cut = journal.entries.findIndex((e) => e.tag === tag);
+  if (cut < 0) throw new Error(`migrationsBefore: no migration tagged ${tag}`);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sluice-migrations-"));
+  fs.mkdirSync(path.join(dir, "meta"));
+  for (const e of journal.entries.slice(0, cut))
+    fs.copyFileSync(path.join(MIGRATIONS_FOLDER, `${e.tag}.sql`), path.join(dir, `${e.tag}.sql`));
+  fs.writeFileSync(
+    path.join(dir, "meta", "_journal.json"),
+    JSON.stringify({ ...journal, entries: journal.entries.slice(0, cut) }),
+  );
+  return dir;
+}
+
 export type TestDb = DbHandle & { name: string };
 
 export function testDriver(): "pglite" | "postgres" {
   return process.env.SLUICE_TEST_DB === "postgres" ? "postgres" : "pglite";
 }
 
-export async function createTestDb(label = "t"): Promise<TestDb> {
+/**
+ * `migrationsFolder`: migrate with another folder instead (a migration test builds the database
+ * as an older release left it, then runs the newer migrations over its data).
+ */
+export async function createTestDb(
+  label = "t",
+  opts: { migrationsFolder?: string } = {},
+): Promise<TestDb> {
   if (testDriver() === "pglite") {
+    if (opts.migrationsFolder) {
+      const handle = await openDb({});
+      await migrateDb(handle, opts.migrationsFolder);
+      return { ...handle, name: `pglite:${label}` };
+    }
     const handle = await openDb({ loadDataDir: await pgliteTemplate() });
     return { ...handle, name: `pglite:${label}` };
   }
@@ -33,7 +67,7 @@ export async function createTestDb(label = "t"): Promise<TestDb> {
   const url = new URL(base);
   url.pathname = `/${name}`;
   const handle = await openDb({ url: url.toString(), maxConnections: 10 });
-  await migrateDb(handle);
+  await migrateDb(handle, opts.migrationsFolder);
   return {
     ...handle,
     name,

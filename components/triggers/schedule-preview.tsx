@@ -4,6 +4,7 @@ import { useEffect, useState } from "react";
 import { Spinner } from "@/components/ui/states";
 import { useTRPC } from "@/lib/trpc/client";
 import { issuesOf, mapIssues } from "@/components/forms/issues";
+import { describeScheduleZone } from "@/lib/triggers/schedule-zone";
 import { dstNote, formatOffset } from "./trigger-model";
 
 export const PREVIEW_COUNT = 10;
@@ -19,11 +20,15 @@ function useDebounced<T>(value: T, ms: number): T {
 
 /**
  * The server's preview of a cron expression (same compiled schedule as the scheduler), debounced
- * while typing. Errors come back per field (`cron` / `timezone`) for the form to show in place.
+ * while typing. A blank zone previews in the workflow's zone, as the schedule would fire. Errors
+ * come back per field (`cron` / `timezone`) for the form to show in place.
  */
-export function useSchedulePreview(cron: string, timezone: string) {
+export function useSchedulePreview(cron: string, timezone: string, workflowId: string) {
   const trpc = useTRPC();
-  const input = useDebounced({ cron: cron.trim(), timezone: timezone.trim() || "UTC" }, 350);
+  const input = useDebounced(
+    { cron: cron.trim(), ...(timezone.trim() ? { timezone: timezone.trim() } : {}), workflowId },
+    350,
+  );
   const enabled = input.cron.length > 0;
   // Where the list starts (ISO instant; null = now): a date to look ahead to (a DST change months
   // away), then "Later" pages on from the last listed time.
@@ -42,7 +47,7 @@ export function useSchedulePreview(cron: string, timezone: string) {
     ? { ...mapIssues(issuesOf(q.error), { within: [["config"], []] }).byField }
     : {};
   if (q.error && !errors.cron && !errors.timezone) errors.cron = q.error.message;
-  const isStale = input.cron !== cron.trim() || input.timezone !== (timezone.trim() || "UTC");
+  const isStale = input.cron !== cron.trim() || (input.timezone ?? "") !== timezone.trim();
   return { query: q, errors, enabled, isStale, from, setFrom };
 }
 
@@ -118,7 +123,13 @@ export function SchedulePreview({ preview }: { preview: ReturnType<typeof useSch
             })}
           </ol>
           <p className="section-note">
-            Times in {q.data.timezone}.{" "}
+            Times in{" "}
+            {describeScheduleZone({
+              timezone: q.data.timezone,
+              source: q.data.timezoneSource,
+              workflowTimezone: q.data.workflowTimezone,
+            })}
+            .{" "}
             {q.data.dstBehaviour === "fixed-time"
               ? "Fixed-time schedule: on DST changes a missing time fires at the jump and a repeated time fires once."
               : "Interval schedule: on DST changes missing times are skipped and repeated times fire twice."}

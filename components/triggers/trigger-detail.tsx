@@ -17,9 +17,11 @@ import { SecretDialog, type ShownSecret } from "./secret-dialog";
 import { TriggerFormDialog } from "./trigger-form";
 import { TestEventPanel } from "./test-event-panel";
 import { TRIGGER_POLL_MS } from "./trigger-list";
+import { describeScheduleZone } from "@/lib/triggers/schedule-zone";
 import {
   GRACE_OPTIONS,
   KIND_LABELS,
+  ownerLabel,
   parseJsonObject,
   prettyJson,
   shownConfig,
@@ -56,6 +58,15 @@ export function TriggerDetail({
   const setEnabled = useMutation(
     trpc.trigger.setEnabled.mutationOptions({
       onSuccess: () => void invalidate(),
+      onError: (e) => toast(e.message, "error"),
+    }),
+  );
+  const takeOver = useMutation(
+    trpc.trigger.takeOver.mutationOptions({
+      onSuccess: () => {
+        toast("You own this trigger now: its runs count against you");
+        void invalidate();
+      },
       onError: (e) => toast(e.message, "error"),
     }),
   );
@@ -139,6 +150,21 @@ export function TriggerDetail({
           )}
         </div>
         <div className="card-body stack">
+          {t.owner.problem ? (
+            <div className="form-error" role="alert">
+              <p style={{ margin: 0 }}>{t.owner.problem}.</p>
+              {canEdit ? (
+                <button
+                  type="button"
+                  className="btn btn-sm"
+                  disabled={takeOver.isPending}
+                  onClick={() => takeOver.mutate({ triggerId })}
+                >
+                  Take over
+                </button>
+              ) : null}
+            </div>
+          ) : null}
           <dl className="kv">
             {kind === "webhook" && t.url ? (
               <>
@@ -168,6 +194,29 @@ export function TriggerDetail({
                 <dd className="mono">{triggerSummary(t)}</dd>
               </>
             )}
+            {kind === "schedule" && t.schedule ? (
+              <>
+                <dt>Time zone</dt>
+                <dd data-testid="trigger-timezone">{describeScheduleZone(t.schedule)}</dd>
+              </>
+            ) : null}
+            <dt>Owner</dt>
+            <dd data-testid="trigger-owner">
+              {ownerLabel(t.owner)}
+              {canEdit && !t.owner.problem ? (
+                <>
+                  {" "}
+                  <button
+                    type="button"
+                    className="btn btn-sm"
+                    disabled={takeOver.isPending}
+                    onClick={() => takeOver.mutate({ triggerId })}
+                  >
+                    Take over
+                  </button>
+                </>
+              ) : null}
+            </dd>
             <dt>Last fired</dt>
             <dd>
               <RelativeTime date={t.lastFiredAt} />

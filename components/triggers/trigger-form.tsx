@@ -131,7 +131,9 @@ export function TriggerFormDialog({
         {kind === "webhook" ? (
           <WebhookFields control={control} isCreate={mode.type === "create"} inputs={inputs} />
         ) : null}
-        {kind === "schedule" ? <ScheduleFields control={control} /> : null}
+        {kind === "schedule" ? (
+          <ScheduleFields control={control} workflowId={mode.workflowId} />
+        ) : null}
         {kind === "event" ? (
           <EventFields control={control} isCreate={mode.type === "create"} inputs={inputs} />
         ) : null}

@@ -92,6 +92,14 @@ export function TriggerList({ workflowId }: { workflowId: string }) {
                 </td>
                 <td>
                   <Link href={`/workflows/${workflowId}/triggers/${t.id}`}>{t.name}</Link>
+                  {t.owner.problem ? (
+                    <>
+                      {" "}
+                      <span className="badge badge-warn" title={t.owner.problem}>
+                        owner gone
+                      </span>
+                    </>
+                  ) : null}
                 </td>
                 <td>
                   {canEdit ? (

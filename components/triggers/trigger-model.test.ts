@@ -5,6 +5,7 @@ import {
   dstNote,
   formatOffset,
   mappingToRows,
+  ownerLabel,
   parseJsonObject,
   shownConfig,
   prettyJson,
@@ -23,7 +24,14 @@ describe("triggerSummary", () => {
         kind: "schedule",
         config: { cron: "0 9 * * 1-5", timezone: "Europe/Berlin" },
       }),
-    ).toBe("0 9 * * 1-5 (Europe/Berlin)");
+    ).toBe("0 9 * * 1-5 · Europe/Berlin (overrides the workflow's UTC)");
+    expect(
+      triggerSummary({
+        kind: "schedule",
+        config: { cron: "0 9 * * 1-5" },
+        schedule: { timezone: "Asia/Tokyo", source: "workflow", workflowTimezone: "Asia/Tokyo" },
+      }),
+    ).toBe("0 9 * * 1-5 · Asia/Tokyo (the workflow's zone)");
     expect(triggerSummary({ kind: "event", config: { event: "order.*" } })).toBe("order.*");
   });
 });
@@ -108,5 +116,19 @@ describe("DST notes", () => {
     expect(formatOffset(120)).toBe("UTC+02:00");
     expect(formatOffset(-330)).toBe("UTC-05:30");
     expect(formatOffset(0)).toBe("UTC+00:00");
+  });
+});
+
+describe("ownerLabel", () => {
+  it("names the owner, or says runs are refused when they are gone", () => {
+    expect(ownerLabel({ name: "Ada", email: "ada@x.dev", status: "member" })).toBe(
+      "Ada (ada@x.dev) — runs count against their limits",
+    );
+    expect(ownerLabel({ name: "Bob", email: "bob@x.dev", status: "removed" })).toMatch(
+      /^Bob \(bob@x\.dev\), no longer a member — runs are refused/,
+    );
+    expect(ownerLabel({ name: null, email: null, status: "deleted" })).toMatch(
+      /^deleted account — runs are refused/,
+    );
   });
 });

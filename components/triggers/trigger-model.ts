@@ -1,4 +1,9 @@
 import type { TriggerKind } from "@/lib/schemas/triggers";
+import {
+  describeScheduleZone,
+  scheduleZone,
+  type ScheduleZone,
+} from "@/lib/triggers/schedule-zone";
 
 /**
  * Pure helpers for the triggers UI: labels, summaries, badge tones, form rows ⇄ config records,
@@ -55,19 +60,45 @@ export function runTone(status: string | null | undefined): Tone {
 
 export const statusLabel = (s: string) => s.replace(/_/g, " ");
 
-/** One line describing a trigger: the URL of a webhook, cron + zone of a schedule, an event pattern. */
-export function triggerSummary(t: { kind: string; url?: string | null; config: unknown }): string {
+/**
+ * One line describing a trigger: the URL of a webhook, cron + zone of a schedule (with where the
+ * zone comes from: "(Europe/Berlin (overrides the workflow's UTC))"), an event pattern.
+ */
+export function triggerSummary(t: {
+  kind: string;
+  url?: string | null;
+  config: unknown;
+  schedule?: ScheduleZone | null;
+}): string {
   const c = (t.config ?? {}) as Record<string, unknown>;
   switch (t.kind) {
     case "webhook":
       return `${typeof c.method === "string" ? c.method : "POST"} ${t.url ?? ""}`.trim();
     case "schedule":
-      return `${String(c.cron ?? "")} (${String(c.timezone ?? "UTC")})`;
+      return `${String(c.cron ?? "")} · ${describeScheduleZone(
+        t.schedule ?? scheduleZone(typeof c.timezone === "string" ? c.timezone : null, null),
+      )}`;
     case "event":
       return String(c.event ?? "");
     default:
       return "";
   }
+}
+
+/**
+ * Who a trigger's webhook, schedule and event runs count against ("Ada (ada@x.dev)"), or why
+ * nobody does (the owner left the workspace or was deleted: such triggers start no runs).
+ */
+export function ownerLabel(o: {
+  name: string | null;
+  email: string | null;
+  status: "member" | "removed" | "deleted";
+}): string {
+  const who = o.name ? (o.email ? `${o.name} (${o.email})` : o.name) : (o.email ?? "");
+  if (o.status === "deleted") return "deleted account — runs are refused until someone takes over";
+  if (o.status === "removed")
+    return `${who || "a former member"}, no longer a member — runs are refused until someone takes over`;
+  return `${who} — runs count against their limits`;
 }
 
 /**

@@ -30,6 +30,7 @@ async function eventTrigger(workflowId: string, config: Record<string, unknown>)
     name: `on ${String(config.event)}`,
     eventName: String(config.event),
     config: { mapping: {}, input: {}, ...config },
+    createdBy: e.ws.members.editor,
   });
   return id;
 }

@@ -33,6 +33,7 @@ describe("schedules through the engine", () => {
       kind: "schedule",
       name: "Every minute",
       config: { cron: "* * * * *", timezone: "Europe/Berlin", input: { region: "eu" } },
+      createdBy: e.ws.members.editor,
     });
     // Just past the next minute boundary: the executor's cron tick for evaluate-schedules is due.
     const now = e.h.clock.now();

@@ -152,8 +152,17 @@ export type WebhookConfig = z.infer<typeof WebhookConfig>;
 export const ScheduleConfig = z.strictObject({
   /** Five fields: minute hour day-of-month month day-of-week. */
   cron: z.string().trim().min(9).max(200),
-  /** IANA zone, e.g. Europe/Berlin. */
-  timezone: z.string().min(1).max(64).default("UTC"),
+  /**
+   * An IANA zone (e.g. Europe/Berlin) that overrides the workflow's `timezone` for this trigger.
+   * Absent: the schedule follows the zone of the workflow's current published version (UTC when
+   * none), see lib/triggers/schedule-zone.ts.
+   */
+  timezone: z
+    .string()
+    .trim()
+    .min(1, "an IANA zone name, or leave timezone out to use the workflow's zone")
+    .max(64)
+    .optional(),
   misfire: z.enum(["skip", "latest"]).default("skip"),
   catchUpWindowMinutes: z
     .number()
@@ -221,6 +230,8 @@ export const UpdateTriggerInput = z.object({
 export type UpdateTriggerInput = z.input<typeof UpdateTriggerInput>;
 
 export const TriggerRef = z.object({ triggerId: id });
+/** An editor makes themselves the trigger's owner: the user its runs count against. */
+export const TakeOverTriggerInput = TriggerRef;
 export const SetTriggerEnabledInput = z.object({ triggerId: id, enabled: z.boolean() });
 export const ListTriggersInput = z.object({ workflowId: id.optional() });
 export const FireTriggerInput = z.object({
@@ -240,7 +251,10 @@ export const RotateWebhookSecretInput = z.object({
 });
 export const PreviewScheduleInput = z.strictObject({
   cron: z.string().max(200),
-  timezone: z.string().max(64).default("UTC"),
+  /** The trigger's override; absent or blank: the workflow's zone (`workflowId`), else UTC. */
+  timezone: z.string().max(64).optional(),
+  /** Resolve an absent `timezone` to this workflow's zone, as its schedules would. */
+  workflowId: id.optional(),
   count: z.number().int().min(1).max(50).default(10),
   /** List the fire times strictly after this instant (default: now); page on with `nextFrom`. */
   from: z.iso

@@ -4,10 +4,20 @@ import { FormNumber, FormSelect, FormText } from "@/components/forms/form";
 import { SchedulePreview, useSchedulePreview } from "../schedule-preview";
 import type { TriggerControl } from "./values";
 
-/** Schedule settings with the server's live preview of the next fire times. */
-export function ScheduleFields({ control }: { control: TriggerControl }) {
+/**
+ * Schedule settings with the server's live preview of the next fire times. The zone is an
+ * optional override: blank follows the workflow definition's `timezone` (and its changes).
+ */
+export function ScheduleFields({
+  control,
+  workflowId,
+}: {
+  control: TriggerControl;
+  workflowId: string;
+}) {
   const [cron, timezone] = useWatch({ control, name: ["cron", "timezone"] });
-  const preview = useSchedulePreview(cron, timezone);
+  const preview = useSchedulePreview(cron, timezone, workflowId);
+  const workflowZone = preview.query.data?.workflowTimezone;
   return (
     <>
       <div className="form-row">
@@ -25,7 +35,12 @@ export function ScheduleFields({ control }: { control: TriggerControl }) {
           name="timezone"
           label="Time zone"
           fallbackError={preview.errors.timezone}
-          hint="IANA name, e.g. Europe/Berlin."
+          placeholder={workflowZone ? `Workflow's zone (${workflowZone})` : "Workflow's zone"}
+          hint={
+            timezone.trim()
+              ? `Overrides the workflow's zone${workflowZone ? ` (${workflowZone})` : ""}; clear it to follow the workflow.`
+              : "Blank: follows the workflow's time zone. An IANA name (e.g. Europe/Berlin) overrides it."
+          }
           spellCheck={false}
         />
       </div>

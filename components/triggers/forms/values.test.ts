@@ -46,11 +46,17 @@ describe("trigger form values", () => {
     }
   });
 
-  it("defaults a new schedule to weekday mornings in the local zone", () => {
-    const v = initialValues("schedule", "", {}, "Europe/Berlin");
+  it("defaults a new schedule to weekday mornings in the workflow's zone, not the browser's", () => {
+    const v = initialValues("schedule", "", {});
     expect(v.cron).toBe("0 9 * * 1-5");
-    expect(v.timezone).toBe("Europe/Berlin");
+    expect(v.timezone).toBe("");
+    // No zone sent: the schedule inherits the workflow definition's timezone.
+    expect(toConfig("schedule", v).config).not.toHaveProperty("timezone");
+    // A zone typed in is an explicit override, and an existing override round-trips.
+    v.timezone = " Europe/Berlin ";
     expect(toConfig("schedule", v).config).toMatchObject({ timezone: "Europe/Berlin" });
+    const edited = initialValues("schedule", "S", { cron: "0 3 * * *", timezone: "Asia/Tokyo" });
+    expect(toConfig("schedule", edited).config).toMatchObject({ timezone: "Asia/Tokyo" });
   });
 
   it("reports text problems at their field: JSON input, filter, unnamed mapping rows", () => {
@@ -91,7 +97,11 @@ describe("trigger form values", () => {
   });
 
   it("a valid form becomes the create input (or the update input when editing)", async () => {
-    const values = { ...initialValues("schedule", "Nightly", {}, "UTC"), cron: "30 2 * * *" };
+    const values = {
+      ...initialValues("schedule", "Nightly", {}),
+      cron: "30 2 * * *",
+      timezone: "UTC",
+    };
     const created = await triggerFormSchema("schedule", {
       type: "create",
       workflowId: "wf_1",

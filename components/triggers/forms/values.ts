@@ -38,6 +38,7 @@ export interface TriggerFormValues {
   mode: string;
   syncTimeoutSeconds: number | undefined;
   cron: string;
+  /** Schedules: an override of the workflow's zone; blank = inherit the workflow's. */
   timezone: string;
   misfire: string;
   catchUpWindowMinutes: number | undefined;
@@ -57,13 +58,11 @@ export interface TriggerFormValues {
 const text = (x: unknown, fallback = "") => (x === undefined || x === null ? fallback : String(x));
 const number = (x: unknown, fallback: number) => (typeof x === "number" ? x : fallback);
 
-/** Form values for a new trigger (`config` empty) or an existing one. */
-export function initialValues(
-  kind: TriggerKind,
-  name: string,
-  config: unknown,
-  localZone = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC",
-): TriggerFormValues {
+/**
+ * Form values for a new trigger (`config` empty) or an existing one. A new schedule's zone is
+ * blank — it follows the workflow's — never the browser's zone.
+ */
+export function initialValues(kind: TriggerKind, name: string, config: unknown): TriggerFormValues {
   const c = (config ?? {}) as Record<string, unknown>;
   const v = (c.verification ?? {}) as Record<string, unknown>;
   const rl = (c.rateLimit ?? {}) as Record<string, unknown>;
@@ -87,7 +86,7 @@ export function initialValues(
     mode: text(c.mode, "async"),
     syncTimeoutSeconds: number(c.syncTimeoutSeconds, 10),
     cron: text(c.cron, kind === "schedule" ? "0 9 * * 1-5" : ""),
-    timezone: text(c.timezone, kind === "schedule" ? localZone : "UTC"),
+    timezone: text(c.timezone),
     misfire: text(c.misfire, "skip"),
     catchUpWindowMinutes: number(c.catchUpWindowMinutes, 60),
     overlap: text(c.overlap, "skip"),
@@ -169,7 +168,7 @@ export function toConfig(
         problems,
         config: {
           cron: f.cron,
-          timezone: f.timezone.trim() || "UTC",
+          ...(f.timezone.trim() ? { timezone: f.timezone.trim() } : {}),
           misfire: f.misfire,
           catchUpWindowMinutes: f.catchUpWindowMinutes,
           overlap: f.overlap,

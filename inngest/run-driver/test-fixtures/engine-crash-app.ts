@@ -148,6 +148,7 @@ async function main() {
       name: "On paid",
       eventName: "order.paid",
       config: { event: "order.paid", mapping: { order: "$.data.id" }, input: {} },
+      createdBy: ws.members.editor,
     });
     await emitEvents({
       ctx: ws.ctx("editor"),

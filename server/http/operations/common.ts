@@ -107,6 +107,25 @@ export const Trigger = z
     path: z.string().nullable(),
     url: z.string().nullable(),
     createdAt: Timestamp,
+    /** Reads: who the trigger's runs count against; a gone owner means runs are refused. */
+    owner: z
+      .object({
+        userId: z.string().nullable(),
+        name: z.string().nullable(),
+        email: z.string().nullable(),
+        status: z.enum(["member", "removed", "deleted"]),
+        problem: z.string().nullable(),
+      })
+      .optional(),
+    /** Reads, schedules: the zone they fire in — their own (`trigger`) or the workflow's. */
+    schedule: z
+      .object({
+        timezone: z.string(),
+        source: z.enum(["trigger", "workflow"]),
+        workflowTimezone: z.string(),
+      })
+      .nullable()
+      .optional(),
   })
   .meta({ id: "Trigger" });
 

@@ -98,6 +98,19 @@ const enabledOp = (enabled: boolean) =>
 export const enableTriggerOp = enabledOp(true);
 export const disableTriggerOp = enabledOp(false);
 
+export const takeOverTriggerOp = defineOperation({
+  method: "POST",
+  path: "/triggers/{id}/take-over",
+  operationId: "takeOverTrigger",
+  summary: "Become a trigger's owner",
+  description:
+    "The caller (a token acts for its creator) becomes the trigger's owner: the user its webhook, schedule and event runs count against. A trigger whose owner left the workspace or was deleted starts no runs until someone takes it over.",
+  tag,
+  minRole: "editor",
+  params: IdParams,
+  responses: { 200: { description: "The trigger with its new owner", schema: Trigger } },
+});
+
 export const fireTriggerOp = defineOperation({
   method: "POST",
   path: "/triggers/{id}/fire",

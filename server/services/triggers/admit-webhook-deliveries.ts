@@ -10,6 +10,7 @@ import { admitQueuedRuns } from "../runs/admission";
 import { skipOverflowedRun } from "../runs/create-run";
 import { startTriggerRun, triggerContext } from "./start-trigger-run";
 import { definitionByHash } from "../workflows/version-content";
+import { ownerGoneReason, ownerStatuses } from "./trigger-owner";
 
 export interface AdmitterDeps {
   db: Db;
@@ -55,12 +56,23 @@ export async function admitWebhookDeliveries(
       .from(triggers)
       .where(inArray(triggers.id, [...new Set(rows.map((r) => r.triggerId))]));
     const triggerById = new Map(triggerRows.map((t) => [t.id, t]));
+    // Runs count against each trigger's owner: one membership read for the whole batch.
+    const owners = await ownerStatuses(tx, triggerRows);
 
     const outcomes: Outcome[] = [];
     for (const row of rows) {
       // The inbox row cascades with its trigger, so the trigger is there.
       const trigger = triggerById.get(row.triggerId)!;
       const ctx = triggerContext({ ...deps, now }, row.workspaceId, "webhook");
+      const owner = owners.get(trigger.id)!;
+      if (owner !== "member") {
+        outcomes.push({
+          row,
+          kind: "failed",
+          reason: `The run could not be started: ${ownerGoneReason(trigger.name, owner)}`,
+        });
+        continue;
+      }
       try {
         const r = await tx.transaction((sp) =>
           startTriggerRun(sp, ctx, trigger, {
@@ -68,6 +80,7 @@ export async function admitWebhookDeliveries(
             payload: row.payload,
             idempotencyKey: row.deliveryKey,
             batch: { runId: row.runId },
+            owner: trigger.createdBy!,
           }),
         );
         // Deduplicated: a run with this key was started another way (before the inbox existed,

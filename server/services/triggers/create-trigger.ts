@@ -21,7 +21,14 @@ export async function createTrigger({ ctx, input }: { ctx: ServiceContext; input
   const parsed = CreateTriggerInput.safeParse(input);
   if (!parsed.success) throw fromZodError(parsed.error, "Trigger");
   const data = parsed.data;
-  const config = await parseTriggerConfigForSave(ctx.db, ctx, ws.id, data.kind, data.config);
+  const config = await parseTriggerConfigForSave(
+    ctx.db,
+    ctx,
+    ws.id,
+    data.workflowId,
+    data.kind,
+    data.config,
+  );
   const id = newId("trg");
   const now = ctx.now();
   const secret = data.kind === "webhook" ? generateWebhookSecret() : null;

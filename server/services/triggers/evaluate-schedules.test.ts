@@ -84,6 +84,7 @@ async function schedule(
     name: `S ${cfg.cron as string}`,
     enabled: opts.enabled ?? true,
     config: { timezone: "UTC", overlap: "allow", ...cfg },
+    createdBy: fx.members.editor,
     scheduleCursor: opts.cursor ? new Date(opts.cursor) : null,
     // Test clocks run in 2026; an edit time after the cursor would restart planning (see below).
     createdAt: new Date("2026-01-01T00:00:00Z"),

@@ -13,11 +13,13 @@ import {
   planTicks,
   ScheduleError,
 } from "@/lib/triggers/cron";
+import { scheduleZone } from "@/lib/triggers/schedule-zone";
 import type { Keys } from "../../keys";
 import { DomainError } from "../../errors";
 import type { ServiceConfig } from "../context";
 import { startTriggerRun, triggerContext, type TriggerRow } from "./start-trigger-run";
 import { UNFINISHED_RUN_STATUSES } from "@/lib/workflow/status";
+import { workflowTimezoneSql } from "./workflow-timezone";
 
 export interface EvaluateSchedulesDeps {
   db: Db;
@@ -50,8 +52,10 @@ const UNFINISHED = UNFINISHED_RUN_STATUSES;
 export async function evaluateSchedules(
   deps: EvaluateSchedulesDeps,
 ): Promise<EvaluateSchedulesResult> {
+  // Each schedule's workflow zone comes with it: read every minute, so a newly published zone
+  // moves inheriting schedules from the next evaluation on.
   const rows = await deps.db
-    .select()
+    .select({ trigger: triggers, workflowTimezone: workflowTimezoneSql(triggers.workflowId) })
     .from(triggers)
     .where(and(eq(triggers.kind, "schedule"), eq(triggers.enabled, true)))
     .orderBy(triggers.id);
@@ -63,9 +67,9 @@ export async function evaluateSchedules(
     failed: 0,
     lost: 0,
   };
-  for (const trigger of rows) {
+  for (const { trigger, workflowTimezone } of rows) {
     try {
-      await evaluateTrigger(deps, trigger, result);
+      await evaluateTrigger(deps, trigger, workflowTimezone, result);
     } catch (e) {
       // Only bookkeeping writes can land here (tick failures are recorded inside); log and go on.
       result.failed++;
@@ -78,6 +82,7 @@ export async function evaluateSchedules(
 async function evaluateTrigger(
   deps: EvaluateSchedulesDeps,
   trigger: TriggerRow,
+  workflowTimezone: string | null,
   result: EvaluateSchedulesResult,
 ): Promise<void> {
   const { db, now } = deps;
@@ -93,8 +98,9 @@ async function evaluateTrigger(
     );
   }
   const config = parsed.data;
+  const timezone = scheduleZone(config.timezone, workflowTimezone).timezone;
   try {
-    const schedule = compileSchedule(config.cron, config.timezone);
+    const schedule = compileSchedule(config.cron, timezone);
     const problem = minIntervalProblem(
       schedule,
       deps.config.scheduleMinIntervalSeconds ?? DEFAULT_MIN_INTERVAL_SECONDS,
@@ -114,7 +120,7 @@ async function evaluateTrigger(
       : trigger.scheduleCursor;
   const plan = planTicks({
     cron: config.cron,
-    tz: config.timezone,
+    tz: timezone,
     cursor,
     now,
     misfire: config.misfire,
@@ -145,7 +151,7 @@ async function evaluateTrigger(
     result.missed += inserted.length;
   }
   for (const due of plan.due) {
-    const outcome = await fireTick(deps, trigger, config, due.tick);
+    const outcome = await fireTick(deps, trigger, config, timezone, due.tick);
     result[outcome]++;
   }
   await advanceCursor(db, trigger.id, new Date(plan.cursor));
@@ -157,6 +163,7 @@ async function fireTick(
   deps: EvaluateSchedulesDeps,
   trigger: TriggerRow,
   config: ScheduleConfig,
+  timezone: string,
   tickIso: string,
 ): Promise<TickOutcome> {
   const { db, now } = deps;
@@ -207,8 +214,8 @@ async function fireTick(
         input: config.input,
         payload: {
           tick: tickIso,
-          scheduledFor: localIso(config.timezone, tick.getTime()),
-          timezone: config.timezone,
+          scheduledFor: localIso(timezone, tick.getTime()),
+          timezone,
         },
         idempotencyKey: tickIso,
       });

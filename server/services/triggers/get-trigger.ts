@@ -6,10 +6,14 @@ import { sampleRequest } from "@/lib/triggers/samples";
 import { fromZodError } from "../../errors";
 import { requireRole, type ServiceContext } from "../context";
 import { deliveryPage } from "./list-trigger-deliveries";
-import { loadTrigger, publicTrigger } from "./load-trigger";
+import { describeTriggers } from "./describe-triggers";
+import { loadTrigger } from "./load-trigger";
 import { currentDefinition } from "./webhook-cache";
 
-/** One trigger with its workflow, last run, 20 recent deliveries and (webhooks) a sample request. */
+/**
+ * One trigger with its workflow, owner, last run, 20 recent deliveries, (schedules) effective zone
+ * and (webhooks) a sample request.
+ */
 export async function getTrigger({ ctx, input }: { ctx: ServiceContext; input: unknown }) {
   const ws = requireRole(ctx, "viewer");
   const parsed = TriggerRef.safeParse(input);
@@ -22,7 +26,9 @@ export async function getTrigger({ ctx, input }: { ctx: ServiceContext; input: u
   const [lastRun] = row.lastRunId
     ? await ctx.db.select({ status: runs.status }).from(runs).where(eq(runs.id, row.lastRunId))
     : [];
-  const pub = publicTrigger(row, ctx.config.publicUrl);
+  const [pub] = (await describeTriggers(ctx, [row])) as [
+    Awaited<ReturnType<typeof describeTriggers>>[number],
+  ];
   const deliveries = await deliveryPage(ctx.db, row.id, 20);
   // The sample carries what the current version's inputs need (runs use that version).
   const definition =

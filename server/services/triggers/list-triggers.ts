@@ -4,9 +4,12 @@ import { runs, triggerDeliveries, triggers } from "@/db/schema";
 import { ListTriggersInput } from "@/lib/schemas/triggers";
 import { fromZodError } from "../../errors";
 import { requireRole, type ServiceContext } from "../context";
-import { publicTrigger } from "./load-trigger";
+import { describeTriggers } from "./describe-triggers";
 
-/** Triggers of the workspace (optionally of one workflow) with their last run and delivery. */
+/**
+ * Triggers of the workspace (optionally of one workflow) with their last run and delivery, owner
+ * and (schedules) effective zone.
+ */
 export async function listTriggers({ ctx, input }: { ctx: ServiceContext; input: unknown }) {
   const ws = requireRole(ctx, "viewer");
   const parsed = ListTriggersInput.safeParse(input ?? {});
@@ -37,10 +40,14 @@ export async function listTriggers({ ctx, input }: { ctx: ServiceContext; input:
         .orderBy(triggerDeliveries.triggerId, desc(triggerDeliveries.receivedAt))
     : [];
   const byTrigger = new Map(latest.map((d) => [d.triggerId, d]));
-  return rows.map((r) => {
+  const described = await describeTriggers(
+    ctx,
+    rows.map((r) => r.trigger),
+  );
+  return rows.map((r, i) => {
     const d = byTrigger.get(r.trigger.id);
     return {
-      ...publicTrigger(r.trigger, ctx.config.publicUrl),
+      ...described[i]!,
       lastRunStatus: r.lastRunStatus ?? null,
       lastDelivery: d ? { status: d.status, reason: d.reason, receivedAt: d.receivedAt } : null,
     };

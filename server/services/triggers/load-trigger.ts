@@ -4,10 +4,12 @@ import type { Queryable } from "@/db/client";
 import { triggers } from "@/db/schema";
 import { configSchemaFor, type TriggerKind } from "@/lib/schemas/triggers";
 import { scheduleIssues, DEFAULT_MIN_INTERVAL_SECONDS } from "@/lib/triggers/cron";
+import { scheduleZone } from "@/lib/triggers/schedule-zone";
 import { fromZodError, NotFoundError, ValidationError } from "../../errors";
 import type { ServiceContext } from "../context";
 import { assertScheduleInterval } from "../quotas/enforce-quotas";
 import type { TriggerRow } from "./start-trigger-run";
+import { workflowTimezones } from "./workflow-timezone";
 
 /** A trigger of the workspace, or NotFound (another workspace's id looks exactly the same). */
 export async function loadTrigger(
@@ -26,11 +28,15 @@ export async function loadTrigger(
   return row;
 }
 
-/** A kind's config, parsed with defaults filled in; schedules also get their cron checked. */
+/**
+ * A kind's config, parsed with defaults filled in; schedules also get their cron checked in the
+ * zone they will fire in (their own override, else `workflowTimezone`).
+ */
 export function parseTriggerConfig(
   ctx: ServiceContext,
   kind: TriggerKind,
   config: unknown,
+  workflowTimezone: string | null = null,
 ): Record<string, unknown> {
   const parsed = configSchemaFor(kind).safeParse(config);
   if (!parsed.success) {
@@ -44,7 +50,7 @@ export function parseTriggerConfig(
   if (kind === "schedule") {
     const issues = scheduleIssues(
       String(data.cron),
-      String(data.timezone),
+      scheduleZone(data.timezone as string | undefined, workflowTimezone).timezone,
       ctx.config.scheduleMinIntervalSeconds ?? DEFAULT_MIN_INTERVAL_SECONDS,
       ctx.now(),
     );
@@ -65,16 +71,24 @@ export async function parseTriggerConfigForSave(
   db: Queryable,
   ctx: ServiceContext,
   workspaceId: string,
+  workflowId: string,
   kind: TriggerKind,
   config: unknown,
 ): Promise<Record<string, unknown>> {
-  const data = parseTriggerConfig(ctx, kind, config);
+  const workflowTimezone =
+    kind === "schedule"
+      ? ((await workflowTimezones(db, workspaceId, [workflowId])).get(workflowId) ?? null)
+      : null;
+  const data = parseTriggerConfig(ctx, kind, config, workflowTimezone);
   if (kind === "schedule")
     await assertScheduleInterval(
       db,
       ctx.config,
       workspaceId,
-      { cron: String(data.cron), timezone: String(data.timezone) },
+      {
+        cron: String(data.cron),
+        timezone: scheduleZone(data.timezone as string | undefined, workflowTimezone).timezone,
+      },
       ctx.now(),
     );
   return data;

@@ -377,8 +377,9 @@ async function handle(
 }
 
 /**
- * The fast path's preconditions, on the cached workflow state: async mode, an enabled workflow
- * with a readable current definition that accepts the input, and no coalescing (a coalesced
+ * The fast path's preconditions, on the cached workflow state: async mode, an owner who is still
+ * a member (else the direct path records why nothing starts), an enabled workflow with a readable
+ * current definition that accepts the input, and no coalescing (a coalesced
  * delivery is answered with another run's id, which only the direct path knows). Anything else
  * goes the direct way, which words every refusal exactly as createRun does — so does a delivery
  * that sets the run's repository ref: an inbox row has no place for it, and the direct path
@@ -392,6 +393,7 @@ function acceptsInInbox(
   const d = entry.definition;
   return (
     config.mode === "async" &&
+    entry.hasOwner &&
     !config.repositoryRef &&
     !!entry.workflow?.isEnabled &&
     !!d &&

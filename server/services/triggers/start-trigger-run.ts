@@ -7,6 +7,7 @@ import { createRun, type CreateRunResult } from "../runs/create-run";
 import type { ServiceConfig, ServiceContext } from "../context";
 import type { Keys } from "../../keys";
 import type { Logger } from "@/lib/log";
+import { triggerOwner } from "./trigger-owner";
 
 export type TriggerRow = typeof triggers.$inferSelect;
 
@@ -41,6 +42,11 @@ export interface StartTriggerRunArgs {
   /** Who fired it: the trigger itself, or a user who pressed "fire now". */
   initiator?: { type: "user"; id: string };
   /**
+   * The trigger's owner, already checked to be a member (the webhook admitter checks a whole
+   * batch at once); otherwise it is looked up here.
+   */
+  owner?: string;
+  /**
    * Part of a batch (the webhook admitter): the run gets this pre-generated id and stays queued;
    * admission and the trigger's "last fired" columns are the caller's, once per batch.
    */
@@ -50,7 +56,8 @@ export interface StartTriggerRunArgs {
 /**
  * The one way every trigger kind starts a run: through createRun (admission, idempotency,
  * overflow policy, input validation), then the trigger's "last fired" columns in the same
- * transaction.
+ * transaction. The run counts against the user who fired it ("fire now") or else the trigger's
+ * owner; a trigger whose owner left or was deleted starts nothing (trigger-owner.ts).
  */
 export async function startTriggerRun(
   tx: Queryable,
@@ -64,7 +71,7 @@ export async function startTriggerRun(
     input: args.input,
     trigger: { type: trigger.kind, id: trigger.id, payload: args.payload },
     initiator: args.initiator ?? { type: trigger.kind, id: trigger.id },
-    accountableUserId: args.initiator?.id ?? null,
+    accountableUserId: args.initiator?.id ?? args.owner ?? (await triggerOwner(tx, trigger)),
     idempotencyKey: args.idempotencyKey
       ? `${trigger.kind}:${trigger.id}:${args.idempotencyKey}`
       : null,

@@ -16,7 +16,7 @@ export async function updateTrigger({ ctx, input }: { ctx: ServiceContext; input
   const row = await ctx.db.transaction(async (tx) => {
     const current = await loadTrigger(tx, ws.id, triggerId, { forUpdate: true });
     const nextConfig = config
-      ? await parseTriggerConfigForSave(tx, ctx, ws.id, current.kind, config)
+      ? await parseTriggerConfigForSave(tx, ctx, ws.id, current.workflowId, current.kind, config)
       : current.config;
     const [updated] = await tx
       .update(triggers)

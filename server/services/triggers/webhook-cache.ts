@@ -9,6 +9,7 @@ import type { Keys } from "../../keys";
 import { definitionByHash } from "../workflows/version-content";
 import type { TriggerRow } from "./start-trigger-run";
 import { openWebhookSecret } from "./trigger-secret";
+import { ownerStatuses } from "./trigger-owner";
 
 /**
  * What the webhook receiver needs to accept a delivery without reading the database: the trigger
@@ -24,6 +25,8 @@ export interface WebhookEntry {
   workflow: { isEnabled: boolean; currentVersionId: string | null } | null;
   /** The current version's definition (inputs and overflow policy are checked at accept). */
   definition: WorkflowDefinition | null;
+  /** The trigger's owner is a member: its runs have someone to count against (trigger-owner.ts). */
+  hasOwner: boolean;
 }
 
 // Both caches are small LRUs without a TTL: an entry is never trusted on its own. The inbox insert is guarded by
@@ -84,12 +87,14 @@ async function loadEntry(db: Queryable, keys: Keys, path: string): Promise<Webho
   // An unreadable definition leaves `definition` null: such deliveries take the direct path,
   // which reports the problem exactly as createRun words it.
   const definition = await currentDefinition(db, trigger.workspaceId, wf?.currentVersionId);
+  const owner = (await ownerStatuses(db, [trigger])).get(trigger.id);
   return {
     trigger,
     config: parsed.success ? parsed.data : null,
     secrets: openSecrets(keys, trigger),
     workflow: wf ?? null,
     definition,
+    hasOwner: owner === "member",
   };
 }
 
@@ -117,7 +122,8 @@ const sameJson = (column: SQL, value: unknown) =>
 
 /**
  * A condition over `triggers t join workflows w` that holds only while the database still matches
- * the entry: same trigger settings and secrets, still enabled, same workflow state and version.
+ * the entry: same trigger settings and secrets, still enabled, same workflow state and version,
+ * and the owner still a member (removing them stops the fast path at once).
  */
 export function entryGuard(entry: WebhookEntry): SQL {
   const t = entry.trigger;
@@ -128,5 +134,7 @@ export function entryGuard(entry: WebhookEntry): SQL {
     and ${sameJson(sql`t.previous_secret`, t.previousSecret)}
     and ${sameInstant(sql`t.previous_secret_expires_at`, t.previousSecretExpiresAt)}
     and w.is_enabled and w.deleted_at is null
-    and w.current_version_id = ${entry.workflow?.currentVersionId ?? null}`;
+    and w.current_version_id = ${entry.workflow?.currentVersionId ?? null}
+    and exists (select 1 from memberships m
+                where m.workspace_id = t.workspace_id and m.user_id = t.created_by)`;
 }

@@ -5,6 +5,7 @@ import {
   ListTriggersInput,
   RotateWebhookSecretInput,
   SetTriggerEnabledInput,
+  TakeOverTriggerInput,
   TriggerRef,
   UpdateTriggerInput,
 } from "@/lib/schemas/triggers";
@@ -19,6 +20,7 @@ import {
 import { listTriggers } from "../../services/triggers/list-triggers";
 import { rotateWebhookSecret } from "../../services/triggers/rotate-webhook-secret";
 import { setTriggerEnabled } from "../../services/triggers/set-trigger-enabled";
+import { takeOverTrigger } from "../../services/triggers/take-over-trigger";
 import { updateTrigger } from "../../services/triggers/update-trigger";
 import { emitEvents } from "../../services/events/emit-events";
 import { roleProcedure, router } from "../init";
@@ -49,6 +51,10 @@ export const triggerRouter = router({
   fire: editor
     .input(FireTriggerInput)
     .mutation(({ ctx, input }) => fireTrigger({ ctx: ctx.svc, input })),
+  /** The caller becomes the trigger's owner (its runs count against them). */
+  takeOver: editor
+    .input(TakeOverTriggerInput)
+    .mutation(({ ctx, input }) => takeOverTrigger({ ctx: ctx.svc, input })),
   rotateSecret: editor
     .input(RotateWebhookSecretInput)
     .mutation(({ ctx, input }) => rotateWebhookSecret({ ctx: ctx.svc, input })),

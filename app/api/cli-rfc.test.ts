@@ -266,6 +266,7 @@ describe("sluice propose: the envelope carries risk, hashes and the diff", () =>
         summary: "Post it",
         risk: expect.stringMatching(/^(low|medium|high)$/),
         baseHash: base,
+        baseRequested: base,
         proposedHash: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
       },
       diff: {

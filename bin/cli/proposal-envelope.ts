@@ -11,6 +11,7 @@ export type ProposalSource = Pick<
   | "riskReasons"
   | "baseVersion"
   | "baseHash"
+  | "baseRequested"
   | "proposedHash"
   | "isStale"
   | "diff"
@@ -18,9 +19,10 @@ export type ProposalSource = Pick<
 > & { expiresAt: string | Date };
 
 /**
- * `sluice propose`'s envelope (RFC §6): the proposal with its risk level and reasons, the base and
- * proposed definition hashes, and the diff — its counts and one readable line per change
- * (lib/workflow/change-summary.ts), as the review screen lists them.
+ * `sluice propose`'s envelope (RFC §6): the proposal with its risk level and reasons, its base
+ * (the hash, and what the proposer named: that hash or "current"), the proposed definition hash,
+ * and the diff — its counts and one readable line per change (lib/workflow/change-summary.ts),
+ * as the review screen lists them.
  */
 export function buildProposalEnvelope(p: ProposalSource, created: boolean, url: string) {
   return {
@@ -35,6 +37,7 @@ export function buildProposalEnvelope(p: ProposalSource, created: boolean, url: 
       riskReasons: p.riskReasons,
       baseVersion: p.baseVersion,
       baseHash: p.baseHash,
+      baseRequested: p.baseRequested,
       proposedHash: p.proposedHash,
       isStale: p.isStale,
       expiresAt: p.expiresAt,

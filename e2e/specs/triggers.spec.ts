@@ -146,6 +146,8 @@ test("schedule: the form previews the next 10 fire times and flags invalid cron 
   await expect(form.getByLabel("Name", { exact: true })).toHaveAttribute("aria-invalid", "true");
   await expect(form.getByText("Give the trigger a name")).toBeVisible();
   await form.getByLabel("Name", { exact: true }).fill("Nightly");
+  // A new schedule follows the workflow's zone (UTC here), never the browser's.
+  await expect(form.getByLabel("Time zone")).toHaveValue("");
   await form.getByLabel("Cron expression").fill("not a cron");
   await expect(form.getByText("No preview until the schedule is valid.")).toBeVisible();
   await expect(form.getByLabel("Cron expression")).toHaveAttribute("aria-invalid", "true");
@@ -173,7 +175,9 @@ test("schedule: the form previews the next 10 fire times and flags invalid cron 
   await form.getByLabel("Cron expression").fill("30 2 * 3 0");
   await form.getByRole("button", { name: "Create trigger" }).click();
   await expect(form).toBeHidden();
-  await expect(triggers.row("Nightly")).toContainText("30 2 * 3 0 (America/New_York)");
+  await expect(triggers.row("Nightly")).toContainText(
+    "30 2 * 3 0 · America/New_York (overrides the workflow's UTC)",
+  );
 
   // Edit the cron on the detail page, then fire it by hand: the dialog links to the run.
   await triggers.open("Nightly");
@@ -183,7 +187,7 @@ test("schedule: the form previews the next 10 fire times and flags invalid cron 
   await expect(edit.getByRole("list", { name: "Next fire times" })).toContainText("03:00");
   await edit.getByRole("button", { name: "Save changes" }).click();
   await expect(edit).toBeHidden();
-  await expect(page.getByText("0 3 * * * (America/New_York)")).toBeVisible();
+  await expect(page.getByText("0 3 * * * · America/New_York (overrides")).toBeVisible();
   await page.getByRole("button", { name: "Fire now" }).click();
   const fire = page.getByRole("dialog", { name: "Fire now" });
   await fire.getByRole("button", { name: "Start run" }).click();
@@ -218,7 +222,7 @@ test("viewers see triggers and deliveries but no buttons that change them", asyn
 
   const triggers = new TriggersPage(viewer);
   await triggers.goto(workflowId);
-  await expect(triggers.row("Hourly")).toContainText("0 * * * * (UTC)");
+  await expect(triggers.row("Hourly")).toContainText("0 * * * * · UTC");
   await expect(triggers.row("Hourly")).toContainText("enabled");
   await expect(viewer.getByRole("button", { name: /^New / })).toHaveCount(0);
   await expect(viewer.getByRole("switch")).toHaveCount(0);

@@ -111,6 +111,11 @@ export class PoliciesPage {
     return this.page.getByRole("list", { name: "Allowed private hosts" });
   }
 
+  /** A step-type checkbox of one policy section ("Forbidden step types", "Required approvals"). */
+  checkbox(section: string, name: RegExp) {
+    return this.page.getByRole("region", { name: section }).getByRole("checkbox", { name });
+  }
+
   async save() {
     await this.page.getByRole("button", { name: "Save policies" }).click();
     await expect(this.page.getByText("Policies saved")).toBeVisible();

@@ -45,12 +45,12 @@ test("policies: add allowed hosts by keyboard, refuse bad entries, forbid a step
   await policies.addHost("Build.Internal");
   await expect(policies.hosts()).toContainText("10.20.0.0/16");
   await expect(policies.hosts()).toContainText("build.internal");
-  await page.getByRole("checkbox", { name: /^Agent/ }).check();
+  await policies.checkbox("Forbidden step types", /^Agent/).check();
   await policies.save();
 
   await page.reload();
   await expect(policies.hosts()).toContainText("build.internal");
-  await expect(page.getByRole("checkbox", { name: /^Agent/ })).toBeChecked();
+  await expect(policies.checkbox("Forbidden step types", /^Agent/)).toBeChecked();
   await expect(
     page.getByRole("checkbox", { name: "Allow script steps in this workspace" }),
   ).not.toBeChecked();
@@ -58,7 +58,29 @@ test("policies: add allowed hosts by keyboard, refuse bad entries, forbid a step
   // Clean up for other specs.
   await page.getByRole("button", { name: "Remove 10.20.0.0/16" }).click();
   await page.getByRole("button", { name: "Remove build.internal" }).click();
-  await page.getByRole("checkbox", { name: /^Agent/ }).uncheck();
+  await policies.checkbox("Forbidden step types", /^Agent/).uncheck();
+  await policies.save();
+});
+
+test("required approvals: an admin picks the kinds of steps that need an approval first, and they are kept", async ({
+  page,
+}) => {
+  const policies = new PoliciesPage(page);
+  await policies.goto();
+  await expect(page.getByRole("heading", { name: "Required approvals" })).toBeVisible();
+  // A type no other spec publishes, so the policy being on for a moment breaks nothing else.
+  const emit = policies.checkbox("Required approvals", /^Emit event/);
+  await expect(
+    policies.checkbox("Required approvals", /^HTTP requests that change something/),
+  ).toBeVisible();
+  await expect(policies.checkbox("Required approvals", /^Approval/)).toHaveCount(0);
+  await emit.check();
+  await policies.save();
+  await page.reload();
+  await expect(emit).toBeChecked();
+  await expect(policies.checkbox("Forbidden step types", /^Emit event/)).not.toBeChecked();
+
+  await emit.uncheck();
   await policies.save();
 });
 

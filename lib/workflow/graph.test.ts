@@ -5,6 +5,8 @@ import {
   computeAncestry,
   findCycles,
   GraphError,
+  pathFromRoot,
+  reachFromRoots,
   rootSteps,
   unreachableSteps,
   waitsFor,
@@ -155,5 +157,27 @@ describe("ancestry and reachability", () => {
     expect(unreachableSteps(cyc)).toEqual(["a", "b", "c"]);
     const ret = buildGraph({ steps: [s("r", "return"), s("x")], edges: [{ from: "r", to: "x" }] });
     expect(unreachableSteps(ret)).toEqual(["x"]);
+  });
+});
+
+describe("reachFromRoots", () => {
+  //   a ──▶ b ──▶ d        c ──▶ d         (edge b→d blocked; r is a return: r→e never fires)
+  //   r ──▶ e
+  it("walks from every root over unblocked edges, recording a shortest path", () => {
+    const g = buildGraph({
+      steps: [s("a"), s("b"), s("c"), s("d"), s("r", "return"), s("e")],
+      edges: [
+        { from: "a", to: "b" },
+        { from: "b", to: "d" },
+        { from: "c", to: "d" },
+        { from: "r", to: "e" },
+      ],
+    });
+    const reached = reachFromRoots(g, (e) => e.from === "b" && e.to === "d");
+    expect([...reached.keys()]).toEqual(["a", "c", "r", "b", "d"]);
+    expect(pathFromRoot(reached, "d").map((e) => `${e.from}->${e.to}`)).toEqual(["c->d"]);
+    expect(pathFromRoot(reached, "b").map((e) => `${e.from}->${e.to}`)).toEqual(["a->b"]);
+    expect(pathFromRoot(reached, "a")).toEqual([]);
+    expect(reached.has("e")).toBe(false);
   });
 });

@@ -358,23 +358,46 @@ export function computeAncestry(graph: WorkflowGraph): Ancestry {
 }
 
 /**
- * Steps no run can reach: not reachable over edges from a root (a step with no incoming edge).
- * Edges out of a `return` step never fire, so they do not make their targets reachable.
+ * Steps reachable from a root (a step with no incoming edge) over the edges `isBlocked` lets
+ * through, each with the edge it was first reached by (null for a root). Breadth first, roots and
+ * edges in array order, so `pathFromRoot` gives a shortest path and the same one every time.
+ * Edges out of a `return` step never fire, so they never make their targets reachable.
  */
-export function unreachableSteps(graph: WorkflowGraph): string[] {
-  const reached = new Set<string>();
-  const queue = graph.ids.filter((id) => graph.incoming.get(id)!.length === 0);
-  for (const id of queue) reached.add(id);
+export function reachFromRoots(
+  graph: WorkflowGraph,
+  isBlocked: (edge: GraphEdge) => boolean = () => false,
+): Map<string, GraphEdge | null> {
+  const reached = new Map<string, GraphEdge | null>();
+  const queue = rootSteps(graph);
+  for (const id of queue) reached.set(id, null);
   for (let i = 0; i < queue.length; i++) {
     const id = queue[i]!;
     if (graph.nodes.get(id)!.type === "return") continue;
     for (const edge of graph.outgoing.get(id)!) {
-      if (!reached.has(edge.to)) {
-        reached.add(edge.to);
-        queue.push(edge.to);
-      }
+      if (reached.has(edge.to) || isBlocked(edge)) continue;
+      reached.set(edge.to, edge);
+      queue.push(edge.to);
     }
   }
+  return reached;
+}
+
+/** The edges from a root to `id` that reachFromRoots recorded (empty for a root). */
+export function pathFromRoot(
+  reached: ReadonlyMap<string, GraphEdge | null>,
+  id: string,
+): GraphEdge[] {
+  const path: GraphEdge[] = [];
+  for (let edge = reached.get(id); edge; edge = reached.get(edge.from)) path.push(edge);
+  return path.reverse();
+}
+
+/**
+ * Steps no run can reach: not reachable over edges from a root (a step with no incoming edge).
+ * Edges out of a `return` step never fire, so they do not make their targets reachable.
+ */
+export function unreachableSteps(graph: WorkflowGraph): string[] {
+  const reached = reachFromRoots(graph);
   return graph.ids.filter((id) => !reached.has(id));
 }
 

@@ -53,6 +53,8 @@ export const ISSUE_CODES = [
   "MISSING_TOOL_ARGUMENT",
   // policy and advice
   "FORBIDDEN_STEP_TYPE",
+  /** Workspace policy (required approvals): a covered step is reachable without an approval. */
+  "APPROVAL_REQUIRED",
   "NEEDS_SAVED_WORKFLOW",
   "TOO_MANY_STEPS",
   "SELF_MODIFICATION_DISABLED",

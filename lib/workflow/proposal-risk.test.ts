@@ -508,6 +508,40 @@ describe("assessChange", () => {
     });
   });
 
+  /*
+   *   lint ──▶ approve ──approved──▶ deploy (POST)
+   *     └──────────────────────────▶ ping (POST)      ← added beside the gate
+   */
+  it("required approvals block a change that adds a covered step beside the gate", () => {
+    const policy = {
+      forbiddenStepTypes: [],
+      scriptStepsEnabled: true,
+      requiredApprovals: ["http_write" as const],
+    };
+    expect(
+      assessChange(input(base(), { policy })).verdicts.find(
+        (v) => v.policy === POLICIES.requiredApprovals,
+      ),
+    ).toMatchObject({ ok: true, blocking: false });
+    const p = {
+      ...withSteps((s) => [...s, { ...notify, id: "ping" }]),
+      edges: [...base().edges!, { from: "lint", to: "ping" }],
+    };
+    const result = assessChange(input(p, { policy }));
+    expect(result.verdicts.find((v) => v.policy === POLICIES.requiredApprovals)).toEqual({
+      policy: POLICIES.requiredApprovals,
+      ok: false,
+      blocking: true,
+      stepIds: ["ping"],
+      message:
+        'Step "ping" (http POST) is reachable without an approval: start → lint → ping. Put an approval step before it on every path (workspace policy: required approvals).',
+    });
+    // Without the policy the same change only warns.
+    expect(
+      assessChange(input(p)).verdicts.find((v) => v.policy === POLICIES.requiredApprovals),
+    ).toMatchObject({ ok: true });
+  });
+
   it("forbidden types block; loosened constraints need a senior reviewer", () => {
     const p = {
       ...withSteps((s) => [

@@ -17,11 +17,12 @@ import {
   type StepChange,
 } from "./diff";
 import { tryParseDuration } from "./duration";
-import { buildGraph, rootSteps, unreachableSteps } from "./graph";
+import { buildGraph, reachFromRoots, unreachableSteps } from "./graph";
 import { fieldText } from "./issues";
 import { isPlainObject, preview } from "./json";
 import { effectiveEdges, normalizeDefinition } from "./normalize";
 import { definitionReferences, forEachStep } from "./refs";
+import { requiredApprovalViolations, type ApprovalTarget } from "./required-approvals";
 import { hostMatches, type Edge, type Step, type StepOfType } from "./steps";
 import { hasTemplate } from "./templates";
 import { outboundUrlFields, validateDefinition } from "./validate";
@@ -38,6 +39,7 @@ export const RISK_RULES = {
   approvalGateRemoved: "approval_gate_removed",
   approvalGateWeakened: "approval_gate_weakened",
   approvalGateBypassed: "approval_gate_bypassed",
+  approvalRequired: "approval_required",
   newSecret: "new_secret",
   constraintLoosened: "constraint_loosened",
   sideEffectStep: "side_effect_step",
@@ -50,6 +52,7 @@ export const POLICIES = {
   scriptSteps: "script_steps",
   outboundDomains: "outbound_domains",
   approvalGates: "approval_gates",
+  requiredApprovals: "required_approvals",
   secrets: "secrets",
   constraints: "constraints",
 } as const;
@@ -83,7 +86,12 @@ export interface AssessInput {
   proposed: unknown;
   /** Hosts every earlier version of this workflow called (from http/notify urls); "*.example.com" patterns allowed. */
   knownDomains: readonly string[];
-  policy: { forbiddenStepTypes: readonly string[]; scriptStepsEnabled: boolean };
+  policy: {
+    forbiddenStepTypes: readonly string[];
+    scriptStepsEnabled: boolean;
+    /** Workspace policy: kinds of steps that must follow an approval (none when omitted). */
+    requiredApprovals?: readonly ApprovalTarget[];
+  };
 }
 
 /** An approval timeout growing by more than this factor counts as weakening the gate. */
@@ -375,6 +383,20 @@ export function approvalGateReasons(change: Change): RiskReason[] {
   return reasons;
 }
 
+/**
+ * Steps of the kinds the workspace requires an approval before that some path reaches without
+ * one (RFC 001 §12) — anywhere in the proposed definition, since applying it publishes it.
+ */
+export function requiredApprovalReasons(change: Change): RiskReason[] {
+  const targets = change.input.policy.requiredApprovals ?? [];
+  return requiredApprovalViolations(change.proposed, targets).map((v) => ({
+    rule: RISK_RULES.approvalRequired,
+    level: "high" as const,
+    message: v.message,
+    stepId: v.stepId,
+  }));
+}
+
 type ApprovalConfig = StepOfType<"approval">["config"];
 
 /** How `after` lets more through than `before`, one phrase each. */
@@ -431,15 +453,10 @@ function bypassedSteps(change: Change, gateId: string): string[] {
       steps: scope.steps,
       edges: effectiveEdges(scope.steps, scope.edges),
     });
-    const reached = new Set(rootSteps(graph));
-    const queue = [...reached];
-    for (let i = 0; i < queue.length; i++) {
-      for (const edge of graph.outgoing.get(queue[i]!) ?? []) {
-        if ((edge.from === gateId && edge.port === "approved") || reached.has(edge.to)) continue;
-        reached.add(edge.to);
-        queue.push(edge.to);
-      }
-    }
+    const reached = reachFromRoots(
+      graph,
+      (edge) => edge.from === gateId && edge.port === "approved",
+    );
     const unreachable = new Set(unreachableSteps(graph));
     return new Set(graph.ids.filter((id) => !reached.has(id) && !unreachable.has(id)));
   };
@@ -628,6 +645,12 @@ const POLICY_SPECS: readonly PolicySpec[] = [
     rules: [approvalGateReasons],
     okMessage: "No approval gate removed, weakened or bypassed.",
     blocking: () => false,
+  },
+  {
+    policy: POLICIES.requiredApprovals,
+    rules: [requiredApprovalReasons],
+    okMessage: "Every step the workspace requires an approval before follows one.",
+    blocking: () => true,
   },
   {
     policy: POLICIES.secrets,

@@ -1126,6 +1126,32 @@ describe("references", () => {
 describe("policy and advice", () => {
   const script = { id: "sh", type: "script", config: { command: "echo hi" } };
 
+  //   start → fetch → charge (http POST)        (workspace policy: http_write needs an approval)
+  it("APPROVAL_REQUIRED from the workspace's required approvals, naming the step and the path", () => {
+    const steps = [
+      { id: "fetch", type: "transform", config: { value: 1 } },
+      { id: "charge", type: "http", config: { method: "POST", url: "https://pay.example/c" } },
+    ];
+    expectIssue(
+      base({ steps }),
+      "APPROVAL_REQUIRED",
+      {
+        path: ["steps", 1],
+        message:
+          /^step "charge" \(http POST\) is reachable without an approval: start → fetch → charge\./,
+      },
+      { requiredApprovals: ["http_write"] },
+    );
+    // Without the policy, or with the gate in front, nothing is said.
+    expect(issuesOf(base({ steps })).some((i) => i.code === "APPROVAL_REQUIRED")).toBe(false);
+    const gated = [steps[0], { id: "ask", type: "approval", config: { prompt: "Pay?" } }, steps[1]];
+    expect(
+      issuesOf(base({ steps: gated }), { requiredApprovals: ["http_write"] }).some(
+        (i) => i.code === "APPROVAL_REQUIRED",
+      ),
+    ).toBe(false);
+  });
+
   it("FORBIDDEN_STEP_TYPE from the definition and from the workspace", () => {
     expectIssue(
       base({ steps: [script], constraints: { forbiddenStepTypes: ["script"] } }),

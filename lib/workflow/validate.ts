@@ -30,6 +30,7 @@ import { StepId } from "./primitives";
 import { fillEdgePorts, schemaIssues } from "./normalize";
 import { isStepType, type StepType } from "./steps";
 import { stepReferences } from "./refs";
+import { requiredApprovalViolations, type ApprovalTarget } from "./required-approvals";
 import {
   scanValue,
   type LocatedReference,
@@ -63,6 +64,11 @@ export interface ValidateOptions {
    * workflow (`propose_change`) are refused.
    */
   readonly inline?: boolean;
+  /**
+   * Workspace policy (required approvals): these kinds of steps must come after an approval on
+   * every path from the start (lib/workflow/required-approvals.ts).
+   */
+  readonly requiredApprovals?: readonly ApprovalTarget[];
 }
 
 /**
@@ -115,12 +121,23 @@ function validateNested(
   issues.push(
     ...semanticIssues(definition ?? (input as Record<string, unknown>), options, nesting),
   );
+  if (definition && nesting === 0 && options.requiredApprovals?.length)
+    issues.push(...requiredApprovalIssues(definition, options.requiredApprovals));
   const unique = dedupe(issues);
   return {
     ok: !unique.some((i) => i.severity === "error"),
     ...(definition ? { definition } : {}),
     issues: unique,
   };
+}
+
+function requiredApprovalIssues(
+  definition: WorkflowDefinition,
+  targets: readonly ApprovalTarget[],
+): ValidationIssue[] {
+  return requiredApprovalViolations(definition, targets).map((v) =>
+    makeIssue("APPROVAL_REQUIRED", v.message, [...v.path], { stepId: v.stepId }),
+  );
 }
 
 function guardInput(input: unknown): { issue: ValidationIssue } | { protoKeyPaths: IssuePath[] } {

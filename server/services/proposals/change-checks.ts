@@ -66,6 +66,7 @@ export async function checkChange(
     policy: {
       forbiddenStepTypes: policies.forbiddenStepTypes,
       scriptStepsEnabled: policies.scriptStepsEnabled,
+      requiredApprovals: policies.requiredApprovals,
     },
   });
   const verdicts = assessed.verdicts;

@@ -12,6 +12,7 @@ import {
 } from "@/lib/workflow";
 import { ValidationError } from "../../errors";
 import { loadMcpCatalog } from "../settings/load-mcp-catalog";
+import { loadWorkspacePolicy } from "../settings/load-workspace-policy";
 
 /** The workspace's forbidden step types (Settings → Policies), applied on publish and apply. */
 export async function workspaceForbiddenStepTypes(
@@ -26,13 +27,19 @@ export async function workspaceForbiddenStepTypes(
   return Array.isArray(list) ? list.filter((x): x is string => typeof x === "string") : [];
 }
 
-/** Everything validation checks against the workspace: its policy and its MCP servers. */
+/**
+ * Everything validation checks against the workspace: its policy (forbidden step types, required
+ * approvals) and its MCP servers. Publish, import, sync, inline runs and proposals all compile
+ * through here, so none of them can skip a policy.
+ */
 export async function workspaceValidateOptions(
   db: Queryable,
   workspaceId: string,
 ): Promise<ValidateOptions> {
+  const policy = await loadWorkspacePolicy(db, workspaceId);
   return {
-    forbiddenStepTypes: await workspaceForbiddenStepTypes(db, workspaceId),
+    forbiddenStepTypes: policy.forbiddenStepTypes,
+    requiredApprovals: policy.requiredApprovals,
     mcpServers: await loadMcpCatalog(db, workspaceId),
   };
 }

@@ -38,7 +38,7 @@ async function child(kind: Kind): Promise<Result> {
     await import("../inngest/conformance/fixtures");
   const e = await prepared.start(`bench${kind}`);
   const stub = await startCountingStub();
-  const vars = { stub: stub.origin, effects: stub.file };
+  const vars = { stub: stub.origin };
   try {
     await openWorkspace(e);
     const done = ["completed", "failed", "cancelled", "timed_out"];

@@ -101,7 +101,7 @@ delete process.env.INNGEST_DEV;
     cleanup.push(() => stub.close());
     const wf = await reads.workflow({
       ...fanOutDefinition("Failover", 4, "fo-{{ run.id }}"),
-      variables: { stub: stub.origin, effects: stub.file },
+      variables: { stub: stub.origin },
     });
     const ids: string[] = [];
     for (let i = 0; i < 16; i++) ids.push(await reads.start(wf));

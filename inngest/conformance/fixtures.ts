@@ -1,11 +1,8 @@
 /**
  * What the conformance scenarios share: a counting stub for side effects (a real local HTTP
- * server; `script` steps append to a file beside it), a workspace that may call it and run
- * scripts, and a normaliser that turns a run's rows into the records the engines must agree on.
+ * server; `script` steps report to it too, from their sandbox), a workspace that may call it and
+ * run scripts with the network, and a normaliser that turns a run's rows into the records the engines must agree on.
  */
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { eq } from "drizzle-orm";
 import { workspaces } from "@/db/schema";
 import { updateWorkspacePolicies } from "@/server/services/settings/update-workspace-policies";
@@ -31,8 +28,7 @@ export interface CountingStub {
   keys(key: string): string[];
   /** Answers the next `n` calls to `key` with `status`. */
   failNext(key: string, n: number, status?: number): void;
-  /** A file script steps append to; `lines(name)` counts lines with that name. */
-  file: string;
+  /** How many times script steps reported `name` (POST /effect/<name>; not in `calls`). */
   lines(name: string): number;
   close(): Promise<void>;
 }
@@ -42,7 +38,12 @@ export async function startCountingStub(
 ): Promise<CountingStub> {
   const failures = new Map<string, { n: number; status: number }>();
   const calls: StubCall[] = [];
+  const effects: string[] = [];
   const server = await startHttpServer(async (req, res, body) => {
+    if (req.url?.startsWith("/effect/")) {
+      effects.push(decodeURIComponent(req.url.slice("/effect/".length)));
+      return sendJson(res, 200, {});
+    }
     const key = decodeURIComponent((req.url ?? "").split("?")[0]!.replace(/^\/count\//, ""));
     calls.push({
       key,
@@ -64,11 +65,6 @@ export async function startCountingStub(
     }
     return sendJson(res, 200, { key, got });
   });
-  const file = path.join(
-    fs.mkdtempSync(path.join(os.tmpdir(), "sluice-conformance-")),
-    "effects.log",
-  );
-  fs.writeFileSync(file, "");
   const of = (key: string) =>
     server.requests.filter(
       (r) => decodeURIComponent(r.url.split("?")[0]!.replace(/^\/count\//, "")) === key,
@@ -80,25 +76,21 @@ export async function startCountingStub(
     count: (key) => of(key).length,
     keys: (key) => of(key).map((r) => String(r.headers["idempotency-key"] ?? "")),
     failNext: (key, n, status = 503) => failures.set(key, { n, status }),
-    file,
-    lines: (name) =>
-      fs
-        .readFileSync(file, "utf8")
-        .split("\n")
-        .filter((l) => l === name).length,
-    close: async () => {
-      await server.close();
-      fs.rmSync(path.dirname(file), { recursive: true, force: true });
-    },
+    lines: (name) => effects.filter((l) => l === name).length,
+    close: () => server.close(),
   };
 }
 
-/** Lets the workspace call the stub (127.0.0.1) and run scripts, and raises the run limits. */
+/**
+ * Lets the workspace call the stub (127.0.0.1) and run scripts that reach it (the sandbox has no
+ * network otherwise), and raises the run limits.
+ */
 export async function openWorkspace(e: ConformanceHarness, fx: WorkspaceFixture = e.ws) {
   await updateWorkspacePolicies({
     ctx: fx.ctx("admin"),
     input: {
       scriptStepsEnabled: true,
+      scriptNetwork: "allowed",
       allowedPrivateHosts: ["127.0.0.1"],
       forbiddenStepTypes: [],
     },
@@ -129,12 +121,15 @@ export function countStep(id: string, key: string, extra: Record<string, unknown
   };
 }
 
-/** A script step that appends `name` to the stub's file. */
+/** A script step that reports `name` to the stub once. */
 export function scriptStep(id: string, name: string) {
   return {
     id,
     type: "script",
-    config: { command: `echo ${name} >> "$EFFECTS"`, env: { EFFECTS: "{{ vars.effects }}" } },
+    config: {
+      command: `curl -fsS -X POST "$STUB/effect/${name}" > /dev/null`,
+      env: { STUB: "{{ vars.stub }}" },
+    },
   };
 }
 

@@ -33,7 +33,7 @@ import {
 export interface ScenarioContext {
   e: ConformanceHarness;
   stub: CountingStub;
-  /** Variables every scenario's definition gets (`{{ vars.stub }}`, `{{ vars.effects }}`). */
+  /** Variables every scenario's definition gets (`{{ vars.stub }}`). */
   vars: Record<string, string>;
 }
 
@@ -793,7 +793,7 @@ function scenarioContext(c: ScenarioContext, prepared: PreparedEngine, label: st
   beforeAll(async () => {
     c.e = await prepared.start(`${label}${prepared.kind}`);
     c.stub = await startCountingStub();
-    c.vars = { stub: c.stub.origin, effects: c.stub.file };
+    c.vars = { stub: c.stub.origin };
     await openWorkspace(c.e);
   }, 180_000);
   afterAll(async () => {

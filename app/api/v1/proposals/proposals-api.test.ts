@@ -131,6 +131,17 @@ describe("proposals over HTTP", () => {
         /"sha256:" followed by 64 lower-case hex digits, or "current"/,
       );
     }
+    // tRPC (the editor's "Propose change") refuses the same way.
+    const caller = createCaller({ svc: fx.ctx("admin") });
+    for (const input of [
+      { workflowId, ...change },
+      { workflowId, ...change, baseHash: "sha256:abc" },
+    ]) {
+      const e = await caller.proposal.create(input as never).catch((x: TRPCError) => x);
+      expect(e).toBeInstanceOf(TRPCError);
+      expect((e as TRPCError).code).toBe("BAD_REQUEST");
+      expect((e as TRPCError).message).toMatch(/baseHash/);
+    }
     const current = await call(listRoute.POST, "POST", workflowId, {
       ...change,
       baseHash: "current",

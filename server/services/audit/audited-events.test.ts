@@ -33,6 +33,7 @@ import { createTrigger } from "../triggers/create-trigger";
 import { deleteTrigger } from "../triggers/delete-trigger";
 import { rotateWebhookSecret } from "../triggers/rotate-webhook-secret";
 import { setTriggerEnabled } from "../triggers/set-trigger-enabled";
+import { takeOverTrigger } from "../triggers/take-over-trigger";
 import { updateTrigger } from "../triggers/update-trigger";
 import { publishWorkflow } from "../workflows/publish-workflow";
 import { rollbackWorkflow } from "../workflows/rollback-workflow";
@@ -298,6 +299,10 @@ describe("every event type of the audit log is recorded", () => {
     await expectAudited(
       () => rotateWebhookSecret({ ctx: ctx("editor"), input: { triggerId, graceMinutes: 0 } }),
       ["trigger.secret_rotated"],
+    );
+    await expectAudited(
+      () => takeOverTrigger({ ctx: ctx("admin"), input: { triggerId } }),
+      ["trigger.taken_over"],
     );
     await expectAudited(
       () => deleteTrigger({ ctx: ctx("editor"), input: { triggerId } }),

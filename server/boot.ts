@@ -10,7 +10,7 @@ import { fireEventTriggers } from "./services/triggers/fire-event-triggers";
 import { triggerContext } from "./services/triggers/start-trigger-run";
 import { admitterYieldRatio, startWebhookAdmitter } from "./services/triggers/webhook-admitter";
 import { getRuntime } from "./runtime";
-import { probeSandbox } from "./sandbox/bwrap";
+import { reportScriptSandbox } from "./sandbox/bwrap";
 import { SANDBOX_PATH } from "./sandbox/script-runner";
 
 type Global = typeof globalThis & {
@@ -65,7 +65,7 @@ export function startBackground(waitForExecutor?: () => Promise<void>): Promise<
       `step handler registry mismatch: missing ${parity.missing.join(", ") || "-"}; extra ${parity.extra.join(", ") || "-"}`,
     );
   }
-  void reportScriptSandbox(log);
+  void reportScriptSandbox(getRuntime().config.scriptSandbox, log, SANDBOX_PATH);
   g.__sluiceBackground = (async () => {
     const { db, driver } = await getDbHandle();
     // On a fresh database the executor learns the functions at its first sync: a run.start sent
@@ -101,18 +101,4 @@ export function startBackground(waitForExecutor?: () => Promise<void>): Promise<
     setTimeout(() => void startBackground(waitForExecutor).catch(() => undefined), 5_000).unref();
   });
   return g.__sluiceBackground;
-}
-
-/** Says at start-up how script steps will be isolated, loudly when they will not be. */
-async function reportScriptSandbox(log: ReturnType<typeof createLogger>): Promise<void> {
-  const sandbox = getRuntime().config.scriptSandbox;
-  if (sandbox?.mode === "none") {
-    log.warn(
-      "SLUICE_SCRIPT_SANDBOX=none: script steps run UNSANDBOXED on this host, with the app's file access (data folder, keys). Use only on a development machine.",
-    );
-    return;
-  }
-  const probe = await probeSandbox(sandbox?.bwrapPath, SANDBOX_PATH);
-  if (probe.ok) log.info("script steps run in a bubblewrap sandbox", { bwrap: probe.bwrap });
-  else log.warn(`script steps will be refused: ${probe.reason}`);
 }

@@ -7,7 +7,8 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sendJson, startHttpServer, type LocalServer } from "@/server/testing/local-http";
-import { probeSandbox, SANDBOX_UID, type SandboxSpec } from "./bwrap";
+import type { Logger } from "@/lib/log";
+import { probeSandbox, reportScriptSandbox, SANDBOX_UID, type SandboxSpec } from "./bwrap";
 import { runScript, SANDBOX_PATH } from "./script-runner";
 import { namespaceEmptied } from "./testing";
 
@@ -147,7 +148,66 @@ describe("probeSandbox", () => {
     }
   });
 
+  it("reports a bwrap that cannot create its namespaces with bwrap's own words", async () => {
+    // A stand-in for bwrap in a container that refuses namespaces: it fails the way bwrap does.
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), "sluice-refused-bwrap-"));
+    const refused = path.join(dir, "bwrap");
+    await fs.writeFile(
+      refused,
+      "#!/bin/sh\necho 'bwrap: Creating new namespace failed: Operation not permitted' >&2\nexit 1\n",
+      { mode: 0o755 },
+    );
+    try {
+      const probe = await probeSandbox(refused, SANDBOX_PATH);
+      expect(probe.ok).toBe(false);
+      expect(!probe.ok && probe.reason).toMatch(
+        /^script steps need bubblewrap \(bwrap\), but it cannot build its sandbox on this machine: bwrap: Creating new namespace failed: Operation not permitted\. It must be allowed to create namespaces: /,
+      );
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it("finds a working bwrap on PATH", async () => {
     expect(await probeSandbox(undefined, SANDBOX_PATH)).toEqual({ ok: true, bwrap });
+  });
+});
+
+describe("reportScriptSandbox (start-up)", () => {
+  function capture() {
+    const lines: Array<{ level: string; msg: string }> = [];
+    const log: Logger = {
+      debug: (msg) => lines.push({ level: "debug", msg }),
+      info: (msg) => lines.push({ level: "info", msg }),
+      warn: (msg) => lines.push({ level: "warn", msg }),
+      error: (msg) => lines.push({ level: "error", msg }),
+      child: () => log,
+    };
+    return { log, lines };
+  }
+
+  it("warns when scripts run unsandboxed or will be refused, and says when the sandbox works", async () => {
+    const none = capture();
+    await reportScriptSandbox({ mode: "none" }, none.log, SANDBOX_PATH);
+    expect(none.lines).toEqual([
+      { level: "warn", msg: expect.stringMatching(/^SLUICE_SCRIPT_SANDBOX=none: .*UNSANDBOXED/) },
+    ]);
+    const missing = capture();
+    await reportScriptSandbox(
+      { mode: "bwrap", bwrapPath: "/nonexistent/bwrap" },
+      missing.log,
+      SANDBOX_PATH,
+    );
+    expect(missing.lines).toEqual([
+      {
+        level: "warn",
+        msg: expect.stringMatching(
+          /^script steps will be refused: .*\/nonexistent\/bwrap not found/,
+        ),
+      },
+    ]);
+    const ok = capture();
+    await reportScriptSandbox({ mode: "bwrap" }, ok.log, SANDBOX_PATH);
+    expect(ok.lines).toEqual([{ level: "info", msg: "script steps run in a bubblewrap sandbox" }]);
   });
 });

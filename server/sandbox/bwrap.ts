@@ -2,6 +2,7 @@ import "server-only";
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import type { Logger } from "@/lib/log";
 
 /**
  * The isolation `script` steps run in: Debian's bubblewrap (`bwrap`). Each script gets fresh
@@ -227,6 +228,30 @@ async function runProbe(bwrapPath: string | undefined, searchPath: string): Prom
     (result.error?.message ?? result.stderr.trim().split("\n").pop()) || `exit ${result.code}`;
   return {
     ok: false,
-    reason: `script steps need bubblewrap (bwrap), but it cannot build its sandbox on this machine: ${why}. Allow unprivileged user namespaces (kernel.unprivileged_userns_clone=1, or a container that permits them)`,
+    reason: `script steps need bubblewrap (bwrap), but it cannot build its sandbox on this machine: ${why}. It must be allowed to create namespaces: ${
+      process.getuid?.() === 0
+        ? "in a container, run it with CAP_SYS_ADMIN or a seccomp profile that permits unshare"
+        : "enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces > 0)"
+    }`,
   };
+}
+
+/**
+ * Says at start-up how script steps will be isolated: loudly when they run unsandboxed (the
+ * operator's SLUICE_SCRIPT_SANDBOX=none) or will be refused (no usable bwrap, and why).
+ */
+export async function reportScriptSandbox(
+  config: ScriptSandboxConfig | undefined,
+  log: Logger,
+  searchPath: string,
+): Promise<void> {
+  if (config?.mode === "none") {
+    log.warn(
+      "SLUICE_SCRIPT_SANDBOX=none: script steps run UNSANDBOXED on this host as the app's user, with its file access (data folder, master key). Use only on a development machine.",
+    );
+    return;
+  }
+  const probe = await probeSandbox(config?.bwrapPath, searchPath);
+  if (probe.ok) log.info("script steps run in a bubblewrap sandbox", { bwrap: probe.bwrap });
+  else log.warn(`script steps will be refused: ${probe.reason}`);
 }

@@ -147,6 +147,11 @@ describe("run engine: graph semantics", () => {
     expect(run.output).toBe("hot");
     const steps = Object.fromEntries((await e.steps(runId)).map((s) => [s.path, s]));
     expect(steps.check!.port).toBe("true");
+    // The comparison is recorded with its resolved operands (the run page shows 9 > 5 → true).
+    expect(steps.check!.output).toMatchObject({
+      data: true,
+      meta: { checks: [{ ref: "input.n", op: "gt", actual: "9", expected: "5", result: true }] },
+    });
     expect(steps.cold!.status).toBe("skipped");
     expect(steps.cold!.skipReason).toMatch(/branch_not_taken/);
     expect(steps.cold2!.status).toBe("skipped");

@@ -4,6 +4,7 @@ import {
   applyOutcome,
   contextForStep,
   evaluateCondition,
+  explainCondition,
   nextActions,
   type Condition,
   type RunState,
@@ -61,12 +62,11 @@ export function planRound(
   if (!actions.finished) {
     for (const id of actions.start) {
       const node = graph.nodes.get(id)!.step;
-      if (
-        node.when !== undefined &&
-        !evaluateWhen(node.when, stepContext(env, graph, state, scope, id))
-      ) {
+      const whenCtx =
+        node.when !== undefined ? stepContext(env, graph, state, scope, id) : undefined;
+      if (node.when !== undefined && !evaluateWhen(node.when, whenCtx!)) {
         state = applyOutcome(state, id, { kind: "skipped", reason: "when_false" });
-        records.push(item(id, "skipped", "when_false", "its `when` condition is false"));
+        records.push(item(id, "skipped", "when_false", explainWhen(node.when, whenCtx!)));
         whenSkipped = true;
       } else {
         toStart.push(id);
@@ -94,6 +94,16 @@ export function stepContext(
     ...(scope.loop ? { loop: scope.loop } : {}),
     ...(scope.outer ? { steps: scope.outer } : {}),
   });
+}
+
+/** The skip detail with the operands that made `when` false (`input.n is 2, needs > 5`). */
+function explainWhen(when: unknown, ctx: TemplateContext): string {
+  try {
+    const why = explainCondition(when as Condition, ctx);
+    return why ? `its \`when\` condition is false: ${why}` : "its `when` condition is false";
+  } catch (e) {
+    return `its \`when\` condition could not be evaluated: ${(e as Error).message}`;
+  }
 }
 
 function evaluateWhen(when: unknown, ctx: TemplateContext): boolean {

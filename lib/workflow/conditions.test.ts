@@ -8,7 +8,9 @@ import {
   evaluateCondition,
   explainCondition,
   isTruthy,
+  MAX_RECORDED_CHECKS,
   regexProblem,
+  traceCondition,
 } from "./conditions";
 import type { TemplateContext } from "./templates";
 
@@ -251,5 +253,44 @@ describe("explainCondition", () => {
     expect(() =>
       explainCondition({ ref: "trigger.body.action", matches: "(a+)+" }, delivery),
     ).toThrow(ConditionError);
+  });
+});
+
+describe("traceCondition", () => {
+  it("records each evaluated comparison with its resolved operands, as evaluation short-circuits", () => {
+    const ctx = { input: { amount: 250, note: "x".repeat(500) } };
+    const traced = traceCondition(
+      {
+        any: [
+          { ref: "input.amount", gt: "100" },
+          { ref: "input.amount", gt: "{{ input.limit }}" },
+          { ref: "input.note" },
+          { ref: "input.amount", lt: 0 },
+        ],
+      },
+      ctx,
+    );
+    expect(traced.result).toBe(true);
+    expect(
+      traced.checks.map(({ ref, op, actual, expected, result }) => [
+        ref,
+        op,
+        actual,
+        expected,
+        result,
+      ]),
+    ).toEqual([
+      ["input.amount", "gt", "250", '"100"', false],
+      ["input.amount", "gt", "250", "missing", false],
+      ["input.note", "truthy", expect.stringMatching(/^"x{118}…$/), undefined, true],
+    ]);
+    expect(traced.omitted).toBe(0);
+  });
+
+  it("keeps at most MAX_RECORDED_CHECKS records and counts the rest", () => {
+    const all = Array.from({ length: MAX_RECORDED_CHECKS + 3 }, () => ({ ref: "input.ok" }));
+    const traced = traceCondition({ all }, { input: { ok: true } });
+    expect(traced.checks).toHaveLength(MAX_RECORDED_CHECKS);
+    expect(traced.omitted).toBe(3);
   });
 });

@@ -21,6 +21,7 @@
  */
 import { z } from "zod";
 import {
+  clip,
   deepEqual,
   describeType,
   hasOwn,
@@ -381,20 +382,72 @@ export function evaluateCondition(condition: Condition, ctx: TemplateContext): b
   return evaluate(condition, ctx, 0);
 }
 
-function evaluate(condition: unknown, ctx: TemplateContext, depth: number): boolean {
+/**
+ * One comparison as evaluated, for the run page (`input.amount: 250 > 100 → true`): the operands
+ * are JSON text clipped to CHECK_OPERAND_CHARS, so a record stays small whatever the run holds.
+ */
+export interface ConditionCheck {
+  readonly ref: string;
+  /** The operator; "truthy" for a leaf without one. */
+  readonly op: ConditionOperator | "truthy";
+  /** The resolved value at `ref` (JSON text; "missing" when absent). */
+  readonly actual: string;
+  /** The resolved operator value (JSON text); absent for truthy. */
+  readonly expected?: string;
+  readonly result: boolean;
+}
+export const CHECK_OPERAND_CHARS = 120;
+/** Checks recorded per evaluation; the rest are counted in `omitted`. */
+export const MAX_RECORDED_CHECKS = 20;
+
+/**
+ * Evaluates like evaluateCondition and also returns the leaves it evaluated, in order (`all`
+ * and `any` stop early exactly as evaluation does, so skipped leaves are not listed).
+ */
+export function traceCondition(
+  condition: Condition,
+  ctx: TemplateContext,
+): { result: boolean; checks: ConditionCheck[]; omitted: number } {
+  const trace: Trace = { checks: [], omitted: 0 };
+  const result = evaluate(condition, ctx, 0, trace);
+  return { result, ...trace };
+}
+
+interface Trace {
+  checks: ConditionCheck[];
+  omitted: number;
+}
+
+const operand = (value: unknown) =>
+  value === undefined ? "missing" : preview(value, CHECK_OPERAND_CHARS);
+
+function evaluate(condition: unknown, ctx: TemplateContext, depth: number, trace?: Trace): boolean {
   if (depth > CONDITION_MAX_DEPTH)
     throw new ConditionError(`Conditions nest at most ${CONDITION_MAX_DEPTH} levels deep.`);
   if (!isPlainObject(condition))
     throw new ConditionError(`A condition must be an object, got ${describeType(condition)}.`);
-  if (Array.isArray(condition.all)) return condition.all.every((c) => evaluate(c, ctx, depth + 1));
-  if (Array.isArray(condition.any)) return condition.any.some((c) => evaluate(c, ctx, depth + 1));
-  if (hasOwn(condition, "not")) return !evaluate(condition.not, ctx, depth + 1);
+  if (Array.isArray(condition.all))
+    return condition.all.every((c) => evaluate(c, ctx, depth + 1, trace));
+  if (Array.isArray(condition.any))
+    return condition.any.some((c) => evaluate(c, ctx, depth + 1, trace));
+  if (hasOwn(condition, "not")) return !evaluate(condition.not, ctx, depth + 1, trace);
   if (typeof condition.ref !== "string")
     throw new ConditionError('A condition leaf needs a "ref" path.');
   const actual = resolvePath(condition.ref, ctx);
   const op = CONDITION_OPERATORS.find((o) => hasOwn(condition, o));
-  if (op === undefined) return isTruthy(actual);
-  return applyOperator(op, actual, resolveTemplate(condition[op], ctx), condition.ref);
+  const expected = op === undefined ? undefined : resolveTemplate(condition[op], ctx);
+  const result =
+    op === undefined ? isTruthy(actual) : applyOperator(op, actual, expected, condition.ref);
+  if (trace && trace.checks.length >= MAX_RECORDED_CHECKS) trace.omitted += 1;
+  else if (trace)
+    trace.checks.push({
+      ref: clip(condition.ref, CHECK_OPERAND_CHARS),
+      op: op ?? "truthy",
+      actual: operand(actual),
+      ...(op === undefined ? {} : { expected: operand(expected) }),
+      result,
+    });
+  return result;
 }
 
 /**

@@ -64,6 +64,8 @@ export const ISSUE_CODES = [
   "TEMPLATE_IN_COMMAND",
   "WAIT_EXCEEDS_DEADLINE",
   "MAY_READ_SKIPPED_STEP",
+  /** A condition compares a number with text (never true as meant; conditions do not coerce). */
+  "COMPARISON_TYPE_MISMATCH",
   /** Publish-time, from workspace members: only the likely initiator could decide a gate. */
   "NO_OTHER_APPROVER",
 ] as const;
@@ -78,6 +80,7 @@ export const WARNING_CODES: ReadonlySet<IssueCode> = new Set([
   "TEMPLATE_IN_COMMAND",
   "WAIT_EXCEEDS_DEADLINE",
   "MAY_READ_SKIPPED_STEP",
+  "COMPARISON_TYPE_MISMATCH",
   "NO_OTHER_APPROVER",
 ]);
 

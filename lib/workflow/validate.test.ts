@@ -1502,6 +1502,79 @@ describe("all issues at once", () => {
   });
 });
 
+describe("COMPARISON_TYPE_MISMATCH", () => {
+  // The approval-gate incident: `100` saved as text under `gt`, so 250 > "100" was false.
+  const gate = (condition: unknown, when?: unknown) =>
+    base({
+      inputs: { amount: { type: "number", required: true }, note: { type: "string" } },
+      steps: [
+        { id: "big", type: "condition", config: { condition } },
+        { id: "ship", type: "transform", config: { value: 1 }, ...(when ? { when } : {}) },
+      ],
+      edges: [{ from: "big", port: "false", to: "ship" }],
+    });
+  const mismatches = (input: unknown) =>
+    issuesOf(input)
+      .filter((i) => i.code === "COMPARISON_TYPE_MISMATCH")
+      .map((i) => [i.path.join("."), i.severity]);
+
+  it("warns (never errs) on a number input compared with text, naming the fix", () => {
+    const issue = expectIssue(
+      gate({ ref: "input.amount", gt: "100" }),
+      "COMPARISON_TYPE_MISMATCH",
+      {
+        path: ["steps", 0, "config", "condition", "gt"],
+        stepId: "big",
+        severity: "warning",
+      },
+    );
+    expect(issue.message).toBe(
+      'Step "big" (condition): config.condition.gt compares input.amount (a number) with the text "100": > compares two numbers or two texts, so this is always false; write 100 without quotes.',
+    );
+    expect(validateDefinition(gate({ ref: "input.amount", gt: "100" })).ok).toBe(true);
+  });
+
+  it("checks when, nested groups, eq and in, text refs given numbers, and numeric text under >", () => {
+    expect(
+      mismatches(
+        gate(
+          {
+            all: [
+              { ref: "input.amount", eq: "5" },
+              { not: { ref: "input.note", lte: 3 } },
+              { ref: "input.amount", in: [1, "2"] },
+              { ref: "trigger.data.total", gte: "10" },
+            ],
+          },
+          { ref: "steps.big.output.data", eq: "true" },
+        ),
+      ),
+    ).toEqual([
+      ["steps.0.config.condition.all.0.eq", "warning"],
+      ["steps.0.config.condition.all.1.not.lte", "warning"],
+      ["steps.0.config.condition.all.2.in.1", "warning"],
+      ["steps.0.config.condition.all.3.gte", "warning"],
+      ["steps.1.when.eq", "warning"],
+    ]);
+  });
+
+  it("is quiet for matching types, text ordering (ISO dates), unknown refs and templates", () => {
+    expect(
+      mismatches(
+        gate({
+          all: [
+            { ref: "input.amount", gt: 100 },
+            { ref: "input.note", gt: "2024-01-01" },
+            { ref: "trigger.data.when", lt: "2024-01-01" },
+            { ref: "trigger.data.x", eq: "100" },
+            { ref: "input.amount", gt: "{{ input.note }}" },
+          ],
+        }),
+      ),
+    ).toEqual([]);
+  });
+});
+
 afterAll(() => {
   // Needs the workspace's members, so the publish service raises it: gate-deciders.test.ts.
   seen.add("NO_OTHER_APPROVER");

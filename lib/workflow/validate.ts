@@ -37,6 +37,7 @@ import {
   type LocatedTemplateError,
   type TemplateReference,
 } from "./templates";
+import { comparisonProblems, typeScopeOf, type TypeScope } from "./comparison-types";
 import { classifyIp, parseIp } from "../net/ip";
 import { formatDuration, tryParseDuration } from "./duration";
 
@@ -231,6 +232,8 @@ interface Checker {
   readonly vars: ReadonlySet<string>;
   /** The top-level graph, once gathered (workflow `output` reads its steps). */
   topLevel?: Level;
+  /** What references are known to hold (computed on first use, see checkComparisons). */
+  typeScope?: TypeScope;
   readonly constraints: {
     allowSelfModification: boolean;
     maxSteps: number;
@@ -376,6 +379,31 @@ function checkLevel(checker: Checker, level: Level): void {
   for (const view of level.views) {
     checkStepPolicy(checker, view);
     checkStepReferences(checker, level, view);
+    checkComparisons(checker, view);
+  }
+}
+
+/** Conditions comparing a number with text: a warning, so existing definitions still load. */
+function checkComparisons(checker: Checker, view: StepView): void {
+  const conditions: Array<[IssuePath, unknown]> = [];
+  if (view.when !== undefined) conditions.push([["when"], view.when]);
+  const config = view.raw.config;
+  if (view.type === "condition" && isPlainObject(config))
+    conditions.push([["config", "condition"], config.condition]);
+  if (conditions.length === 0) return;
+  checker.typeScope ??= typeScopeOf(checker.root);
+  for (const [base, condition] of conditions) {
+    for (const problem of comparisonProblems(condition, checker.typeScope)) {
+      const location = [...base, ...problem.location];
+      checker.issues.push(
+        makeIssue(
+          "COMPARISON_TYPE_MISMATCH",
+          `Step ${quote(view.id)} (${view.type}): ${fieldText(location)} ${problem.message}`,
+          [...view.path, ...location],
+          { stepId: view.id },
+        ),
+      );
+    }
   }
 }
 

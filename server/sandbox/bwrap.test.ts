@@ -8,8 +8,14 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sendJson, startHttpServer, type LocalServer } from "@/server/testing/local-http";
 import type { Logger } from "@/lib/log";
-import { probeSandbox, reportScriptSandbox, SANDBOX_UID, type SandboxSpec } from "./bwrap";
-import { runScript, SANDBOX_PATH } from "./script-runner";
+import {
+  probeSandbox,
+  reportScriptSandbox,
+  sandboxCommand,
+  SANDBOX_UID,
+  type SandboxSpec,
+} from "./bwrap";
+import { runProcess, runScript, SANDBOX_PATH } from "./script-runner";
 import { namespaceEmptied } from "./testing";
 
 let bwrap: string;
@@ -114,6 +120,32 @@ describe("script sandbox (bwrap)", () => {
     expect(allowed.out).toContain('{"hello":"from the host"}');
     expect(api.requests).toHaveLength(1);
   });
+
+  // Tests run as root; this is the other branch, Sluice as an ordinary user (uid 12345 here).
+  it.runIf(process.getuid?.() === 0)(
+    "as a non-root app user: an unprivileged user namespace, 65534 inside, no nested user namespaces",
+    async () => {
+      const own = await fs.mkdtemp(path.join(os.tmpdir(), "sluice-sandbox-user-"));
+      await fs.chown(own, 12345, 12345);
+      try {
+        const { file, args } = sandboxCommand(
+          spec({ mounts: [{ host: own, inside: "/scratch", writable: true }] }),
+          ["bash", "-c", "id -u; echo w > f && cat f; unshare -U true || echo no-userns"],
+          false,
+        );
+        const r = await runProcess(
+          "setpriv",
+          ["--reuid=12345", "--regid=12345", "--clear-groups", "--", file, ...args],
+          { cwd: "/", env: { PATH: SANDBOX_PATH }, timeoutMs: 20_000 },
+        );
+        expect(r.stdout.toString("utf8")).toBe("65534\nw\nno-userns\n");
+        // What the script wrote belongs to the app's user on the host.
+        expect((await fs.stat(path.join(own, "f"))).uid).toBe(12345);
+      } finally {
+        await fs.rm(own, { recursive: true, force: true });
+      }
+    },
+  );
 
   it("delivers SIGTERM to the script (which may clean up) and ends the whole sandbox after", async () => {
     const r = await run(

@@ -2,6 +2,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useId, useState } from "react";
 import { useRole } from "@/components/shell/role-context";
+import { CheckboxGrid } from "@/components/ui/checkbox-grid";
 import { ErrorState, LoadingRows } from "@/components/ui/states";
 import { useToast } from "@/components/ui/toast";
 import { AllowedPrivateHost, type WorkspacePolicies } from "@/lib/schemas/workspace";
@@ -230,27 +231,19 @@ function PoliciesForm({ saved, isAdmin }: { saved: WorkspacePolicies; isAdmin: b
               Publishing a workflow or applying a proposal that uses one of these types is refused
               in this workspace.
             </legend>
-            <div className="check-grid">
-              {STEP_TYPES.map((type) => (
-                <label key={type} className="check">
-                  <input
-                    type="checkbox"
-                    checked={forbidden.includes(type)}
-                    disabled={readOnly}
-                    onChange={(e) =>
-                      setForbidden(
-                        e.target.checked
-                          ? [...forbidden, type]
-                          : forbidden.filter((t) => t !== type),
-                      )
-                    }
-                  />
-                  <span>
+            <CheckboxGrid
+              options={STEP_TYPES.map((type) => ({
+                value: type,
+                label: (
+                  <>
                     {STEP_CATALOG[type].label} <code className="faint">{type}</code>
-                  </span>
-                </label>
-              ))}
-            </div>
+                  </>
+                ),
+              }))}
+              value={forbidden}
+              onChange={setForbidden}
+              disabled={readOnly}
+            />
           </fieldset>
         </div>
       </section>

@@ -1,4 +1,5 @@
 "use client";
+import { CheckboxGrid } from "@/components/ui/checkbox-grid";
 import {
   APPROVAL_TARGETS,
   SAFE_HTTP_METHODS,
@@ -46,21 +47,12 @@ export function RequiredApprovalsField({
         inline runs and change proposals are refused otherwise, naming the step and the path that
         reaches it without an approval.
       </legend>
-      <div className="check-grid">
-        {APPROVAL_TARGETS.map((target) => (
-          <label key={target} className="check">
-            <input
-              type="checkbox"
-              checked={value.includes(target)}
-              disabled={readOnly}
-              onChange={(e) =>
-                onChange(e.target.checked ? [...value, target] : value.filter((t) => t !== target))
-              }
-            />
-            <span>{labelOf(target)}</span>
-          </label>
-        ))}
-      </div>
+      <CheckboxGrid
+        options={APPROVAL_TARGETS.map((target) => ({ value: target, label: labelOf(target) }))}
+        value={value}
+        onChange={onChange}
+        disabled={readOnly}
+      />
     </fieldset>
   );
 }

@@ -1,5 +1,5 @@
 import "server-only";
-import { and, eq, isNull } from "drizzle-orm";
+import { and, desc, eq, isNull, type SQL } from "drizzle-orm";
 import type { Queryable } from "@/db/client";
 import { workflows, workflowVersions } from "@/db/schema";
 import { NotFoundError } from "../../errors";
@@ -30,24 +30,52 @@ export async function loadWorkflow(
   return row;
 }
 
+/** One version of the workflow matching `where` (the newest, when several do), or undefined. */
+async function findVersion(
+  db: Queryable,
+  workspaceId: string,
+  workflowId: string,
+  where: SQL,
+): Promise<VersionRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(workflowVersions)
+    .where(
+      and(
+        where,
+        eq(workflowVersions.workflowId, workflowId),
+        eq(workflowVersions.workspaceId, workspaceId),
+      ),
+    )
+    .orderBy(
+      desc(workflowVersions.major),
+      desc(workflowVersions.minor),
+      desc(workflowVersions.patch),
+    )
+    .limit(1);
+  return row;
+}
+
 export async function loadVersion(
   db: Queryable,
   workspaceId: string,
   workflowId: string,
   versionId: string,
 ): Promise<VersionRow> {
-  const [row] = await db
-    .select()
-    .from(workflowVersions)
-    .where(
-      and(
-        eq(workflowVersions.id, versionId),
-        eq(workflowVersions.workflowId, workflowId),
-        eq(workflowVersions.workspaceId, workspaceId),
-      ),
-    )
-    .limit(1);
+  const row = await findVersion(db, workspaceId, workflowId, eq(workflowVersions.id, versionId));
   if (!row) throw new NotFoundError("Version", versionId);
+  return row;
+}
+
+/** The newest version with this content hash (a rollback repeats an older version's hash). */
+export async function loadVersionByHash(
+  db: Queryable,
+  workspaceId: string,
+  workflowId: string,
+  hash: string,
+): Promise<VersionRow> {
+  const row = await findVersion(db, workspaceId, workflowId, eq(workflowVersions.hash, hash));
+  if (!row) throw new NotFoundError("Version with hash", hash);
   return row;
 }
 
@@ -68,17 +96,7 @@ export async function loadVersionByNumber(
   workflowId: string,
   version: string,
 ): Promise<VersionRow> {
-  const [row] = await db
-    .select()
-    .from(workflowVersions)
-    .where(
-      and(
-        eq(workflowVersions.workflowId, workflowId),
-        eq(workflowVersions.workspaceId, workspaceId),
-        eq(workflowVersions.version, version),
-      ),
-    )
-    .limit(1);
+  const row = await findVersion(db, workspaceId, workflowId, eq(workflowVersions.version, version));
   if (!row) throw new NotFoundError("Version", version);
   return row;
 }

@@ -1,40 +1,12 @@
 import "server-only";
-import { and, desc, eq } from "drizzle-orm";
-import type { Queryable } from "@/db/client";
-import { workflows, workflowVersions } from "@/db/schema";
+import { eq } from "drizzle-orm";
+import { workflows } from "@/db/schema";
 import { RollbackInput, type RollbackResult } from "@/lib/schemas/workflows";
-import { NotFoundError, fromZodError } from "../../errors";
+import { fromZodError } from "../../errors";
 import { requireRole, requireUserId, type ServiceContext } from "../context";
-import { currentVersion, loadVersion, loadWorkflow, type VersionRow } from "./load-workflow";
+import { currentVersion, loadVersion, loadVersionByHash, loadWorkflow } from "./load-workflow";
 import { recordVersion } from "./record-version";
 import { contentOf } from "./version-content";
-
-/** The newest version of the workflow with this content hash (a rollback can repeat a hash). */
-async function loadVersionByHash(
-  db: Queryable,
-  workspaceId: string,
-  workflowId: string,
-  hash: string,
-): Promise<VersionRow> {
-  const [row] = await db
-    .select()
-    .from(workflowVersions)
-    .where(
-      and(
-        eq(workflowVersions.workspaceId, workspaceId),
-        eq(workflowVersions.workflowId, workflowId),
-        eq(workflowVersions.hash, hash),
-      ),
-    )
-    .orderBy(
-      desc(workflowVersions.major),
-      desc(workflowVersions.minor),
-      desc(workflowVersions.patch),
-    )
-    .limit(1);
-  if (!row) throw new NotFoundError("Version with hash", hash);
-  return row;
-}
 
 /**
  * Restores an old version (named by id or by content hash) as a NEW version (source `rollback`,

@@ -101,6 +101,16 @@ export function TriggerDetail({
     );
   const t = q.data;
   const kind = t.kind as TriggerKind;
+  const takeOverButton = (
+    <button
+      type="button"
+      className="btn btn-sm"
+      disabled={takeOver.isPending}
+      onClick={() => takeOver.mutate({ triggerId })}
+    >
+      Take over
+    </button>
+  );
 
   return (
     <div className="stack">
@@ -153,16 +163,7 @@ export function TriggerDetail({
           {t.owner.problem ? (
             <div className="form-error" role="alert">
               <p style={{ margin: 0 }}>{t.owner.problem}.</p>
-              {canEdit ? (
-                <button
-                  type="button"
-                  className="btn btn-sm"
-                  disabled={takeOver.isPending}
-                  onClick={() => takeOver.mutate({ triggerId })}
-                >
-                  Take over
-                </button>
-              ) : null}
+              {canEdit ? takeOverButton : null}
             </div>
           ) : null}
           <dl className="kv">
@@ -203,19 +204,7 @@ export function TriggerDetail({
             <dt>Owner</dt>
             <dd data-testid="trigger-owner">
               {ownerLabel(t.owner)}
-              {canEdit && !t.owner.problem ? (
-                <>
-                  {" "}
-                  <button
-                    type="button"
-                    className="btn btn-sm"
-                    disabled={takeOver.isPending}
-                    onClick={() => takeOver.mutate({ triggerId })}
-                  >
-                    Take over
-                  </button>
-                </>
-              ) : null}
+              {canEdit && !t.owner.problem ? <> {takeOverButton}</> : null}
             </dd>
             <dt>Last fired</dt>
             <dd>

@@ -23,7 +23,7 @@ type Candidate = { ok: true; definition: unknown } | { ok: false; problems: stri
 function readAnswer(
   content: string | null,
   base: Record<string, unknown>,
-  forbiddenStepTypes: readonly string[],
+  policy: Pick<ValidateOptions, "forbiddenStepTypes" | "requiredApprovals">,
 ): Candidate {
   const text = (content ?? "").trim().replace(/^```(?:json)?\s*|\s*```$/g, "");
   let parsed: unknown;
@@ -46,7 +46,8 @@ function readAnswer(
       problems: ['Answer with { "definition": {…} } or { "patch": […] }'],
     };
   }
-  const result = validateDefinition(definition, { forbiddenStepTypes });
+  // The workspace policies too, so the model hears about them and can correct its answer.
+  const result = validateDefinition(definition, policy);
   const errors = result.issues.filter((i: ValidationIssue) => i.severity === "error");
   if (!result.ok)
     return {
@@ -99,7 +100,10 @@ export async function generateFromIntent(
         throw new ProposalError("LLM_UNAVAILABLE", `The LLM could not be reached: ${e.message}`);
       throw e;
     }
-    const answer = readAnswer(content, args.base, settings.policies.forbiddenStepTypes);
+    const answer = readAnswer(content, args.base, {
+      forbiddenStepTypes: settings.policies.forbiddenStepTypes,
+      requiredApprovals: settings.policies.requiredApprovals,
+    });
     if (answer.ok) return answer.definition;
     problems = answer.problems;
     messages.push(

@@ -90,6 +90,53 @@ describe("intent", () => {
     expect(feedback).toMatch(/steps\.0/);
   });
 
+  //   s → charge (http POST)      answer 1: refused by the workspace's required approvals
+  //   s → ask → charge            answer 2: accepted
+  it("the workspace's required approvals are part of the feedback, so the model can fix its answer", async () => {
+    const strict = await createWorkspaceFixture(t.db, "IntentStrict");
+    await t.db
+      .update(workspaces)
+      .set({
+        settings: {
+          llm: { baseUrl: fake.baseUrl, model: "m" },
+          allowedPrivateHosts: ["127.0.0.1"],
+          requiredApprovals: ["http_write"],
+        },
+      })
+      .where(eq(workspaces.id, strict.workspaceId));
+    const w = await createWorkflow({ ctx: strict.ctx("owner"), input: { name: "Strict" } });
+    await saveDraft({ ctx: strict.ctx("owner"), input: { workflowId: w.id, definition: def(1) } });
+    await publishWorkflow({ ctx: strict.ctx("owner"), input: { workflowId: w.id } });
+    const charge = {
+      id: "charge",
+      type: "http",
+      config: { method: "POST", url: "https://pay.example/charge" },
+    };
+    const ask = { id: "ask", type: "approval", config: { prompt: "Charge?" } };
+    fake.bodies.length = 0;
+    replies = [
+      { content: JSON.stringify({ definition: { ...def(1), steps: [...def(1).steps, charge] } }) },
+      {
+        content: JSON.stringify({
+          definition: { ...def(1), steps: [...def(1).steps, ask, charge] },
+        }),
+      },
+    ];
+    const r = await createProposal({
+      ctx: strict.ctx("editor"),
+      input: {
+        workflowId: w.id,
+        baseHash: "current",
+        summary: "charge",
+        intent: "Charge the card",
+      },
+    });
+    expect(r.status).toBe("pending");
+    expect(fake.bodies[1]!.messages.at(-1)!.content!).toContain(
+      'step "charge" (http POST) is reachable without an approval: start → s → charge',
+    );
+  });
+
   it("invalid twice fails with a ValidationError listing the issues", async () => {
     const workflowId = await workflow();
     fake.bodies.length = 0;

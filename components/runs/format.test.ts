@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
 import {
   attemptDuration,
+  conditionChecksOf,
   errorMessage,
+  firstFailedStep,
+  formatCheck,
   formatDuration,
   isActiveRun,
   jsonPreview,
@@ -62,5 +65,54 @@ describe("attemptDuration", () => {
     expect(attemptDuration({ status: "skipped", durationMs: null, startedAt: started }, t0)).toBe(
       null,
     );
+  });
+});
+
+describe("firstFailedStep (the rerun dialog's preselected step)", () => {
+  const a = (path: string, status: string) => ({ path, stepId: path.split(".").pop()!, status });
+  const ids = ["fetch", "charge", "each", "done"];
+
+  it("picks the first step in run order whose latest attempt failed, not the last step", () => {
+    expect(
+      firstFailedStep(ids, [
+        a("fetch", "completed"),
+        a("charge", "failed"),
+        a("each", "failed"),
+        a("done", "completed"),
+      ]),
+    ).toBe("charge");
+  });
+
+  it("skips a step whose retry succeeded, maps a body step to its loop, and is null without failures", () => {
+    expect(
+      firstFailedStep(ids, [
+        a("fetch", "failed"),
+        a("fetch", "completed"),
+        a("each[1].inner", "failed"),
+        a("done", "completed"),
+      ]),
+    ).toBe("each");
+    expect(firstFailedStep(ids, [a("fetch", "completed"), a("done", "completed")])).toBeNull();
+  });
+});
+
+describe("condition checks on the run page", () => {
+  it("reads meta.checks and formats each comparison with its operands", () => {
+    const checks = conditionChecksOf({
+      data: true,
+      meta: {
+        checks: [
+          { ref: "input.amount", op: "gt", actual: "250", expected: "100", result: true },
+          { ref: "input.ok", op: "truthy", actual: "missing", result: false },
+          { bogus: 1 },
+        ],
+      },
+    });
+    expect(checks?.map(formatCheck)).toEqual([
+      "input.amount: 250 > 100 → true",
+      "input.ok: missing is truthy → false",
+    ]);
+    expect(conditionChecksOf({ data: 1, meta: {} })).toBeNull();
+    expect(conditionChecksOf(null)).toBeNull();
   });
 });

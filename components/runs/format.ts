@@ -1,4 +1,5 @@
 /** Pure display helpers for runs (no React), unit-tested. */
+import { OPERATOR_SYMBOLS } from "@/lib/workflow/conditions";
 import { isActive, UNFINISHED_RUN_STATUSES, type StepStatus } from "@/lib/workflow/status";
 
 /** Runs the list shows as in progress (queued included): the unfinished set. */
@@ -118,3 +119,57 @@ export const WAITING_PRESETS: { minutes: number; label: string }[] = [
   { minutes: 24 * 60, label: "1 day" },
   { minutes: 7 * 24 * 60, label: "1 week" },
 ];
+
+/**
+ * The step "Rerun from a step" preselects: the first step in run order whose latest attempt
+ * failed (a failure inside a loop body counts for its top-level loop, the unit a rerun starts
+ * from). Null when none failed.
+ */
+export function firstFailedStep(
+  stepIds: readonly string[],
+  attempts: readonly { path: string; stepId: string; status: string }[],
+): string | null {
+  // Attempts come in run order; a Map keeps each path's first place and its latest attempt.
+  const latest = new Map<string, { stepId: string; status: string }>();
+  for (const a of attempts) latest.set(a.path, a);
+  for (const [path, a] of latest) {
+    if (a.status !== "failed") continue;
+    const top = /^[^.[]+/.exec(path)?.[0] ?? a.stepId;
+    if (stepIds.includes(top)) return top;
+  }
+  return null;
+}
+
+/** One evaluated comparison as the run page shows it: `input.amount: 250 > 100 → true`. */
+export interface ConditionCheckView {
+  ref: string;
+  op: string;
+  actual: string;
+  expected?: string;
+  result: boolean;
+}
+
+/** The comparisons a condition step recorded (`output.meta.checks`), or null for other steps. */
+export function conditionChecksOf(output: unknown): ConditionCheckView[] | null {
+  const meta = (output as { meta?: { checks?: unknown } } | null | undefined)?.meta;
+  if (!Array.isArray(meta?.checks)) return null;
+  return meta.checks.filter(
+    (c): c is ConditionCheckView =>
+      typeof c === "object" &&
+      c !== null &&
+      typeof (c as ConditionCheckView).ref === "string" &&
+      typeof (c as ConditionCheckView).actual === "string" &&
+      typeof (c as ConditionCheckView).result === "boolean",
+  );
+}
+
+export function formatCheck(check: ConditionCheckView): string {
+  const symbol = (OPERATOR_SYMBOLS as Record<string, string>)[check.op];
+  const middle =
+    check.op === "truthy" || symbol === undefined
+      ? `${check.actual} is truthy`
+      : check.op === "exists"
+        ? `${check.actual} exists${check.expected === "false" ? ": false" : ""}`
+        : `${check.actual} ${symbol} ${check.expected ?? "null"}`;
+  return `${check.ref}: ${middle} → ${check.result}`;
+}

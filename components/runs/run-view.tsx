@@ -16,7 +16,10 @@ import type { InputSpec } from "@/lib/workflow/definition";
 import { ApprovalGate } from "./approval-gate";
 import {
   attemptDuration,
+  conditionChecksOf,
   errorMessage,
+  firstFailedStep,
+  formatCheck,
   formatDuration,
   isActiveRun,
   runDuration,
@@ -50,7 +53,8 @@ export function RunView({ runId }: { runId: string }) {
   useRunLive(runId, active);
   const [selected, setSelected] = useState<string | null>(null);
   const [cancelling, setCancelling] = useState(false);
-  const [rerunOpen, setRerunOpen] = useState(false);
+  // Which button opened the rerun dialog: "Rerun from here…" names its step, "Rerun…" none.
+  const [rerunOpen, setRerunOpen] = useState<{ from: string | null } | null>(null);
   const cancel = useMutation(
     trpc.run.cancel.mutationOptions({
       onSuccess: async (r) => {
@@ -178,7 +182,7 @@ export function RunView({ runId }: { runId: string }) {
             </button>
           ) : null}
           {can("editor") && !active && !r.parentRunId ? (
-            <button type="button" className="btn" onClick={() => setRerunOpen(true)}>
+            <button type="button" className="btn" onClick={() => setRerunOpen({ from: null })}>
               Rerun…
             </button>
           ) : null}
@@ -345,7 +349,11 @@ export function RunView({ runId }: { runId: string }) {
             </h2>
             <div className="row">
               {can("editor") && !active && !r.parentRunId && stepIds.includes(selected) ? (
-                <button type="button" className="btn btn-sm" onClick={() => setRerunOpen(true)}>
+                <button
+                  type="button"
+                  className="btn btn-sm"
+                  onClick={() => setRerunOpen({ from: selected })}
+                >
                   Rerun from here…
                 </button>
               ) : null}
@@ -382,6 +390,7 @@ export function RunView({ runId }: { runId: string }) {
                         {errorMessage(a.error)}
                       </div>
                     ) : null}
+                    <ConditionChecks output={a.output} />
                     <div className="detail-grid">
                       <JsonBlock
                         value={a.input}
@@ -466,16 +475,40 @@ export function RunView({ runId }: { runId: string }) {
         }}
       />
       <RerunDialog
-        open={rerunOpen}
-        onClose={() => setRerunOpen(false)}
+        open={rerunOpen !== null}
+        onClose={() => setRerunOpen(null)}
         runId={r.id}
         stepIds={stepIds}
-        initialStep={selected && stepIds.includes(selected) ? selected : null}
+        initialStep={rerunOpen?.from ?? null}
+        suggestedStep={
+          firstFailedStep(stepIds, attempts) ??
+          (selected && stepIds.includes(selected) ? selected : null)
+        }
         originalInput={r.input}
         inputs={(r.definition as { inputs?: Record<string, InputSpec> }).inputs ?? {}}
         isInline={r.workflowId === null}
       />
     </div>
+  );
+}
+
+/** A condition step's comparisons with their resolved operands (`input.amount: 250 > 100 → true`). */
+function ConditionChecks({ output }: { output: unknown }) {
+  const checks = conditionChecksOf(output);
+  if (!checks?.length) return null;
+  const omitted = (output as { meta?: { omittedChecks?: unknown } }).meta?.omittedChecks;
+  return (
+    <section aria-label="Evaluated conditions">
+      <div className="small muted">Evaluated</div>
+      <ul className="mono small" style={{ margin: 0, paddingLeft: 18 }}>
+        {checks.map((c, i) => (
+          <li key={i}>{formatCheck(c)}</li>
+        ))}
+      </ul>
+      {typeof omitted === "number" && omitted > 0 ? (
+        <div className="small muted">…and {omitted} more not recorded.</div>
+      ) : null}
+    </section>
   );
 }
 

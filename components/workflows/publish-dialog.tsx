@@ -22,6 +22,7 @@ export function PublishDialog({
   workflowId,
   draftRevision,
   currentVersion,
+  warnings = [],
   onPublished,
 }: {
   open: boolean;
@@ -29,6 +30,11 @@ export function PublishDialog({
   workflowId: string;
   draftRevision: number;
   currentVersion: string | null;
+  /**
+   * The draft's warnings (e.g. a number compared with text): publishing is allowed, but they are
+   * shown before the person confirms, not only in the Problems list they may not have opened.
+   */
+  warnings?: readonly { message: string }[];
   /** The hash now current (the new version's, or the unchanged one's). */
   onPublished?: (hash: string) => void;
 }) {
@@ -122,6 +128,22 @@ export function PublishDialog({
             style={{ fontFamily: "inherit" }}
           />
         </div>
+        {warnings.length ? (
+          <section className="callout callout-warn" aria-label="Warnings">
+            <strong>
+              {warnings.length === 1 ? "1 warning" : `${warnings.length} warnings`}: publishing is
+              allowed, but check {warnings.length === 1 ? "it" : "them"} first.
+            </strong>
+            <ul style={{ margin: "4px 0 0", paddingLeft: 18 }}>
+              {warnings.slice(0, 10).map((w, n) => (
+                <li key={n}>{w.message}</li>
+              ))}
+            </ul>
+            {warnings.length > 10 ? (
+              <div className="small muted">…and {warnings.length - 10} more in Problems.</div>
+            ) : null}
+          </section>
+        ) : null}
         {publish.error ? (
           <div className="form-error" role="alert">
             {publish.error.message}

@@ -237,6 +237,7 @@ function LoadedEditor({
         workflowId={workflowId}
         draftRevision={draft.savedRevision}
         currentVersion={currentVersion}
+        warnings={issues.filter((i) => i.severity === "warning")}
         onPublished={setDraftBase}
       />
       <ProposeChangeDialog

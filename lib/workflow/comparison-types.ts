@@ -5,7 +5,7 @@
  * (`{ "ref": "input.amount", "gt": "100" }` is always false — conditions.ts does not coerce).
  * The editor's condition builder and the validator (COMPARISON_TYPE_MISMATCH) both use it.
  */
-import type { ConditionOperator } from "./conditions";
+import { OPERATOR_SYMBOLS, type ConditionOperator } from "./conditions";
 import { INPUT_TYPES, type InputType } from "./input-spec";
 import { isPlainObject, preview } from "./json";
 import { hasTemplate, parsePath } from "./templates";
@@ -147,15 +147,8 @@ export interface ComparisonProblem {
   readonly message: string;
 }
 
-const OP_SYMBOLS: Partial<Record<ConditionOperator, string>> = {
-  eq: "equals",
-  neq: "does not equal",
-  gt: ">",
-  gte: "≥",
-  lt: "<",
-  lte: "≤",
-  in: "is one of",
-};
+/** Operators whose value is compared with the reference for equality or order. */
+const COMPARED: readonly ConditionOperator[] = ["eq", "neq", "gt", "gte", "lt", "lte", "in"];
 
 /**
  * Comparisons in a condition that can never hold as the author meant: a number compared with
@@ -173,7 +166,7 @@ export function comparisonProblems(condition: unknown, scope: TypeScope): Compar
     if ("not" in node) visit(node.not, [...at, "not"], depth + 1);
     if (typeof node.ref !== "string") return;
     const refType = referenceType(scope, node.ref);
-    for (const op of Object.keys(OP_SYMBOLS) as ConditionOperator[]) {
+    for (const op of COMPARED) {
       if (!Object.prototype.hasOwnProperty.call(node, op)) continue;
       const value = node[op];
       if (op === "in") {
@@ -203,7 +196,7 @@ function mismatch(
 ): string | null {
   if (typeof value === "string" && hasTemplate(value)) return null;
   const valueType = jsonTypeOf(value);
-  const symbol = OP_SYMBOLS[op]!;
+  const symbol = OPERATOR_SYMBOLS[op];
   const ordering = ORDERING.has(op);
   const never = ordering
     ? `${symbol} compares two numbers or two texts, so this is always false`

@@ -58,6 +58,20 @@ export const CONDITION_OPERATORS = [
 ] as const;
 export type ConditionOperator = (typeof CONDITION_OPERATORS)[number];
 
+/** How an operator reads between its operands (`250 > 100`, `"eu" in ["eu","us"]`). */
+export const OPERATOR_SYMBOLS: Record<ConditionOperator, string> = {
+  eq: "=",
+  neq: "≠",
+  gt: ">",
+  gte: "≥",
+  lt: "<",
+  lte: "≤",
+  in: "in",
+  contains: "contains",
+  exists: "exists",
+  matches: "matches",
+};
+
 export const REGEX_MAX_PATTERN_LENGTH = 256;
 export const REGEX_MAX_SUBJECT_LENGTH = 10_000;
 export const CONDITION_MAX_DEPTH = 32;

@@ -1,11 +1,14 @@
 "use client";
 import { useId, useState } from "react";
 import { JsonField } from "@/components/forms/fields";
+import type { TypeScope } from "@/lib/workflow/comparison-types";
+import type { InputType } from "@/lib/workflow/input-spec";
 import type { JsonValue } from "@/lib/workflow/json";
 import {
   addChild,
   convertValue,
   LEAF_OPERATORS,
+  leafTypes,
   newLeaf,
   OPERATOR_LABELS,
   removeNode,
@@ -13,10 +16,11 @@ import {
   setLeafOperator,
   setLeafRef,
   setLeafValue,
+  shownValueType,
   toTree,
+  typedValue,
   unwrapNot,
   updateNode,
-  valueTypeOf,
   wrapNode,
   type CondNode,
   type LeafOperator,
@@ -30,6 +34,8 @@ interface Ctx {
   change: (next: unknown) => void;
   refs: readonly string[];
   refListId: string;
+  /** What references are known to hold: the value type follows it. */
+  scope?: TypeScope;
   /** Issues keyed by dotted path relative to the condition. */
   errors: Readonly<Record<string, string>>;
   disabled?: boolean;
@@ -46,6 +52,7 @@ export function ConditionBuilder({
   value,
   onChange,
   refs,
+  scope,
   errors = {},
   disabled,
   required,
@@ -56,6 +63,8 @@ export function ConditionBuilder({
   /** `undefined` removes the condition. */
   onChange: (next: unknown) => void;
   refs: readonly string[];
+  /** The definition's declarations (typeScopeOf): a value compared with a number input is a number. */
+  scope?: TypeScope;
   errors?: Readonly<Record<string, string>>;
   disabled?: boolean;
   /** The condition cannot be removed (a condition step's condition). */
@@ -64,7 +73,7 @@ export function ConditionBuilder({
 }) {
   const refListId = useId();
   const [asJson, setAsJson] = useState(false);
-  const ctx: Ctx = { root: value, change: onChange, refs, refListId, errors, disabled };
+  const ctx: Ctx = { root: value, change: onChange, refs, refListId, scope, errors, disabled };
   const whole = errors._form;
   return (
     <fieldset className={styles.condition}>
@@ -267,14 +276,16 @@ function LeafView({ node, ctx }: { node: Extract<CondNode, { kind: "leaf" }>; ct
         spellCheck={false}
         aria-invalid={refError ? true : undefined}
         aria-describedby={error ? errorId : undefined}
-        onChange={(e) => ctx.change(setLeafRef(ctx.root, node.path, e.target.value))}
+        onChange={(e) => ctx.change(setLeafRef(ctx.root, node.path, e.target.value, ctx.scope))}
       />
       <select
         aria-label="Operator"
         value={node.op}
         disabled={ctx.disabled}
         onChange={(e) =>
-          ctx.change(setLeafOperator(ctx.root, node.path, e.target.value as LeafOperator))
+          ctx.change(
+            setLeafOperator(ctx.root, node.path, e.target.value as LeafOperator, ctx.scope),
+          )
         }
       >
         {LEAF_OPERATORS.map((op) => (
@@ -294,7 +305,12 @@ function LeafView({ node, ctx }: { node: Extract<CondNode, { kind: "leaf" }>; ct
           <option value="false">no (missing or null)</option>
         </select>
       ) : (
-        <LeafValue node={node} ctx={ctx} invalid={Boolean(opError)} />
+        <LeafValue
+          node={node}
+          ctx={ctx}
+          invalid={Boolean(opError)}
+          describedBy={error ? errorId : undefined}
+        />
       )}
       <NodeActions path={node.path} ctx={ctx} />
       {error ? (
@@ -314,20 +330,31 @@ const VALUE_TYPES: readonly (readonly [ValueType, string])[] = [
   ["json", "JSON"],
 ];
 
+const typeWord = (t: InputType) => (t === "string" ? "text" : t === "array" ? "a list" : t);
+
 function LeafValue({
   node,
   ctx,
   invalid,
+  describedBy,
 }: {
   node: Extract<CondNode, { kind: "leaf" }>;
   ctx: Ctx;
   invalid: boolean;
+  describedBy?: string;
 }) {
   const value = node.value;
-  const type = valueTypeOf(value);
+  const { refType, expected } = leafTypes(ctx.scope, node.ref, node.op);
+  const type = shownValueType(value, expected);
   const set = (next: JsonValue) => ctx.change(setLeafValue(ctx.root, node.path, next));
-  const [jsonDraft, setJsonDraft] = useState<{ text: string; for: string } | null>(null);
+  const hintId = useId();
+  // Text as typed, while it is the text of the saved value ("1." is saved as 1 and shown as typed).
+  const [draft, setDraft] = useState<{ text: string; for: string } | null>(null);
   const shown = JSON.stringify(value ?? null);
+  const hint = expected
+    ? `Compared as ${expected === "string" ? "text" : expected === "number" ? "a number" : typeWord(expected)}${refType ? `: ${node.ref} is ${refType === "string" ? "text" : `a ${refType}`}` : ""}${expected !== type && !(expected === "array" && type === "json") ? ` — this value is ${type === "string" ? "text" : type}` : ""}.`
+    : undefined;
+  const describe = [describedBy, hint ? hintId : undefined].filter(Boolean).join(" ") || undefined;
   return (
     <>
       <select
@@ -342,24 +369,20 @@ function LeafValue({
           </option>
         ))}
       </select>
-      {type === "string" ? (
+      {type === "string" || type === "number" ? (
+        // One text field for both, so a keystroke that turns text into a number keeps focus.
         <input
           aria-label="Value"
-          value={value as string}
+          inputMode={type === "number" ? "decimal" : undefined}
+          className={type === "number" ? "mono" : undefined}
+          value={draft && draft.for === shown ? draft.text : value === "" ? "" : String(value)}
           disabled={ctx.disabled}
           aria-invalid={invalid || undefined}
-          onChange={(e) => set(e.target.value)}
-        />
-      ) : type === "number" ? (
-        <input
-          aria-label="Value"
-          type="number"
-          value={String(value)}
-          disabled={ctx.disabled}
-          aria-invalid={invalid || undefined}
+          aria-describedby={describe}
           onChange={(e) => {
-            const n = Number(e.target.value);
-            if (e.target.value.trim() !== "" && Number.isFinite(n)) set(n);
+            const next = typedValue(e.target.value, type);
+            setDraft({ text: e.target.value, for: JSON.stringify(next) });
+            set(next);
           }}
         />
       ) : type === "boolean" ? (
@@ -367,6 +390,7 @@ function LeafValue({
           aria-label="Value"
           value={String(value)}
           disabled={ctx.disabled}
+          aria-describedby={describe}
           onChange={(e) => set(e.target.value === "true")}
         >
           <option value="true">true</option>
@@ -376,20 +400,26 @@ function LeafValue({
         <input
           aria-label="Value (JSON)"
           className="mono"
-          value={jsonDraft && jsonDraft.for === shown ? jsonDraft.text : shown}
+          value={draft && draft.for === shown ? draft.text : shown}
           disabled={ctx.disabled}
           aria-invalid={invalid || undefined}
+          aria-describedby={describe}
           onChange={(e) => {
             const text = e.target.value;
             try {
               const parsed = JSON.parse(text) as JsonValue;
-              setJsonDraft({ text, for: JSON.stringify(parsed) });
+              setDraft({ text, for: JSON.stringify(parsed) });
               set(parsed);
             } catch {
-              setJsonDraft({ text, for: shown });
+              setDraft({ text, for: shown });
             }
           }}
         />
+      ) : null}
+      {hint ? (
+        <span id={hintId} className={`small muted ${styles.condHint}`}>
+          {hint}
+        </span>
       ) : null}
     </>
   );

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { typeScopeOf } from "@/lib/workflow/comparison-types";
 import { CONDITION_OPERATORS } from "@/lib/workflow/conditions";
 import type { JsonValue } from "@/lib/workflow/json";
 import {
@@ -10,8 +11,10 @@ import {
   setLeafOperator,
   setLeafRef,
   setLeafValue,
+  shownValueType,
   toCondition,
   toTree,
+  typedValue,
   unwrapNot,
   wrapNode,
 } from "./condition-model";
@@ -133,5 +136,46 @@ describe("edits by path change only the node edited", () => {
     expect(convertValue("true", "boolean")).toBe(true);
     expect(convertValue([1], "string")).toBe("[1]");
     expect(convertValue(undefined, "json")).toBeNull();
+  });
+});
+
+describe('typed values (the 250 > "100" approval gate)', () => {
+  const scope = typeScopeOf({
+    inputs: { amount: { type: "number" }, note: { type: "string" } },
+  });
+
+  it('saves "100" as 100 when the operator becomes > on a number input', () => {
+    const root = { ref: "input.amount", eq: "100" };
+    expect(setLeafOperator(root, [], "gt", scope)).toEqual({ ref: "input.amount", gt: 100 });
+    // Ordering compares numbers unless the reference is known to be text (ISO dates).
+    expect(setLeafOperator({ ref: "input.note", eq: "100" }, [], "gt", scope)).toEqual({
+      ref: "input.note",
+      gt: "100",
+    });
+    // equals follows the reference's type; unknown references keep the text.
+    expect(setLeafOperator({ ref: "input.amount", neq: "7" }, [], "eq", scope)).toEqual({
+      ref: "input.amount",
+      eq: 7,
+    });
+    expect(setLeafOperator({ ref: "trigger.data.x", neq: "7" }, [], "eq", scope)).toEqual({
+      ref: "trigger.data.x",
+      eq: "7",
+    });
+  });
+
+  it("converts the value when the reference becomes a number input", () => {
+    const root = { all: [{ ref: "input.no", eq: "250" }] };
+    expect(setLeafRef(root, ["all", 0], "input.amount", scope)).toEqual({
+      all: [{ ref: "input.amount", eq: 250 }],
+    });
+  });
+
+  it("shows an empty value under a number operator as a number, and types numbers as numbers", () => {
+    expect(shownValueType("", "number")).toBe("number");
+    expect(shownValueType("", "string")).toBe("string");
+    expect(shownValueType("100", "number")).toBe("string");
+    expect(typedValue("100", "number")).toBe(100);
+    expect(typedValue("-", "number")).toBe("-");
+    expect(typedValue("100", "string")).toBe("100");
   });
 });

@@ -7,7 +7,14 @@
  * Edits work on the condition JSON by path (`updateNode`), not by rebuilding it from the tree:
  * an edit changes only the node edited, and every other part stays as written.
  */
+import {
+  coerceLiteral,
+  expectedValueType,
+  referenceType,
+  type TypeScope,
+} from "@/lib/workflow/comparison-types";
 import { CONDITION_OPERATORS, type ConditionOperator } from "@/lib/workflow/conditions";
+import type { InputType } from "@/lib/workflow/input-spec";
 import { isPlainObject, type JsonValue } from "@/lib/workflow/json";
 
 export type NodePath = readonly (string | number)[];
@@ -146,26 +153,51 @@ export function updateNode(root: unknown, path: NodePath, next: unknown): unknow
   return { ...obj, [key!]: updateNode(obj[String(key)], rest, next) };
 }
 
-/** A default value when switching a leaf to `op` (keeps the old one when it still fits). */
+/**
+ * What a leaf's value should be: the type its reference is known to hold (input spec, task
+ * output schema…, see lib/workflow/comparison-types.ts) and the type the operator wants.
+ */
+export function leafTypes(
+  scope: TypeScope | undefined,
+  ref: string,
+  op: LeafOperator,
+): { refType?: InputType; expected?: InputType } {
+  const refType = scope ? referenceType(scope, ref) : undefined;
+  const expected = op === "truthy" ? undefined : expectedValueType(op, refType);
+  return { ...(refType ? { refType } : {}), ...(expected ? { expected } : {}) };
+}
+
+/**
+ * A default value when switching a leaf to `op` (keeps the old one when it still fits); text
+ * that reads as the `expected` type becomes it (`"100"` under > against a number is 100).
+ */
 export function valueForOperator(
   op: LeafOperator,
   previous: JsonValue | undefined,
+  expected?: InputType,
 ): JsonValue | undefined {
   if (op === "truthy") return undefined;
   if (op === "exists") return typeof previous === "boolean" ? previous : true;
   if (op === "in")
     return Array.isArray(previous) ? previous : previous === undefined ? [] : [previous];
   if (op === "matches") return typeof previous === "string" ? previous : "";
-  return previous === undefined || Array.isArray(previous) ? "" : previous;
+  const kept = previous === undefined || Array.isArray(previous) ? "" : previous;
+  return coerceLiteral(kept, expected) as JsonValue;
 }
 
 /** The leaf at `path` with another operator: the operator key keeps its place in the object. */
-export function setLeafOperator(root: unknown, path: NodePath, op: LeafOperator): unknown {
+export function setLeafOperator(
+  root: unknown,
+  path: NodePath,
+  op: LeafOperator,
+  scope?: TypeScope,
+): unknown {
   const leaf = getNode(root, path);
   if (!isPlainObject(leaf)) return root;
   const oldOp = Object.keys(leaf).find((k) => k !== "ref") as ConditionOperator | undefined;
   if ((oldOp ?? "truthy") === op) return root;
-  const value = valueForOperator(op, oldOp ? (leaf[oldOp] as JsonValue) : undefined);
+  const { expected } = leafTypes(scope, String(leaf.ref ?? ""), op);
+  const value = valueForOperator(op, oldOp ? (leaf[oldOp] as JsonValue) : undefined, expected);
   const entries = Object.entries(leaf).filter(([k]) => k !== oldOp);
   if (op !== "truthy") {
     const at = oldOp ? Object.keys(leaf).indexOf(oldOp) : entries.length;
@@ -174,9 +206,15 @@ export function setLeafOperator(root: unknown, path: NodePath, op: LeafOperator)
   return updateNode(root, path, Object.fromEntries(entries));
 }
 
-export function setLeafRef(root: unknown, path: NodePath, ref: string): unknown {
+/** A new reference; text in the value that reads as the type now expected becomes it. */
+export function setLeafRef(root: unknown, path: NodePath, ref: string, scope?: TypeScope): unknown {
   const leaf = getNode(root, path);
-  return isPlainObject(leaf) ? updateNode(root, path, { ...leaf, ref }) : root;
+  if (!isPlainObject(leaf)) return root;
+  const op = Object.keys(leaf).find((k) => k !== "ref") as ConditionOperator | undefined;
+  if (!op || op === "in" || op === "exists" || op === "matches")
+    return updateNode(root, path, { ...leaf, ref });
+  const { expected } = leafTypes(scope, ref, op);
+  return updateNode(root, path, { ...leaf, ref, [op]: coerceLiteral(leaf[op], expected) });
 }
 
 export function setLeafValue(root: unknown, path: NodePath, value: JsonValue): unknown {
@@ -247,6 +285,27 @@ export function unwrapNot(root: unknown, path: NodePath): unknown {
 // ---------------------------------------------------------------------------------------------
 
 export type ValueType = "string" | "number" | "boolean" | "null" | "json";
+
+/**
+ * The type the builder shows for a leaf's value: its JSON type, except that an empty text
+ * under an operator that expects a number shows as a number (what the person will type).
+ */
+export function shownValueType(
+  value: JsonValue | undefined,
+  expected: InputType | undefined,
+): ValueType {
+  if (value === "" && expected === "number") return "number";
+  return valueTypeOf(value);
+}
+
+/**
+ * What typing `text` into a value field of type `shown` saves: a number when it reads as one
+ * (so `100` is never saved as "100" where a number is shown), the text otherwise — so a
+ * half-typed "-" or "1e" stays editable.
+ */
+export function typedValue(text: string, shown: ValueType): JsonValue {
+  return shown === "number" ? (coerceLiteral(text, "number") as JsonValue) : text;
+}
 
 export function valueTypeOf(value: JsonValue | undefined): ValueType {
   if (value === null) return "null";

@@ -3,6 +3,7 @@ import { useState } from "react";
 import { TextField } from "@/components/forms/fields";
 import { SchemaFields } from "@/components/forms/schema-form";
 import { STEP_CATALOG } from "@/lib/workflow/catalog";
+import { typeScopeOf } from "@/lib/workflow/comparison-types";
 import { tryRenameStep } from "@/lib/workflow/edit-ops";
 import { isStepType } from "@/lib/workflow/steps";
 import { ConditionBuilder } from "./condition-builder";
@@ -34,6 +35,7 @@ export function StepPanel({
     onChange((latest) => editStep(latest, id, rel, value), { key: `step:${id}:${rel.join(".")}` });
   const refs = (allowSecrets: boolean) => referencePaths(definition, id, { secrets, allowSecrets });
   const conditionRefs = referencePaths(definition, id);
+  const typeScope = typeScopeOf(definition);
   return (
     <div className={styles.panel}>
       <header className={styles.head}>
@@ -96,6 +98,7 @@ export function StepPanel({
               required
               value={(step.config as Record<string, unknown> | undefined)?.[spec.name]}
               refs={conditionRefs}
+              scope={typeScope}
               errors={errorsUnder(placed.byField, spec.path.join("."))}
               disabled={readOnly}
               onChange={(next) => edit(spec.path, next)}
@@ -108,6 +111,7 @@ export function StepPanel({
           label="Run only when"
           value={step.when}
           refs={conditionRefs}
+          scope={typeScope}
           errors={errorsUnder(placed.byField, "when")}
           disabled={readOnly}
           emptyHint="Always runs when its incoming edges allow."

@@ -1,5 +1,5 @@
 "use client";
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { JsonField, TextField } from "@/components/forms/fields";
 import { SchemaFields } from "@/components/forms/schema-form";
 import { isPlainObject } from "@/lib/workflow/json";
@@ -25,6 +25,8 @@ export function WorkflowPanel({
   const inputs = isPlainObject(definition.inputs) ? definition.inputs : {};
   const variables = isPlainObject(definition.variables) ? definition.variables : {};
   const repository = isPlainObject(definition.repository) ? definition.repository : {};
+  const inputKeys = useStableKeys();
+  const variableKeys = useStableKeys();
   return (
     <div className={styles.panel}>
       <header className={styles.head}>
@@ -103,13 +105,15 @@ export function WorkflowPanel({
         <h3 className={styles.sectionTitle}>Inputs</h3>
         <p className="section-note">Values a run starts with, used as {"{{ input.<name> }}"}.</p>
         {Object.entries(inputs).map(([name, spec]) => (
-          <fieldset key={name} className={styles.entry} aria-label={`Input ${name}`}>
+          <fieldset key={inputKeys.of(name)} className={styles.entry} aria-label={`Input ${name}`}>
             <KeyName
               label="Input name"
               name={name}
               readOnly={readOnly}
               error={errors[`inputs.${name}`]}
-              onRename={(to) => renameKey(definition, ["inputs"], name, to)}
+              onRename={(to) =>
+                inputKeys.rename(name, to, renameKey(definition, ["inputs"], name, to))
+              }
               onChange={onChange}
             />
             <SchemaFields
@@ -144,13 +148,19 @@ export function WorkflowPanel({
         <h3 className={styles.sectionTitle}>Variables</h3>
         <p className="section-note">Constants, used as {"{{ vars.<name> }}"}; never templated.</p>
         {Object.entries(variables).map(([name, value]) => (
-          <fieldset key={name} className={styles.entry} aria-label={`Variable ${name}`}>
+          <fieldset
+            key={variableKeys.of(name)}
+            className={styles.entry}
+            aria-label={`Variable ${name}`}
+          >
             <KeyName
               label="Variable name"
               name={name}
               readOnly={readOnly}
               error={errors[`variables.${name}`]}
-              onRename={(to) => renameKey(definition, ["variables"], name, to)}
+              onRename={(to) =>
+                variableKeys.rename(name, to, renameKey(definition, ["variables"], name, to))
+              }
               onChange={onChange}
             />
             <JsonField
@@ -201,6 +211,35 @@ export function WorkflowPanel({
       </section>
     </div>
   );
+}
+
+/**
+ * React keys for record entries that survive a rename: keyed by name, a renamed entry would be
+ * a new element, so React would drop the focused field and focus would fall to the page body
+ * (the default and description typed next were lost, Space toggled "Required").
+ */
+function useStableKeys() {
+  const keys = useRef(new Map<string, string>());
+  const next = useRef(0);
+  return {
+    of(name: string): string {
+      let key = keys.current.get(name);
+      if (key === undefined) {
+        key = `entry-${next.current++}`;
+        keys.current.set(name, key);
+      }
+      return key;
+    },
+    /** Moves `from`'s key to `to` when the rename succeeded; passes the result through. */
+    rename<R extends { ok: boolean }>(from: string, to: string, result: R): R {
+      if (result.ok) {
+        const key = this.of(from);
+        keys.current.delete(from);
+        keys.current.set(to, key);
+      }
+      return result;
+    },
+  };
 }
 
 /** A record key edited in place; the rename happens on commit (Enter or leaving the field). */

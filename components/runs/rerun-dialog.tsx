@@ -23,6 +23,7 @@ export function RerunDialog({
   runId,
   stepIds,
   initialStep,
+  suggestedStep = null,
   originalInput,
   inputs,
   isInline = false,
@@ -31,7 +32,10 @@ export function RerunDialog({
   onClose: () => void;
   runId: string;
   stepIds: string[];
+  /** Opened from a step ("Rerun from here…"): starts as a rerun from it. */
   initialStep: string | null;
+  /** What "From a step" preselects otherwise: the failed step (firstFailedStep). */
+  suggestedStep?: string | null;
   originalInput: Record<string, unknown>;
   /** The run's snapshot inputs: the edited input is a form like the manual run's. */
   inputs: Record<string, InputSpec>;
@@ -45,6 +49,7 @@ export function RerunDialog({
           runId={runId}
           stepIds={stepIds}
           initialStep={initialStep}
+          suggestedStep={suggestedStep}
           originalInput={originalInput}
           inputs={inputs}
           isInline={isInline}
@@ -59,6 +64,7 @@ function RerunForm({
   runId,
   stepIds,
   initialStep,
+  suggestedStep,
   originalInput,
   inputs,
   isInline,
@@ -67,6 +73,7 @@ function RerunForm({
   runId: string;
   stepIds: string[];
   initialStep: string | null;
+  suggestedStep: string | null;
   originalInput: Record<string, unknown>;
   inputs: Record<string, InputSpec>;
   isInline: boolean;
@@ -116,7 +123,9 @@ function RerunForm({
             type="radio"
             name="rerun-scope"
             checked={Boolean(fromStep)}
-            onChange={() => setFromStep(initialStep ?? stepIds[0] ?? "")}
+            // The step it was opened from, else the failed one; with no failure, as before: the
+            // step being viewed (passed as suggestedStep), else the first step.
+            onChange={() => setFromStep(initialStep ?? suggestedStep ?? stepIds[0] ?? "")}
             style={{ width: "auto" }}
           />
           From a step (earlier steps’ outputs are reused)

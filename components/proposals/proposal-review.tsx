@@ -156,7 +156,7 @@ export function ProposalReview({
         </div>
       </section>
 
-      {p.isStale ? (
+      {open && p.isStale ? (
         <div className="callout callout-warn" role="status">
           The workflow has changed since this proposal was written (based on v{p.base.version}, now
           v{p.current?.version ?? "?"}). Applying it would overwrite those changes, so apply refuses
@@ -277,7 +277,7 @@ export function ProposalReview({
         </div>
       </section>
 
-      {p.isStale && p.current ? (
+      {open && p.isStale && p.current ? (
         <section className="card" aria-labelledby="threeway-h">
           <div className="card-head">
             <h2 id="threeway-h">Three-way view</h2>

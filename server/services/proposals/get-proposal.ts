@@ -5,6 +5,7 @@ import { ProposalRef, type ProposalDetail } from "@/lib/schemas/proposals";
 import { hasRole } from "@/lib/schemas/roles";
 import { diffDefinitions } from "@/lib/workflow/diff";
 import { summarizeChange } from "@/lib/workflow/change-summary";
+import { isOpenProposalStatus } from "@/lib/workflow/status";
 import type { DryRunReport } from "@/lib/workflow/dry-run-types";
 import type { PolicyVerdict, RiskReason } from "@/lib/workflow/proposal-risk";
 import { fromZodError, NotFoundError, PreconditionFailedError } from "../../errors";
@@ -63,7 +64,10 @@ export async function getProposal({
     : [];
   const diff = diffDefinitions(base, proposed);
   const now = ctx.now();
-  const isStale = !current || current.version.hash !== p.baseHash;
+  // Staleness matters only while the proposal can still be applied: once applied, the current
+  // version is its own (≠ base), and a rejected or expired one will never be applied.
+  const isStale =
+    isOpenProposalStatus(p.status) && (!current || current.version.hash !== p.baseHash);
   const caller =
     ctx.actor.type === "user" || ctx.actor.type === "token"
       ? { userId: ctx.actor.userId, role: ws.role }

@@ -550,6 +550,10 @@ describe("apply", () => {
     expect(
       (await applyProposal({ ctx: fx.ctx("editor"), input: { proposalId: first.id } })).version,
     ).toBe("1.0.2");
+    // Applied: the current version is its own, not its base — that is not a stale base.
+    expect(
+      await getProposal({ ctx: fx.ctx("viewer"), input: { proposalId: first.id } }),
+    ).toMatchObject({ status: "applied", isStale: false, can: { apply: false } });
     const second = await propose(fx, w.id, 7);
     await approve(fx, second.id);
     await saveDraft({ ctx: fx.ctx("editor"), input: { workflowId: w.id, definition: def(8) } });

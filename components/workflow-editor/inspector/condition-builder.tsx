@@ -380,7 +380,7 @@ function LeafValue({
           aria-invalid={invalid || undefined}
           aria-describedby={describe}
           onChange={(e) => {
-            const next = typedValue(e.target.value, type);
+            const next = typedValue(e.target.value, type, expected);
             setDraft({ text: e.target.value, for: JSON.stringify(next) });
             set(next);
           }}

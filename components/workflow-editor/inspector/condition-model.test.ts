@@ -177,5 +177,8 @@ describe('typed values (the 250 > "100" approval gate)', () => {
     expect(typedValue("100", "number")).toBe(100);
     expect(typedValue("-", "number")).toBe("-");
     expect(typedValue("100", "string")).toBe("100");
+    // Retyped into a field that holds text, under > against a number: still saved as a number.
+    expect(typedValue("100", "string", "number")).toBe(100);
+    expect(typedValue("2024-01-01", "string", "number")).toBe("2024-01-01");
   });
 });

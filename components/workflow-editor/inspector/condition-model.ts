@@ -299,12 +299,14 @@ export function shownValueType(
 }
 
 /**
- * What typing `text` into a value field of type `shown` saves: a number when it reads as one
- * (so `100` is never saved as "100" where a number is shown), the text otherwise — so a
- * half-typed "-" or "1e" stays editable.
+ * What typing `text` into a value field of type `shown` saves: a number when it reads as one and
+ * a number is shown or expected (so `100` under > is never saved as "100", which would always
+ * be false), the text otherwise — so a half-typed "-" or "1e" stays editable.
  */
-export function typedValue(text: string, shown: ValueType): JsonValue {
-  return shown === "number" ? (coerceLiteral(text, "number") as JsonValue) : text;
+export function typedValue(text: string, shown: ValueType, expected?: InputType): JsonValue {
+  return shown === "number" || expected === "number"
+    ? (coerceLiteral(text, "number") as JsonValue)
+    : text;
 }
 
 export function valueTypeOf(value: JsonValue | undefined): ValueType {

@@ -1,7 +1,12 @@
 import "server-only";
 import type { Queryable } from "@/db/client";
 import { applyDefinitionPatch } from "@/lib/workflow/json-patch";
-import { validateDefinition, workflowJsonSchema, type ValidationIssue } from "@/lib/workflow";
+import {
+  validateDefinition,
+  workflowJsonSchema,
+  type ValidateOptions,
+  type ValidationIssue,
+} from "@/lib/workflow";
 import { chatCompletion, LlmError } from "../../integrations/openai-compatible";
 import { ValidationError } from "../../errors";
 import type { Keys } from "../../keys";

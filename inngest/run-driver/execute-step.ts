@@ -18,7 +18,7 @@ import { handlerFor } from "../actions/registry";
 import { runActionAttempt, type AttemptOutcome } from "./action-attempt";
 import { beginDelayBody, endDelayBody } from "./delay-bodies";
 import { beginLoopBody, endLoopBody, type LoopStart } from "./loop-bodies";
-import { endChildBody, startChildBody } from "./subworkflow-bodies";
+import { checkChildBody, endChildBody, startChildBody } from "./subworkflow-bodies";
 import { beginWaitBody, endWaitBody, lookbackWaitBody } from "./wait-bodies";
 import { runGraph } from "./run-graph";
 import { raceWait } from "./race-wait";
@@ -236,25 +236,50 @@ async function runSubworkflow(
   if ("error" in started) return { kind: "failed", error: started.error };
   if (env.halted) return HALTED;
   let result: { ok: true; output: unknown } | { ok: false; message: string };
-  try {
-    const output = await env.step.invoke(sid(env, `${path}@1~invoke`), {
-      function: runWorkflowRef,
-      data: { runId: started.childRunId, workspaceId: env.plan.workspaceId },
-      timeout: new Date(env.deadline),
-    });
-    result = { ok: true, output };
-  } catch (e) {
-    result = {
-      ok: false,
-      message: `Workflow "${started.workflowName}" did not complete: ${(e as Error).message}`,
-    };
-  }
+  if (started.queued) {
+    const waited = await awaitQueuedChild(env, path, started);
+    if (!waited) return HALTED;
+    result = waited;
+  } else
+    try {
+      const output = await env.step.invoke(sid(env, `${path}@1~invoke`), {
+        function: runWorkflowRef,
+        data: { runId: started.childRunId, workspaceId: env.plan.workspaceId },
+        timeout: new Date(env.deadline),
+      });
+      result = { ok: true, output };
+    } catch (e) {
+      result = {
+        ok: false,
+        message: `Workflow "${started.workflowName}" did not complete: ${(e as Error).message}`,
+      };
+    }
   const ended = await env.step.run(sid(env, `${path}@1~end`), () =>
     endChildBody({ key, childRunId: started.childRunId, result }),
   );
   return ended.ok
     ? { kind: "completed", output: ended.output }
     : { kind: "failed", error: ended.error };
+}
+
+/**
+ * A child left queued by admission (its workflow's maxConcurrentRuns is full) is started by the
+ * admission pass that admits it, not by an invoke: the parent checks on it between durable sleeps
+ * (1 s doubling to 30 s) until it ends. Undefined when the run halted meanwhile.
+ */
+async function awaitQueuedChild(
+  env: EngineEnv,
+  path: string,
+  started: { childRunId: string; workflowName: string },
+): Promise<{ ok: true; output: unknown } | { ok: false; message: string } | undefined> {
+  for (let n = 0; ; n++) {
+    const seen = await env.step.run(sid(env, `${path}@1~child${n}`), () =>
+      checkChildBody({ ...started, deadline: env.deadline }),
+    );
+    if (seen.done) return seen.ok ? { ok: true, output: seen.output } : seen;
+    if (env.halted) return undefined;
+    await env.step.sleep(sid(env, `${path}@1~queued${n}`), Math.min(30_000, 1_000 * 2 ** n));
+  }
 }
 
 async function runLoop(

@@ -4,6 +4,7 @@ import { childRunResult, createChildRun } from "@/server/services/runs/create-ch
 import type { AttemptKey } from "@/server/services/run-state/step-records";
 import { resolveWorkflowRef } from "@/server/services/run-state/resolve-workflow-ref";
 import { StepFailure } from "../actions/types";
+import { DomainError } from "@/server/errors";
 import { isTerminalRunStatus } from "@/lib/workflow/status";
 import { engineNow, engineServiceContext } from "./runtime";
 
@@ -11,8 +12,8 @@ const POLL_MS = 250;
 
 /**
  * Runs another workflow of the workspace as a child of the current step and waits for its output
- * (agent tools). The child is a full run — recorded, visible, cancellable — started outside
- * admission (it lives in the parent's slot).
+ * (agent tools). The child is a full run — recorded, visible, cancellable — admitted like any
+ * child (createChildRun); one left queued is started by admission and polled here all the same.
  */
 export async function invokeChildWorkflow(args: {
   parent: AttemptKey;
@@ -24,15 +25,22 @@ export async function invokeChildWorkflow(args: {
 }): Promise<unknown> {
   const ctx = await engineServiceContext(args.parent.workspaceId);
   const wf = await resolveWorkflowRef(ctx.db, args.parent.workspaceId, args.ref);
-  const { run: child } = await createChildRun(ctx, {
-    parent: args.parent,
-    rootRunId: args.rootRunId,
-    workflowId: wf.id,
-    input: args.input,
-    // A retried attempt (or a repeated identical tool call) finds the same child run.
-    idempotencyKey: `child:${args.parent.runId}:${args.parent.path}:${args.parent.attempt}:${createHash("sha256").update(JSON.stringify(args.input)).digest("hex").slice(0, 32)}`,
-    start: true,
-  });
+  let child: { id: string };
+  try {
+    ({ run: child } = await createChildRun(ctx, {
+      parent: args.parent,
+      rootRunId: args.rootRunId,
+      workflowId: wf.id,
+      input: args.input,
+      // A retried attempt (or a repeated identical tool call) finds the same child run.
+      idempotencyKey: `child:${args.parent.runId}:${args.parent.path}:${args.parent.attempt}:${createHash("sha256").update(JSON.stringify(args.input)).digest("hex").slice(0, 32)}`,
+      start: true,
+    }));
+  } catch (e) {
+    // Refusals (depth, quota, input) are the author's to fix, not bugs.
+    if (e instanceof DomainError) throw new StepFailure(e.message, "user");
+    throw e;
+  }
   for (;;) {
     if (args.signal.aborted)
       throw new StepFailure(`Stopped while waiting for workflow "${wf.name}"`, "operational");

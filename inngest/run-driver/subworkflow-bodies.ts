@@ -8,7 +8,12 @@ import {
   markAttemptWaiting,
   type AttemptKey,
 } from "@/server/services/run-state/step-records";
-import { createChildRun } from "@/server/services/runs/create-child-run";
+import {
+  abandonQueuedChild,
+  childRunResult,
+  createChildRun,
+} from "@/server/services/runs/create-child-run";
+import { isTerminalRunStatus } from "@/lib/workflow/status";
 import { loadVersionByNumber } from "@/server/services/workflows/load-workflow";
 import { engineNow, engineRuntime, engineServiceContext } from "./runtime";
 import { failStep, message, resolve } from "./step-bodies";
@@ -48,11 +53,50 @@ export async function startChildBody(a: {
       idempotencyKey: `sub:${a.key.runId}:${a.key.path}:${a.key.attempt}`,
       start: false,
     });
-    await markAttemptWaiting(ctx.db, a.key, engineNow(), { childRunId: child.run.id });
-    return { childRunId: child.run.id, workflowName: wf.name };
+    await markAttemptWaiting(ctx.db, a.key, engineNow(), {
+      childRunId: child.run.id,
+      ...(child.queued ? { queued: true } : {}),
+    });
+    return { childRunId: child.run.id, workflowName: wf.name, queued: child.queued };
   } catch (e) {
     return failStep(a.key, message(e));
   }
+}
+
+/**
+ * Where a child that waited for admission is: still queued or running (`done: false`), or ended
+ * (its output, or why not). Past the parent's deadline a child still queued is cancelled.
+ */
+export async function checkChildBody(a: {
+  childRunId: string;
+  workflowName: string;
+  deadline: number;
+}): Promise<
+  | { done: false }
+  | { done: true; ok: true; output: unknown }
+  | { done: true; ok: false; message: string }
+> {
+  const { db } = await engineRuntime();
+  const row = await childRunResult(db, a.childRunId);
+  if (!row) return { done: true, ok: false, message: `Workflow "${a.workflowName}" run vanished` };
+  if (row.status === "completed") return { done: true, ok: true, output: row.output ?? null };
+  if (isTerminalRunStatus(row.status)) {
+    const why = (row.error as { message?: string } | null)?.message;
+    return {
+      done: true,
+      ok: false,
+      message: `Workflow "${a.workflowName}" did not complete: ${row.status}${why ? `: ${why}` : ""}`,
+    };
+  }
+  if (row.status === "queued" && engineNow().getTime() >= a.deadline) {
+    if (await abandonQueuedChild(db, a.childRunId, engineNow()))
+      return {
+        done: true,
+        ok: false,
+        message: `Workflow "${a.workflowName}" was still queued for admission (its maxConcurrentRuns was full) when this run reached its deadline`,
+      };
+  }
+  return { done: false };
 }
 
 export async function endChildBody(a: {

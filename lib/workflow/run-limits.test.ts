@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { RunLimits, runLimitIssues, storedRunLimits, tightenConstraints } from "./run-limits";
+import {
+  RunLimits,
+  runLimitIssues,
+  storedRunLimits,
+  subworkflowDepthMessage,
+  tightenConstraints,
+} from "./run-limits";
 
 const caps = { timeoutMs: 60_000, maxSteps: 10, maxParallel: 4 };
 
@@ -32,5 +38,16 @@ describe("run limits", () => {
     expect(RunLimits.safeParse({ maxStep: 3 }).success).toBe(false);
     expect(RunLimits.safeParse({ timeoutMs: 999 }).success).toBe(false);
     expect(RunLimits.safeParse({ maxParallel: 1.5 }).success).toBe(false);
+  });
+});
+
+describe("sub-workflow depth message", () => {
+  it("names the chain root first and clips long slugs", () => {
+    expect(subworkflowDepthMessage(2, ["a", "b", "a", "b"])).toBe(
+      "sub-workflow depth 2 exceeded: a → b → a → b",
+    );
+    expect(subworkflowDepthMessage(1, ["x".repeat(100), "y"])).toBe(
+      `sub-workflow depth 1 exceeded: ${"x".repeat(39)}… → y`,
+    );
   });
 });

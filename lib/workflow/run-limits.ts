@@ -73,3 +73,16 @@ export function storedRunLimits(limits: RunLimits | null | undefined): RunLimits
   ) as RunLimits;
   return Object.keys(given).length ? given : null;
 }
+
+/**
+ * How deep sub-workflows may nest: a run's depth is the number of sub-workflow hops from its root
+ * run (a subworkflow step, a workflow loop's iteration or an agent's workflow tool each add one),
+ * so recursion (A → A, A → B → A) stops with an error instead of running until a quota ends it.
+ */
+export const MAX_SUBWORKFLOW_DEPTH = 10;
+
+/** The refusal for a child that would nest too deep, naming the chain (root first). */
+export function subworkflowDepthMessage(limit: number, chain: readonly string[]): string {
+  const shown = chain.map((name) => (name.length > 40 ? `${name.slice(0, 39)}…` : name));
+  return `sub-workflow depth ${limit} exceeded: ${shown.join(" → ")}`;
+}

@@ -151,9 +151,8 @@ export async function finishRun(
         id: `stop_${run.id}`,
       });
     await enqueueOutbox(tx, messages, now);
-    if (!run.parentRunId) {
-      await admitQueuedRuns(tx, run.workspaceId, config, now);
-    }
+    // A finished child frees its workflow's slot (children count towards maxConcurrentRuns).
+    await admitQueuedRuns(tx, run.workspaceId, config, now);
     return { changed: true, status: args.status };
   });
 }

@@ -72,6 +72,8 @@ export interface AdmissionCandidate {
   hash: string;
   user: string | null;
   inserted?: boolean;
+  /** A child run (subworkflow, workflow loop, agent tool): the root run of its tree. */
+  rootRunId?: string | null;
 }
 
 interface QueuedRun {
@@ -79,6 +81,8 @@ interface QueuedRun {
   workflowId: string | null;
   hash: string;
   user: string | null;
+  /** Set for a child run only. */
+  rootRunId?: string | null;
 }
 
 /**
@@ -97,8 +101,13 @@ export interface AdmissionPlan {
  * runs, then `candidate` (a run about to be inserted, newest in the queue), while slots are free —
  * at most `perUser` active runs per accountable user, `perWorkspace` per workspace, and each
  * workflow's `maxConcurrentRuns` (capped by the plan's concurrent-runs-per-workflow quota). A
- * queued run whose limit is full waits and does not block runs behind it. Child runs
- * (subworkflows) never queue: they run inside their parent's slot.
+ * queued run whose limit is full waits and does not block runs behind it.
+ *
+ * Child runs (docs/runs.md "Child runs and admission"): a run tree holds one workspace/user slot,
+ * its root's, so children neither take nor wait for one (parents waiting on children queued for
+ * slots their own trees hold would wait forever). They count towards, and wait for, their
+ * workflow's limit like any run — except that runs of their own tree never count against them,
+ * so a tree never queues behind itself (A → A under maxConcurrentRuns 1 proceeds).
  *
  * Two statements when nothing is queued (the lock; settings, active counts, whether anything is
  * queued, the candidate's workflow limit — one read), a third to read the queue otherwise. Every
@@ -115,23 +124,25 @@ export async function planAdmission(
   await lockWorkspaceAdmission(tx, workspaceId);
   const [snap] = await execRows<{
     settings: unknown;
-    active: [string | null, string, string | null, number][] | null;
+    active: [string | null, string, string | null, number, number][] | null;
     has_queued: boolean;
+    has_queued_child: boolean;
     candidate_max: number | null;
   }>(
     tx,
     sql`select
       (select settings from workspaces where id = ${workspaceId}) as settings,
-      (select json_agg(json_build_array(workflow_id, hash, accountable_user_id, n)) from (
-        select workflow_id, hash, accountable_user_id, count(*)::int as n from runs
-        where workspace_id = ${workspaceId} and parent_run_id is null
-          and status in (${sql.join(
-            ACTIVE_STATUSES.map((st) => sql`${st}`),
-            sql`, `,
-          )})
+      (select json_agg(json_build_array(workflow_id, hash, accountable_user_id, n, c)) from (
+        select workflow_id, hash, accountable_user_id,
+          count(*) filter (where parent_run_id is null)::int as n,
+          count(*) filter (where parent_run_id is not null)::int as c from runs
+        where workspace_id = ${workspaceId}
+          and status in (${activeList()})
         group by workflow_id, hash, accountable_user_id) a) as active,
       exists (select 1 from runs where workspace_id = ${workspaceId} and status = 'queued'
         and id <> ${candidate?.id ?? ""}) as has_queued,
+      exists (select 1 from runs where workspace_id = ${workspaceId} and status = 'queued'
+        and parent_run_id is not null and id <> ${candidate?.id ?? ""}) as has_queued_child,
       ${candidate?.workflowId ? sql`(${currentMaxConcurrentRuns(sql`w.id = ${candidate.workflowId}`)})` : sql`null::int`} as candidate_max`,
   );
   const limits =
@@ -147,14 +158,17 @@ export async function planAdmission(
   let total = 0;
   const perUser = new Map<string, number>();
   const perWorkflow = new Map<string, number>();
-  for (const [workflowId, hash, user, n] of snap?.active ?? []) {
+  for (const [workflowId, hash, user, n, children] of snap?.active ?? []) {
+    // Workspace and user slots: top-level runs only (a tree holds its root's slot).
     total += n;
     if (user) perUser.set(user, (perUser.get(user) ?? 0) + n);
     const key = concurrencyKey({ workflowId, hash });
-    perWorkflow.set(key, (perWorkflow.get(key) ?? 0) + n);
+    perWorkflow.set(key, (perWorkflow.get(key) ?? 0) + n + children);
   }
-  // Saturated (the common case under a burst): nothing can start, so the queue is not read.
-  if (total >= limits.perWorkspace) return plan;
+  const childWaiting = !!candidate?.rootRunId || !!snap?.has_queued_child;
+  // Saturated (the common case under a burst): nothing can start, so the queue is not read —
+  // unless a child waits, which needs no workspace slot.
+  if (total >= limits.perWorkspace && !childWaiting) return plan;
   let queued: QueuedRun[] = [];
   let maxByWorkflow = new Map<string, number>();
   if (snap?.has_queued) {
@@ -164,6 +178,9 @@ export async function planAdmission(
         workflowId: runs.workflowId,
         hash: runs.hash,
         user: runs.accountableUserId,
+        rootRunId: sql<
+          string | null
+        >`case when ${runs.parentRunId} is null then null else ${runs.rootRunId} end`,
       })
       .from(runs)
       .where(
@@ -184,17 +201,30 @@ export async function planAdmission(
     maxByWorkflow.set(candidate.workflowId, Number(snap.candidate_max));
   // The candidate is the newest queued run; behind a full read it would not have been reached.
   const line = candidate && queued.length < QUEUE_READ ? [...queued, candidate] : queued;
+  const inTree = childWaiting
+    ? await activeByTree(tx, workspaceId, line)
+    : new Map<string, number>();
   for (const q of line) {
-    if (total >= limits.perWorkspace) break;
-    if (q.user && (perUser.get(q.user) ?? 0) >= limits.perUser) continue;
+    const child = !!q.rootRunId;
+    if (!child) {
+      if (total >= limits.perWorkspace) {
+        if (childWaiting) continue;
+        break;
+      }
+      if (q.user && (perUser.get(q.user) ?? 0) >= limits.perUser) continue;
+    }
     const key = concurrencyKey(q);
+    const treeKey = `${q.rootRunId}\u0000${key}`;
     // An inline run has no workflow whose maxConcurrentRuns could apply across runs; only the
     // plan's per-definition cap does, counted per definition hash.
     const ownMax = q.workflowId ? maxByWorkflow.get(q.workflowId) : undefined;
     const wfMax = tighterCap(ownMax, limits.perWorkflow) ?? Number.POSITIVE_INFINITY;
-    if ((perWorkflow.get(key) ?? 0) >= wfMax) continue;
-    total++;
-    if (q.user) perUser.set(q.user, (perUser.get(q.user) ?? 0) + 1);
+    const ownTree = child ? (inTree.get(treeKey) ?? 0) : 0;
+    if ((perWorkflow.get(key) ?? 0) - ownTree >= wfMax) continue;
+    if (!child) {
+      total++;
+      if (q.user) perUser.set(q.user, (perUser.get(q.user) ?? 0) + 1);
+    } else inTree.set(treeKey, ownTree + 1);
     perWorkflow.set(key, (perWorkflow.get(key) ?? 0) + 1);
     if (q === candidate) plan.candidateAdmitted = true;
     if (q !== candidate || candidate.inserted) plan.admit.push(q.id);
@@ -214,7 +244,12 @@ export async function applyAdmission(
   tx: Queryable,
   plan: AdmissionPlan,
   now: Date,
-  opts: { candidateId?: string; creationEvents?: RunEventInput[] } = {},
+  opts: {
+    candidateId?: string;
+    creationEvents?: RunEventInput[];
+    /** The candidate is a child its parent starts itself (a durable invoke): no start message. */
+    candidateStartsItself?: boolean;
+  } = {},
 ): Promise<string[]> {
   const { workspaceId } = plan;
   const admitted: string[] = [];
@@ -230,10 +265,13 @@ export async function applyAdmission(
   }
   const candidate = plan.candidateAdmitted ? opts.candidateId : undefined;
   const started = candidate && !admitted.includes(candidate) ? [...admitted, candidate] : admitted;
-  if (started.length)
+  const messages = opts.candidateStartsItself
+    ? started.filter((runId) => runId !== opts.candidateId)
+    : started;
+  if (messages.length)
     await sendInngestMessages(
       tx,
-      started.map((runId) => ({
+      messages.map((runId) => ({
         workspaceId,
         topic: "inngest" as const,
         name: EVENTS.runStart,
@@ -272,6 +310,47 @@ export async function admitQueuedRuns(
 }
 
 const QUEUE_READ = 500;
+
+function activeList(): SQL {
+  return sql.join(
+    ACTIVE_STATUSES.map((st) => sql`${st}`),
+    sql`, `,
+  );
+}
+
+/**
+ * Active runs per (tree, workflow) for the trees of the children in `line`: what a child's own
+ * tree holds of its workflow's limit, which never counts against it.
+ */
+async function activeByTree(
+  tx: Queryable,
+  workspaceId: string,
+  line: readonly QueuedRun[],
+): Promise<Map<string, number>> {
+  const roots = [...new Set(line.flatMap((q) => (q.rootRunId ? [q.rootRunId] : [])))];
+  if (roots.length === 0) return new Map();
+  const rows = await execRows<{
+    root: string;
+    workflow_id: string | null;
+    hash: string;
+    n: number;
+  }>(
+    tx,
+    sql`select root_run_id as root, workflow_id, hash, count(*)::int as n from runs
+      where workspace_id = ${workspaceId} and status in (${activeList()})
+        and root_run_id in (${sql.join(
+          roots.map((r) => sql`${r}`),
+          sql`, `,
+        )})
+      group by root_run_id, workflow_id, hash`,
+  );
+  return new Map(
+    rows.map((r) => [
+      `${r.root}\u0000${concurrencyKey({ workflowId: r.workflow_id, hash: r.hash })}`,
+      Number(r.n),
+    ]),
+  );
+}
 
 /** What the per-workflow limit counts by: the workflow, or an inline run's definition hash. */
 function concurrencyKey(r: { workflowId: string | null; hash: string }): string {

@@ -1,19 +1,23 @@
 import "server-only";
-import { eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
+import { execRows, type Queryable } from "@/db/client";
 import { runs } from "@/db/schema";
 import type { Db } from "@/db/client";
-import { EVENTS } from "@/inngest/events";
+import { MAX_SUBWORKFLOW_DEPTH, subworkflowDepthMessage } from "@/lib/workflow/run-limits";
+import { PreconditionFailedError } from "../../errors";
 import type { ServiceContext } from "../context";
-import { sendInngestMessages } from "../outbox/enqueue-outbox";
 import type { AttemptKey } from "../run-state/step-records";
 import { createRun, type CreateRunResult } from "./create-run";
+import { appendRunEvents } from "./run-events";
 
 /**
  * Creates a run of another workflow as the child of a step (a `subworkflow` step, a loop over a
- * workflow, or an agent's workflow tool). Children live in their parent's slot, so admission does
- * not queue them; the idempotency key makes a retried attempt find the same child. `start: true`
- * also sends the run's start message in the same transaction (a subworkflow step starts its child
- * with a durable invoke instead).
+ * workflow, or an agent's workflow tool). It goes through admission like any run (planAdmission:
+ * within its tree's workspace slot, under its workflow's maxConcurrentRuns, counted in the
+ * monthly quota) and is refused past MAX_SUBWORKFLOW_DEPTH. The idempotency key makes a retried
+ * attempt find the same child. `start: false`: the parent starts a child admitted at once itself
+ * (a durable invoke); a child left `queued` is started by the admission pass that admits it, and
+ * the parent waits for its end (`queued` in the result).
  */
 export async function createChildRun(
   ctx: ServiceContext,
@@ -26,8 +30,9 @@ export async function createChildRun(
     idempotencyKey: string;
     start: boolean;
   },
-): Promise<CreateRunResult> {
+): Promise<CreateRunResult & { queued: boolean }> {
   return ctx.db.transaction(async (tx) => {
+    await assertDepthLeft(tx, a.parent.runId, a.workflowId);
     const created = await createRun(tx, ctx, {
       workspaceId: a.parent.workspaceId,
       workflowId: a.workflowId,
@@ -39,22 +44,47 @@ export async function createChildRun(
         payload: { parentRunId: a.parent.runId, stepPath: a.parent.path },
       },
       initiator: { type: "run", id: a.parent.runId },
-      parent: { runId: a.parent.runId, stepId: a.parent.stepId, rootRunId: a.rootRunId },
+      parent: {
+        runId: a.parent.runId,
+        stepId: a.parent.stepId,
+        rootRunId: a.rootRunId,
+        startsItself: !a.start,
+      },
       idempotencyKey: a.idempotencyKey,
     });
-    if (a.start && !created.deduplicated) {
-      await sendInngestMessages(tx, [
-        {
-          workspaceId: a.parent.workspaceId,
-          topic: "inngest",
-          name: EVENTS.runStart,
-          payload: { runId: created.run.id, workspaceId: a.parent.workspaceId },
-          id: `start_${created.run.id}`,
-        },
-      ]);
-    }
-    return created;
+    return { ...created, queued: created.run.status === "queued" };
   });
+}
+
+/**
+ * Refuses a child that would sit deeper than MAX_SUBWORKFLOW_DEPTH below its root, naming the
+ * chain of workflows (root first, the refused one last). One recursive read up the parent links.
+ */
+async function assertDepthLeft(tx: Queryable, parentRunId: string, childWorkflowId: string) {
+  const chain = await execRows<{ name: string }>(
+    tx,
+    sql`with recursive up(id, parent_run_id, workflow_id, hops) as (
+        select id, parent_run_id, workflow_id, 0 from runs where id = ${parentRunId}
+        union all
+        select r.id, r.parent_run_id, r.workflow_id, up.hops + 1 from runs r
+          join up on r.id = up.parent_run_id where up.hops <= ${MAX_SUBWORKFLOW_DEPTH}
+      )
+      select coalesce(w.slug, 'inline') as name from up
+        left join workflows w on w.id = up.workflow_id
+      order by up.hops desc`,
+  );
+  // `chain` is the parent and its ancestors: the child would be `chain.length` hops below the root.
+  if (chain.length <= MAX_SUBWORKFLOW_DEPTH) return;
+  const [child] = await execRows<{ slug: string }>(
+    tx,
+    sql`select slug from workflows where id = ${childWorkflowId}`,
+  );
+  throw new PreconditionFailedError(
+    subworkflowDepthMessage(MAX_SUBWORKFLOW_DEPTH, [
+      ...chain.map((r) => r.name),
+      child?.slug ?? childWorkflowId,
+    ]),
+  );
 }
 
 /** A child run's status and result, for a parent polling it. */
@@ -64,4 +94,40 @@ export async function childRunResult(db: Db, runId: string) {
     .from(runs)
     .where(eq(runs.id, runId));
   return row ?? null;
+}
+
+/**
+ * A parent gave up on a child still waiting for admission (its own deadline passed): the child is
+ * cancelled (compare-and-set on `queued`) so it never starts for nobody. False when it had started.
+ */
+export async function abandonQueuedChild(db: Db, runId: string, now: Date): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(runs)
+      .set({
+        status: "cancelled",
+        finishedAt: now,
+        updatedAt: now,
+        error: {
+          code: "parent_deadline",
+          message: "Cancelled before it started: its parent run reached its deadline",
+        },
+      })
+      .where(and(eq(runs.id, runId), eq(runs.status, "queued")))
+      .returning({ workspaceId: runs.workspaceId });
+    if (!row) return false;
+    await appendRunEvents(
+      tx,
+      [
+        {
+          runId,
+          workspaceId: row.workspaceId,
+          type: "run.finished",
+          data: { status: "cancelled", reason: "parent_deadline" },
+        },
+      ],
+      now,
+    );
+    return true;
+  });
 }

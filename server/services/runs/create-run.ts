@@ -48,8 +48,12 @@ export interface CreateRunArgs {
    * is running at once and never admitted, so no engine start is queued for it.
    */
   recording?: boolean;
-  /** Subworkflow child: runs in its parent's slot, never queued. */
-  parent?: { runId: string; stepId: string; rootRunId: string };
+  /**
+   * A child run (subworkflow, workflow loop, agent tool): admitted like any run but within its
+   * tree's workspace slot (planAdmission). `startsItself`: the parent starts it with a durable
+   * invoke when it is admitted at once, so no start message is sent for it then.
+   */
+  parent?: { runId: string; stepId: string; rootRunId: string; startsItself?: boolean };
   rerun?: { ofRunId: string; fromStepId?: string | null; seed?: Record<string, unknown> };
   /**
    * Manual runs (UI, API, CLI): another ref, or URL and ref, for the definition's repository;
@@ -148,12 +152,13 @@ export async function createRun(
     if (refusal) throw new PreconditionFailedError(refusal);
   }
   const id = args.runId ?? newId("run");
-  const admitNow = !args.parent && !args.recording && !args.deferAdmission;
+  const admitNow = !args.recording && !args.deferAdmission;
   const candidate = {
     id,
     workflowId: version.workflowId,
     hash: version.hash,
     user: args.accountableUserId ?? null,
+    rootRunId: args.parent?.rootRunId ?? null,
   };
   // Without a key, admission decides before the insert (the run is its candidate, the newest in
   // the queue), so an admitted run is inserted running; the workspace's lock is held from here to
@@ -164,7 +169,7 @@ export async function createRun(
     admitNow && !args.idempotencyKey
       ? await planAdmission(tx, args.workspaceId, ctx.config, candidate)
       : undefined;
-  const running = !!args.parent || !!args.recording || !!plan?.candidateAdmitted;
+  const running = !!args.recording || !!plan?.candidateAdmitted;
   const row = {
     id,
     workspaceId: args.workspaceId,
@@ -224,9 +229,8 @@ export async function createRun(
     }
   if (admitNow && !plan)
     plan = await planAdmission(tx, args.workspaceId, ctx.config, { ...candidate, inserted: true });
-  // Runs per month (quota): counted with the run, in its transaction; children run in their
-  // parent's slot and are not counted.
-  if (!args.parent) await chargeRun(tx, ctx.config, args.workspaceId, now, plan?.settings);
+  // Runs per month (quota): counted with the run, in its transaction — children too.
+  await chargeRun(tx, ctx.config, args.workspaceId, now, plan?.settings);
   // One creation event: `admitted` says whether it started at once (no separate run.admitted).
   const created = {
     runId: id,
@@ -240,7 +244,11 @@ export async function createRun(
   };
   if (!plan) await appendRunEvents(tx, [created], now);
   else {
-    await applyAdmission(tx, plan, now, { candidateId: id, creationEvents: [created] });
+    await applyAdmission(tx, plan, now, {
+      candidateId: id,
+      creationEvents: [created],
+      candidateStartsItself: !!args.parent?.startsItself,
+    });
     if (plan.candidateAdmitted) inserted = { ...inserted, status: "running", updatedAt: now };
     if (!plan.candidateAdmitted && overflow === "skip") {
       const skipped = await skipOverflowedRun(

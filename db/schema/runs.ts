@@ -72,6 +72,11 @@ export const runs = pgTable(
     repositorySha: text("repository_sha"),
     /** The workspace secret git authenticates with (a name; dropped when a run overrides the URL). */
     repositoryCredentialsSecret: text("repository_credentials_secret"),
+    /**
+     * A test run from the editor ("Test this step" / "Test up to here", docs/runs.md "Testing
+     * while building"): no quota, no system events, no emitted events, hidden from run lists.
+     */
+    isTest: boolean("is_test").notNull().default(false),
     /** Executed step attempts so far (constraints.maxSteps). */
     stepAttempts: integer("step_attempts").notNull().default(0),
     createdAt: createdAt(),

@@ -11,6 +11,7 @@ import { loadRecording, recordingDefinition } from "../recordings/load-recording
 import { contentOf } from "../workflows/version-content";
 import { executionUrl } from "./engine-execution";
 import { loadRun } from "./load-run";
+import { runDecisions } from "./run-decisions";
 
 /**
  * A run with its pinned definition snapshot, the workflow's name, child runs, and — when it waits
@@ -98,6 +99,8 @@ export async function getRun({ ctx, input }: { ctx: ServiceContext; input: unkno
         ? recordingDefinition(await loadRecording(ctx.db, ws.id, run.id))
         : await contentOf(ctx.db, ws.id, run.hash),
     children,
+    /** Decided approvals and finished tasks: who (by name), when and why. */
+    decisions: await runDecisions(ctx.db, ws.id, run.id),
     pendingApprovals: pending.map((a) => ({
       id: a.id,
       stepId: a.stepId,

@@ -58,14 +58,15 @@ export function PolicyVerdicts({ verdicts }: { verdicts: readonly VerdictLike[] 
           : v.blocking
             ? "badge badge-danger"
             : "badge badge-warn";
-        const label = v.ok ? "passes" : v.blocking ? "blocks" : "warns";
+        // "ok", not "passes": "passes approval gates" read as "gets past the approval gates".
+        const label = v.ok ? "ok" : v.blocking ? "blocks" : "warns";
         return (
           <li
             key={i}
             style={!v.ok && v.blocking ? { color: "var(--danger)" } : undefined}
             data-blocking={!v.ok && v.blocking ? "true" : undefined}
           >
-            <span className={tone}>{label}</span> <strong>{v.policy.replaceAll("_", " ")}</strong>:{" "}
+            <strong>{v.policy.replaceAll("_", " ")}</strong> <span className={tone}>{label}</span>:{" "}
             {v.message}
             {steps.length ? <span className="mono small"> ({steps.join(", ")})</span> : null}
           </li>

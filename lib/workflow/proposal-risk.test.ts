@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   approvalGateReasons,
+  approvalTightenings,
   approvalWeakenings,
   assessChange,
   constraintReasons,
@@ -316,6 +317,73 @@ describe("rules", () => {
         message: "weakens approval gate `approve`: quorum lowered 2 → 1",
       },
     ]);
+  });
+
+  it("approval gate made stricter: described as stricter, not a relaxation (issue #26.5b)", () => {
+    const b = {
+      prompt: "x",
+      approvers: { roles: ["admin" as const, "owner" as const] },
+      quorum: 1,
+      timeout: "24h",
+      onTimeout: "approve" as const,
+      allowInitiator: true,
+    };
+    const stricter = {
+      ...b,
+      quorum: 2,
+      approvers: { roles: ["owner" as const] },
+      onTimeout: "reject" as const,
+      allowInitiator: false,
+    };
+    expect(approvalTightenings(b, stricter)).toEqual([
+      "quorum raised 1 → 2 (2 approvals now needed)",
+      "approvers narrowed: removes roles admin",
+      "allowInitiator turned off (the run's initiator may no longer approve their own run)",
+      "onTimeout changed to reject (no decision no longer approves)",
+    ]);
+    expect(approvalWeakenings(b, stricter)).toEqual([]);
+    expect(approvalTightenings(stricter, b)).toEqual([]);
+    expect(
+      approvalTightenings({ ...b, approvers: {} }, { ...b, approvers: { users: ["ann"] } }),
+    ).toEqual(["approver list added (fewer people may decide)"]);
+
+    // quorum 2 → 3 on the base's gate: a low reason, and the approval gates verdict passes
+    // saying the gate got stricter; 2 → 1 stays a high "weakens" that warns.
+    const raised = withSteps((s) => {
+      (s[1]!.config as Record<string, unknown>).quorum = 3;
+      return s;
+    });
+    expect(approvalGateReasons(change(raised))).toEqual([
+      {
+        rule: RISK_RULES.approvalGateStrengthened,
+        level: "low",
+        stepId: "approve",
+        message:
+          "makes approval gate `approve` stricter: quorum raised 2 → 3 (3 approvals now needed)",
+      },
+    ]);
+    const assessed = assessChange(input(raised));
+    expect(assessed.risk).toBe("low");
+    expect(assessed.verdicts.find((v) => v.policy === POLICIES.approvalGates)).toEqual({
+      policy: POLICIES.approvalGates,
+      ok: true,
+      blocking: false,
+      message:
+        "No approval gate removed, weakened or bypassed. Makes approval gate `approve` stricter: quorum raised 2 → 3 (3 approvals now needed).",
+    });
+    const lowered = withSteps((s) => {
+      (s[1]!.config as Record<string, unknown>).quorum = 1;
+      return s;
+    });
+    expect(
+      assessChange(input(lowered)).verdicts.find((v) => v.policy === POLICIES.approvalGates),
+    ).toEqual({
+      policy: POLICIES.approvalGates,
+      ok: false,
+      blocking: false,
+      message: "Weakens approval gate `approve`: quorum lowered 2 → 1.",
+      stepIds: ["approve"],
+    });
   });
 
   it("approval gate bypassed by rewiring", () => {

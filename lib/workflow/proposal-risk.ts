@@ -39,6 +39,7 @@ export const RISK_RULES = {
   approvalGateRemoved: "approval_gate_removed",
   approvalGateWeakened: "approval_gate_weakened",
   approvalGateBypassed: "approval_gate_bypassed",
+  approvalGateStrengthened: "approval_gate_strengthened",
   approvalRequired: "approval_required",
   newSecret: "new_secret",
   constraintLoosened: "constraint_loosened",
@@ -343,7 +344,13 @@ export function outboundDomainReasons(change: Change): RiskReason[] {
   return reasons;
 }
 
-/** Approval gates removed, retyped, weakened, or routed around. */
+/**
+ * Reasons that describe a change without counting against its policy: the verdict still passes
+ * and names them (a stricter approval gate is not a relaxation).
+ */
+const INFORMATIONAL_RULES: ReadonlySet<string> = new Set([RISK_RULES.approvalGateStrengthened]);
+
+/** Approval gates removed, retyped, weakened, or routed around — and gates made stricter (low). */
 export function approvalGateReasons(change: Change): RiskReason[] {
   const reasons: RiskReason[] = [];
   for (const before of change.baseSteps.values()) {
@@ -367,6 +374,15 @@ export function approvalGateReasons(change: Change): RiskReason[] {
         rule: RISK_RULES.approvalGateWeakened,
         level: "high",
         message: `weakens approval gate ${name(before)}: ${weakenings.join("; ")}`,
+        stepId: before.id,
+      });
+    }
+    const tightenings = approvalTightenings(before.config, after.config);
+    if (tightenings.length > 0) {
+      reasons.push({
+        rule: RISK_RULES.approvalGateStrengthened,
+        level: "low",
+        message: `makes approval gate ${name(before)} stricter: ${tightenings.join("; ")}`,
         stepId: before.id,
       });
     }
@@ -419,6 +435,24 @@ export function approvalWeakenings(before: ApprovalConfig, after: ApprovalConfig
   return out;
 }
 
+/**
+ * How `after` lets less through than `before`, one phrase each (the mirror of
+ * approvalWeakenings; a gate can be both, e.g. a higher quorum with a wider approver list).
+ */
+export function approvalTightenings(before: ApprovalConfig, after: ApprovalConfig): string[] {
+  const out: string[] = [];
+  if (after.quorum > before.quorum)
+    out.push(
+      `quorum raised ${before.quorum} → ${after.quorum} (${after.quorum} approvals now needed)`,
+    );
+  out.push(...approverNarrowings(before.approvers, after.approvers));
+  if (!after.allowInitiator && before.allowInitiator)
+    out.push("allowInitiator turned off (the run's initiator may no longer approve their own run)");
+  if (after.onTimeout !== "approve" && before.onTimeout === "approve")
+    out.push(`onTimeout changed to ${after.onTimeout} (no decision no longer approves)`);
+  return out;
+}
+
 type Approvers = ApprovalConfig["approvers"];
 
 /** Roles that may decide: the listed ones, none when only users are listed, else approver and above. */
@@ -437,6 +471,20 @@ function approverWidenings(before: Approvers, after: Approvers): string[] {
     out.push(`approvers widened: adds users ${addedUsers.join(", ")}`);
   const addedRoles = decidingRoles(after).filter((r) => !decidingRoles(before).includes(r));
   if (addedRoles.length > 0) out.push(`approvers widened: adds roles ${addedRoles.join(", ")}`);
+  return out;
+}
+
+function approverNarrowings(before: Approvers, after: Approvers): string[] {
+  const restricted = (a: Approvers) => a.roles !== undefined || a.users !== undefined;
+  if (!restricted(before) && restricted(after))
+    return ["approver list added (fewer people may decide)"];
+  const out: string[] = [];
+  const removedUsers = (before.users ?? []).filter((u) => !(after.users ?? []).includes(u));
+  if (restricted(after) && removedUsers.length > 0)
+    out.push(`approvers narrowed: removes users ${removedUsers.join(", ")}`);
+  const removedRoles = decidingRoles(before).filter((r) => !decidingRoles(after).includes(r));
+  if (removedRoles.length > 0)
+    out.push(`approvers narrowed: removes roles ${removedRoles.join(", ")}`);
   return out;
 }
 
@@ -688,13 +736,17 @@ export function assessChange(input: AssessInput): ChangeAssessment {
   return { risk: maxLevel(reasons), reasons, verdicts, needsSeniorReviewer };
 }
 
-function verdictOf(
-  spec: PolicySpec,
-  change: Change,
-  reasons: readonly RiskReason[],
-): PolicyVerdict {
-  if (reasons.length === 0)
-    return { policy: spec.policy, ok: true, blocking: false, message: spec.okMessage };
+function verdictOf(spec: PolicySpec, change: Change, found: readonly RiskReason[]): PolicyVerdict {
+  let reasons = found;
+  const notes = reasons.filter((r) => INFORMATIONAL_RULES.has(r.rule));
+  if (notes.length === reasons.length)
+    return {
+      policy: spec.policy,
+      ok: true,
+      blocking: false,
+      message: [spec.okMessage, ...notes.map((r) => sentence(r.message))].join(" "),
+    };
+  reasons = reasons.filter((r) => !INFORMATIONAL_RULES.has(r.rule));
   const stepIds = [...new Set(reasons.flatMap((r) => (r.stepId ? [r.stepId] : [])))];
   const blocking = spec.blocking(change, reasons);
   const suffix =

@@ -9,6 +9,13 @@ import {
 } from "@/lib/workflow/status";
 import type { DryRunVerdict } from "@/lib/workflow/dry-run-types";
 
+/**
+ * How often an open proposal's review screen and the proposal lists ask again, so other
+ * reviewers' decisions and notes, an apply, dry-run progress and a stale base appear without a
+ * reload (the same TanStack Query polling the runs list uses, RUNS_POLL_MS).
+ */
+export const PROPOSAL_POLL_MS = 2_000;
+
 /** Filter choices of the proposal lists: open ones (the default), everything, or one status. */
 export type ProposalFilter = "open" | "all" | ProposalStatus;
 

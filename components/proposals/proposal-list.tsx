@@ -7,7 +7,13 @@ import { RelativeTime } from "@/components/ui/time";
 import { useTRPC } from "@/lib/trpc/client";
 import { PROPOSAL_STATUSES, proposalStatusLabel } from "@/lib/workflow/status";
 import { ProposalStatusBadge, RiskBadge } from "./proposal-badges";
-import { authorText, sortProposals, statusesOf, type ProposalFilter } from "./proposal-format";
+import {
+  authorText,
+  PROPOSAL_POLL_MS,
+  sortProposals,
+  statusesOf,
+  type ProposalFilter,
+} from "./proposal-format";
 
 /**
  * Change proposals, pending first: one workflow's (its Proposals tab) or the whole workspace's
@@ -22,7 +28,10 @@ export function ProposalList({ workflowId }: { workflowId?: string }) {
   const q = useInfiniteQuery(
     trpc.proposal.list.infiniteQueryOptions(
       { ...(workflowId ? { workflowId } : {}), ...(status ? { status } : {}), limit: 50 },
-      { getNextPageParam: (page) => page.nextCursor ?? undefined, refetchInterval: 15_000 },
+      {
+        getNextPageParam: (page) => page.nextCursor ?? undefined,
+        refetchInterval: PROPOSAL_POLL_MS,
+      },
     ),
   );
   const items = useMemo(() => sortProposals(q.data?.pages.flatMap((p) => p.items) ?? []), [q.data]);

@@ -9,13 +9,11 @@ import { isOpenProposalStatus, proposalStatusLabel } from "@/lib/workflow/status
 import { ApplyPanel, RollbackPanel } from "./apply-panel";
 import { DryRunReport } from "./dry-run-report";
 import { ProposalStatusBadge, RiskBadge } from "./proposal-badges";
-import { authorText } from "./proposal-format";
+import { authorText, PROPOSAL_POLL_MS } from "./proposal-format";
 import { ReviewForm } from "./review-form";
 import { PolicyVerdicts, RiskReasons } from "./risk-panel";
 import { ThreeWayView } from "./three-way-view";
 import { useInvalidateProposals } from "./use-invalidate-proposals";
-
-const DRY_RUN_POLL_MS = 2000;
 
 /**
  * The review screen of one change proposal (SPEC §8): who proposes what and why, the change as a
@@ -33,14 +31,10 @@ export function ProposalReview({
   const invalidate = useInvalidateProposals();
   const q = useQuery({
     ...trpc.proposal.get.queryOptions({ proposalId }),
-    // Poll only while the dry run is still working.
-    refetchInterval: (query) => {
-      const data = query.state.data;
-      // A closed proposal's dry run is never picked up again: stop polling it.
-      const open = data?.status === "pending" || data?.status === "approved";
-      const s = data?.dryRun.status;
-      return open && (s === "pending" || s === "running") ? DRY_RUN_POLL_MS : false;
-    },
+    // Live while open: others' reviews, an apply, expiry, the dry run and a stale base all change
+    // it. A closed proposal's status is final, so polling stops there.
+    refetchInterval: (query) =>
+      query.state.data && !isOpenProposalStatus(query.state.data.status) ? false : PROPOSAL_POLL_MS,
   });
   const retry = useMutation(
     trpc.proposal.retryDryRun.mutationOptions({ onSuccess: () => invalidate() }),

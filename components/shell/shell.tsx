@@ -56,7 +56,8 @@ export function Shell({
   const queueCount = (myTasks.data?.items.length ?? 0) + pendingCount;
   const proposalCounts = useQuery({
     ...trpc.proposal.counts.queryOptions(),
-    refetchInterval: 30_000,
+    // Like the approvals badge: proposals reviewed elsewhere leave the count within seconds.
+    refetchInterval: 5_000,
   });
   const pendingProposals = proposalCounts.data?.pendingReview ?? 0;
 

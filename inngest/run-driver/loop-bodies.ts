@@ -1,5 +1,6 @@
 import "server-only";
 import type { StepConfig, TemplateContext } from "@/lib/workflow";
+import { isPlainObject } from "@/lib/workflow/json";
 import {
   beginAttempt,
   endAttempt,
@@ -16,8 +17,18 @@ export function resolveLoopStart(
   context: TemplateContext,
 ): { error: string } | LoopStart {
   let c: StepConfig<"loop">;
+  // The initial state resolves on its own: a lone template reaching nothing leaves no key, which
+  // the config's own rule (state needs stateFrom) would refuse; it starts as null instead.
+  const raw = isPlainObject(config) ? config : {};
+  const declaresState = raw.stateFrom !== undefined && raw.workflow === undefined;
+  let initial: unknown = null;
   try {
-    c = resolve("loop", config, context) as StepConfig<"loop">;
+    c = resolve(
+      "loop",
+      declaresState ? { ...raw, state: null } : config,
+      context,
+    ) as StepConfig<"loop">;
+    if (declaresState) initial = resolve("transform", { value: raw.state }, context);
   } catch (e) {
     return { error: `The loop's config is invalid: ${message(e)}` };
   }
@@ -29,7 +40,7 @@ export function resolveLoopStart(
     return {
       error: `The loop has ${c.items.length} items, more than its maxItems (${c.maxItems})`,
     };
-  const hasState = c.state !== undefined && !c.workflow;
+  const hasState = declaresState && c.stateFrom !== undefined;
   return {
     items: c.items as unknown[],
     // Each iteration reads the state the one before it set: one at a time, whatever was asked.
@@ -38,7 +49,9 @@ export function resolveLoopStart(
     version: c.version ?? null,
     input: c.input ?? null,
     batchSize: c.batchSize ?? null,
-    ...(hasState ? { state: { initial: c.state ?? null, from: c.stateFrom! } } : {}),
+    ...(hasState
+      ? { state: { initial: (initial as { value?: unknown }).value ?? null, from: c.stateFrom! } }
+      : {}),
   };
 }
 

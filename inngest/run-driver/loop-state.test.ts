@@ -6,6 +6,7 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runEvents, runSteps } from "@/db/schema";
+import { resolveLoopStart } from "./loop-bodies";
 import { startEngineHarness, type EngineHarness } from "./testing";
 
 let e: EngineHarness;
@@ -14,6 +15,24 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await e?.close();
+});
+
+describe("a loop's start (resolveLoopStart)", () => {
+  const body = { steps: [{ id: "add", type: "transform", config: { value: 1 } }] };
+  it("resolves the initial state once; a template reaching nothing starts it as null", () => {
+    const ctx = { input: { start: { total: 10 } } };
+    expect(
+      resolveLoopStart({ items: [1], state: "{{ input.start }}", stateFrom: "add", body }, ctx),
+    ).toMatchObject({ state: { initial: { total: 10 }, from: "add" }, concurrency: 1 });
+    expect(
+      resolveLoopStart({ items: [1], state: "{{ input.nope }}", stateFrom: "add", body }, ctx),
+    ).toMatchObject({ state: { initial: null, from: "add" } });
+    expect(resolveLoopStart({ items: [1, 2], batchSize: 5, body }, ctx)).toMatchObject({
+      batchSize: 5,
+      items: [1, 2],
+    });
+    expect(resolveLoopStart({ items: [1], body }, ctx)).not.toHaveProperty("state");
+  });
 });
 
 describe("loop variables", () => {

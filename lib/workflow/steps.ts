@@ -871,7 +871,7 @@ export const LoopConfig = z
     workflow: WorkflowRef.optional().describe("Run this workflow once per item instead of a body."),
     version: VersionRef.optional(),
     input: jsonValue(
-      'Child input per item (workflow loops); default { "item": …, "index": … }.',
+      'Child input per item (workflow loops); default { "item": …, "index": … }, or { "batch": […], "index": … } with a batchSize.',
     ).optional(),
     concurrency: z
       .int()

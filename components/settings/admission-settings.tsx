@@ -5,6 +5,7 @@ import { mapIssues, issuesOf } from "@/components/forms/issues";
 import { useRole } from "@/components/shell/role-context";
 import { Field } from "@/components/ui/field";
 import { useToast } from "@/components/ui/toast";
+import { UnsavedBadge, UnsavedChangesGuard } from "@/components/ui/unsaved-changes";
 import { useTRPC } from "@/lib/trpc/client";
 
 type Limit = { set: number | null; default: number; effective: number };
@@ -41,6 +42,9 @@ function AdmissionForm({ saved }: { saved: Admission }) {
       },
     }),
   );
+  const dirty =
+    perUser !== (saved.maxActiveRunsPerUser.set?.toString() ?? "") ||
+    perWorkspace !== (saved.maxActiveRunsPerWorkspace.set?.toString() ?? "");
   const errors = save.error ? mapIssues(issuesOf(save.error)).byField : {};
   const toValue = (text: string) => (text.trim() === "" ? null : Number(text));
   const hint = (l: Limit) =>
@@ -92,12 +96,14 @@ function AdmissionForm({ saved }: { saved: Admission }) {
           error={errors.maxActiveRunsPerWorkspace}
         />
         {isAdmin ? (
-          <div style={{ alignSelf: "flex-end" }}>
-            <button type="submit" className="btn btn-primary" disabled={save.isPending}>
+          <div className="row" style={{ alignSelf: "flex-end" }}>
+            <button type="submit" className="btn btn-primary" disabled={!dirty || save.isPending}>
               Save limits
             </button>
+            <UnsavedBadge dirty={dirty} />
           </div>
         ) : null}
+        <UnsavedChangesGuard dirty={isAdmin && dirty} what="admission limits" />
       </form>
     </section>
   );

@@ -6,6 +6,7 @@ import { useRole } from "@/components/shell/role-context";
 import { Field } from "@/components/ui/field";
 import { ErrorState, LoadingRows } from "@/components/ui/states";
 import { useToast } from "@/components/ui/toast";
+import { UnsavedBadge, UnsavedChangesGuard } from "@/components/ui/unsaved-changes";
 import { useTRPC } from "@/lib/trpc/client";
 
 export function GeneralSettings() {
@@ -75,7 +76,7 @@ function RenameForm({
         />
         <Field label="Workspace id" value={id} readOnly hint="Used by the API and the CLI." />
         {canEdit ? (
-          <div>
+          <div className="row">
             <button
               className="btn btn-primary"
               type="submit"
@@ -83,8 +84,10 @@ function RenameForm({
             >
               Save
             </button>
+            <UnsavedBadge dirty={name !== initialName} />
           </div>
         ) : null}
+        <UnsavedChangesGuard dirty={canEdit && name !== initialName} what="name" />
       </form>
     </div>
   );

@@ -1,6 +1,7 @@
 "use client";
 import type { ReactNode } from "react";
 import { mapIssues, type IssueLike } from "@/components/forms/issues";
+import { UnsavedBadge, UnsavedChangesGuard } from "@/components/ui/unsaved-changes";
 import type { IntegrationTestResult } from "@/lib/schemas/workspace";
 
 /** Pieces shared by the integration forms (LLM, SMTP, MCP servers). */
@@ -97,6 +98,7 @@ export function IntegrationForm({
   id,
   title,
   saved,
+  dirty,
   isAdmin,
   note,
   onSave,
@@ -112,6 +114,8 @@ export function IntegrationForm({
   id: string;
   title: string;
   saved: boolean;
+  /** The fields differ from what is saved (shown, and leaving the page asks first). */
+  dirty: boolean;
   isAdmin: boolean;
   note: ReactNode;
   onSave: () => void;
@@ -152,8 +156,10 @@ export function IntegrationForm({
                 Remove
               </button>
             ) : null}
+            <UnsavedBadge dirty={dirty} />
           </div>
         ) : null}
+        <UnsavedChangesGuard dirty={isAdmin && dirty} what={`${title} settings`} />
         {saveError ? (
           <div className="form-error" role="alert">
             {saveError}

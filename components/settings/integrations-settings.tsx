@@ -84,11 +84,12 @@ function LlmForm({
   const trpc = useTRPC();
   const qc = useQueryClient();
   const toast = useToast();
-  const [form, setForm] = useState({
+  const [initial] = useState({
     baseUrl: saved?.baseUrl ?? "",
     model: saved?.model ?? "",
     apiKeySecret: saved?.apiKeySecret ?? "",
   });
+  const [form, setForm] = useState(initial);
   const [errors, setErrors] = useState<Errors>({});
   const refresh = () => qc.invalidateQueries({ queryKey: trpc.settings.get.queryKey() });
   const save = useMutation(
@@ -115,6 +116,7 @@ function LlmForm({
       id="llm-h"
       title="LLM endpoint"
       saved={saved !== null}
+      dirty={JSON.stringify(form) !== JSON.stringify(initial)}
       isAdmin={isAdmin}
       note={
         <>
@@ -189,7 +191,7 @@ function SmtpForm({
   const trpc = useTRPC();
   const qc = useQueryClient();
   const toast = useToast();
-  const [form, setForm] = useState({
+  const [initial] = useState({
     host: saved?.host ?? "",
     port: String(saved?.port ?? 587),
     secure: saved?.secure ?? false,
@@ -197,6 +199,7 @@ function SmtpForm({
     passwordSecret: saved?.passwordSecret ?? "",
     from: saved?.from ?? "",
   });
+  const [form, setForm] = useState(initial);
   const [errors, setErrors] = useState<Errors>({});
   const refresh = () => qc.invalidateQueries({ queryKey: trpc.settings.get.queryKey() });
   const save = useMutation(
@@ -226,6 +229,7 @@ function SmtpForm({
       id="smtp-h"
       title="Email (SMTP)"
       saved={saved !== null}
+      dirty={JSON.stringify(form) !== JSON.stringify(initial)}
       isAdmin={isAdmin}
       note="Used by notify steps with the email channel. Test connection logs in without sending mail."
       onSave={() => {

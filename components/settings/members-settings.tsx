@@ -9,9 +9,16 @@ import { EmptyState, ErrorState, LoadingRows } from "@/components/ui/states";
 import { RelativeTime } from "@/components/ui/time";
 import { useToast } from "@/components/ui/toast";
 import { InviteMemberInput } from "@/lib/schemas/workspace";
-import type { Role } from "@/lib/schemas/roles";
+import { ROLE_LABELS, type Role } from "@/lib/schemas/roles";
 import { useTRPC } from "@/lib/trpc/client";
 import { RoleSelect } from "./role-select";
+
+interface RoleChange {
+  userId: string;
+  name: string;
+  from: Role;
+  to: Role;
+}
 
 export function MembersSettings() {
   const trpc = useTRPC();
@@ -21,13 +28,29 @@ export function MembersSettings() {
   const me = useQuery(trpc.me.get.queryOptions());
   const members = useQuery(trpc.member.list.queryOptions());
   const [removing, setRemoving] = useState<{ userId: string; name: string } | null>(null);
+  const [changing, setChanging] = useState<RoleChange | null>(null);
   const invalidate = () => qc.invalidateQueries({ queryKey: trpc.member.list.queryKey() });
-  const changeRole = useMutation(
-    trpc.member.changeRole.mutationOptions({
-      onSuccess: invalidate,
-      onError: (e) => toast(e.message, "error"),
-    }),
-  );
+  const changeRole = useMutation(trpc.member.changeRole.mutationOptions());
+  // A role change acts at once, so it asks first and its toast offers Undo: the same audited
+  // verb, back to the previous role (so the audit log shows both changes).
+  const applyRole = (c: RoleChange, undoing = false) =>
+    changeRole.mutate(
+      { userId: c.userId, role: c.to },
+      {
+        onSuccess: () => {
+          setChanging(null);
+          void invalidate();
+          if (undoing) return toast(`${c.name} is ${c.to} again`);
+          toast(`${c.name} is now ${c.to} (was ${c.from})`, "info", {
+            label: "Undo",
+            onClick: () => applyRole({ ...c, from: c.to, to: c.from }, true),
+          });
+        },
+        onError: (e) => {
+          if (undoing) toast(`Could not restore ${c.name}'s role: ${e.message}`, "error");
+        },
+      },
+    );
   const remove = useMutation(
     trpc.member.remove.mutationOptions({
       onSuccess: () => {
@@ -82,7 +105,9 @@ export function MembersSettings() {
                           value={m.role}
                           max={myRole}
                           disabled={changeRole.isPending}
-                          onChange={(role: Role) => changeRole.mutate({ userId: m.userId, role })}
+                          onChange={(role: Role) =>
+                            setChanging({ userId: m.userId, name: m.name, from: m.role, to: role })
+                          }
                         />
                       ) : (
                         <span className="badge badge-accent">{m.role}</span>
@@ -110,6 +135,26 @@ export function MembersSettings() {
         )}
       </section>
       {isAdmin ? <InvitationsCard /> : null}
+      <ConfirmDialog
+        open={changing !== null}
+        title={`Change ${changing?.name}'s role to ${changing?.to}?`}
+        body={
+          changing ? (
+            <>
+              {changing.name} goes from <strong>{changing.from}</strong> to{" "}
+              <strong>{changing.to}</strong> at once. {ROLE_LABELS[changing.to]}.
+            </>
+          ) : null
+        }
+        confirmLabel="Change role"
+        pending={changeRole.isPending}
+        error={changeRole.error?.message}
+        onClose={() => {
+          setChanging(null);
+          changeRole.reset();
+        }}
+        onConfirm={() => changing && applyRole(changing)}
+      />
       <ConfirmDialog
         open={removing !== null}
         title={

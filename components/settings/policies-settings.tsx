@@ -5,6 +5,7 @@ import { useRole } from "@/components/shell/role-context";
 import { CheckboxGrid } from "@/components/ui/checkbox-grid";
 import { ErrorState, LoadingRows } from "@/components/ui/states";
 import { useToast } from "@/components/ui/toast";
+import { UnsavedBadge, UnsavedChangesGuard } from "@/components/ui/unsaved-changes";
 import { AllowedPrivateHost, type WorkspacePolicies } from "@/lib/schemas/workspace";
 import { STEP_CATALOG, STEP_TYPES, type StepType } from "@/lib/workflow/catalog";
 import { useTRPC } from "@/lib/trpc/client";
@@ -166,6 +167,9 @@ function PoliciesForm({ saved, isAdmin }: { saved: WorkspacePolicies; isAdmin: b
               {hosts.map((h) => (
                 <li key={h} className="chip">
                   {h}
+                  {!saved.allowedPrivateHosts.includes(h) ? (
+                    <span className="faint small"> (not saved yet)</span>
+                  ) : null}
                   {!readOnly ? (
                     <button
                       type="button"
@@ -296,14 +300,28 @@ function PoliciesForm({ saved, isAdmin }: { saved: WorkspacePolicies; isAdmin: b
       </section>
 
       {isAdmin ? (
-        <div className="row">
+        // Sticky, so the Save button and the unsaved state stay in sight from every section.
+        <div
+          className="row"
+          style={{
+            position: "sticky",
+            bottom: 0,
+            padding: "10px 0",
+            background: "var(--bg)",
+            borderTop: dirty ? "1px solid var(--border)" : undefined,
+          }}
+        >
           <button className="btn btn-primary" type="submit" disabled={!dirty || save.isPending}>
             {save.isPending ? <span className="spinner" aria-hidden /> : null}
             Save policies
           </button>
-          {dirty ? <span className="muted small">Unsaved changes</span> : null}
+          <UnsavedBadge dirty={dirty} />
         </div>
       ) : null}
+      <UnsavedChangesGuard
+        dirty={isAdmin && (dirty || draftHost.trim() !== "")}
+        what="policy changes"
+      />
       {save.error ? (
         <div className="form-error" role="alert">
           {save.error.message}

@@ -10,6 +10,7 @@ import {
 } from "@/components/forms/form";
 import { issuesOf } from "@/components/forms/issues";
 import { useToast } from "@/components/ui/toast";
+import { UnsavedBadge, UnsavedChangesGuard } from "@/components/ui/unsaved-changes";
 import {
   formatResetTime,
   PLAN_IDS,
@@ -184,7 +185,10 @@ function QuotaPlanForm({ view }: { view: QuotaView }) {
         <form
           noValidate
           className="stack"
-          onSubmit={form.handleSubmit((input) => save.mutate(input))}
+          onSubmit={form.handleSubmit((input) =>
+            // Saved values become the form's clean state (the same values do not remount it).
+            save.mutate(input, { onSuccess: () => form.reset(form.getValues()) }),
+          )}
         >
           <div className={styles.plan}>
             <FormSelect
@@ -243,12 +247,17 @@ function QuotaPlanForm({ view }: { view: QuotaView }) {
             }
           />
           {view.canEdit ? (
-            <div>
+            <div className="row">
               <button type="submit" className="btn btn-primary" disabled={save.isPending}>
                 Save quotas
               </button>
+              <UnsavedBadge dirty={form.formState.isDirty} />
             </div>
           ) : null}
+          <UnsavedChangesGuard
+            dirty={view.canEdit && form.formState.isDirty}
+            what="quota changes"
+          />
         </form>
       </div>
     </section>

@@ -2,19 +2,29 @@
 import { createContext, useCallback, useContext, useState, type ReactNode } from "react";
 import { newId } from "@/lib/ids";
 
-type Toast = { id: string; text: string; kind: "info" | "error" };
-const ToastContext = createContext<(text: string, kind?: Toast["kind"]) => void>(() => {});
+/** A button inside a toast, e.g. Undo after a change that took effect at once. */
+export interface ToastAction {
+  label: string;
+  onClick: () => void;
+}
+type Toast = { id: string; text: string; kind: "info" | "error"; action?: ToastAction };
+type PushToast = (text: string, kind?: Toast["kind"], action?: ToastAction) => void;
+const ToastContext = createContext<PushToast>(() => {});
+
+/** A toast with an action stays long enough to reach its button (keyboard users included). */
+const ACTION_TOAST_MS = 10_000;
 
 export function ToastProvider({ children }: { children: ReactNode }) {
   const [toasts, setToasts] = useState<Toast[]>([]);
-  const push = useCallback((text: string, kind: Toast["kind"] = "info") => {
-    const id = newId("toast");
-    setToasts((t) => [...t, { id, text, kind }]);
-    setTimeout(
-      () => setToasts((t) => t.filter((x) => x.id !== id)),
-      kind === "error" ? 8000 : 4000,
-    );
-  }, []);
+  const dismiss = useCallback((id: string) => setToasts((t) => t.filter((x) => x.id !== id)), []);
+  const push = useCallback<PushToast>(
+    (text, kind = "info", action) => {
+      const id = newId("toast");
+      setToasts((t) => [...t, { id, text, kind, ...(action ? { action } : {}) }]);
+      setTimeout(() => dismiss(id), action ? ACTION_TOAST_MS : kind === "error" ? 8000 : 4000);
+    },
+    [dismiss],
+  );
   return (
     <ToastContext.Provider value={push}>
       {children}
@@ -22,6 +32,18 @@ export function ToastProvider({ children }: { children: ReactNode }) {
         {toasts.map((t) => (
           <div key={t.id} className={t.kind === "error" ? "toast toast-error" : "toast"}>
             {t.text}
+            {t.action ? (
+              <button
+                type="button"
+                className="toast-action"
+                onClick={() => {
+                  dismiss(t.id);
+                  t.action!.onClick();
+                }}
+              >
+                {t.action.label}
+              </button>
+            ) : null}
           </div>
         ))}
       </div>

@@ -77,6 +77,11 @@ test("a workspace that requires two-factor makes a member enrol at their next si
     });
     // Controlled by the saved value: it turns checked once the server has stored the rule.
     await requirement.click();
+    // It acts at once, so it asks first.
+    await page
+      .getByRole("dialog", { name: "Require two-factor sign-in?" })
+      .getByRole("button", { name: "Require two-factor" })
+      .click();
     await expect(page.getByText("Two-factor is now required")).toBeVisible();
     await expect(requirement).toBeChecked();
     await page.reload();

@@ -1,10 +1,12 @@
 "use client";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useId } from "react";
+import { useId, useState } from "react";
 import { useRole } from "@/components/shell/role-context";
+import { ConfirmDialog } from "@/components/ui/dialog";
 import { ErrorState, LoadingRows } from "@/components/ui/states";
 import { useToast } from "@/components/ui/toast";
+import { previewBump } from "@/components/workflows/publish-dialog";
 import { useTRPC } from "@/lib/trpc/client";
 import { useInvalidateProposals } from "./use-invalidate-proposals";
 
@@ -16,7 +18,9 @@ function allowsSelfModification(definition: unknown): boolean {
 
 /**
  * The workflow's `constraints.allowSelfModification` switch. It lives in the published
- * definition, so turning it on or off publishes a new version (the server does that).
+ * definition, so turning it on or off publishes a new version (the server does that): the switch
+ * asks first, naming the version it creates, and the server refuses if another was published
+ * since (expectedVersionId).
  */
 export function SelfModificationCard({
   workflowId,
@@ -34,17 +38,22 @@ export function SelfModificationCard({
     ...trpc.workflow.version.queryOptions({ workflowId, versionId: currentVersionId ?? "" }),
     enabled: currentVersionId !== null,
   });
+  const [asking, setAsking] = useState<boolean | null>(null);
   const set = useMutation(
     trpc.proposal.setSelfModification.mutationOptions({
       onSuccess: (r, input) => {
+        setAsking(null);
         toast(
           `${input.enabled ? "Proposals allowed" : "Proposals turned off"}: published v${r.version}`,
         );
         invalidate();
       },
+      // The named version is no longer current: show the new one before asking again.
+      onError: () => void version.refetch(),
     }),
   );
   const enabled = version.data ? allowsSelfModification(version.data.definition) : false;
+  const next = version.data ? previewBump(version.data.version, "patch") : null;
   return (
     <section className="card" aria-labelledby="selfmod-h">
       <div className="card-head">
@@ -75,9 +84,9 @@ export function SelfModificationCard({
                 role="switch"
                 aria-label="Allow change proposals"
                 aria-describedby={descId}
-                checked={set.isPending ? !!set.variables?.enabled : enabled}
+                checked={enabled}
                 disabled={!can("admin") || set.isPending}
-                onChange={(e) => set.mutate({ workflowId, enabled: e.target.checked })}
+                onChange={(e) => setAsking(e.target.checked)}
               />
               <span aria-hidden />
             </span>
@@ -85,12 +94,37 @@ export function SelfModificationCard({
             {!can("admin") ? <span className="faint"> (admins can change this)</span> : null}
           </label>
         )}
-        {set.error ? (
-          <div className="form-error" role="alert">
-            {set.error.message}
-          </div>
-        ) : null}
+        <p className="small muted" style={{ margin: 0 }}>
+          The switch is part of the workflow&apos;s definition: changing it publishes a new version
+          {next ? ` (v${next})` : ""} with only this setting changed, and the draft follows.
+        </p>
       </div>
+      <ConfirmDialog
+        open={asking !== null && version.data !== undefined}
+        title={`${asking ? "Allow change proposals" : "Turn off change proposals"} and publish v${next}?`}
+        body={
+          <>
+            This publishes <strong>v{next}</strong>: v{version.data?.version} with{" "}
+            <code>constraints.allowSelfModification: {String(asking)}</code> and nothing else
+            changed. New runs use v{next}; the draft gets the same change.{" "}
+            {asking
+              ? "Proposals still change nothing by themselves: each one needs a reviewer's approval and an apply."
+              : "New proposals are refused; open ones become stale (written against an older version) and cannot be applied."}
+          </>
+        }
+        confirmLabel={`Publish v${next}`}
+        pending={set.isPending}
+        error={set.error?.message}
+        onClose={() => {
+          setAsking(null);
+          set.reset();
+        }}
+        onConfirm={() =>
+          asking !== null &&
+          version.data &&
+          set.mutate({ workflowId, enabled: asking, expectedVersionId: version.data.id })
+        }
+      />
     </section>
   );
 }

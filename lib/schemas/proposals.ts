@@ -142,7 +142,15 @@ export type ApplyProposalInput = z.input<typeof ApplyProposalInput>;
 export const RollbackProposalInput = z.object({ proposalId: id });
 export type RollbackProposalInput = z.infer<typeof RollbackProposalInput>;
 
-export const SetSelfModificationInput = z.object({ workflowId: id, enabled: z.boolean() });
+export const SetSelfModificationInput = z.object({
+  workflowId: id,
+  enabled: z.boolean(),
+  /**
+   * The published version the caller showed (the switch's confirmation names the version it
+   * creates from it): if another version was published since, the switch is refused (409).
+   */
+  expectedVersionId: id.optional(),
+});
 export type SetSelfModificationInput = z.infer<typeof SetSelfModificationInput>;
 
 export const RetryDryRunInput = z.object({ proposalId: id });

@@ -129,6 +129,30 @@ describe("creation", () => {
     expect(created).toMatchObject({ status: "pending", created: true });
   });
 
+  it("the toggle publishes from the version its confirmation named, else 409 naming the current one (issue #26.6)", async () => {
+    const { workflowId } = await proposable(ws, { ...def(1), constraints: {} });
+    const shown = (await getWorkflow({ ctx: ws.ctx("admin"), input: { workflowId } }))
+      .currentVersion!;
+    await saveDraft({
+      ctx: ws.ctx("editor"),
+      input: { workflowId, definition: { ...def(5), constraints: {} } },
+    });
+    await publishWorkflow({ ctx: ws.ctx("editor"), input: { workflowId } });
+    const stale = setSelfModification({
+      ctx: ws.ctx("admin"),
+      input: { workflowId, enabled: true, expectedVersionId: shown.id },
+    });
+    await expect(stale).rejects.toMatchObject({ code: "CONFLICT" });
+    await expect(stale).rejects.toThrow(/published meanwhile \(v1\.0\.2 is current now\)/);
+    const now = (await getWorkflow({ ctx: ws.ctx("admin"), input: { workflowId } }))
+      .currentVersion!;
+    const on = await setSelfModification({
+      ctx: ws.ctx("admin"),
+      input: { workflowId, enabled: true, expectedVersionId: now.id },
+    });
+    expect(on).toMatchObject({ version: "1.0.3", changed: true });
+  });
+
   it("from a full definition: stored content-addressed, audited, dry run requested, listed and readable", async () => {
     const { workflowId, hash } = await proposable(ws);
     const r = await createProposal({

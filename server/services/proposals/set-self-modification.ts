@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { users, workflows } from "@/db/schema";
 import { SetSelfModificationInput } from "@/lib/schemas/proposals";
 import { hashDefinition, validateDefinition } from "@/lib/workflow";
-import { fromZodError } from "../../errors";
+import { ConflictError, fromZodError } from "../../errors";
 import { requireRole, requireUserId, type ServiceContext } from "../context";
 import { recordAudit } from "../audit/record-audit";
 import { compileDefinition, workspaceForbiddenStepTypes } from "../workflows/definition-policy";
@@ -22,18 +22,25 @@ function withFlag(definition: unknown, enabled: boolean): unknown {
 
 /**
  * Turns change proposals on or off for a workflow (admin, audited) by publishing a new version
- * with `constraints.allowSelfModification` flipped. The draft gets the same flip, so the next
- * publish does not silently undo it.
+ * with `constraints.allowSelfModification` flipped: the flag is part of the definition, which is
+ * the only persisted shape and what a proposal is checked against (docs/proposals.md). The draft
+ * gets the same flip, so the next publish does not silently undo it. `expectedVersionId` pins the
+ * version the caller's confirmation named, so the new version is the one it announced.
  */
 export async function setSelfModification({ ctx, input }: { ctx: ServiceContext; input: unknown }) {
   const ws = requireRole(ctx, "admin");
   const userId = requireUserId(ctx);
   const parsed = SetSelfModificationInput.safeParse(input);
   if (!parsed.success) throw fromZodError(parsed.error, "Self-modification");
-  const { workflowId, enabled } = parsed.data;
+  const { workflowId, enabled, expectedVersionId } = parsed.data;
   return ctx.db.transaction(async (tx) => {
     const wf = await loadWorkflow(tx, ws.id, workflowId, { forUpdate: true });
     const state = await publishedState(tx, wf);
+    if (expectedVersionId !== undefined && state.version.id !== expectedVersionId)
+      throw new ConflictError(
+        `The workflow was published meanwhile (v${state.version.version} is current now): look at the setting again before changing it`,
+        { currentVersion: state.version.version },
+      );
     if (allowsSelfModification(state.definition) === enabled)
       return { version: state.version.version, changed: false };
     const compiled = await compileDefinition(

@@ -70,6 +70,8 @@ export interface AttemptArgs {
   refreshStatus?: boolean;
   deadline: number;
   maxParallelHint?: number;
+  /** An editor test run: its emitted events are recorded in the output but never delivered. */
+  isTest?: boolean;
 }
 
 /** Per-type default step timeouts (ms) when the step sets none. */
@@ -290,18 +292,19 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
       output,
       ...(result.port ? { port: result.port } : {}),
       now: now(),
-      inTx: result.emit?.length
-        ? (tx) =>
-            enqueueWorkflowEvents(
-              tx,
-              args.key.workspaceId,
-              result.emit!.map((ev) => ({
-                ...ev,
-                source: { runId: args.key.runId, stepPath: args.key.path },
-              })),
-              now(),
-            ).then(() => undefined)
-        : undefined,
+      inTx:
+        result.emit?.length && !args.isTest
+          ? (tx) =>
+              enqueueWorkflowEvents(
+                tx,
+                args.key.workspaceId,
+                result.emit!.map((ev) => ({
+                  ...ev,
+                  source: { runId: args.key.runId, stepPath: args.key.path },
+                })),
+                now(),
+              ).then(() => undefined)
+          : undefined,
     });
     if (!inserted) {
       // A repeated delivery: the first one's row (and its emitted events) stand.
@@ -452,7 +455,7 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
       { status: "completed", output, ...(result.port ? { port: result.port } : {}) },
       now(),
       async (tx) => {
-        if (result.emit?.length)
+        if (result.emit?.length && !args.isTest)
           await enqueueWorkflowEvents(
             tx,
             args.key.workspaceId,

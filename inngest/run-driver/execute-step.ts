@@ -139,6 +139,7 @@ async function runAction(
           timeoutMs: node.timeoutMs,
           deadline: env.deadline,
           refreshStatus: env.waiting > 0,
+          ...(env.plan.isTest ? { isTest: true } : {}),
         }),
       )) as AttemptOutcome;
     } finally {

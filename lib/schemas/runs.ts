@@ -98,6 +98,8 @@ export type StartRunInput = z.input<typeof StartRunInput>;
  */
 export const INLINE_WORKFLOW_NAME = "inline";
 export const INLINE_VERSION = "inline";
+/** The version label of an editor test run (its workflow's draft, docs/runs.md "Testing while building"). */
+export const TEST_VERSION = "draft";
 /** What the UI shows where a workflow's name would be, for rows of an inline run (gates, tasks). */
 export const INLINE_RUN_LABEL = "Inline run";
 
@@ -163,6 +165,8 @@ export const ListRunsInput = z.object({
   retrying: z.boolean().optional(),
   /** Only runs waiting for longer than this many minutes. */
   waitingLongerThanMinutes: z.number().int().min(1).max(525_600).optional(),
+  /** Editor test runs (docs/runs.md "Testing while building"): hidden by default. */
+  tests: z.enum(["exclude", "include", "only"]).default("exclude"),
   limit: z.number().int().min(1).max(200).default(50),
   cursor: z.string().max(200).optional(),
 });

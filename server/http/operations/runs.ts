@@ -8,6 +8,7 @@ import {
   StartRunInput,
   TriggerType,
 } from "@/lib/schemas/runs";
+import { TestStepInput } from "@/lib/schemas/test-runs";
 import { defineOperation } from "../operation";
 import { Id, IdParams, JsonObject, Limit, pageOf, QueryBool, RunEvent, RunSummary } from "./common";
 
@@ -24,6 +25,9 @@ const RunFilters = {
   to: z.iso.datetime({ offset: true }).optional(),
   retrying: QueryBool,
   waitingLongerThanMinutes: z.coerce.number().int().min(1).max(525_600).optional(),
+  tests: ListRunsInput.shape.tests.meta({
+    description: "Editor test runs: `exclude` (default), `include` or `only`",
+  }),
   limit: Limit(200),
   cursor: ListRunsInput.shape.cursor,
 };
@@ -89,6 +93,21 @@ export const startRunOp = defineOperation({
     200: { description: "The run an earlier request with this key started", schema: JsonObject },
   },
   errors: [409, 412, 429],
+});
+
+export const testStepOp = defineOperation({
+  method: "POST",
+  path: "/workflows/{id}/test",
+  operationId: "testStep",
+  summary: "Test a step of the draft (test run)",
+  description:
+    "Runs the workflow's draft (or `definition`) cut to `stepId` and its ancestors as a test run: `mode` `step` reuses the last real run's outputs of the ancestors, `up_to` runs them. Side-effecting steps (http, script, notify, llm, agent, tool, emit_event, propose_change, …) reuse their last output unless `sideEffects.<step>` is `execute`; one with no output to reuse must be confirmed (400 naming it). Test runs count against no quota, publish no events (no event triggers, no `emit_event` delivery) and are listed only with `tests=include|only`. See docs/runs.md \"Testing while building\".",
+  tag,
+  minRole: "editor",
+  params: IdParams,
+  body: TestStepInput.omit({ workflowId: true }).strict(),
+  responses: { 201: { description: "Started", schema: JsonObject } },
+  errors: [412, 429],
 });
 
 export const getRunOp = defineOperation({

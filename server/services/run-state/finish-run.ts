@@ -128,19 +128,21 @@ export async function finishRun(
     );
     // The outcome as a system workflow event (same shape as emitted events: name, data, source),
     // so event triggers and wait_for_event steps can match `data.runId`, `data.status`, ….
-    await enqueueWorkflowEvents(
-      tx,
-      run.workspaceId,
-      [
-        {
-          id: `sys_${run.id}`,
-          name: runOutcomeEvent(args.status),
-          data: await runSystemEventData(tx, run, { status: args.status, reason: args.reason }),
-          source: { runId: run.id, system: true },
-        },
-      ],
-      now,
-    );
+    // Test runs (docs/runs.md "Testing while building") trigger nothing.
+    if (!run.isTest)
+      await enqueueWorkflowEvents(
+        tx,
+        run.workspaceId,
+        [
+          {
+            id: `sys_${run.id}`,
+            name: runOutcomeEvent(args.status),
+            data: await runSystemEventData(tx, run, { status: args.status, reason: args.reason }),
+            source: { runId: run.id, system: true },
+          },
+        ],
+        now,
+      );
     const messages: Parameters<typeof enqueueOutbox>[1] = [];
     if (args.stopExecution)
       messages.push({

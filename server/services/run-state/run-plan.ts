@@ -41,6 +41,8 @@ export interface RunPlan {
   initiatorUserId: string | null;
   startedAt: string;
   deadlineAt: string;
+  /** An editor test run (docs/runs.md "Testing while building"): emits no events. Absent: false. */
+  isTest?: boolean;
   /** Rerun from a step: reused outcomes by step id. */
   seed: Record<
     string,
@@ -114,20 +116,22 @@ export async function loadRunPlan(
         now,
       );
       // Once per run, with the start: event triggers may listen (the chain depth of
-      // fireEventTriggers stops a workflow that starts itself on its own run.started).
-      await enqueueWorkflowEvents(
-        tx,
-        run.workspaceId,
-        [
-          {
-            id: `sys_started_${run.id}`,
-            name: "run.started",
-            data: await runSystemEventData(tx, run, { status: "running", reason: null }),
-            source: { runId: run.id, system: true },
-          },
-        ],
-        now,
-      );
+      // fireEventTriggers stops a workflow that starts itself on its own run.started). Test
+      // runs trigger nothing.
+      if (!run.isTest)
+        await enqueueWorkflowEvents(
+          tx,
+          run.workspaceId,
+          [
+            {
+              id: `sys_started_${run.id}`,
+              name: "run.started",
+              data: await runSystemEventData(tx, run, { status: "running", reason: null }),
+              source: { runId: run.id, system: true },
+            },
+          ],
+          now,
+        );
     }
     const initiatorUserId = run.initiatorType === "user" ? run.initiatorId : run.accountableUserId;
     const quota = await loadWorkspaceQuota(tx, run.workspaceId, config);
@@ -153,6 +157,7 @@ export async function loadRunPlan(
         startedAt: startedAt.toISOString(),
         deadlineAt: (deadlineAt ?? new Date(startedAt.getTime() + timeoutMs)).toISOString(),
         seed: (run.rerunSeed as RunPlan["seed"]) ?? null,
+        ...(run.isTest ? { isTest: true } : {}),
         limits: run.limits ?? null,
         repository:
           run.repositoryUrl && run.repositoryRef

@@ -4,7 +4,12 @@ import type { Queryable } from "@/db/client";
 import { isUniqueViolation } from "@/db/errors";
 import { runs } from "@/db/schema";
 import { newId } from "@/lib/ids";
-import { INLINE_VERSION, type InitiatorType, type TriggerType } from "@/lib/schemas/runs";
+import {
+  INLINE_VERSION,
+  TEST_VERSION,
+  type InitiatorType,
+  type TriggerType,
+} from "@/lib/schemas/runs";
 import {
   canonicalStringify,
   resolveRunInput,
@@ -55,6 +60,12 @@ export interface CreateRunArgs {
    */
   parent?: { runId: string; stepId: string; rootRunId: string; startsItself?: boolean };
   rerun?: { ofRunId: string; fromStepId?: string | null; seed?: Record<string, unknown> };
+  /**
+   * An editor test run (docs/runs.md "Testing while building"): runs the draft snapshot
+   * `inlineHash` under its workflow, reusing `seed` outcomes without executing those steps; counts
+   * against no quota and publishes no events. A child of a test run is a test run too.
+   */
+  test?: { seed?: Record<string, unknown> };
   /**
    * Manual runs (UI, API, CLI): another ref, or URL and ref, for the definition's repository;
    * webhooks: another ref read from the delivery (never a URL: the definition's credentials go
@@ -109,6 +120,7 @@ export async function createRun(
     const existing = await findByKey(tx, args.workspaceId, args.workflowId, args.idempotencyKey);
     if (existing) return replay(tx, args, existing);
   }
+  const isTest = !!args.test || (args.parent ? await isTestRun(tx, args.parent.runId) : false);
   const version = await pinVersion(tx, args);
   const definition = await definitionByHash(tx, args.workspaceId, version.hash);
   const input = resolveRunInput(definition.inputs, args.input);
@@ -129,7 +141,7 @@ export async function createRun(
 
   const overflow = definition.constraints.overflow;
   // Inline runs share no workflow, so there is no queue of "the same workflow" to coalesce into.
-  if (!args.parent && overflow === "coalesce" && version.workflowId) {
+  if (!args.parent && overflow === "coalesce" && version.workflowId && !isTest) {
     const [queued] = await tx
       .select()
       .from(runs)
@@ -195,7 +207,8 @@ export async function createRun(
     rootRunId: args.parent?.rootRunId ?? id,
     rerunOfRunId: args.rerun?.ofRunId ?? null,
     rerunFromStepId: args.rerun?.fromStepId ?? null,
-    rerunSeed: args.rerun?.seed ?? null,
+    rerunSeed: args.rerun?.seed ?? args.test?.seed ?? null,
+    isTest,
     limits: runLimits,
     ...repository,
     createdAt: now,
@@ -229,8 +242,8 @@ export async function createRun(
     }
   if (admitNow && !plan)
     plan = await planAdmission(tx, args.workspaceId, ctx.config, { ...candidate, inserted: true });
-  // Runs per month (quota): counted with the run, in its transaction — children too.
-  await chargeRun(tx, ctx.config, args.workspaceId, now, plan?.settings);
+  // Runs per month (quota): counted with the run, in its transaction — children too; test runs not.
+  if (!isTest) await chargeRun(tx, ctx.config, args.workspaceId, now, plan?.settings);
   // One creation event: `admitted` says whether it started at once (no separate run.admitted).
   const created = {
     runId: id,
@@ -273,6 +286,12 @@ async function pinVersion(
   if (args.workflowId === null) {
     if (!args.inlineHash) throw new Error("createRun: an inline run needs its definition hash");
     return { workflowId: null, id: null, version: INLINE_VERSION, hash: args.inlineHash };
+  }
+  // A test run executes its workflow's draft (no version; disabled workflows may be tested).
+  if (args.test) {
+    if (!args.inlineHash) throw new Error("createRun: a test run needs its draft's hash");
+    await loadWorkflow(tx, args.workspaceId, args.workflowId);
+    return { workflowId: args.workflowId, id: null, version: TEST_VERSION, hash: args.inlineHash };
   }
   const wf = await loadWorkflow(tx, args.workspaceId, args.workflowId);
   if (!wf.isEnabled && !args.allowDisabled)
@@ -412,6 +431,11 @@ async function sameRequest(tx: Queryable, args: CreateRunArgs, existing: RunRow)
   const definition = await definitionByHash(tx, args.workspaceId, existing.hash);
   const input = resolveRunInput(definition.inputs, args.input);
   return input.ok && canonicalStringify(input.value) === canonicalStringify(existing.input);
+}
+
+async function isTestRun(tx: Queryable, runId: string): Promise<boolean> {
+  const [row] = await tx.select({ isTest: runs.isTest }).from(runs).where(eq(runs.id, runId));
+  return !!row?.isTest;
 }
 
 async function findByKey(

@@ -35,6 +35,7 @@ export async function listRuns({ ctx, input }: { ctx: ServiceContext; input?: un
   if (f.trigger) where.push(eq(runs.triggerType, f.trigger));
   if (f.from) where.push(gte(runs.createdAt, f.from));
   if (f.to) where.push(lte(runs.createdAt, f.to));
+  if (f.tests !== "include") where.push(eq(runs.isTest, f.tests === "only"));
   if (f.retrying) {
     where.push(inArray(runs.status, [...EXECUTING_STATUSES]));
     where.push(
@@ -75,6 +76,7 @@ export async function listRuns({ ctx, input }: { ctx: ServiceContext; input?: un
       initiatorType: runs.initiatorType,
       initiatorName: users.name,
       parentRunId: runs.parentRunId,
+      isTest: runs.isTest,
       createdAt: runs.createdAt,
       startedAt: runs.startedAt,
       finishedAt: runs.finishedAt,

@@ -16,6 +16,9 @@ import {
   WorkflowRef,
 } from "@/lib/schemas/workflows";
 import { STARTERS } from "@/lib/starters";
+import { PreviewTestStepInput, TestStepInput } from "@/lib/schemas/test-runs";
+import { previewTestStep } from "../../services/runs/preview-test-step";
+import { testStep } from "../../services/runs/test-step";
 import { compareVersions } from "../../services/workflows/compare-versions";
 import { createWorkflow } from "../../services/workflows/create-workflow";
 import { deleteWorkflow } from "../../services/workflows/delete-workflow";
@@ -46,6 +49,13 @@ export const workflowRouter = router({
   get: viewer
     .input(GetWorkflowInput)
     .query(({ ctx, input }) => getWorkflow({ ctx: ctx.svc, input })),
+  /** "Test this step" / "Test up to here" (docs/runs.md "Testing while building"). */
+  testStep: editor
+    .input(TestStepInput)
+    .mutation(({ ctx, input }) => testStep({ ctx: ctx.svc, input })),
+  previewTestStep: editor
+    .input(PreviewTestStepInput)
+    .query(({ ctx, input }) => previewTestStep({ ctx: ctx.svc, input })),
   create: editor
     .input(CreateWorkflowInput)
     .mutation(({ ctx, input }) => createWorkflow({ ctx: ctx.svc, input })),

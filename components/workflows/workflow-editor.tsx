@@ -5,6 +5,7 @@ import { useRole } from "@/components/shell/role-context";
 import { LoadingRows } from "@/components/ui/states";
 import { GraphEditor, type GraphEditorHandle } from "@/components/workflow-editor/graph-editor";
 import { RunOverlayBanner, useRunOverlay } from "@/components/workflow-editor/run-overlay";
+import { TestRunProvider } from "@/components/workflow-editor/test-run/test-run-context";
 import { useDraft, type SaveState } from "@/components/workflow-editor/use-draft";
 import { RecordingSuggestions } from "./recording-suggestions";
 import { workflowJsonSchema } from "@/lib/workflow";
@@ -204,13 +205,19 @@ function LoadedEditor({
       <RunOverlayBanner overlay={overlay} onClose={hideRun} />
       <RecordingSuggestions workflowId={workflowId} draft={draft} readOnly={readOnly} />
       {view === "graph" ? (
-        <GraphEditor
-          draft={draft}
+        <TestRunProvider
+          workflowId={workflowId}
           readOnly={readOnly}
-          aside={issueList}
-          handle={graph}
-          runStatuses={overlay.statuses}
-        />
+          definition={parsed.ok ? (parsed.definition as Record<string, unknown> | null) : null}
+        >
+          <GraphEditor
+            draft={draft}
+            readOnly={readOnly}
+            aside={issueList}
+            handle={graph}
+            runStatuses={overlay.statuses}
+          />
+        </TestRunProvider>
       ) : (
         <div className="editor-main">
           <JsonEditor

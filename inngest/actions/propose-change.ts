@@ -21,6 +21,13 @@ export const proposeChangeHandler: ActionHandler<StepConfig<"propose_change">> =
     throw new StepFailure("An inline run has no saved workflow to propose a change to", "user");
   try {
     const run = await loadRun(rt.db, ctx.workspaceId, ctx.runId);
+    // A test run (docs/runs.md "Testing while building") of the draft has no version to base a
+    // proposal on, and must change nothing: even when confirmed, it reports what it would propose.
+    if (run.isTest)
+      return {
+        data: { proposalId: null, status: "not_created", summary: c.summary },
+        meta: { test: "A test run creates no proposal" },
+      };
     const r = await createProposal({
       ctx: {
         db: rt.db,

@@ -14,6 +14,7 @@ import { IssueNotes } from "./issue-notes";
 import { referencePaths } from "./references";
 import { configFields, fieldTraits, runPolicyFields } from "./step-schema";
 import { TemplateField } from "./template-field";
+import { TestStepSection } from "../test-run/test-step-section";
 import styles from "./inspector.module.css";
 
 /** Everything about one step: id, name, type, its config form, `when`, retry and timeout. */
@@ -45,6 +46,7 @@ export function StepPanel({
         </p>
       </header>
       <IssueNotes issues={placed.general} />
+      <TestStepSection stepId={id} />
       <section className={styles.section} aria-label="Step">
         <StepIdField
           key={id}

@@ -4,6 +4,7 @@ import { createContext, memo, useContext, type ComponentType } from "react";
 import { ERROR_PORT, STEP_CATALOG, STEP_TYPES, isStepType } from "@/lib/workflow/catalog";
 import type { StepNodeData } from "../flow-mapping";
 import { StepIcon } from "../step-icon";
+import { TestOutputBadge } from "../test-run/test-output-badge";
 
 /** What a step node shows besides the step: its validation issue count. */
 export type CanvasStepData = StepNodeData & {
@@ -73,6 +74,7 @@ function StepNodeView({ id, data, selected }: NodeProps<CanvasStepNode>) {
           {data.runStatus}
         </span>
       ) : null}
+      <TestOutputBadge stepId={id} />
       <div className="ge-node-meta">
         {name ? <code>{id}</code> : null}
         <span>{label}</span>

@@ -8,7 +8,7 @@
  */
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { quotaUsage, runs, triggerDeliveries, workspaces } from "@/db/schema";
+import { proposals, quotaUsage, runs, triggerDeliveries, workspaces } from "@/db/schema";
 import { startEngineHarness, type EngineHarness } from "@/inngest/run-driver/testing";
 import { createWorkspaceFixture } from "@/server/testing/harness";
 import { sendJson, startHttpServer, type LocalServer } from "@/server/testing/local-http";
@@ -213,6 +213,32 @@ describe("testStep", () => {
     expect(await deliveries(onPing.trigger.id)).toHaveLength(0);
     const listenerRuns = await e.db.db.select().from(runs).where(eq(runs.workflowId, listener));
     expect(listenerRuns).toHaveLength(1);
+  });
+
+  it("a confirmed propose_change in a test run creates no proposal", async () => {
+    const draft = definition();
+    (draft as Record<string, unknown>).constraints = { allowSelfModification: true };
+    draft.steps.push({
+      id: "improve",
+      type: "propose_change",
+      config: { summary: "Say bye", patch: [{ op: "replace", path: "/name", value: "Bye" }] },
+    } as never);
+    draft.edges.push({ from: "seed", to: "improve" });
+    const r = await testStep({
+      ctx: editor(),
+      input: {
+        workflowId,
+        stepId: "improve",
+        definition: draft,
+        sideEffects: { improve: "execute" },
+      },
+    });
+    await e.waitFor(r.runId, ["completed"]);
+    const improve = (await e.steps(r.runId)).find((s) => s.stepId === "improve");
+    expect(improve?.output).toMatchObject({ data: { proposalId: null, status: "not_created" } });
+    expect(
+      await e.db.db.select().from(proposals).where(eq(proposals.workflowId, workflowId)),
+    ).toEqual([]);
   });
 
   it("editors only: a viewer is forbidden, another workspace's workflow is not found", async () => {

@@ -33,9 +33,8 @@ export async function testStep({ ctx, input }: { ctx: ServiceContext; input: unk
     );
   const runInput = parsed.data.input ?? plan.lastRun?.input ?? {};
   const result = await ctx.db.transaction(async (tx) => {
-    const compiled = await compileDefinition(tx, ws.id, plan.definition, "The draft", {
-      inline: true,
-    });
+    // Not `inline`: the test runs under its saved workflow (propose_change steps validate).
+    const compiled = await compileDefinition(tx, ws.id, plan.definition, "The draft");
     await tx
       .insert(definitionContents)
       .values({

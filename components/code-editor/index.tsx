@@ -18,5 +18,9 @@ export const DiffEditor = dynamic(() => import("./diff-editor-impl"), {
   ssr: false,
   loading: EditorLoading,
 });
+export const JsonViewer = dynamic(() => import("./json-viewer-impl"), {
+  ssr: false,
+  loading: EditorLoading,
+});
 export type { EditorMarker, JsonEditorHandle } from "./json-editor-impl";
 export type { DiffEditorHandle } from "./diff-editor-impl";

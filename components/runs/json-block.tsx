@@ -1,7 +1,12 @@
 "use client";
+import { useMemo, useState } from "react";
+import { JsonViewer } from "@/components/code-editor";
 import { jsonPreview } from "./format";
 
-/** Pretty JSON, truncated past `max` characters with a "Download JSON" button for the whole. */
+/**
+ * Pretty JSON. Past `max` characters: the first part, a "Download JSON" button for the whole,
+ * and a viewer (Monaco, loaded only when asked) that folds and searches all of it.
+ */
 export function JsonBlock({
   value,
   label,
@@ -13,7 +18,8 @@ export function JsonBlock({
   filename: string;
   max?: number;
 }) {
-  const p = jsonPreview(value, max);
+  const p = useMemo(() => jsonPreview(value, max), [value, max]);
+  const [isViewing, setViewing] = useState(false);
   function download() {
     const url = URL.createObjectURL(
       new Blob([JSON.stringify(value, null, 2) ?? "null"], { type: "application/json" }),
@@ -25,26 +31,44 @@ export function JsonBlock({
     URL.revokeObjectURL(url);
   }
   return (
-    <div className="stack" style={{ gap: 4 }}>
+    <div className="stack" style={{ gap: 4, minWidth: 0 }}>
       <div className="row" style={{ justifyContent: "space-between" }}>
         <span className="small muted">{label}</span>
-        <button
-          type="button"
-          className="btn btn-sm"
-          onClick={download}
-          aria-label={`Download ${label} as JSON`}
-        >
-          Download JSON
-        </button>
+        <span className="row" style={{ gap: 6 }}>
+          {p.truncated ? (
+            <button
+              type="button"
+              className="btn btn-sm"
+              aria-expanded={isViewing}
+              onClick={() => setViewing((v) => !v)}
+            >
+              {isViewing ? `Close ${label} viewer` : `View all of ${label}`}
+            </button>
+          ) : null}
+          <button
+            type="button"
+            className="btn btn-sm"
+            onClick={download}
+            aria-label={`Download ${label} as JSON`}
+          >
+            Download JSON
+          </button>
+        </span>
       </div>
-      <pre className="json-block" aria-label={label} tabIndex={0}>
-        {p.text}
-      </pre>
-      {p.truncated ? (
-        <div className="small faint">
-          Showing the first {max.toLocaleString()} of {p.size.toLocaleString()} characters.
-        </div>
-      ) : null}
+      {isViewing ? (
+        <JsonViewer text={JSON.stringify(value, null, 2) ?? "null"} label={label} />
+      ) : (
+        <>
+          <pre className="json-block" aria-label={label} tabIndex={0}>
+            {p.text}
+          </pre>
+          {p.truncated ? (
+            <div className="small faint">
+              Showing the first {max.toLocaleString()} of {p.size.toLocaleString()} characters.
+            </div>
+          ) : null}
+        </>
+      )}
     </div>
   );
 }

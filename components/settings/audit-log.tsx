@@ -174,84 +174,92 @@ export function AuditLog() {
         </EmptyState>
       ) : (
         <>
-          <table className="table">
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Who</th>
-                <th scope="col">Action</th>
-                <th scope="col">Target</th>
-                <th scope="col">From</th>
-                <th scope="col">Details</th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((e) => (
-                <tr key={e.id}>
-                  <td>
-                    <RelativeTime date={e.createdAt} />
-                  </td>
-                  <td>
-                    <span className="faint small">{e.actorType}</span>{" "}
-                    {e.actorId ? (
-                      <button
-                        type="button"
-                        className="btn btn-sm btn-ghost"
-                        title={`Only entries by ${e.actorId}`}
-                        onClick={() =>
-                          set({
-                            actorType: AuditActorType.safeParse(e.actorType).data,
-                            actorId: e.actorId!,
-                          })
-                        }
-                      >
-                        {e.actorName ?? e.actorId}
-                      </button>
-                    ) : (
-                      "—"
-                    )}
-                  </td>
-                  <td className="mono">{e.action}</td>
-                  <td>
-                    {e.targetType ? <span className="faint small">{e.targetType} </span> : null}
-                    {e.targetId ? (
-                      <button
-                        type="button"
-                        className="btn btn-sm btn-ghost mono"
-                        title={`Only entries about ${e.targetId}`}
-                        onClick={() =>
-                          set({ targetType: e.targetType ?? undefined, targetId: e.targetId! })
-                        }
-                      >
-                        {e.targetId}
-                      </button>
-                    ) : (
-                      "—"
-                    )}
-                  </td>
-                  <td className={styles.from}>
-                    {e.clientAddress || e.userAgent ? (
-                      <>
-                        <span className="mono small">{e.clientAddress ?? "unknown address"}</span>
-                        {e.userAgent ? (
-                          <span className={`faint small ${styles.agent}`} title={e.userAgent}>
-                            {e.userAgent}
-                          </span>
-                        ) : null}
-                      </>
-                    ) : (
-                      <span className="faint small" title="Not made in a web or API request">
-                        —
-                      </span>
-                    )}
-                  </td>
-                  <td className="mono small" style={{ maxWidth: 360, overflowWrap: "anywhere" }}>
-                    {Object.keys(e.details).length ? JSON.stringify(e.details) : "—"}
-                  </td>
+          <div className={styles.scroll}>
+            <table className="table">
+              <thead>
+                <tr>
+                  <th scope="col">When</th>
+                  <th scope="col">Who</th>
+                  <th scope="col">Action</th>
+                  <th scope="col">Target</th>
+                  <th scope="col">From</th>
+                  <th scope="col">Details</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {items.map((e) => (
+                  <tr key={e.id}>
+                    <td>
+                      <RelativeTime date={e.createdAt} />
+                    </td>
+                    <td>
+                      <span className="faint small">{e.actorType}</span>{" "}
+                      {e.actorId ? (
+                        <button
+                          type="button"
+                          className="btn btn-sm btn-ghost"
+                          title={`Only entries by ${e.actorId}`}
+                          onClick={() =>
+                            set({
+                              actorType: AuditActorType.safeParse(e.actorType).data,
+                              actorId: e.actorId!,
+                            })
+                          }
+                        >
+                          {e.actorName ?? e.actorId}
+                        </button>
+                      ) : (
+                        "—"
+                      )}
+                    </td>
+                    <td className="mono">{e.action}</td>
+                    <td>
+                      {e.targetType ? <span className="faint small">{e.targetType} </span> : null}
+                      {e.targetId ? (
+                        <button
+                          type="button"
+                          className="btn btn-sm btn-ghost mono"
+                          title={`Only entries about ${e.targetId}`}
+                          onClick={() =>
+                            set({ targetType: e.targetType ?? undefined, targetId: e.targetId! })
+                          }
+                        >
+                          {e.targetId}
+                        </button>
+                      ) : (
+                        "—"
+                      )}
+                    </td>
+                    <td className={styles.from}>
+                      {e.clientAddress || e.userAgent ? (
+                        <>
+                          <span className="mono small">{e.clientAddress ?? "unknown address"}</span>
+                          {e.userAgent ? (
+                            <span className={`faint small ${styles.agent}`} title={e.userAgent}>
+                              {e.userAgent}
+                            </span>
+                          ) : null}
+                        </>
+                      ) : (
+                        <span className="faint small" title="Not made in a web or API request">
+                          —
+                        </span>
+                      )}
+                    </td>
+                    <td>
+                      {Object.keys(e.details).length ? (
+                        <pre className={styles.details} aria-label="Details" tabIndex={0}>
+                          {JSON.stringify(e.details, null, 2)}
+                        </pre>
+                      ) : (
+                        "—"
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
           {list.hasNextPage ? (
             <div className="card-body">
               <button

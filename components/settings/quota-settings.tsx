@@ -12,7 +12,6 @@ import { issuesOf } from "@/components/forms/issues";
 import { useToast } from "@/components/ui/toast";
 import { UnsavedBadge, UnsavedChangesGuard } from "@/components/ui/unsaved-changes";
 import {
-  formatResetTime,
   PLAN_IDS,
   PLAN_PRESETS,
   QUOTA_INFO,
@@ -23,6 +22,8 @@ import {
 } from "@/lib/quotas/plans";
 import { QuotaFormValues, quotaFormValues, type QuotaOverrides } from "@/lib/schemas/quotas";
 import { useTRPC } from "@/lib/trpc/client";
+import { NOW_TICK_MS, useNow } from "@/components/ui/time";
+import { resetLabel } from "./quota-format";
 import styles from "./quota-settings.module.css";
 
 interface Meter {
@@ -122,6 +123,7 @@ function QuotaUsage({ view }: { view: QuotaView }) {
 function MeterBar({ meter }: { meter: Meter }) {
   const info = QUOTA_INFO[meter.key];
   const percent = usagePercent(meter.used, meter.limit);
+  const now = useNow(NOW_TICK_MS);
   const label =
     meter.key === "llmTokensPerWorkflowPerMonth" ? "LLM tokens (busiest workflow)" : info.label;
   return (
@@ -141,7 +143,7 @@ function MeterBar({ meter }: { meter: Meter }) {
       />
       {meter.resetsAt ? (
         <span className={`muted ${styles.note}`}>
-          Resets {formatResetTime(new Date(meter.resetsAt))}
+          <time dateTime={meter.resetsAt}>{resetLabel(new Date(meter.resetsAt), now)}</time>
         </span>
       ) : null}
     </div>

@@ -33,7 +33,13 @@ import {
 } from "react";
 import { Inspector, type InspectorSelection } from "@/components/workflow-editor/inspector";
 import { useToast } from "@/components/ui/toast";
-import { LAYER_GAP, NODE_WIDTH, layoutGraph } from "@/components/workflow-graph/layout";
+import {
+  LAYER_GAP,
+  NODE_HEIGHT,
+  NODE_WIDTH,
+  layoutGraph,
+} from "@/components/workflow-graph/layout";
+import { ELK_MAX_STEPS, elkPositions } from "@/components/workflow-graph/elk-layout";
 import { isStepType, type StepType } from "@/lib/workflow/catalog";
 import {
   canConnect,
@@ -65,7 +71,10 @@ import {
   type NodeCache,
 } from "./canvas-model";
 import { flowEdgeId, toFlow, type XY } from "./flow-mapping";
+import { CollapsiblePanel } from "./editor-panel";
 import { ConnectDialog, ShortcutsDialog } from "./graph-dialogs";
+import styles from "./graph-editor.module.css";
+import { minimapClearPadding, type Size } from "./minimap-fit";
 import {
   NOTE_PREFIX,
   addNote,
@@ -94,7 +103,85 @@ export interface GraphEditorHandle {
   selectStep(id: string): void;
 }
 
-const FIT_VIEW = { padding: 0.2, maxZoom: 1 };
+/** Fits the graph clear of the mini map (see minimap-fit.ts); sizes in screen px. */
+function fitViewOptionsFor(graph: Size, view: Size) {
+  const p = minimapClearPadding(graph, view);
+  return {
+    padding: {
+      top: `${p.top}px`,
+      right: `${p.right}px`,
+      bottom: `${p.bottom}px`,
+      left: `${p.left}px`,
+    },
+    maxZoom: 1,
+  } as const;
+}
+
+/** The bounding box of the drawn nodes (measured sizes where React Flow has them). */
+function graphSize(nodes: readonly CanvasNode[]): Size {
+  if (!nodes.length) return { width: NODE_WIDTH, height: NODE_HEIGHT };
+  let [x0, y0, x1, y1] = [Infinity, Infinity, -Infinity, -Infinity];
+  for (const n of nodes) {
+    const w = n.measured?.width ?? NODE_WIDTH;
+    const h = n.measured?.height ?? NODE_HEIGHT;
+    x0 = Math.min(x0, n.position.x);
+    y0 = Math.min(y0, n.position.y);
+    x1 = Math.max(x1, n.position.x + w);
+    y1 = Math.max(y1, n.position.y + h);
+  }
+  return { width: x1 - x0, height: y1 - y0 };
+}
+
+type Positions = Readonly<Record<string, XY>>;
+const NO_POSITIONS: Positions = {};
+
+/**
+ * ELK positions for a level whose steps are not all placed yet (a new workflow, a template, a
+ * step added in the JSON view). `isPending` only until the first answer, so the canvas opens
+ * laid out instead of jumping; later answers (the structure changed) just update positions.
+ */
+function useElkPositions(
+  definition: GraphDefinition,
+  loopPath: readonly string[],
+): { isPending: boolean; positions: Positions } {
+  const level = levelAt(definition, loopPath);
+  const stored = positionsOf(definition);
+  const isMissing =
+    !!level && level.steps.length <= ELK_MAX_STEPS && level.steps.some((s) => !stored[s.id]);
+  const edges = level ? resolvedEdges(level) : [];
+  const signature = isMissing
+    ? JSON.stringify([
+        level.steps.map((s) => [s.id, s.type]),
+        edges.map((e) => [e.from, e.port, e.to]),
+      ])
+    : null;
+  const [result, setResult] = useState<{ signature: string; positions: Positions } | null>(null);
+  const input = useRef({ steps: level?.steps ?? [], edges });
+  useLayoutEffect(() => {
+    input.current = { steps: level?.steps ?? [], edges };
+  });
+  useEffect(() => {
+    if (!signature) return;
+    let isLive = true;
+    const { steps, edges: es } = input.current;
+    elkPositions(steps, es).then(
+      (p) => isLive && setResult({ signature, positions: Object.fromEntries(p) }),
+      (error: unknown) => {
+        // dagre's layout (flow-mapping) stands in; the editor stays usable.
+        console.error("ELK auto-layout failed; using the fallback layout", error);
+        if (isLive) setResult({ signature, positions: NO_POSITIONS });
+      },
+    );
+    return () => {
+      isLive = false;
+    };
+  }, [signature]);
+  return {
+    isPending: signature !== null && result === null,
+    positions: result?.positions ?? NO_POSITIONS,
+  };
+}
+
 const TOP_LEVEL: readonly string[] = [];
 const PASTE_OFFSET = 40;
 /** How long (in frames) a focus request waits for its node to be shown. */
@@ -129,13 +216,16 @@ export function GraphEditor({
   draft,
   readOnly,
   aside,
+  asideSummary,
   handle,
   runStatuses,
 }: {
   draft: Draft;
   readOnly: boolean;
-  /** Rendered under the inspector (the problems list). */
+  /** The problems list, in the drawer under the canvas. */
   aside: ReactNode;
+  /** Shown in the Problems drawer's header (the counts), open or collapsed. */
+  asideSummary?: ReactNode;
   handle: Ref<GraphEditorHandle>;
   /** A run's top-level step statuses, shown on the nodes. */
   runStatuses?: Readonly<Record<string, string>>;
@@ -168,8 +258,8 @@ export function GraphEditor({
 
   if (!draft.parsed.ok || !definition) {
     return (
-      <div className="ge-layout ge-layout-blocked">
-        <div className="card ge-blocked" role="status">
+      <div className={`${styles.layout} ${styles.blocked}`}>
+        <div className={`card ${styles.blockedCard}`} role="status">
           <h2>{draft.parsed.ok ? "Nothing to draw yet" : "The JSON does not parse"}</h2>
           <p>
             {draft.parsed.ok
@@ -179,20 +269,28 @@ export function GraphEditor({
           </p>
           {!draft.parsed.ok ? <code className="small">{draft.parsed.error}</code> : null}
         </div>
-        <div className="ge-aside">{aside}</div>
+        <CollapsiblePanel
+          panel="problems"
+          title="Problems"
+          placement="bottom"
+          summary={asideSummary}
+        >
+          {aside}
+        </CollapsiblePanel>
       </div>
     );
   }
 
   return (
     <ReactFlowProvider key={loopPath.join("/")}>
-      <LevelCanvas
+      <AutoLaidCanvas
         definition={definition}
         loopPath={loopPath}
         draft={draft}
         readOnly={readOnly}
         focus={focus}
         aside={aside}
+        asideSummary={asideSummary}
         onOpenLevel={setLoopPath}
         onSelectElsewhere={selectElsewhere}
         runStatuses={runStatuses}
@@ -208,6 +306,9 @@ interface LevelCanvasProps {
   readOnly: boolean;
   focus: { id: string; n: number } | null;
   aside: ReactNode;
+  asideSummary?: ReactNode;
+  /** Auto-layout positions for steps the definition has not placed (stored ones win). */
+  autoPositions: Positions;
   onOpenLevel: (loopPath: readonly string[]) => void;
   onSelectElsewhere: (id: string) => void;
   runStatuses?: Readonly<Record<string, string>>;
@@ -215,9 +316,31 @@ interface LevelCanvasProps {
 
 const NO_STATUSES: Readonly<Record<string, string>> = {};
 
+/** The level's canvas once its unplaced steps have ELK positions (a moment on first open). */
+function AutoLaidCanvas(props: Omit<LevelCanvasProps, "autoPositions">) {
+  const auto = useElkPositions(props.definition, props.loopPath);
+  if (auto.isPending)
+    return (
+      <div className={styles.layout} role="status" aria-label="Laying out the graph">
+        <div className={styles.center} />
+      </div>
+    );
+  return <LevelCanvas {...props} autoPositions={auto.positions} />;
+}
+
 function LevelCanvas(props: LevelCanvasProps) {
-  const { definition, loopPath, draft, readOnly, focus, aside, onOpenLevel, onSelectElsewhere } =
-    props;
+  const {
+    definition,
+    loopPath,
+    draft,
+    readOnly,
+    focus,
+    aside,
+    asideSummary,
+    autoPositions,
+    onOpenLevel,
+    onSelectElsewhere,
+  } = props;
   // Run statuses are by top-level step id; loop bodies (one graph for every iteration) show none.
   const runStatuses = loopPath.length ? NO_STATUSES : (props.runStatuses ?? NO_STATUSES);
   // The draft object is new on every render; its functions are stable.
@@ -226,6 +349,17 @@ function LevelCanvas(props: LevelCanvasProps) {
   const toast = useToast();
   const wrapper = useRef<HTMLDivElement>(null);
   const loopId = loopPath[loopPath.length - 1];
+  // The canvas's size, for fitting the graph clear of the mini map.
+  const [viewSize, setViewSize] = useState<Size>({ width: 0, height: 0 });
+  useLayoutEffect(() => {
+    const el = wrapper.current;
+    if (!el) return;
+    const read = () => setViewSize({ width: el.clientWidth, height: el.clientHeight });
+    read();
+    const observer = new ResizeObserver(read);
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, []);
   const levelKey = loopPath.join("/");
 
   // ---- derived graph ------------------------------------------------------------------------
@@ -233,7 +367,10 @@ function LevelCanvas(props: LevelCanvasProps) {
     () => levelAt(definition, levelKey ? levelKey.split("/") : [])!,
     [definition, levelKey],
   );
-  const positions = useMemo(() => positionsOf(definition), [definition]);
+  const positions = useMemo(
+    () => ({ ...autoPositions, ...positionsOf(definition) }),
+    [autoPositions, definition],
+  );
   const flow = useMemo(() => toFlow(level, { positions } as Layout), [level, positions]);
   const counts = useMemo(() => issueCounts(draft.issues), [draft.issues]);
   const notes = useMemo(
@@ -277,6 +414,14 @@ function LevelCanvas(props: LevelCanvasProps) {
   }
 
   const selectedNodes = useMemo(() => nodes.filter((n) => n.selected), [nodes]);
+  const fitOptions = useMemo(
+    () => fitViewOptionsFor(graphSize(nodes), viewSize),
+    [nodes, viewSize],
+  );
+  const fitOptionsRef = useRef(fitOptions);
+  useLayoutEffect(() => {
+    fitOptionsRef.current = fitOptions;
+  });
   const selectedEdges = useMemo(() => edges.filter((e) => e.selected), [edges]);
   const selectedSteps = useMemo(
     () => selectedNodes.filter((n) => n.type !== "note").map((n) => n.id),
@@ -324,7 +469,7 @@ function LevelCanvas(props: LevelCanvasProps) {
     const todo = after.current;
     if (todo.fit) {
       todo.fit = false;
-      void rf.fitView({ ...FIT_VIEW, duration: 200 });
+      void rf.fitView({ ...fitOptionsRef.current, duration: 200 });
     }
     if (todo.center) {
       const node = rf.getInternalNode(todo.center);
@@ -597,13 +742,22 @@ function LevelCanvas(props: LevelCanvasProps) {
   }, [latestDefinition, commit, deleteSelection, placePasted, toast]);
 
   // ---- layout, notes, levels ---------------------------------------------------------------------
-  const autoLayout = useCallback(() => {
+  const autoLayout = useCallback(async () => {
     const { level: lvl } = state.current;
-    const def = latestDefinition();
-    const laid = layoutGraph({ steps: lvl.steps, edges: resolvedEdges(lvl) });
-    commit(
-      withPositions(def, Object.fromEntries(laid.nodes.map((n) => [n.id, { x: n.x, y: n.y }]))),
-    );
+    const edges = resolvedEdges(lvl);
+    let laid: Record<string, XY>;
+    try {
+      if (lvl.steps.length > ELK_MAX_STEPS) throw new Error("too large for ELK");
+      laid = Object.fromEntries(await elkPositions(lvl.steps, edges));
+    } catch (error) {
+      if (lvl.steps.length <= ELK_MAX_STEPS) console.error("ELK auto-layout failed", error);
+      const g = layoutGraph({ steps: lvl.steps, edges });
+      laid = Object.fromEntries(g.nodes.map((n) => [n.id, { x: n.x, y: n.y }]));
+    }
+    // The level may have changed while ELK ran: only steps still in it move.
+    const ids = new Set(state.current.level.steps.map((s) => s.id));
+    const moves = Object.fromEntries(Object.entries(laid).filter(([id]) => ids.has(id)));
+    commit(withPositions(latestDefinition(), moves));
     after.current.fit = true;
   }, [latestDefinition, commit]);
 
@@ -744,11 +898,13 @@ function LevelCanvas(props: LevelCanvasProps) {
   const savedViewport = loopId === undefined ? viewportOf(definition) : undefined;
 
   return (
-    <div className="ge-layout">
-      <Palette onAdd={addAfterSelected} disabled={readOnly} />
-      <div className="ge-center">
-        <div className="ge-toolbar" role="toolbar" aria-label="Graph tools">
-          <nav className="ge-breadcrumb" aria-label="Level">
+    <div className={styles.layout}>
+      <CollapsiblePanel panel="palette" title="Steps" placement="left">
+        <Palette onAdd={addAfterSelected} disabled={readOnly} />
+      </CollapsiblePanel>
+      <div className={styles.center}>
+        <div className={styles.toolbar} role="toolbar" aria-label="Graph tools">
+          <nav className={styles.breadcrumb} aria-label="Level">
             <button
               type="button"
               className="btn btn-sm"
@@ -771,7 +927,7 @@ function LevelCanvas(props: LevelCanvasProps) {
               </span>
             ))}
           </nav>
-          <span className="ge-toolbar-gap" />
+          <span className={styles.toolbarGap} />
           {!readOnly ? (
             <>
               <button
@@ -790,7 +946,7 @@ function LevelCanvas(props: LevelCanvasProps) {
               >
                 Redo
               </button>
-              <button type="button" className="btn btn-sm" onClick={autoLayout}>
+              <button type="button" className="btn btn-sm" onClick={() => void autoLayout()}>
                 Auto-layout
               </button>
               <button type="button" className="btn btn-sm" onClick={addStickyNote}>
@@ -820,7 +976,8 @@ function LevelCanvas(props: LevelCanvasProps) {
         </div>
         <div
           ref={wrapper}
-          className="ge-canvas"
+          // ge-canvas scopes the node and edge styles in globals.css to this canvas.
+          className={`ge-canvas ${styles.canvas}`}
           data-testid="graph-canvas"
           tabIndex={-1}
           onKeyDown={onKeyDown}
@@ -853,17 +1010,17 @@ function LevelCanvas(props: LevelCanvasProps) {
               multiSelectionKeyCode={["Shift", "Meta", "Control"]}
               onlyRenderVisibleElements
               {...(savedViewport ? { defaultViewport: savedViewport } : { fitView: true })}
-              fitViewOptions={FIT_VIEW}
+              fitViewOptions={fitOptions}
               minZoom={0.05}
               proOptions={{ hideAttribution: true }}
             >
               <Background />
-              <Controls fitViewOptions={FIT_VIEW} />
-              <MiniMap pannable zoomable ariaLabel="Mini map" />
+              <Controls fitViewOptions={fitOptions} />
+              <MiniMap pannable zoomable ariaLabel="Mini map" position="bottom-right" />
               {findOpen ? (
                 <Panel position="top-center">
                   <form
-                    className="ge-find"
+                    className={styles.find}
                     role="search"
                     onSubmit={(e) => {
                       e.preventDefault();
@@ -906,8 +1063,16 @@ function LevelCanvas(props: LevelCanvasProps) {
             </ReactFlow>
           </NodeActionsContext.Provider>
         </div>
+        <CollapsiblePanel
+          panel="problems"
+          title="Problems"
+          placement="bottom"
+          summary={asideSummary}
+        >
+          {aside}
+        </CollapsiblePanel>
       </div>
-      <div className="ge-aside">
+      <CollapsiblePanel panel="inspector" title="Inspector" placement="right">
         <Inspector
           definition={definition}
           selection={selection}
@@ -916,8 +1081,7 @@ function LevelCanvas(props: LevelCanvasProps) {
           onChange={onInspectorChange}
           onSelect={onInspectorSelect}
         />
-        {aside}
-      </div>
+      </CollapsiblePanel>
       {connectFrom ? (
         <ConnectDialog
           from={connectFrom.id}

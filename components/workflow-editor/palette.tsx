@@ -7,6 +7,7 @@ import {
   type StepCategory,
   type StepType,
 } from "@/lib/workflow/catalog";
+import styles from "./palette.module.css";
 import { StepIcon } from "./step-icon";
 
 /** The drag payload's MIME type: a step type name. */
@@ -40,7 +41,7 @@ export function paletteGroups(query: string): { category: StepCategory; types: S
   })).filter((g) => g.types.length > 0);
 }
 
-/** First sentence of a catalog description: the palette shows one line. */
+/** First sentence of a catalog description: the palette entry's tooltip. */
 function oneLine(description: string): string {
   const end = description.search(/\.(\s|$)/);
   return end === -1 ? description : description.slice(0, end + 1);
@@ -66,7 +67,7 @@ export const Palette = memo(function Palette({
     e.dataTransfer.effectAllowed = "copy";
   };
   return (
-    <aside className="ge-palette" aria-label="Step palette">
+    <aside className={styles.palette} aria-label="Step palette">
       <label htmlFor={searchId} className="sr-only">
         Search steps
       </label>
@@ -77,7 +78,7 @@ export const Palette = memo(function Palette({
         value={query}
         onChange={(e) => setQuery(e.target.value)}
       />
-      <div className="ge-palette-groups">
+      <div>
         {groups.map((g) => (
           <section key={g.category} aria-label={CATEGORY_LABELS[g.category]}>
             <h3>{CATEGORY_LABELS[g.category]}</h3>
@@ -88,7 +89,7 @@ export const Palette = memo(function Palette({
                   <li key={t}>
                     <button
                       type="button"
-                      className="ge-palette-item"
+                      className={styles.item}
                       draggable={!disabled}
                       disabled={disabled}
                       onDragStart={(e) => onDragStart(e, t)}
@@ -96,9 +97,8 @@ export const Palette = memo(function Palette({
                       aria-label={`Add ${info.label}`}
                       title={oneLine(info.description)}
                     >
-                      <StepIcon icon={info.icon} />
-                      <span className="ge-palette-label">{info.label}</span>
-                      <span className="ge-palette-desc">{oneLine(info.description)}</span>
+                      <StepIcon icon={info.icon} className={styles.icon} />
+                      <span className={styles.label}>{info.label}</span>
                     </button>
                   </li>
                 );

@@ -10,9 +10,10 @@ import { useDraft, type SaveState } from "@/components/workflow-editor/use-draft
 import { RecordingSuggestions } from "./recording-suggestions";
 import { workflowJsonSchema } from "@/lib/workflow";
 import { ProposeChangeDialog } from "@/components/proposals/propose-change-dialog";
-import { IssueList, type EditorIssue } from "./issue-list";
+import { IssueCounts, IssueList, type EditorIssue } from "./issue-list";
 import { PublishDialog } from "./publish-dialog";
 import { useWorkflow } from "./use-workflow";
+import styles from "./workflow-editor.module.css";
 
 type View = "json" | "graph";
 
@@ -34,7 +35,7 @@ export function WorkflowEditor({
   const wf = useWorkflow(workflowId);
   if (wf.isPending)
     return (
-      <div className="card">
+      <div className={`card ${styles.loading}`}>
         <LoadingRows rows={6} label="Loading definition" />
       </div>
     );
@@ -118,11 +119,10 @@ function LoadedEditor({
       if (i.stepId) graph.current?.selectStep(i.stepId);
     } else editor.current?.revealPath(i.path);
   };
-  const issueList = <IssueList issues={issues} onSelect={onIssue} />;
 
   return (
-    <div className="editor-layout">
-      <div className="editor-toolbar">
+    <div className={styles.layout}>
+      <div className={styles.toolbar}>
         <nav className="row ge-view-switch" aria-label="Editor view">
           <a
             href="?view=graph"
@@ -205,21 +205,24 @@ function LoadedEditor({
       <RunOverlayBanner overlay={overlay} onClose={hideRun} />
       <RecordingSuggestions workflowId={workflowId} draft={draft} readOnly={readOnly} />
       {view === "graph" ? (
-        <TestRunProvider
-          workflowId={workflowId}
-          readOnly={readOnly}
-          definition={parsed.ok ? (parsed.definition as Record<string, unknown> | null) : null}
-        >
-          <GraphEditor
-            draft={draft}
+        <div className={styles.graph}>
+          <TestRunProvider
+            workflowId={workflowId}
             readOnly={readOnly}
-            aside={issueList}
-            handle={graph}
-            runStatuses={overlay.statuses}
-          />
-        </TestRunProvider>
+            definition={parsed.ok ? (parsed.definition as Record<string, unknown> | null) : null}
+          >
+            <GraphEditor
+              draft={draft}
+              readOnly={readOnly}
+              aside={<IssueList issues={issues} onSelect={onIssue} embedded />}
+              asideSummary={<IssueCounts issues={issues} />}
+              handle={graph}
+              runStatuses={overlay.statuses}
+            />
+          </TestRunProvider>
+        </div>
       ) : (
-        <div className="editor-main">
+        <div className={styles.main}>
           <JsonEditor
             value={draft.text}
             onChange={(text) => draft.setText(text, { key: "json" })}
@@ -233,9 +236,9 @@ function LoadedEditor({
             onReady={(h) => {
               editor.current = h;
             }}
-            height="calc(100vh - 300px)"
+            height="100%"
           />
-          {issueList}
+          <IssueList issues={issues} onSelect={onIssue} />
         </div>
       )}
       <PublishDialog

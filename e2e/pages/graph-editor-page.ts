@@ -60,6 +60,20 @@ export class GraphEditorPage {
     return this.page.getByRole("complementary", { name: "Inspector" });
   }
 
+  /** The header button that collapses/expands a panel: "Steps", "Inspector" or "Problems". */
+  panelToggle(title: "Steps" | "Inspector" | "Problems") {
+    return this.page.getByRole("button", { name: title, exact: true });
+  }
+
+  /** A panel's own scroll area. */
+  panelBody(panel: "palette" | "inspector" | "problems") {
+    return this.page.getByTestId(`${panel}-panel-body`);
+  }
+
+  miniMap() {
+    return this.canvas().getByRole("img", { name: "Mini map" });
+  }
+
   /** Drags a palette entry onto the canvas, at a point relative to the canvas's top-left. */
   async dropFromPalette(label: string, at: { x: number; y: number }) {
     const box = await this.canvas().boundingBox();

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { WorkflowEditor } from "@/components/workflows/workflow-editor";
+import styles from "./edit.module.css";
 
 export const metadata: Metadata = { title: "Edit workflow" };
 
@@ -14,11 +15,14 @@ export default async function EditPage({
   const { view, run } = await searchParams;
   // The graph is the default view; `?view=json` opens the JSON editor; `?run=<id>` shows that
   // run's step statuses on the canvas ("Open in editor" on a run page).
+  // `data-full-window`: the shell gives this route the whole window (globals.css, Shell).
   return (
-    <WorkflowEditor
-      workflowId={id}
-      view={view === "json" ? "json" : "graph"}
-      runId={typeof run === "string" && run ? run : null}
-    />
+    <div className={styles.fullWindow} data-full-window>
+      <WorkflowEditor
+        workflowId={id}
+        view={view === "json" ? "json" : "graph"}
+        runId={typeof run === "string" && run ? run : null}
+      />
+    </div>
   );
 }

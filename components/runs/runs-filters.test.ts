@@ -29,6 +29,14 @@ describe("runs filters in the URL", () => {
     expect(q.waitingLongerThanMinutes).toBe(5);
     expect(q.status).toBeUndefined();
   });
+  it("tests=1 shows the editor's test runs too; without it they stay hidden", () => {
+    const f = filtersFromParams(new URLSearchParams("tests=1"));
+    expect(f.tests).toBe(true);
+    expect(filtersToParams(f).get("tests")).toBe("1");
+    expect(hasFilters(f)).toBe(true);
+    expect(filtersToQuery(f).tests).toBe("include");
+    expect(filtersToQuery(filtersFromParams(new URLSearchParams(""))).tests).toBeUndefined();
+  });
   it("workflow=inline asks for inline runs only", () => {
     const q = filtersToQuery(filtersFromParams(new URLSearchParams("workflow=inline")));
     expect(q.inline).toBe(true);

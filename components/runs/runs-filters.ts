@@ -16,6 +16,8 @@ export interface RunFilters {
   to?: string;
   retrying: boolean;
   waitingMinutes?: number;
+  /** Show the editor's test runs too (docs/runs.md "Testing while building"); hidden by default. */
+  tests?: boolean;
 }
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
@@ -40,6 +42,7 @@ export function filtersFromParams(p: URLSearchParams): RunFilters {
     to: DAY.test(to) ? to : undefined,
     retrying: p.get("retrying") === "1",
     waitingMinutes: Number.isInteger(waiting) && waiting > 0 ? waiting : undefined,
+    ...(p.get("tests") === "1" ? { tests: true } : {}),
   };
 }
 
@@ -52,6 +55,7 @@ export function filtersToParams(f: RunFilters): URLSearchParams {
   if (f.to) p.set("to", f.to);
   if (f.retrying) p.set("retrying", "1");
   if (f.waitingMinutes) p.set("waiting", String(f.waitingMinutes));
+  if (f.tests) p.set("tests", "1");
   return p;
 }
 
@@ -76,6 +80,7 @@ export function filtersToQuery(f: RunFilters): ListRunsInput {
     ...(f.to ? { to: day(f.to, true) } : {}),
     ...(f.retrying ? { retrying: true } : {}),
     ...(f.waitingMinutes ? { waitingLongerThanMinutes: f.waitingMinutes } : {}),
+    ...(f.tests ? { tests: "include" as const } : {}),
     limit: 25,
   };
 }
@@ -88,6 +93,7 @@ export function hasFilters(f: RunFilters, ignoreWorkflow = false): boolean {
     f.from ||
     f.to ||
     f.retrying ||
+    f.tests ||
     f.waitingMinutes,
   );
 }

@@ -123,6 +123,15 @@ export function RunsList({ workflowId }: { workflowId?: string }) {
             />
             Retrying
           </label>
+          <label className="row" style={{ gap: 6, alignSelf: "flex-end", paddingBottom: 6 }}>
+            <input
+              type="checkbox"
+              checked={!!filters.tests}
+              onChange={(e) => set({ tests: e.target.checked || undefined })}
+              style={{ width: "auto" }}
+            />
+            Test runs
+          </label>
           {filtered ? (
             <button
               type="button"
@@ -199,6 +208,14 @@ export function RunsList({ workflowId }: { workflowId?: string }) {
                   </td>
                   <td>
                     <RunStatusBadge status={r.status} />
+                    {r.isTest ? (
+                      <>
+                        {" "}
+                        <span className="badge" title="A test run from the editor">
+                          Test
+                        </span>
+                      </>
+                    ) : null}
                   </td>
                   {!workflowId ? (
                     <td>

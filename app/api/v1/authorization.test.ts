@@ -204,6 +204,25 @@ const ROUTES: Record<string, RouteCase> = {
       expect((await res.json()).runId).toMatch(/^run_/);
     },
   },
+  "POST /api/v1/workflows/[id]/test": {
+    minRole: "editor",
+    prepare: async (fx) => ({
+      params: { id: await workflowIn(fx) },
+      body: {
+        stepId: "s",
+        definition: {
+          schemaVersion: 1,
+          name: "Tested",
+          steps: [{ id: "s", type: "transform", config: { value: 1 } }],
+        },
+      },
+    }),
+    foreign: async (o) => ({ params: { id: await workflowIn(o) }, body: { stepId: "s" } }),
+    expectOk: async (res) => {
+      expect(res.status).toBe(201);
+      expect((await res.json()).runId).toMatch(/^run_/);
+    },
+  },
   "POST /api/v1/runs": {
     minRole: "editor",
     prepare: async () => ({

@@ -461,31 +461,41 @@ function decidingRoles(approvers: Approvers): readonly string[] {
   return approvers.users !== undefined ? [] : ROLES.slice(ROLES.indexOf("approver"));
 }
 
-function approverWidenings(before: Approvers, after: Approvers): string[] {
+/**
+ * Who may decide in `wider` but not in `narrower`: the list dropped altogether (anyone with the
+ * approver role or above), else the users and roles only `wider` lets in. Widening reads it
+ * before → after, narrowing after → before.
+ */
+function approversGained(narrower: Approvers, wider: Approvers) {
   const restricted = (a: Approvers) => a.roles !== undefined || a.users !== undefined;
-  if (restricted(before) && !restricted(after))
+  if (restricted(narrower) && !restricted(wider))
+    return { unrestricted: true, users: [], roles: [] };
+  return {
+    unrestricted: false,
+    users: restricted(narrower)
+      ? (wider.users ?? []).filter((u) => !(narrower.users ?? []).includes(u))
+      : [],
+    roles: decidingRoles(wider).filter((r) => !decidingRoles(narrower).includes(r)),
+  };
+}
+
+function approverWidenings(before: Approvers, after: Approvers): string[] {
+  const g = approversGained(before, after);
+  if (g.unrestricted)
     return ["approver list removed (anyone with the approver role or above may now decide)"];
-  const out: string[] = [];
-  const addedUsers = (after.users ?? []).filter((u) => !(before.users ?? []).includes(u));
-  if (restricted(before) && addedUsers.length > 0)
-    out.push(`approvers widened: adds users ${addedUsers.join(", ")}`);
-  const addedRoles = decidingRoles(after).filter((r) => !decidingRoles(before).includes(r));
-  if (addedRoles.length > 0) out.push(`approvers widened: adds roles ${addedRoles.join(", ")}`);
-  return out;
+  return [
+    ...(g.users.length ? [`approvers widened: adds users ${g.users.join(", ")}`] : []),
+    ...(g.roles.length ? [`approvers widened: adds roles ${g.roles.join(", ")}`] : []),
+  ];
 }
 
 function approverNarrowings(before: Approvers, after: Approvers): string[] {
-  const restricted = (a: Approvers) => a.roles !== undefined || a.users !== undefined;
-  if (!restricted(before) && restricted(after))
-    return ["approver list added (fewer people may decide)"];
-  const out: string[] = [];
-  const removedUsers = (before.users ?? []).filter((u) => !(after.users ?? []).includes(u));
-  if (restricted(after) && removedUsers.length > 0)
-    out.push(`approvers narrowed: removes users ${removedUsers.join(", ")}`);
-  const removedRoles = decidingRoles(before).filter((r) => !decidingRoles(after).includes(r));
-  if (removedRoles.length > 0)
-    out.push(`approvers narrowed: removes roles ${removedRoles.join(", ")}`);
-  return out;
+  const g = approversGained(after, before);
+  if (g.unrestricted) return ["approver list added (fewer people may decide)"];
+  return [
+    ...(g.users.length ? [`approvers narrowed: removes users ${g.users.join(", ")}`] : []),
+    ...(g.roles.length ? [`approvers narrowed: removes roles ${g.roles.join(", ")}`] : []),
+  ];
 }
 
 /**

@@ -1,6 +1,14 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
-import { createContext, useContext, useMemo, useRef, useState, type ReactNode } from "react";
+import {
+  createContext,
+  useContext,
+  useEffect,
+  useMemo,
+  useRef,
+  useState,
+  type ReactNode,
+} from "react";
 import { isActiveRun } from "@/components/runs/format";
 import { useTRPC } from "@/lib/trpc/client";
 import { testStepResults, type TestStepResult } from "./test-results";

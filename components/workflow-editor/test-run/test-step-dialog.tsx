@@ -2,7 +2,7 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { Dialog } from "@/components/ui/dialog";
-import { useTRPC } from "@/lib/trpc/client";
+import { useTRPC, useTRPCClient } from "@/lib/trpc/client";
 import type { SideEffectChoice, TestMode } from "@/lib/workflow/test-run";
 import { useTestRun } from "./test-run-context";
 import styles from "./test-run.module.css";
@@ -23,16 +23,22 @@ export function TestStepDialog({
   onClose: () => void;
 }) {
   const trpc = useTRPC();
+  const client = useTRPCClient();
   const test = useTestRun()!;
   const [definition] = useState(() => test.draft() ?? undefined);
+  // A POST (the draft can outgrow a GET's URL), read once per opening of the dialog.
   const preview = useQuery({
-    ...trpc.workflow.previewTestStep.queryOptions({
-      workflowId: test.workflowId,
-      stepId,
-      mode,
-      definition,
-    }),
+    queryKey: ["workflow.previewTestStep", test.workflowId, stepId, mode, definition],
+    queryFn: () =>
+      client.workflow.previewTestStep.mutate({
+        workflowId: test.workflowId,
+        stepId,
+        mode,
+        definition,
+      }),
     retry: false,
+    staleTime: Infinity,
+    gcTime: 0,
   });
   const [inputText, setInputText] = useState<string | null>(null);
   const [choices, setChoices] = useState<Record<string, SideEffectChoice | undefined>>({});

@@ -53,9 +53,10 @@ export const workflowRouter = router({
   testStep: editor
     .input(TestStepInput)
     .mutation(({ ctx, input }) => testStep({ ctx: ctx.svc, input })),
+  // A read, but sent as a POST: the draft it carries can outgrow a GET's URL.
   previewTestStep: editor
     .input(PreviewTestStepInput)
-    .query(({ ctx, input }) => previewTestStep({ ctx: ctx.svc, input })),
+    .mutation(({ ctx, input }) => previewTestStep({ ctx: ctx.svc, input })),
   create: editor
     .input(CreateWorkflowInput)
     .mutation(({ ctx, input }) => createWorkflow({ ctx: ctx.svc, input })),

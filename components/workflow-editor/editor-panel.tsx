@@ -7,7 +7,8 @@ import { usePanelOpen, type EditorPanel } from "./panel-state";
 /**
  * One of the editor's side panels (palette, inspector) or its bottom drawer (problems): a
  * header button that collapses it (aria-expanded, remembered per user) over a body that scrolls
- * on its own, so a long form never makes the page — and the canvas — scroll.
+ * on its own, so a long form never makes the page — and the canvas — scroll. The panel is a
+ * region named by its title, so the header's summary (the problem counts) belongs to it.
  */
 export function CollapsiblePanel({
   panel,
@@ -28,7 +29,8 @@ export function CollapsiblePanel({
   const [isOpen, setOpen] = usePanelOpen(user?.id ?? user?.email ?? "anonymous", panel);
   const bodyId = useId();
   return (
-    <div
+    <section
+      aria-label={title}
       className={`${styles.panel} ${styles[placement]}`}
       data-panel={panel}
       data-open={isOpen ? "true" : "false"}
@@ -52,6 +54,6 @@ export function CollapsiblePanel({
       <div id={bodyId} className={styles.body} hidden={!isOpen} data-testid={`${panel}-panel-body`}>
         {children}
       </div>
-    </div>
+    </section>
   );
 }

@@ -29,7 +29,8 @@ export function IssueCounts({ issues }: { issues: readonly EditorIssue[] }) {
 
 /**
  * The validator's issues; selecting one moves the editor to its location. `embedded`: inside
- * the graph editor's Problems drawer, whose header already shows the title and counts.
+ * the graph editor's Problems drawer, whose header already shows the title and counts and
+ * which is the "Problems" region itself.
  */
 export function IssueList({
   issues,
@@ -60,12 +61,8 @@ export function IssueList({
         ))}
       </ul>
     );
-  if (embedded)
-    return (
-      <section className={styles.embedded} aria-label="Problems">
-        {list}
-      </section>
-    );
+  // The drawer around it is the "Problems" region.
+  if (embedded) return list;
   return (
     <section className={`card ${styles.card}`} aria-labelledby="issues-h">
       <div className="card-head">

@@ -101,7 +101,8 @@ test("the inspector scrolls on its own: a long form never moves the canvas", asy
       schemaVersion: 1,
       name,
       inputs,
-      steps: [{ id: "done", type: "return", config: { value: "{{ input }}" } }],
+      // A reference to a missing step: one error in the Problems drawer.
+      steps: [{ id: "done", type: "return", config: { value: "{{ steps.ghost.output.data }}" } }],
     },
   });
   expect(saved.ok()).toBe(true);
@@ -118,6 +119,17 @@ test("the inspector scrolls on its own: a long form never moves the canvas", asy
     expect(scrollHeight).toBeGreaterThan(clientHeight);
   }).toPass();
   await expectNoPageScroll(page);
+
+  // Severity badges are pills of one line's height, not ovals stretched over the row.
+  const problems = page.getByRole("region", { name: "Problems" });
+  await expect(problems.getByRole("button").filter({ hasText: "ghost" })).toBeVisible();
+  const badges = await problems.getByText(/^(error|warning|\d+ errors?|\d+ warnings?)$/).all();
+  expect(badges.length).toBeGreaterThanOrEqual(2);
+  for (const badge of badges) {
+    const b = await box(badge);
+    expect(b.height, `"${await badge.textContent()}" height`).toBeLessThanOrEqual(22);
+    expect(b.width).toBeGreaterThan(b.height);
+  }
 
   const before = await box(graph.canvas());
   await inspector.evaluate((el) => el.scrollTo({ top: el.scrollHeight }));
@@ -148,7 +160,7 @@ test("panels collapse and expand from the keyboard and stay as left", async ({ p
   await problems.focus();
   await page.keyboard.press("Enter");
   await expect(problems).toHaveAttribute("aria-expanded", "false");
-  await expect(page.getByRole("region", { name: "Problems" })).toBeHidden();
+  await expect(graph.panelBody("problems")).toBeHidden();
 
   // The canvas takes the room the panels gave up.
   await expect.poll(async () => (await box(graph.canvas())).width).toBeGreaterThan(wide + 300);
@@ -168,6 +180,6 @@ test("panels collapse and expand from the keyboard and stay as left", async ({ p
   await expect(graph.inspector()).toBeVisible();
   await graph.panelToggle("Problems").focus();
   await page.keyboard.press("Enter");
-  await expect(page.getByRole("region", { name: "Problems" })).toBeVisible();
+  await expect(graph.panelBody("problems")).toBeVisible();
   await expectNoPageScroll(page);
 });

@@ -81,7 +81,7 @@ export function layoutTimeline(a: {
     if (f !== null) finishedByStep.set(x.stepId, [...(finishedByStep.get(x.stepId) ?? []), f]);
   }
   const previous = new Map<string, number>();
-  const raw: Omit<TimelineBar, "queueLeft" | "left" | "width">[] = [];
+  const raw: (Omit<TimelineBar, "queueLeft" | "left" | "width"> & { stepType: string })[] = [];
   const sorted = [...a.attempts].sort(
     (x, y) =>
       (time(x.startedAt) ?? time(x.createdAt) ?? 0) -
@@ -116,6 +116,7 @@ export function layoutTimeline(a: {
     raw.push({
       id: x.id,
       path: x.path,
+      stepType: x.stepType,
       attempt: x.attempt,
       status: x.status,
       readyAt,
@@ -137,8 +138,7 @@ export function layoutTimeline(a: {
   const span = Math.max(end - start, 1);
   const pct = (t: number) => ((t - start) / span) * 100;
   const rows = new Map<string, TimelineRow>();
-  for (const b of raw) {
-    const stepType = a.attempts.find((x) => x.id === b.id)!.stepType;
+  for (const { stepType, ...b } of raw) {
     const row = rows.get(b.path) ?? { path: b.path, stepType, bars: [] };
     row.bars.push({
       ...b,

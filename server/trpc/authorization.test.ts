@@ -393,6 +393,16 @@ const CASES: Record<string, Case> = {
     input: async (fx) => ({ workflowId: await wf(fx) }),
     foreign: async (o) => ({ workflowId: await wf(o) }),
   },
+  "workflow.testStep": {
+    access: "editor",
+    input: async (fx) => ({ workflowId: (await wfWithVersions(fx)).workflowId, stepId: "s" }),
+    foreign: async (o) => ({ workflowId: (await wfWithVersions(o)).workflowId, stepId: "s" }),
+  },
+  "workflow.previewTestStep": {
+    access: "editor",
+    input: async (fx) => ({ workflowId: (await wfWithVersions(fx)).workflowId, stepId: "s" }),
+    foreign: async (o) => ({ workflowId: (await wfWithVersions(o)).workflowId, stepId: "s" }),
+  },
   "run.list": { access: "viewer" },
   "run.get": {
     access: "viewer",

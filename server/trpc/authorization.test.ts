@@ -404,6 +404,7 @@ const CASES: Record<string, Case> = {
     foreign: async (o) => ({ workflowId: (await wfWithVersions(o)).workflowId, stepId: "s" }),
   },
   "run.list": { access: "viewer" },
+  "search.global": { access: "viewer", input: () => ({ q: "W" }) },
   "run.get": {
     access: "viewer",
     input: async (fx) => ({ runId: await runIn(fx) }),

@@ -6,6 +6,7 @@ import { auditRouter } from "./routers/audit";
 import { runRouter } from "./routers/run";
 import { triggerRouter } from "./routers/trigger";
 import { scheduleRouter } from "./routers/schedule";
+import { searchRouter } from "./routers/search";
 import { authRouter } from "./routers/auth";
 import { invitationRouter } from "./routers/invitation";
 import { meRouter } from "./routers/me";
@@ -39,6 +40,7 @@ export const appRouter = router({
   schedule: scheduleRouter,
   proposal: proposalRouter,
   audit: auditRouter,
+  search: searchRouter,
   session: sessionRouter,
   twoFactor: twoFactorRouter,
 });

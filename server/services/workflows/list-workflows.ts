@@ -4,10 +4,7 @@ import { workflows, workflowVersions } from "@/db/schema";
 import { ListWorkflowsInput } from "@/lib/schemas/workflows";
 import { fromZodError } from "../../errors";
 import { requireRole, type ServiceContext } from "../context";
-
-function escapeLike(s: string) {
-  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
+import { escapeLike } from "../like-pattern";
 
 /**
  * Workflows of the workspace, most recently updated first, with search over name, slug and

@@ -903,7 +903,7 @@ function LevelCanvas(props: LevelCanvasProps) {
         <Palette onAdd={addAfterSelected} disabled={readOnly} />
       </CollapsiblePanel>
       <div className={styles.center}>
-        <div className={styles.toolbar} role="toolbar" aria-label="Graph tools">
+        <div id="canvas-toolbar" className={styles.toolbar} role="toolbar" aria-label="Graph tools">
           <nav className={styles.breadcrumb} aria-label="Level">
             <button
               type="button"

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { connection } from "next/server";
 import type { ReactNode } from "react";
 import "./globals.css";
+import { SkipToMain } from "@/components/shell/skip-links";
 import { Providers } from "./providers";
 
 export const metadata: Metadata = {
@@ -25,9 +26,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
   return (
     <html lang="en">
       <body>
-        <a className="skip-link" href="#main">
-          Skip to content
-        </a>
+        <SkipToMain />
         <Providers>{children}</Providers>
       </body>
     </html>

@@ -3,10 +3,13 @@ import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
 import { signOut, useSession } from "next-auth/react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState, type ReactNode } from "react";
+import { useEffect, useState, type ReactNode } from "react";
 import { useTRPC } from "@/lib/trpc/client";
 import { useToast } from "@/components/ui/toast";
+import { CommandPalette } from "@/components/command-palette/command-palette";
 import { NewWorkspaceDialog } from "./new-workspace-dialog";
+import { SkipToCanvas } from "./skip-links";
+import styles from "./shell.module.css";
 import { RoleProvider } from "./role-context";
 import type { Role } from "@/lib/schemas/roles";
 import { MY_APPROVALS_INPUT, MY_TASKS_INPUT } from "@/components/queue/my-queue";
@@ -42,6 +45,18 @@ export function Shell({
   const { update } = useSession();
   const switchWs = useMutation(trpc.workspace.switch.mutationOptions());
   const [creating, setCreating] = useState(false);
+  const [paletteOpen, setPaletteOpen] = useState(false);
+  useEffect(() => {
+    function onKey(e: KeyboardEvent) {
+      if ((e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey && e.key.toLowerCase() === "k") {
+        // Also inside inputs and Monaco: only the browser's and Monaco's own Ctrl+K chords are lost.
+        e.preventDefault();
+        setPaletteOpen((o) => !o);
+      }
+    }
+    window.addEventListener("keydown", onKey, { capture: true });
+    return () => window.removeEventListener("keydown", onKey, { capture: true });
+  }, []);
   const pendingApprovals = useQuery({
     ...trpc.approval.list.queryOptions(MY_APPROVALS_INPUT),
     // Decisions made here invalidate it at once; this bounds the lag for gates opened or
@@ -76,10 +91,21 @@ export function Shell({
   return (
     <RoleProvider role={current.role}>
       <div className="shell">
+        {/^\/workflows\/[^/]+\/edit$/.test(pathname) ? <SkipToCanvas /> : null}
         <aside className="sidebar" aria-label="Main">
           <div className="brand">
             <span className="brand-mark" aria-hidden /> Sluice
           </div>
+          <button
+            type="button"
+            className={`btn btn-sm ${styles.paletteButton}`}
+            aria-keyshortcuts="Control+K Meta+K"
+            aria-haspopup="dialog"
+            onClick={() => setPaletteOpen(true)}
+          >
+            <span>Search or jump to…</span>
+            <kbd className={styles.kbd}>Ctrl K</kbd>
+          </button>
           <div>
             <label htmlFor="ws-switch" className="sr-only">
               Workspace
@@ -180,7 +206,13 @@ export function Shell({
           </div>
         </aside>
         <NewWorkspaceDialog open={creating} onClose={() => setCreating(false)} />
-        <main id="main" className="main">
+        <CommandPalette
+          open={paletteOpen}
+          onOpenChange={setPaletteOpen}
+          onSignOut={() => signOut({ callbackUrl: "/sign-in" })}
+        />
+        {/* tabIndex -1: the skip link focuses it, so the next Tab starts inside the page. */}
+        <main id="main" className="main" tabIndex={-1}>
           {children}
         </main>
       </div>

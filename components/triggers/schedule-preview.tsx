@@ -1,22 +1,14 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
-import { useEffect, useState } from "react";
+import { useState } from "react";
 import { Spinner } from "@/components/ui/states";
+import { useDebounced } from "@/components/ui/use-debounced";
 import { useTRPC } from "@/lib/trpc/client";
 import { issuesOf, mapIssues } from "@/components/forms/issues";
 import { describeScheduleZone } from "@/lib/triggers/schedule-zone";
 import { dstNote, formatOffset } from "./trigger-model";
 
 export const PREVIEW_COUNT = 10;
-
-function useDebounced<T>(value: T, ms: number): T {
-  const [v, setV] = useState(value);
-  useEffect(() => {
-    const t = setTimeout(() => setV(value), ms);
-    return () => clearTimeout(t);
-  }, [value, ms]);
-  return v;
-}
 
 /**
  * The server's preview of a cron expression (same compiled schedule as the scheduler), debounced

@@ -1,6 +1,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { expect, test } from "@playwright/test";
+import { expect, test, type APIRequestContext } from "@playwright/test";
 import { trpcMutation } from "../fixtures/trpc";
 import { OWNER, OWNER_STATE } from "../fixtures/users";
 import { allowPrivateHost, publishWorkflow, startRun } from "../fixtures/workflows";
@@ -45,41 +45,44 @@ test.afterAll(async () => {
 
 const stamp = () => Date.now().toString(36);
 
-test("a step opens in a drawer beside the graph (deep link, Esc closes); the timeline draws a bar per attempt", async ({
-  page,
-  request,
-}) => {
-  const restore = await allowPrivateHost(request, "127.0.0.1");
-  try {
-    const workflowId = await publishWorkflow(request, {
-      schemaVersion: 1,
-      name: `Waterfall ${stamp()}`,
-      steps: [
-        { id: "prepare", type: "transform", config: { value: 1 } },
-        {
-          id: "call",
-          type: "http",
-          config: { url: `${origin}/flaky` },
-          retry: { maxAttempts: 2, backoffMs: 0 },
-        },
-      ],
-      edges: [{ from: "prepare", to: "call" }],
-    });
-    const runId = await startRun(request, workflowId);
+/** A published prepare → call (http, retried once) workflow, run to completion; returns the run id. */
+async function retriedRun(request: APIRequestContext): Promise<string> {
+  const workflowId = await publishWorkflow(request, {
+    schemaVersion: 1,
+    name: `Waterfall ${stamp()}`,
+    steps: [
+      { id: "prepare", type: "transform", config: { value: 1 } },
+      {
+        id: "call",
+        type: "http",
+        config: { url: `${origin}/flaky` },
+        retry: { maxAttempts: 2, backoffMs: 0 },
+      },
+    ],
+    edges: [{ from: "prepare", to: "call" }],
+  });
+  flakyCalls = 0;
+  return startRun(request, workflowId);
+}
+
+test.describe("steps", () => {
+  let restore: () => Promise<void> = async () => {};
+  test.beforeEach(async ({ request }) => {
+    restore = await allowPrivateHost(request, "127.0.0.1");
+  });
+  test.afterEach(async () => {
+    await restore();
+  });
+
+  test("a step opens in a drawer beside the graph, in view, deep-linkable, closed with Esc", async ({
+    page,
+    request,
+  }) => {
+    const runId = await retriedRun(request);
     const run = new RunPage(page);
     await run.goto(runId);
     await run.expectStatus("completed");
 
-    // The retried step: two bars, each with its status in words.
-    const bars = page.getByRole("list", { name: "call attempts" }).getByRole("listitem");
-    await expect(bars).toHaveCount(2);
-    await expect(bars.nth(0)).toContainText("#1 failed");
-    await expect(bars.nth(1)).toContainText("#2 completed");
-    await expect(
-      page.getByRole("list", { name: "prepare attempts" }).getByRole("listitem"),
-    ).toHaveCount(1);
-
-    // Selecting a node opens the drawer beside the graph, inside the viewport.
     await run
       .graph()
       .getByRole("group", { name: /^Step call/ })
@@ -87,11 +90,11 @@ test("a step opens in a drawer beside the graph (deep link, Esc closes); the tim
     const drawer = page.getByRole("region", { name: "Step call" });
     await expect(drawer).toBeVisible();
     await expect(drawer).toBeInViewport();
-    await expect(page).toHaveURL(/[?&]step=call/);
     const graph = await page.getByRole("region", { name: "Graph" }).boundingBox();
     const box = await drawer.boundingBox();
     expect(box!.x).toBeGreaterThanOrEqual(graph!.x + graph!.width - 1);
     expect(box!.y).toBeLessThan(graph!.y + graph!.height);
+    await expect(page).toHaveURL(/[?&]step=call/);
     await expect(drawer).toContainText("Attempt 2");
     await expect(drawer).toContainText("Attempt 1");
 
@@ -102,9 +105,23 @@ test("a step opens in a drawer beside the graph (deep link, Esc closes); the tim
     // Deep link: the URL opens the step.
     await page.goto(`/runs/${runId}?step=prepare`);
     await expect(page.getByRole("region", { name: "Step prepare" })).toBeInViewport();
-  } finally {
-    await restore();
-  }
+  });
+
+  test("the timeline draws a bar per attempt: a retried step shows two, with their status in words", async ({
+    page,
+    request,
+  }) => {
+    const run = new RunPage(page);
+    await run.goto(await retriedRun(request));
+    await run.expectStatus("completed");
+    const bars = page.getByRole("list", { name: "call attempts" }).getByRole("listitem");
+    await expect(bars).toHaveCount(2);
+    await expect(bars.nth(0)).toContainText("#1 failed");
+    await expect(bars.nth(1)).toContainText("#2 completed");
+    await expect(
+      page.getByRole("list", { name: "prepare attempts" }).getByRole("listitem"),
+    ).toHaveCount(1);
+  });
 });
 
 test("an approved run says who approved it, when and why", async ({ page, request }) => {

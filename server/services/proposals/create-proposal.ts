@@ -1,7 +1,7 @@
 import "server-only";
 import { and, eq } from "drizzle-orm";
 import type { Queryable } from "@/db/client";
-import { apiTokens, definitionContents, memberships, proposals, runs, users } from "@/db/schema";
+import { apiTokens, memberships, proposals, runs, users } from "@/db/schema";
 import { newId } from "@/lib/ids";
 import {
   CreateProposalInput,
@@ -20,6 +20,7 @@ import { dryRunRequestMessage } from "./dry-run-messages";
 import { ProposalError } from "./errors";
 import { generateFromIntent } from "./generate-from-intent";
 import { publishedState, requireSelfModification, staleBase } from "./published-state";
+import { storeDefinitionContent } from "../workflows/definition-content";
 
 const DAY_MS = 86_400_000;
 
@@ -201,15 +202,12 @@ export async function createProposal({
       );
     const author = await resolveAuthor(tx, ctx, ws.id, origin);
     const now = ctx.now();
-    await tx
-      .insert(definitionContents)
-      .values({
-        workspaceId: ws.id,
-        hash: checked.compiled.hash,
-        definition: checked.compiled.normalized,
-        createdAt: now,
-      })
-      .onConflictDoNothing();
+    await storeDefinitionContent(tx, {
+      workspaceId: ws.id,
+      hash: checked.compiled.hash,
+      definition: checked.compiled.normalized,
+      createdAt: now,
+    });
     const id = newId("prp");
     await tx.insert(proposals).values({
       id,

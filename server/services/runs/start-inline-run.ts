@@ -1,11 +1,11 @@
 import "server-only";
-import { definitionContents } from "@/db/schema";
 import { apiTriggerPayload, StartInlineRunInput } from "@/lib/schemas/runs";
 import { fromZodError } from "../../errors";
 import { requireRole, requireUserId, type ServiceContext } from "../context";
 import { recordAudit } from "../audit/record-audit";
 import { compileDefinition } from "../workflows/definition-policy";
 import { createRun } from "./create-run";
+import { storeDefinitionContent } from "../workflows/definition-content";
 
 /**
  * Runs an unsaved definition (SPEC issue #15: inline runs): validated with the same workspace
@@ -23,15 +23,12 @@ export async function startInlineRun({ ctx, input }: { ctx: ServiceContext; inpu
     const compiled = await compileDefinition(tx, ws.id, parsed.data.definition, "The definition", {
       inline: true,
     });
-    await tx
-      .insert(definitionContents)
-      .values({
-        workspaceId: ws.id,
-        hash: compiled.hash,
-        definition: compiled.normalized,
-        createdAt: ctx.now(),
-      })
-      .onConflictDoNothing();
+    await storeDefinitionContent(tx, {
+      workspaceId: ws.id,
+      hash: compiled.hash,
+      definition: compiled.normalized,
+      createdAt: ctx.now(),
+    });
     const r = await createRun(tx, ctx, {
       workspaceId: ws.id,
       workflowId: null,

@@ -1,5 +1,4 @@
 import "server-only";
-import { definitionContents } from "@/db/schema";
 import { TestStepInput } from "@/lib/schemas/test-runs";
 import { fromZodError, ValidationError } from "../../errors";
 import { requireRole, requireUserId, type ServiceContext } from "../context";
@@ -7,6 +6,7 @@ import { recordAudit } from "../audit/record-audit";
 import { compileDefinition } from "../workflows/definition-policy";
 import { createRun } from "./create-run";
 import { planTestRun } from "./test-run-plan";
+import { storeDefinitionContent } from "../workflows/definition-content";
 
 /**
  * "Test this step" / "Test up to here" (docs/runs.md "Testing while building"): runs the draft,
@@ -35,15 +35,12 @@ export async function testStep({ ctx, input }: { ctx: ServiceContext; input: unk
   const result = await ctx.db.transaction(async (tx) => {
     // Not `inline`: the test runs under its saved workflow (propose_change steps validate).
     const compiled = await compileDefinition(tx, ws.id, plan.definition, "The draft");
-    await tx
-      .insert(definitionContents)
-      .values({
-        workspaceId: ws.id,
-        hash: compiled.hash,
-        definition: compiled.normalized,
-        createdAt: ctx.now(),
-      })
-      .onConflictDoNothing();
+    await storeDefinitionContent(tx, {
+      workspaceId: ws.id,
+      hash: compiled.hash,
+      definition: compiled.normalized,
+      createdAt: ctx.now(),
+    });
     const r = await createRun(tx, ctx, {
       workspaceId: ws.id,
       workflowId: parsed.data.workflowId,

@@ -1,7 +1,7 @@
 import "server-only";
 import { eq } from "drizzle-orm";
 import type { Queryable } from "@/db/client";
-import { definitionContents, workflows, workflowVersions } from "@/db/schema";
+import { workflows, workflowVersions } from "@/db/schema";
 import { newId } from "@/lib/ids";
 import type { Bump, VersionSource } from "@/lib/schemas/workflows";
 import { bumpVersion, FIRST_VERSION, formatVersion } from "@/lib/semver";
@@ -9,6 +9,7 @@ import { auditActor, type ServiceContext } from "../context";
 import { recordAudit } from "../audit/record-audit";
 import { currentVersion, type VersionRow, type WorkflowRow } from "./load-workflow";
 import { requestDryRunsForWorkflow } from "../proposals/request-dry-runs";
+import { storeDefinitionContent } from "./definition-content";
 
 export type RecordVersionResult =
   { status: "created"; version: VersionRow } | { status: "unchanged"; version: VersionRow };
@@ -38,15 +39,12 @@ export async function recordVersion(
     return { status: "unchanged", version: current };
   }
   const next = current ? bumpVersion(current, args.bump ?? "patch") : FIRST_VERSION;
-  await tx
-    .insert(definitionContents)
-    .values({
-      workspaceId: wf.workspaceId,
-      hash: args.hash,
-      definition: args.definition,
-      createdAt: ctx.now(),
-    })
-    .onConflictDoNothing();
+  await storeDefinitionContent(tx, {
+    workspaceId: wf.workspaceId,
+    hash: args.hash,
+    definition: args.definition,
+    createdAt: ctx.now(),
+  });
   const author = auditActor(ctx);
   const [version] = await tx
     .insert(workflowVersions)

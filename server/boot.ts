@@ -2,7 +2,7 @@ import "server-only";
 import { getDb, getDbHandle } from "@/db";
 import { inngest } from "@/inngest/client";
 import { createLogger } from "@/lib/log";
-import { registryParity } from "@/inngest/actions/registry";
+import { registryParity } from "./services/step-execution/actions/registry";
 import { createOutboxDeliverer, type WorkflowEventHook } from "./services/outbox/deliver";
 import { startOutboxRelay, type RelayHandle } from "./services/outbox/relay-runner";
 import type { OutboxRow } from "./services/outbox/relay-outbox";

@@ -39,8 +39,8 @@ import { loadMcpServer } from "@/server/services/settings/load-mcp-server";
 import { recordMcpTools } from "@/server/services/settings/record-mcp-tools";
 import { loadWorkspacePolicy } from "@/server/services/settings/load-workspace-policy";
 import { llmBudget } from "@/server/services/quotas/enforce-quotas";
-import { handlerFor } from "../actions/registry";
-import { StepFailure, type ActionContext } from "../actions/types";
+import { handlerFor } from "@/server/services/step-execution/actions/registry";
+import { StepFailure, type ActionContext } from "@/server/services/step-execution/actions/types";
 import { invokeChildWorkflow } from "./invoke-child";
 import { engineNow, engineRuntime } from "./runtime";
 

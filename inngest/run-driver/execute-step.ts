@@ -14,7 +14,7 @@ import {
 import type { AttemptKey } from "@/server/services/run-state/step-records";
 import { quotaMessage } from "@/lib/quotas/plans";
 import { EVENTS, RUN_WORKFLOW_FUNCTION_ID } from "../events";
-import { handlerFor } from "../actions/registry";
+import { handlerFor } from "@/server/services/step-execution/actions/registry";
 import { runActionAttempt, type AttemptOutcome } from "./action-attempt";
 import { beginDelayBody, endDelayBody } from "./delay-bodies";
 import { beginLoopBody, endLoopBody, type LoopStart } from "./loop-bodies";

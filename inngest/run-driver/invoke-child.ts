@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { childRunResult, createChildRun } from "@/server/services/runs/create-child-run";
 import type { AttemptKey } from "@/server/services/run-state/step-records";
 import { resolveWorkflowRef } from "@/server/services/run-state/resolve-workflow-ref";
-import { StepFailure } from "../actions/types";
+import { StepFailure } from "@/server/services/step-execution/actions/types";
 import { DomainError } from "@/server/errors";
 import { isTerminalRunStatus } from "@/lib/workflow/status";
 import { engineNow, engineServiceContext } from "./runtime";

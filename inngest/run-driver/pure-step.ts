@@ -10,8 +10,8 @@ import {
   type TemplateContext,
 } from "@/lib/workflow";
 import type { Logger } from "@/lib/log";
-import { handlerFor } from "../actions/registry";
-import { StepFailure } from "../actions/types";
+import { handlerFor } from "@/server/services/step-execution/actions/registry";
+import { StepFailure } from "@/server/services/step-execution/actions/types";
 import { resolveActionConfig } from "./action-attempt";
 import type { EngineEnv, EngineNode } from "./types";
 

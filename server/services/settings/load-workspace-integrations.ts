@@ -1,6 +1,6 @@
 import "server-only";
 import type { Queryable } from "@/db/client";
-import type { LlmEndpoint, SmtpSettings } from "@/inngest/actions/types";
+import type { LlmEndpoint, SmtpSettings } from "@/server/services/step-execution/actions/types";
 import type { Keys } from "../../keys";
 import { resolveSecrets } from "../secrets/resolve-secrets";
 import { parseWorkspaceSettings, readRawSettings } from "./read-settings";

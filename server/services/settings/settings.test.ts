@@ -2,7 +2,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auditEvents, workspaces } from "@/db/schema";
 import { createTestDb, type TestDb } from "@/db/testing";
-import type { WorkspacePolicy } from "@/inngest/actions/types";
+import type { WorkspacePolicy } from "@/server/services/step-execution/actions/types";
 import { ForbiddenError, ValidationError } from "../../errors";
 import { startFakeOpenAi, type FakeOpenAi } from "../../testing/fake-openai";
 import {

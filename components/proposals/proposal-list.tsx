@@ -1,8 +1,9 @@
 "use client";
 import { useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useId, useMemo, useState } from "react";
-import { EmptyState, ErrorState, LoadingRows } from "@/components/ui/states";
+import { useId, useState } from "react";
+import { PaginatedTable } from "@/components/ui/paginated-table";
+import { EmptyState } from "@/components/ui/states";
 import { RelativeTime } from "@/components/ui/time";
 import { useTRPC } from "@/lib/trpc/client";
 import { PROPOSAL_STATUSES, proposalStatusLabel } from "@/lib/workflow/status";
@@ -34,7 +35,6 @@ export function ProposalList({ workflowId }: { workflowId?: string }) {
       },
     ),
   );
-  const items = useMemo(() => sortProposals(q.data?.pages.flatMap((p) => p.items) ?? []), [q.data]);
   const base = workflowId ? `/workflows/${workflowId}/proposals` : null;
 
   return (
@@ -61,74 +61,65 @@ export function ProposalList({ workflowId }: { workflowId?: string }) {
           </select>
         </div>
       </div>
-      {q.isPending ? (
-        <LoadingRows rows={4} label="Loading proposals" />
-      ) : q.error ? (
-        <ErrorState message={q.error.message} onRetry={() => void q.refetch()} />
-      ) : items.length === 0 ? (
-        <EmptyState title={filter === "open" ? "No open proposals" : "No proposals"}>
-          A proposal is a suggested change to a workflow — from a person, an API token, the CLI, an
-          MCP agent or a <code>propose_change</code> step — that a reviewer checks as a graph and
-          JSON diff with its risk and dry-run report, then approves and applies as a new version. A
-          workflow accepts proposals only when its <code>constraints.allowSelfModification</code> is
-          on (the workflow&apos;s Overview tab has the switch).
-        </EmptyState>
-      ) : (
-        <>
-          <table className="table">
-            <thead>
-              <tr>
-                <th scope="col">Summary</th>
-                {workflowId ? null : <th scope="col">Workflow</th>}
-                <th scope="col">Status</th>
-                <th scope="col">Risk</th>
-                <th scope="col">Author</th>
-                <th scope="col">Created</th>
-                <th scope="col">Base</th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((p) => (
-                <tr key={p.id} data-proposal={p.id}>
-                  <td>
-                    <Link href={`${base ?? `/workflows/${p.workflowId}/proposals`}/${p.id}`}>
-                      {p.summary}
-                    </Link>
-                  </td>
-                  {workflowId ? null : (
-                    <td className="small">
-                      <Link href={`/workflows/${p.workflowId}`}>{p.workflowName}</Link>
-                    </td>
-                  )}
-                  <td>
-                    <ProposalStatusBadge status={p.status} />
-                  </td>
-                  <td>
-                    <RiskBadge risk={p.risk} />
-                  </td>
-                  <td className="small">{authorText(p.author)}</td>
-                  <td className="small">
-                    <RelativeTime date={p.createdAt} />
-                  </td>
-                  <td className="small mono faint">v{p.baseVersion}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          {q.hasNextPage ? (
-            <div className="card-body">
-              <button
-                type="button"
-                className="btn btn-sm"
-                disabled={q.isFetchingNextPage}
-                onClick={() => void q.fetchNextPage()}
-              >
-                {q.isFetchingNextPage ? "Loading…" : "Load more"}
-              </button>
-            </div>
-          ) : null}
-        </>
-      )}
+      <PaginatedTable
+        query={q}
+        noun="proposals"
+        loadingLabel="Loading proposals"
+        rowKey={(p) => p.id}
+        rowProps={(p) => ({ "data-proposal": p.id })}
+        arrange={sortProposals}
+        empty={
+          <EmptyState title={filter === "open" ? "No open proposals" : "No proposals"}>
+            A proposal is a suggested change to a workflow — from a person, an API token, the CLI,
+            an MCP agent or a <code>propose_change</code> step — that a reviewer checks as a graph
+            and JSON diff with its risk and dry-run report, then approves and applies as a new
+            version. A workflow accepts proposals only when its{" "}
+            <code>constraints.allowSelfModification</code> is on (the workflow&apos;s Overview tab
+            has the switch).
+          </EmptyState>
+        }
+        columns={[
+          {
+            key: "summary",
+            header: "Summary",
+            cell: (p) => (
+              <Link href={`${base ?? `/workflows/${p.workflowId}/proposals`}/${p.id}`}>
+                {p.summary}
+              </Link>
+            ),
+          },
+          !workflowId && {
+            key: "workflow",
+            header: "Workflow",
+            className: "small",
+            cell: (p) => <Link href={`/workflows/${p.workflowId}`}>{p.workflowName}</Link>,
+          },
+          {
+            key: "status",
+            header: "Status",
+            cell: (p) => <ProposalStatusBadge status={p.status} />,
+          },
+          { key: "risk", header: "Risk", cell: (p) => <RiskBadge risk={p.risk} /> },
+          {
+            key: "author",
+            header: "Author",
+            className: "small",
+            cell: (p) => authorText(p.author),
+          },
+          {
+            key: "created",
+            header: "Created",
+            className: "small",
+            cell: (p) => <RelativeTime date={p.createdAt} />,
+          },
+          {
+            key: "base",
+            header: "Base",
+            className: "small mono faint",
+            cell: (p) => `v${p.baseVersion}`,
+          },
+        ]}
+      />
     </section>
   );
 }

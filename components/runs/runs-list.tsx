@@ -3,7 +3,8 @@ import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import { DateRangeFilters, FilterField } from "@/components/ui/filters";
 import Link from "next/link";
 import { usePathname, useSearchParams } from "next/navigation";
-import { EmptyState, ErrorState, LoadingRows } from "@/components/ui/states";
+import { PaginatedTable } from "@/components/ui/paginated-table";
+import { EmptyState } from "@/components/ui/states";
 import { LIVE_TICK_MS, NOW_TICK_MS, RelativeTime, useNow } from "@/components/ui/time";
 import { INLINE_WORKFLOW_NAME, RUN_LIST_STATUSES, TRIGGER_TYPES } from "@/lib/schemas/runs";
 import { useTRPC } from "@/lib/trpc/client";
@@ -167,94 +168,100 @@ export function RunsList({ workflowId }: { workflowId?: string }) {
           })}
         </div>
       </div>
-      {list.isPending ? (
-        <LoadingRows rows={5} label="Loading runs" />
-      ) : list.error ? (
-        <ErrorState message={list.error.message} onRetry={() => void list.refetch()} />
-      ) : items.length === 0 ? (
-        <EmptyState title={filtered ? "No runs match these filters" : "No runs yet"}>
-          {filtered
-            ? "Change or clear the filters to see more."
-            : "Runs appear here as soon as a workflow starts: run one from its page."}
-        </EmptyState>
-      ) : (
-        <>
-          <table className="table">
-            <thead>
-              <tr>
-                <th scope="col">Run</th>
-                <th scope="col">Status</th>
-                {!workflowId ? <th scope="col">Workflow</th> : null}
-                <th scope="col">Trigger</th>
-                <th scope="col">Initiator</th>
-                <th scope="col">Started</th>
-                <th scope="col">Duration</th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((r) => (
-                <tr key={r.id}>
-                  <td>
-                    <Link href={`/runs/${r.id}`} className="mono">
-                      {r.id}
-                    </Link>
-                    {r.errorMessage ? (
-                      <div className="small faint" title={r.errorMessage}>
-                        {r.errorMessage.length > 80
-                          ? `${r.errorMessage.slice(0, 80)}…`
-                          : r.errorMessage}
-                      </div>
-                    ) : null}
-                  </td>
-                  <td>
-                    <RunStatusBadge status={r.status} />
-                    {r.isTest ? (
-                      <>
-                        {" "}
-                        <span className="badge" title="A test run from the editor">
-                          Test
-                        </span>
-                      </>
-                    ) : null}
-                  </td>
-                  {!workflowId ? (
-                    <td>
-                      {r.workflowId ? (
-                        <>
-                          <Link href={`/workflows/${r.workflowId}`}>{r.workflowName}</Link>{" "}
-                          <span className="faint small">v{r.version}</span>
-                        </>
-                      ) : (
-                        <span className="badge" title="An unsaved definition, run inline">
-                          Inline
-                        </span>
-                      )}
-                    </td>
-                  ) : null}
-                  <td>{r.triggerType}</td>
-                  <td>{r.initiatorName ?? r.initiatorType}</td>
-                  <td>
-                    <RelativeTime date={r.startedAt ?? r.createdAt} />
-                  </td>
-                  <td>{now === null ? "—" : formatDuration(runDuration(r, now))}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          {list.hasNextPage ? (
-            <div className="card-body">
-              <button
-                type="button"
-                className="btn"
-                disabled={list.isFetchingNextPage}
-                onClick={() => void list.fetchNextPage()}
-              >
-                {list.isFetchingNextPage ? "Loading…" : "Load more"}
-              </button>
-            </div>
-          ) : null}
-        </>
-      )}
+      <PaginatedTable
+        query={list}
+        noun="runs"
+        loadingLabel="Loading runs"
+        rowKey={(r) => r.id}
+        empty={
+          filtered ? (
+            <EmptyState title="No runs match these filters">
+              Change or clear the filters (above) to see more.
+            </EmptyState>
+          ) : (
+            <EmptyState
+              title="No runs yet"
+              action={
+                workflowId ? undefined : (
+                  <Link className="btn btn-sm" href="/workflows">
+                    Open workflows
+                  </Link>
+                )
+              }
+            >
+              Runs appear here as soon as a workflow starts: run one from its page.
+            </EmptyState>
+          )
+        }
+        columns={[
+          {
+            key: "run",
+            header: "Run",
+            cell: (r) => (
+              <>
+                <Link href={`/runs/${r.id}`} className="mono">
+                  {r.id}
+                </Link>
+                {r.errorMessage ? (
+                  <div className="small faint" title={r.errorMessage}>
+                    {r.errorMessage.length > 80
+                      ? `${r.errorMessage.slice(0, 80)}…`
+                      : r.errorMessage}
+                  </div>
+                ) : null}
+              </>
+            ),
+          },
+          {
+            key: "status",
+            header: "Status",
+            cell: (r) => (
+              <>
+                <RunStatusBadge status={r.status} />
+                {r.isTest ? (
+                  <>
+                    {" "}
+                    <span className="badge" title="A test run from the editor">
+                      Test
+                    </span>
+                  </>
+                ) : null}
+              </>
+            ),
+          },
+          !workflowId && {
+            key: "workflow",
+            header: "Workflow",
+            cell: (r) =>
+              r.workflowId ? (
+                <>
+                  <Link href={`/workflows/${r.workflowId}`}>{r.workflowName}</Link>{" "}
+                  <span className="faint small">v{r.version}</span>
+                </>
+              ) : (
+                <span className="badge" title="An unsaved definition, run inline">
+                  Inline
+                </span>
+              ),
+          },
+          { key: "trigger", header: "Trigger", cell: (r) => r.triggerType },
+          {
+            key: "initiator",
+            header: "Initiator",
+            cell: (r) => r.initiatorName ?? r.initiatorType,
+          },
+          {
+            key: "started",
+            header: "Started",
+            cell: (r) => <RelativeTime date={r.startedAt ?? r.createdAt} />,
+          },
+          {
+            key: "duration",
+            header: "Duration",
+            cell: (r) => (now === null ? "—" : formatDuration(runDuration(r, now))),
+          },
+        ]}
+      />
     </section>
   );
 }

@@ -3,7 +3,8 @@ import { useInfiniteQuery } from "@tanstack/react-query";
 import { DateRangeFilters, FilterField } from "@/components/ui/filters";
 import { usePathname, useSearchParams } from "next/navigation";
 import { useState, type FormEvent } from "react";
-import { EmptyState, ErrorState, LoadingRows } from "@/components/ui/states";
+import { PaginatedTable } from "@/components/ui/paginated-table";
+import { EmptyState, ErrorState } from "@/components/ui/states";
 import { RelativeTime } from "@/components/ui/time";
 import { AUDIT_ACTOR_TYPES, AuditActorType } from "@/lib/schemas/audit";
 import styles from "./audit-log.module.css";
@@ -46,7 +47,6 @@ export function AuditLog() {
       initialCursor: undefined,
     }),
   );
-  const items = list.data?.pages.flatMap((p) => p.items) ?? [];
 
   const applyText = (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
@@ -160,120 +160,107 @@ export function AuditLog() {
         </form>
       </div>
       {exportState.error ? <ErrorState message={`Export failed: ${exportState.error}`} /> : null}
-      {list.isPending ? (
-        <LoadingRows rows={5} label="Loading audit log" />
-      ) : list.error ? (
-        <ErrorState message={list.error.message} onRetry={() => void list.refetch()} />
-      ) : items.length === 0 ? (
-        <EmptyState
-          title={filtered ? "No audit entries match these filters" : "No audit entries yet"}
-        >
-          {filtered
-            ? "Change or clear the filters to see more."
-            : "Changes to members, tokens, secrets, policies, workflows and triggers are recorded here."}
-        </EmptyState>
-      ) : (
-        <>
-          <div className={styles.scroll}>
-            <table className="table">
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Who</th>
-                  <th scope="col">Action</th>
-                  <th scope="col">Target</th>
-                  <th scope="col">From</th>
-                  <th scope="col">Details</th>
-                </tr>
-              </thead>
-              <tbody>
-                {items.map((e) => (
-                  <tr key={e.id}>
-                    <td>
-                      <RelativeTime date={e.createdAt} />
-                    </td>
-                    <td>
-                      <span className="faint small">{e.actorType}</span>{" "}
-                      {e.actorId ? (
-                        <button
-                          type="button"
-                          className="btn btn-sm btn-ghost"
-                          title={`Only entries by ${e.actorId}`}
-                          onClick={() =>
-                            set({
-                              actorType: AuditActorType.safeParse(e.actorType).data,
-                              actorId: e.actorId!,
-                            })
-                          }
-                        >
-                          {e.actorName ?? e.actorId}
-                        </button>
-                      ) : (
-                        "—"
-                      )}
-                    </td>
-                    <td className="mono">{e.action}</td>
-                    <td>
-                      {e.targetType ? <span className="faint small">{e.targetType} </span> : null}
-                      {e.targetId ? (
-                        <button
-                          type="button"
-                          className="btn btn-sm btn-ghost mono"
-                          title={`Only entries about ${e.targetId}`}
-                          onClick={() =>
-                            set({ targetType: e.targetType ?? undefined, targetId: e.targetId! })
-                          }
-                        >
-                          {e.targetId}
-                        </button>
-                      ) : (
-                        "—"
-                      )}
-                    </td>
-                    <td className={styles.from}>
-                      {e.clientAddress || e.userAgent ? (
-                        <>
-                          <span className="mono small">{e.clientAddress ?? "unknown address"}</span>
-                          {e.userAgent ? (
-                            <span className={`faint small ${styles.agent}`} title={e.userAgent}>
-                              {e.userAgent}
-                            </span>
-                          ) : null}
-                        </>
-                      ) : (
-                        <span className="faint small" title="Not made in a web or API request">
-                          —
-                        </span>
-                      )}
-                    </td>
-                    <td>
-                      {Object.keys(e.details).length ? (
-                        <pre className={styles.details} aria-label="Details" tabIndex={0}>
-                          {JSON.stringify(e.details, null, 2)}
-                        </pre>
-                      ) : (
-                        "—"
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          {list.hasNextPage ? (
-            <div className="card-body">
-              <button
-                type="button"
-                className="btn"
-                disabled={list.isFetchingNextPage}
-                onClick={() => void list.fetchNextPage()}
-              >
-                {list.isFetchingNextPage ? "Loading…" : "Load more"}
-              </button>
-            </div>
-          ) : null}
-        </>
-      )}
+      <PaginatedTable
+        query={list}
+        noun="entries"
+        loadingLabel="Loading audit log"
+        rowKey={(e) => e.id}
+        scroll
+        empty={
+          <EmptyState
+            title={filtered ? "No audit entries match these filters" : "No audit entries yet"}
+          >
+            {filtered
+              ? "Change or clear the filters to see more."
+              : "Changes to members, tokens, secrets, policies, workflows and triggers are recorded here."}
+          </EmptyState>
+        }
+        columns={[
+          { key: "when", header: "When", cell: (e) => <RelativeTime date={e.createdAt} /> },
+          {
+            key: "who",
+            header: "Who",
+            cell: (e) => (
+              <>
+                <span className="faint small">{e.actorType}</span>{" "}
+                {e.actorId ? (
+                  <button
+                    type="button"
+                    className="btn btn-sm btn-ghost"
+                    title={`Only entries by ${e.actorId}`}
+                    onClick={() =>
+                      set({
+                        actorType: AuditActorType.safeParse(e.actorType).data,
+                        actorId: e.actorId!,
+                      })
+                    }
+                  >
+                    {e.actorName ?? e.actorId}
+                  </button>
+                ) : (
+                  "—"
+                )}
+              </>
+            ),
+          },
+          { key: "action", header: "Action", className: "mono", cell: (e) => e.action },
+          {
+            key: "target",
+            header: "Target",
+            cell: (e) => (
+              <>
+                {e.targetType ? <span className="faint small">{e.targetType} </span> : null}
+                {e.targetId ? (
+                  <button
+                    type="button"
+                    className="btn btn-sm btn-ghost mono"
+                    title={`Only entries about ${e.targetId}`}
+                    onClick={() =>
+                      set({ targetType: e.targetType ?? undefined, targetId: e.targetId! })
+                    }
+                  >
+                    {e.targetId}
+                  </button>
+                ) : (
+                  "—"
+                )}
+              </>
+            ),
+          },
+          {
+            key: "from",
+            header: "From",
+            className: styles.from,
+            cell: (e) =>
+              e.clientAddress || e.userAgent ? (
+                <>
+                  <span className="mono small">{e.clientAddress ?? "unknown address"}</span>
+                  {e.userAgent ? (
+                    <span className={`faint small ${styles.agent}`} title={e.userAgent}>
+                      {e.userAgent}
+                    </span>
+                  ) : null}
+                </>
+              ) : (
+                <span className="faint small" title="Not made in a web or API request">
+                  —
+                </span>
+              ),
+          },
+          {
+            key: "details",
+            header: "Details",
+            cell: (e) =>
+              Object.keys(e.details).length ? (
+                <pre className={styles.details} aria-label="Details" tabIndex={0}>
+                  {JSON.stringify(e.details, null, 2)}
+                </pre>
+              ) : (
+                "—"
+              ),
+          },
+        ]}
+      />
     </section>
   );
 }

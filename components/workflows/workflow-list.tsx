@@ -4,11 +4,13 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useDeferredValue, useState } from "react";
 import { useRole } from "@/components/shell/role-context";
-import { EmptyState, ErrorState, LoadingRows } from "@/components/ui/states";
+import { PaginatedTable } from "@/components/ui/paginated-table";
+import { EmptyState } from "@/components/ui/states";
 import { RelativeTime } from "@/components/ui/time";
 import { useToast } from "@/components/ui/toast";
 import { useTRPC } from "@/lib/trpc/client";
 import { WorkflowStatusBadges } from "./workflow-status-badge";
+import switchStyles from "@/components/ui/switch.module.css";
 
 type StatusFilter = "all" | "published" | "draft_only" | "unpublished_changes";
 
@@ -52,7 +54,6 @@ export function WorkflowList() {
       onError: (e) => toast(e.message, "error"),
     }),
   );
-  const items = list.data?.pages.flatMap((p) => p.items) ?? [];
   const filtered = Boolean(deferredSearch) || status !== "all" || enabled !== "";
 
   return (
@@ -102,112 +103,97 @@ export function WorkflowList() {
           <span className="spinner" aria-label="Refreshing" />
         ) : null}
       </div>
-      {list.isPending ? (
-        <LoadingRows rows={4} label="Loading workflows" />
-      ) : list.error ? (
-        <ErrorState message={list.error.message} onRetry={() => list.refetch()} />
-      ) : items.length === 0 ? (
-        filtered ? (
-          <EmptyState title="No matching workflows">Try another search or filter.</EmptyState>
-        ) : (
-          <EmptyState
-            title="No workflows yet"
-            action={
-              can("editor") ? (
-                <Link className="btn btn-primary" href="/workflows/new">
-                  Create your first workflow
+      <PaginatedTable
+        query={list}
+        noun="workflows"
+        loadingLabel="Loading workflows"
+        rowKey={(wf) => wf.id}
+        rowProps={(wf) => ({
+          className: "clickable",
+          onClick: (e) => {
+            if (!(e.target as HTMLElement).closest("a,button,input,label"))
+              router.push(`/workflows/${wf.id}`);
+          },
+        })}
+        empty={
+          filtered ? (
+            <EmptyState title="No matching workflows">Try another search or filter.</EmptyState>
+          ) : (
+            <EmptyState
+              title="No workflows yet"
+              action={
+                can("editor") ? (
+                  <Link className="btn btn-primary" href="/workflows/new">
+                    Create your first workflow
+                  </Link>
+                ) : undefined
+              }
+            >
+              Workflows are multi-step automations with approvals, retries and version history.
+            </EmptyState>
+          )
+        }
+        columns={[
+          {
+            key: "name",
+            header: "Name",
+            cell: (wf) => (
+              <>
+                <Link href={`/workflows/${wf.id}`} style={{ fontWeight: 600 }}>
+                  {wf.name}
                 </Link>
-              ) : undefined
-            }
-          >
-            Workflows are multi-step automations with approvals, retries and version history.
-          </EmptyState>
-        )
-      ) : (
-        <>
-          <table className="table">
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Status</th>
-                <th>Steps</th>
-                <th>Last published</th>
-                <th>Updated</th>
-                <th>Enabled</th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((wf) => (
-                <tr
-                  key={wf.id}
-                  className="clickable"
-                  onClick={(e) => {
-                    if (!(e.target as HTMLElement).closest("a,button,input,label"))
-                      router.push(`/workflows/${wf.id}`);
-                  }}
-                >
-                  <td>
-                    <Link href={`/workflows/${wf.id}`} style={{ fontWeight: 600 }}>
-                      {wf.name}
-                    </Link>
-                    <div className="faint small mono">{wf.slug}</div>
-                    {wf.tags.length ? (
-                      <div className="row" style={{ gap: 4, marginTop: 2 }}>
-                        {wf.tags.map((t) => (
-                          <span key={t} className="badge">
-                            {t}
-                          </span>
-                        ))}
-                      </div>
-                    ) : null}
-                  </td>
-                  <td>
-                    <WorkflowStatusBadges
-                      currentVersion={wf.currentVersion}
-                      hasDraftChanges={wf.hasDraftChanges}
-                      isEnabled={wf.isEnabled}
-                    />
-                  </td>
-                  <td>{wf.stepCount}</td>
-                  <td>
-                    <RelativeTime date={wf.publishedAt} />
-                  </td>
-                  <td>
-                    <RelativeTime date={wf.updatedAt} />
-                  </td>
-                  <td>
-                    <label className="switch">
-                      <input
-                        type="checkbox"
-                        role="switch"
-                        aria-label={`${wf.name} enabled`}
-                        checked={optimistic[wf.id] ?? wf.isEnabled}
-                        disabled={!can("editor") || toggle.isPending}
-                        onChange={(e) =>
-                          toggle.mutate({ workflowId: wf.id, isEnabled: e.target.checked })
-                        }
-                      />
-                      <span aria-hidden />
-                    </label>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          {list.hasNextPage ? (
-            <div className="card-body" style={{ textAlign: "center" }}>
-              <button
-                type="button"
-                className="btn"
-                onClick={() => list.fetchNextPage()}
-                disabled={list.isFetchingNextPage}
-              >
-                {list.isFetchingNextPage ? "Loading…" : "Load more"}
-              </button>
-            </div>
-          ) : null}
-        </>
-      )}
+                <div className="faint small mono">{wf.slug}</div>
+                {wf.tags.length ? (
+                  <div className="row" style={{ gap: 4, marginTop: 2 }}>
+                    {wf.tags.map((t) => (
+                      <span key={t} className="badge">
+                        {t}
+                      </span>
+                    ))}
+                  </div>
+                ) : null}
+              </>
+            ),
+          },
+          {
+            key: "status",
+            header: "Status",
+            cell: (wf) => (
+              <WorkflowStatusBadges
+                currentVersion={wf.currentVersion}
+                hasDraftChanges={wf.hasDraftChanges}
+                isEnabled={wf.isEnabled}
+              />
+            ),
+          },
+          { key: "steps", header: "Steps", cell: (wf) => wf.stepCount },
+          {
+            key: "published",
+            header: "Last published",
+            cell: (wf) => <RelativeTime date={wf.publishedAt} />,
+          },
+          { key: "updated", header: "Updated", cell: (wf) => <RelativeTime date={wf.updatedAt} /> },
+          {
+            key: "enabled",
+            header: "Enabled",
+            cell: (wf) => (
+              <label className={switchStyles.switch}>
+                <input
+                  type="checkbox"
+                  role="switch"
+                  aria-label={`${wf.name} enabled`}
+                  checked={optimistic[wf.id] ?? wf.isEnabled}
+                  disabled={!can("editor") || toggle.isPending}
+                  onChange={(e) =>
+                    toggle.mutate({ workflowId: wf.id, isEnabled: e.target.checked })
+                  }
+                />
+                <span aria-hidden />
+              </label>
+            ),
+          },
+        ]}
+      />
     </section>
   );
 }

@@ -6,7 +6,7 @@
 import type { Edge, Node } from "@xyflow/react";
 import { ERROR_PORT, defaultPortOf, isStepType } from "@/lib/workflow/catalog";
 import type { FlowGraph, StepEdgeData, XY } from "./flow-mapping";
-import { NOTE_PREFIX, type StickyNote } from "./graph-ops";
+import { NOTE_PREFIX, type StickyNote } from "@/lib/workflow/edit-ops";
 import type { CanvasStepData, NoteData } from "./nodes/step-node";
 
 export interface IssueLike {

@@ -11,13 +11,10 @@ import type { Edge as FlowEdge, Node as FlowNode } from "@xyflow/react";
 import { layoutGraph } from "@/components/workflow-graph/layout";
 import { defaultPortOf } from "@/lib/workflow/catalog";
 import type { Layout } from "@/lib/workflow/definition";
-import { loopBodyOf, outputPortsOf, resolvedEdges } from "@/lib/workflow/edit-ops";
+import { loopBodyOf, outputPortsOf, resolvedEdges, type XY } from "@/lib/workflow/edit-ops";
 import type { EdgeFailurePolicy, EdgeInput, StepInput } from "@/lib/workflow/steps";
 
-export interface XY {
-  readonly x: number;
-  readonly y: number;
-}
+export type { XY };
 
 export type StepNodeData = {
   /** The step as written; a loop's `config.body` is moved to `body` (edited in a drill-in view). */

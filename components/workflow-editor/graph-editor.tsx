@@ -42,18 +42,32 @@ import {
 import { ELK_MAX_STEPS, elkPositions } from "@/components/workflow-graph/elk-layout";
 import { isStepType, type StepType } from "@/lib/workflow/catalog";
 import {
+  NOTE_PREFIX,
+  addNote,
+  addStep,
   canConnect,
   connectSteps,
   copySteps,
   deleteSteps,
   duplicateSteps,
+  findSteps,
   insertStepAfter,
+  isGraphDraft,
+  levelAt,
   levelOf,
+  notesOf,
   outputPortsOf,
   pasteSteps,
+  positionsOf,
   readClipboard,
+  removeEdges,
   resolvedEdges,
+  updateNotes,
+  viewportOf,
+  withPositions,
+  withViewport,
   type DanglingReference,
+  type Definition,
 } from "@/lib/workflow/edit-ops";
 import type { Layout } from "@/lib/workflow/definition";
 import type { StepInput } from "@/lib/workflow/steps";
@@ -75,22 +89,6 @@ import { CollapsiblePanel } from "./editor-panel";
 import { ConnectDialog, ShortcutsDialog } from "./graph-dialogs";
 import styles from "./graph-editor.module.css";
 import { minimapClearPadding, type Size } from "./minimap-fit";
-import {
-  NOTE_PREFIX,
-  addNote,
-  addStep,
-  findSteps,
-  isGraphDraft,
-  levelAt,
-  notesOf,
-  positionsOf,
-  removeEdges,
-  updateNotes,
-  viewportOf,
-  withPositions,
-  withViewport,
-  type Definition,
-} from "./graph-ops";
 import { NODE_TYPES, NodeActionsContext, type NodeActions } from "./nodes/step-node";
 import { PALETTE_MIME, Palette } from "./palette";
 import { canvasActionOf, isTextEntry } from "./shortcuts";
@@ -209,7 +207,7 @@ function focusNodeWhenShown(root: HTMLElement, id: string): () => void {
 
 /**
  * The Graph view: palette, canvas and inspector over the same draft text as the JSON view.
- * Every edit goes through lib/workflow/edit-ops (or graph-ops for layout) and lands in the
+ * Every edit goes through lib/workflow/edit-ops and lands in the
  * draft as definition JSON — the canvas never persists React Flow objects.
  */
 export function GraphEditor({

@@ -4,6 +4,7 @@ import { useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } f
 import type { EditorIssue } from "@/components/workflows/issue-list";
 import { useTRPC } from "@/lib/trpc/client";
 import { hashNormalizedDefinition, validateDefinition } from "@/lib/workflow";
+import type { Definition } from "@/lib/workflow/edit-ops";
 import { createHistory, type History } from "./history";
 
 export type SaveState =
@@ -13,7 +14,6 @@ export type SaveState =
   | { kind: "error"; message: string }
   | { kind: "conflict"; message: string };
 
-export type Definition = Record<string, unknown>;
 /** A new definition, or a function of the latest one (for edits computed from a rendered prop). */
 export type DefinitionUpdate = Definition | ((latest: Definition) => Definition);
 

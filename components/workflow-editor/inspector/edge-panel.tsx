@@ -2,7 +2,7 @@
 import { useId, useState } from "react";
 import { SelectField } from "@/components/forms/fields";
 import { EDGE_FAILURE_POLICIES, type EdgeFailurePolicy } from "@/lib/workflow/steps";
-import { edgeInfo, setEdgeFailure, setEdgePort, type EdgeRef } from "./definition-edits";
+import { edgeInfo, setEdgeFailure, setEdgePort, type EdgeRef } from "@/lib/workflow/edit-ops";
 import type { InspectorProps } from "./index";
 import { issuesAt } from "./issues";
 import { IssueNotes } from "./issue-notes";

@@ -35,7 +35,7 @@ export interface InspectorProps {
 /**
  * The editor's right panel: the selected step (its config form generated from the step type's
  * schema, the `when` builder, retry and timeout), the selected edge (port, failure policy), or
- * the workflow itself. Every edit changes only the field edited (definition-edits.ts).
+ * the workflow itself. Every edit changes only the field edited (lib/workflow/edit-ops/fields.ts).
  */
 export function Inspector(props: InspectorProps): JSX.Element {
   const trpc = useTRPC();

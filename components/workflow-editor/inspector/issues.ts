@@ -6,7 +6,7 @@
 import type { EditorIssue } from "@/components/workflows/issue-list";
 import { FORM_KEY, mapIssues, type FieldPath, type IssueLike } from "@/components/forms/issues";
 import { fieldText } from "@/lib/workflow/issues";
-import { stepPath, type Definition, type DocPath } from "./definition-edits";
+import { stepPath, type Definition, type DocPath } from "@/lib/workflow/edit-ops";
 
 export interface PlacedIssues {
   /** Dotted path relative to the inspected object → first message. */

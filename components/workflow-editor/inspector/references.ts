@@ -9,7 +9,7 @@ import { defaultPortOf } from "@/lib/workflow/catalog";
 import { levelOf } from "@/lib/workflow/edit-ops";
 import { buildGraph, computeAncestry } from "@/lib/workflow/graph";
 import { isPlainObject } from "@/lib/workflow/json";
-import { asGraph, type Definition } from "./definition-edits";
+import { asGraph, type Definition } from "@/lib/workflow/edit-ops";
 
 /**
  * Steps upstream of `id`: ancestors in its own level and, for a loop body step, the steps

@@ -7,7 +7,7 @@ import { typeScopeOf } from "@/lib/workflow/comparison-types";
 import { tryRenameStep } from "@/lib/workflow/edit-ops";
 import { isStepType } from "@/lib/workflow/steps";
 import { ConditionBuilder } from "./condition-builder";
-import { editStep, findStep, type Definition, type DocPath } from "./definition-edits";
+import { editStep, findStep, type Definition, type DocPath } from "@/lib/workflow/edit-ops";
 import type { InspectorProps } from "./index";
 import { errorsUnder, stepIssues } from "./issues";
 import { IssueNotes } from "./issue-notes";

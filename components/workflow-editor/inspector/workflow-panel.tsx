@@ -3,7 +3,7 @@ import { useRef, useState } from "react";
 import { JsonField, TextField } from "@/components/forms/fields";
 import { SchemaFields } from "@/components/forms/schema-form";
 import { isPlainObject } from "@/lib/workflow/json";
-import { freshKey, renameKey, setAt, type Definition, type DocPath } from "./definition-edits";
+import { freshKey, renameKey, setAt, type Definition, type DocPath } from "@/lib/workflow/edit-ops";
 import type { InspectorProps } from "./index";
 import { errorsUnder, issuesAt } from "./issues";
 import { IssueNotes } from "./issue-notes";

@@ -12,7 +12,7 @@ import {
   viewportOf,
   withPositions,
   withViewport,
-} from "./graph-ops";
+} from "./canvas";
 
 const t = (id: string): StepInput => ({ id, type: "transform", config: { value: 1 } });
 const base = (steps: StepInput[], edges?: { from: string; to: string; port?: string }[]) => ({

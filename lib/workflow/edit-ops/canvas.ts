@@ -1,29 +1,25 @@
 /**
- * The canvas's edits that lib/workflow/edit-ops.ts does not cover — adding an unconnected step
- * where it was dropped, removing edges, and everything stored in `layout` (positions, viewport,
- * sticky notes) — plus finding steps. Pure functions over the authoring shape, like edit-ops:
- * untouched parts stay exactly as written.
+ * The canvas's edits: adding an unconnected step where it was dropped, removing edges, and
+ * everything stored in `layout` (positions, viewport, sticky notes) — plus finding steps. Pure
+ * functions over the authoring shape, like the rest of edit-ops: untouched parts stay exactly
+ * as written.
  */
-import { defaultPortOf } from "@/lib/workflow/catalog";
-import { isPlainObject } from "@/lib/workflow/json";
+import { defaultPortOf } from "../catalog";
+import { isPlainObject } from "../json";
+import type { EdgeInput, StepType } from "../steps";
+import { pasteSteps } from "./clipboard";
+import type { EdgeRef } from "./fields";
+import { newStep } from "./insert";
 import {
   levelsOf,
-  loopBodyOf,
-  pasteSteps,
-  resolvedEdges,
-  newStep,
+  materializedEdges,
+  updateLevel,
+  type Definition,
   type EditResult,
+  type GraphDraft,
   type Level,
-} from "@/lib/workflow/edit-ops";
-import type { EdgeInput, StepInput, StepType } from "@/lib/workflow/steps";
-import type { XY } from "./flow-mapping";
-
-export type Definition = Record<string, unknown>;
-
-interface GraphDraft {
-  readonly steps: readonly StepInput[];
-  readonly edges?: readonly EdgeInput[] | undefined;
-}
+  type XY,
+} from "./levels";
 
 /** A definition whose `steps` is an array: the least the canvas needs to draw it. */
 export function isGraphDraft(value: unknown): value is Definition & GraphDraft {
@@ -45,37 +41,6 @@ export function levelAt(definition: GraphDraft, loopPath: readonly string[]): Le
   return levelsOf(definition).find((l) => l.loopPath.join("/") === key);
 }
 
-/** Replaces one level's steps and edges (`edges` undefined = implicit array order). */
-export function replaceLevel<T extends GraphDraft>(
-  definition: T,
-  loopPath: readonly string[],
-  next: GraphDraft,
-): T {
-  const set = <O extends object>(obj: O, graph: GraphDraft): O => {
-    const out: Record<string, unknown> = { ...obj, steps: graph.steps };
-    if (graph.edges === undefined) delete out.edges;
-    else out.edges = graph.edges;
-    return out as O;
-  };
-  if (loopPath.length === 0) return set(definition, next);
-  const [loopId, ...rest] = loopPath;
-  return set(definition, {
-    edges: definition.edges,
-    steps: definition.steps.map((step) => {
-      const body = step.id === loopId ? loopBodyOf(step) : undefined;
-      if (!body) return step;
-      const config = step.config as Record<string, unknown>;
-      return { ...step, config: { ...config, body: replaceLevel(body, rest, next) } } as StepInput;
-    }),
-  });
-}
-
-export interface EdgeRef {
-  readonly from: string;
-  readonly port: string;
-  readonly to: string;
-}
-
 /**
  * Removes edges (matched by from, port and to, in whichever level holds them). A level in
  * implicit array order is written out first, so removing one link of the chain keeps the rest.
@@ -87,19 +52,12 @@ export function removeEdges<T extends GraphDraft>(definition: T, edges: readonly
     const portOf = (e: EdgeInput) => e.port ?? defaultPortOf(types.get(e.from) ?? "");
     const hit = (e: EdgeInput) =>
       edges.some((r) => r.from === e.from && r.to === e.to && r.port === portOf(e));
-    const written: EdgeInput[] =
-      level.edges !== undefined
-        ? [...level.edges]
-        : resolvedEdges(level).map((e) => ({
-            from: e.from,
-            to: e.to,
-            ...(e.port !== defaultPortOf(types.get(e.from) ?? "") ? { port: e.port } : {}),
-          }));
+    const written = materializedEdges(level);
     if (!written.some(hit)) continue;
-    next = replaceLevel(next, level.loopPath, {
+    next = updateLevel(next, level.loopPath, () => ({
       steps: level.steps,
       edges: written.filter((e) => !hit(e)),
-    });
+    }));
   }
   return next;
 }

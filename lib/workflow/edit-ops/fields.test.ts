@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { tryRenameStep } from "@/lib/workflow/edit-ops";
+import { tryRenameStep } from "./connect";
 import { validateDefinition } from "@/lib/workflow";
 import {
   editStep,
@@ -11,7 +11,7 @@ import {
   setEdgeFailure,
   setEdgePort,
   stepPath,
-} from "./definition-edits";
+} from "./fields";
 
 /** Every path whose value differs between two JSON documents (keys in order). */
 function changedPaths(a: unknown, b: unknown, at: string[] = []): string[] {

@@ -1,25 +1,22 @@
 /**
  * The inspector's edits of the authoring-shape definition: set one path, leave every other part
  * exactly as written (same key order, same untouched values), so the JSON view shows only the
- * edit. Graph-aware edits (rename, connection rules) come from lib/workflow/edit-ops.ts; this
- * file adds the per-field edits, edge port / failure policy edits and the path of a step in the
+ * edit. Graph-aware edits (rename, connection rules) are in the sibling files; this file adds the per-field edits, edge port / failure policy edits and the path of a step in the
  * document (loop bodies included). Pure, unit-tested.
  */
-import { isPlainObject } from "@/lib/workflow/json";
-import { defaultPortOf } from "@/lib/workflow/catalog";
+import { defaultPortOf } from "../catalog";
+import { isPlainObject } from "../json";
+import type { EdgeFailurePolicy, EdgeInput, StepInput } from "../steps";
 import {
   levelOf,
   outputPortsOf,
+  refuse,
   resolvedEdges,
+  type Definition,
+  type DocPath,
   type EditResult,
   type Level,
-} from "@/lib/workflow/edit-ops";
-import type { EdgeFailurePolicy, EdgeInput, StepInput } from "@/lib/workflow/steps";
-
-export type Definition = Record<string, unknown>;
-export type DocPath = readonly (string | number)[];
-
-const refuse = (reason: string) => ({ ok: false as const, reason });
+} from "./levels";
 
 export function getAt(root: unknown, path: DocPath): unknown {
   let at = root;

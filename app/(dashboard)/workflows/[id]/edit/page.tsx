@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { WorkflowEditor } from "@/components/workflows/workflow-editor";
+import { WorkflowEditor } from "@/components/workflow-editor/workflow-editor";
 import styles from "./edit.module.css";
 
 export const metadata: Metadata = { title: "Edit workflow" };

@@ -1,6 +1,6 @@
 import { evaluateSchedules } from "@/server/services/triggers/evaluate-schedules";
 import { inngest } from "../client";
-import { engineNow, engineRuntime } from "../run-driver/runtime";
+import { engineNow, engineRuntime } from "@/server/services/step-execution/runtime";
 
 /**
  * Every minute: fire due schedule triggers (SPEC §7). Each tick is claimed by a unique row, so two

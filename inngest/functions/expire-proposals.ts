@@ -1,7 +1,7 @@
 import { env } from "@/env";
 import { expireProposals as expireProposalsBody } from "@/server/services/proposals/expire-proposals";
 import { inngest } from "../client";
-import { engineNow, engineRuntime } from "../run-driver/runtime";
+import { engineNow, engineRuntime } from "@/server/services/step-execution/runtime";
 
 /**
  * Daily at 03:41 UTC: open proposals past their 14 days become `expired`; closed ones older than

@@ -1,5 +1,5 @@
 import { inngest, APP_ID } from "../client";
-import { finalizeCancelledBody } from "../run-driver/fail-bodies";
+import { finalizeCancelledBody } from "@/server/services/step-execution/fail-bodies";
 
 /**
  * When the durable executor cancels a run-workflow execution (a cancel request, or the reaper

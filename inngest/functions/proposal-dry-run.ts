@@ -7,7 +7,7 @@ import {
 } from "@/server/services/proposals/dry-run-state";
 import { loadWorkspacePolicy } from "@/server/services/settings/load-workspace-policy";
 import { inngest } from "../client";
-import { engineNow, engineRuntime } from "../run-driver/runtime";
+import { engineNow, engineRuntime } from "@/server/services/step-execution/runtime";
 
 /**
  * Replays the workflow's last finished runs through a proposal's definition (side effects taken

@@ -4,14 +4,14 @@ import { buildRunnableGraph, WorkflowDefinition, type StepOutcome } from "@/lib/
 import { tightenConstraints, type RunLimits } from "@/lib/workflow/run-limits";
 import { inngest } from "../client";
 import { EVENTS, RUN_WORKFLOW_FUNCTION_ID, RunStartData } from "../events";
-import { finishRunBody, loadPlanBody } from "../run-driver/finish-bodies";
+import { finishRunBody, loadPlanBody } from "@/server/services/step-execution/finish-bodies";
 import { firstWaveBody, runGraph } from "../run-driver/run-graph";
 import { Semaphore } from "../run-driver/semaphore";
 import { sid, type EngineEnv, type StepTools } from "../run-driver/types";
 import type { WaveMemo } from "../run-driver/waves";
 import type { RunPlan } from "@/server/services/run-state/run-plan";
-import { failRunBody } from "../run-driver/fail-bodies";
-import { pinRepositoryBody } from "../run-driver/repository-bodies";
+import { failRunBody } from "@/server/services/step-execution/fail-bodies";
+import { pinRepositoryBody } from "@/server/services/step-execution/repository-bodies";
 
 /**
  * Executes one workflow run from its pinned snapshot. Thin and deterministic: the plan is loaded

@@ -9,7 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runSteps } from "@/db/schema";
 import { updateWorkspacePolicies } from "@/server/services/settings/update-workspace-policies";
 import { sendJson, startHttpServer, type LocalServer } from "@/server/testing/local-http";
-import { runActionAttempt, STEP_CLAIM_LEASE_MS, type AttemptArgs } from "./action-attempt";
+import {
+  runActionAttempt,
+  STEP_CLAIM_LEASE_MS,
+  type AttemptArgs,
+} from "@/server/services/step-execution/action-attempt";
 import { startEngineHarness, type EngineHarness } from "./testing";
 
 let e: EngineHarness;

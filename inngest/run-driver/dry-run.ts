@@ -35,8 +35,8 @@ import type {
 import { createLogger } from "@/lib/log";
 import type { RunPlan } from "@/server/services/run-state/run-plan";
 import { countAttempt, runLoopIterations, type LoopStart } from "./execute-step";
-import { runEnding } from "./finish-bodies";
-import { resolveLoopStart } from "./loop-bodies";
+import { runEnding } from "@/server/services/step-execution/finish-bodies";
+import { resolveLoopStart } from "@/server/services/step-execution/loop-bodies";
 import { evaluatePureStep as evaluatePure, PURE_STEP_TYPES } from "./pure-step";
 import { runGraph } from "./run-graph";
 import { Semaphore } from "./semaphore";

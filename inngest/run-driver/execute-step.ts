@@ -15,11 +15,26 @@ import type { AttemptKey } from "@/server/services/run-state/step-records";
 import { quotaMessage } from "@/lib/quotas/plans";
 import { EVENTS, RUN_WORKFLOW_FUNCTION_ID } from "../events";
 import { handlerFor } from "@/server/services/step-execution/actions/registry";
-import { runActionAttempt, type AttemptOutcome } from "./action-attempt";
-import { beginDelayBody, endDelayBody } from "./delay-bodies";
-import { beginLoopBody, endLoopBody, type LoopStart } from "./loop-bodies";
-import { checkChildBody, endChildBody, startChildBody } from "./subworkflow-bodies";
-import { beginWaitBody, endWaitBody, lookbackWaitBody } from "./wait-bodies";
+import {
+  runActionAttempt,
+  type AttemptOutcome,
+} from "@/server/services/step-execution/action-attempt";
+import { beginDelayBody, endDelayBody } from "@/server/services/step-execution/delay-bodies";
+import {
+  beginLoopBody,
+  endLoopBody,
+  type LoopStart,
+} from "@/server/services/step-execution/loop-bodies";
+import {
+  checkChildBody,
+  endChildBody,
+  startChildBody,
+} from "@/server/services/step-execution/subworkflow-bodies";
+import {
+  beginWaitBody,
+  endWaitBody,
+  lookbackWaitBody,
+} from "@/server/services/step-execution/wait-bodies";
 import { runGraph } from "./run-graph";
 import { raceWait } from "./race-wait";
 import { deadlineReached, HALTED, runApproval, runTask } from "./gates";

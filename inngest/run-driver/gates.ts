@@ -2,9 +2,17 @@ import type { StepOptionsOrId } from "inngest";
 import type { StepOutcome, TemplateContext } from "@/lib/workflow";
 import type { AttemptKey } from "@/server/services/run-state/step-records";
 import { EVENTS } from "../events";
-import { checkApprovalBody, closeApprovalBody, openApprovalBody } from "./approval-bodies";
+import {
+  checkApprovalBody,
+  closeApprovalBody,
+  openApprovalBody,
+} from "@/server/services/step-execution/approval-bodies";
 import { raceWait } from "./race-wait";
-import { checkTaskBody, closeTaskBody, openTaskBody } from "./task-bodies";
+import {
+  checkTaskBody,
+  closeTaskBody,
+  openTaskBody,
+} from "@/server/services/step-execution/task-bodies";
 import { sid, type EngineEnv } from "./types";
 
 /** What a step that was about to start returns once the run has already ended. */

@@ -6,7 +6,7 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runEvents, runSteps } from "@/db/schema";
-import { resolveLoopStart } from "./loop-bodies";
+import { resolveLoopStart } from "@/server/services/step-execution/loop-bodies";
 import { startEngineHarness, type EngineHarness } from "./testing";
 
 let e: EngineHarness;

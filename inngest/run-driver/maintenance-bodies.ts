@@ -3,7 +3,7 @@ import { env } from "@/env";
 import { reapRuns } from "@/server/services/runs/reap-runs";
 import { applyRetention } from "@/server/services/retention/apply-retention";
 import { repositoryCacheRoot } from "@/server/services/run-state/pin-run-repository";
-import { engineNow, engineRuntime } from "./runtime";
+import { engineNow, engineRuntime } from "@/server/services/step-execution/runtime";
 
 /** Every minute: see reapRuns (timeouts, unconfirmed cancels, stranded starts, queued runs). */
 export async function reapRunsBody() {

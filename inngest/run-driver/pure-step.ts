@@ -12,7 +12,7 @@ import {
 import type { Logger } from "@/lib/log";
 import { handlerFor } from "@/server/services/step-execution/actions/registry";
 import { StepFailure } from "@/server/services/step-execution/actions/types";
-import { resolveActionConfig } from "./action-attempt";
+import { resolveActionConfig } from "@/server/services/step-execution/action-attempt";
 import type { EngineEnv, EngineNode } from "./types";
 
 /** Step types whose output depends only on the run context (no I/O, no side effect). */

@@ -8,9 +8,9 @@ import {
   type TemplateContext,
   type WorkflowGraph,
 } from "@/lib/workflow";
-import { recordSkipsBody } from "./record-bodies";
+import { recordSkipsBody } from "@/server/services/step-execution/record-bodies";
 import { executeStep } from "./execute-step";
-import type { RunEnded } from "./finish-bodies";
+import type { RunEnded } from "@/server/services/step-execution/finish-bodies";
 import { planRound, stepContext } from "./planning";
 import { sid, type EngineEffects, type EngineEnv, type EngineNode, type Scope } from "./types";
 import {

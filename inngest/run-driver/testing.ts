@@ -21,7 +21,7 @@ import { executorBridge, startHarness, type Harness } from "../executor/testing"
 import type { ExecutorOptions } from "../executor/options";
 import { functions } from "../functions";
 import { workflowEventHooks } from "@/server/boot";
-import { setEngineClock, setInlineAfterParallel } from "./runtime";
+import { setEngineClock, setInlineAfterParallel } from "@/server/services/step-execution/runtime";
 import { env } from "@/env";
 
 export interface EngineHarness {

@@ -26,10 +26,10 @@ import {
 } from "@/lib/workflow";
 import { recordWave, type WaveRecord } from "@/server/services/run-state/step-records";
 import { countAttempt } from "./execute-step";
-import { finishRunBody, type RunEnded } from "./finish-bodies";
+import { finishRunBody, type RunEnded } from "@/server/services/step-execution/finish-bodies";
 import { planRound, stepContext } from "./planning";
 import { evaluatePureStep, isWaveStep, type PureStepResult } from "./pure-step";
-import { engineNow, engineRuntime } from "./runtime";
+import { engineNow, engineRuntime } from "@/server/services/step-execution/runtime";
 import type { EngineEnv, EngineNode, Scope, SkipItem } from "./types";
 
 type Graph = WorkflowGraph<EngineNode>;

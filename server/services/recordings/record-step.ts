@@ -11,7 +11,7 @@ import {
   type RecordedStep,
 } from "@/lib/workflow/recording";
 import { tighterCap } from "@/lib/quotas/plans";
-import { runActionAttempt } from "@/inngest/run-driver/action-attempt";
+import { runActionAttempt } from "@/server/services/step-execution/action-attempt";
 import {
   ConflictError,
   PreconditionFailedError,

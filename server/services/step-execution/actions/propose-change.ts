@@ -2,7 +2,7 @@ import type { StepConfig } from "@/lib/workflow";
 import { DomainError } from "@/server/errors";
 import { createProposal } from "@/server/services/proposals/create-proposal";
 import { loadRun } from "@/server/services/runs/load-run";
-import { engineNow, engineRuntime } from "@/inngest/run-driver/runtime";
+import { engineNow, engineRuntime } from "@/server/services/step-execution/runtime";
 import { StepFailure, type ActionHandler } from "./types";
 
 /**

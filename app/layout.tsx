@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { connection } from "next/server";
 import type { ReactNode } from "react";
 import "./globals.css";
+import "@/components/ui/primitives.css";
 import { SkipToMain } from "@/components/shell/skip-links";
 import { Providers } from "./providers";
 

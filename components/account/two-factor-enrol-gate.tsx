@@ -3,6 +3,7 @@ import { signOut, useSession } from "next-auth/react";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { TwoFactorEnrol } from "./two-factor-enrol";
+import auth from "@/components/auth/auth.module.css";
 
 /** The required enrolment after sign-in: explains why, then the same set-up as the account page. */
 export function TwoFactorEnrolGate({
@@ -23,7 +24,7 @@ export function TwoFactorEnrolGate({
     router.refresh();
   }
   return (
-    <div className="card auth-card">
+    <div className={`card ${auth.card}`}>
       <div className="card-body stack">
         <div>
           <h1>Set up two-factor sign-in</h1>

@@ -9,6 +9,7 @@ import { EmptyState, ErrorState, LoadingRows } from "@/components/ui/states";
 import { RelativeTime } from "@/components/ui/time";
 import { workflowLabel } from "@/lib/schemas/runs";
 import { useTRPC } from "@/lib/trpc/client";
+import tabStyles from "@/components/shell/tabs.module.css";
 
 type Tab = "mine" | "all" | "history";
 type Sort = "expires" | "priority" | "due" | "newest";
@@ -35,7 +36,7 @@ export function ApprovalsInbox({ openId }: { openId?: string }) {
   ];
   return (
     <div className="stack">
-      <div className="tabs" role="tablist" aria-label="Approvals">
+      <div className={tabStyles.tabs} role="tablist" aria-label="Approvals">
         {tabs.map((t) => (
           <button
             key={t.id}

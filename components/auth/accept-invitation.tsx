@@ -3,6 +3,7 @@ import { useMutation } from "@tanstack/react-query";
 import { signOut, useSession } from "next-auth/react";
 import { useRouter } from "next/navigation";
 import { useTRPC } from "@/lib/trpc/client";
+import auth from "@/components/auth/auth.module.css";
 
 export function AcceptInvitation(props: {
   token: string;
@@ -19,7 +20,7 @@ export function AcceptInvitation(props: {
   const mismatch = props.invitedEmail !== props.signedInAs.toLowerCase();
 
   return (
-    <div className="card auth-card">
+    <div className={`card ${auth.card}`}>
       <div className="card-body stack">
         <h1>Join {props.workspaceName}</h1>
         <p className="muted">

@@ -7,6 +7,7 @@ import { Field } from "@/components/ui/field";
 import { TWO_FACTOR_INVALID, TWO_FACTOR_REQUIRED } from "@/lib/schemas/two-factor";
 import { parseThrottleErrorCode, tooManyAttemptsMessage } from "@/lib/security/auth-throttle";
 import { TwoFactorSignInStep } from "./two-factor-sign-in-step";
+import auth from "@/components/auth/auth.module.css";
 
 const ERRORS: Record<string, string> = {
   CredentialsSignin: "Wrong email or password.",
@@ -82,7 +83,7 @@ export function SignInForm({
     );
 
   return (
-    <div className="card auth-card">
+    <div className={`card ${auth.card}`}>
       <div className="card-body stack">
         <div>
           <h1>Sign in to Sluice</h1>
@@ -108,7 +109,7 @@ export function SignInForm({
         </form>
         {githubEnabled ? (
           <>
-            <div className="divider">or</div>
+            <div className={auth.divider}>or</div>
             <button
               className="btn btn-block"
               type="button"

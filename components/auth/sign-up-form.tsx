@@ -7,6 +7,7 @@ import { useState } from "react";
 import { Field } from "@/components/ui/field";
 import { SignUpInput } from "@/lib/schemas/auth";
 import { useTRPC } from "@/lib/trpc/client";
+import auth from "@/components/auth/auth.module.css";
 
 type Errors = Partial<Record<"name" | "email" | "password" | "workspaceName", string>>;
 
@@ -67,7 +68,7 @@ export function SignUpForm({
   }
 
   return (
-    <div className="card auth-card">
+    <div className={`card ${auth.card}`}>
       <div className="card-body stack">
         <div>
           <h1>

@@ -1,6 +1,7 @@
 "use client";
 import { useState } from "react";
 import { Field } from "@/components/ui/field";
+import auth from "@/components/auth/auth.module.css";
 
 /** The second sign-in step: a code from the authenticator app, or one recovery code. */
 export function TwoFactorSignInStep({
@@ -17,7 +18,7 @@ export function TwoFactorSignInStep({
   const [useRecovery, setUseRecovery] = useState(false);
   const [code, setCode] = useState("");
   return (
-    <div className="card auth-card">
+    <div className={`card ${auth.card}`}>
       <div className="card-body stack">
         <div>
           <h1>Two-factor sign-in</h1>

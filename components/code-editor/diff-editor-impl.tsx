@@ -2,6 +2,7 @@
 import { DiffEditor, type DiffOnMount } from "@monaco-editor/react";
 import { useEffect, useRef } from "react";
 import "./monaco-env";
+import styles from "./code-editor.module.css";
 
 type DiffEditorInstance = Parameters<DiffOnMount>[0];
 type DiffModels = NonNullable<ReturnType<DiffEditorInstance["getModel"]>>;
@@ -83,7 +84,7 @@ export default function DiffEditorImpl({
   };
 
   return (
-    <div className="code-editor" style={{ height }} data-testid="diff-editor">
+    <div className={styles.frame} style={{ height }} data-testid="diff-editor">
       <DiffEditor
         height="100%"
         language={language}

@@ -1,9 +1,10 @@
 "use client";
 import dynamic from "next/dynamic";
+import styles from "./code-editor.module.css";
 
 function EditorLoading() {
   return (
-    <div className="code-editor code-editor-loading" role="status" aria-label="Loading editor">
+    <div className={`${styles.frame} ${styles.loading}`} role="status" aria-label="Loading editor">
       <span className="spinner" aria-hidden /> Loading editor…
     </div>
   );

@@ -3,6 +3,7 @@ import Editor, { type OnMount } from "@monaco-editor/react";
 import { useEffect, useRef } from "react";
 import { monaco } from "./monaco-env";
 import { locateJsonPath, type JsonPath } from "@/lib/json-locate";
+import styles from "./code-editor.module.css";
 
 export interface EditorMarker {
   path: JsonPath;
@@ -107,7 +108,7 @@ export default function JsonEditorImpl({
   };
 
   return (
-    <div className="code-editor" style={{ height }} data-testid="json-editor">
+    <div className={styles.frame} style={{ height }} data-testid="json-editor">
       <Editor
         height="100%"
         language="json"

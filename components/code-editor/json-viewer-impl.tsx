@@ -3,6 +3,7 @@ import Editor, { type OnMount } from "@monaco-editor/react";
 import { useDeferredValue, useEffect, useId, useMemo, useRef, useState } from "react";
 import "./monaco-env";
 import styles from "./json-viewer.module.css";
+import frame from "./code-editor.module.css";
 
 type Instance = Parameters<OnMount>[0];
 const MAX_MATCHES = 5000;
@@ -91,7 +92,7 @@ export default function JsonViewerImpl({
           Unfold all
         </button>
       </div>
-      <div className="code-editor" style={{ height }} data-testid="json-viewer">
+      <div className={frame.frame} style={{ height }} data-testid="json-viewer">
         <Editor
           height="100%"
           language="json"

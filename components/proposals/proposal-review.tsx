@@ -14,6 +14,7 @@ import { ReviewForm } from "./review-form";
 import { PolicyVerdicts, RiskReasons } from "./risk-panel";
 import { ThreeWayView } from "./three-way-view";
 import { useInvalidateProposals } from "./use-invalidate-proposals";
+import grid from "@/components/ui/grids.module.css";
 
 /**
  * The review screen of one change proposal (SPEC §8): who proposes what and why, the change as a
@@ -220,7 +221,7 @@ export function ProposalReview({
         </div>
       </section>
 
-      <div className="overview-grid">
+      <div className={grid.overview}>
         <section className="card" aria-labelledby="risk-h">
           <div className="card-head">
             <h2 id="risk-h">Risk</h2>

@@ -9,6 +9,7 @@ import { useToast } from "@/components/ui/toast";
 import { previewBump } from "@/components/workflows/publish-dialog";
 import { useTRPC } from "@/lib/trpc/client";
 import { useInvalidateProposals } from "./use-invalidate-proposals";
+import switchStyles from "@/components/ui/switch.module.css";
 
 function allowsSelfModification(definition: unknown): boolean {
   const c = (definition as { constraints?: { allowSelfModification?: unknown } } | null)
@@ -78,7 +79,7 @@ export function SelfModificationCard({
           <ErrorState message={version.error.message} onRetry={() => void version.refetch()} />
         ) : (
           <label className="row small" style={{ margin: 0, fontWeight: 400 }}>
-            <span className="switch">
+            <span className={switchStyles.switch}>
               <input
                 type="checkbox"
                 role="switch"

@@ -125,7 +125,7 @@ export function ApprovalGate({ gate, showRun }: { gate: GateView; showRun?: bool
   const priority = gate.priority && gate.priority !== "normal" ? gate.priority : null;
   return (
     <article
-      className={`gate stack${overdue ? ` ${styles.overdue}` : ""}`}
+      className={`${styles.gate} stack${overdue ? ` ${styles.overdue}` : ""}`}
       aria-label={`Approval: ${gate.prompt}`}
     >
       <div className="row" style={{ justifyContent: "space-between", alignItems: "flex-start" }}>
@@ -179,7 +179,7 @@ export function ApprovalGate({ gate, showRun }: { gate: GateView; showRun?: bool
         </Link>
       </div>
       {items.length ? (
-        <ul className="gate-items">
+        <ul className={styles.items}>
           {items.map((it, i) => (
             <li key={i}>{typeof it === "string" ? it : JSON.stringify(it)}</li>
           ))}

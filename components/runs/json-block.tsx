@@ -2,6 +2,7 @@
 import { useMemo, useState } from "react";
 import { JsonViewer } from "@/components/code-editor";
 import { jsonPreview } from "./format";
+import jsonBlock from "./json-block.module.css";
 
 /**
  * Pretty JSON. Past `max` characters: the first part, a "Download JSON" button for the whole,
@@ -59,7 +60,7 @@ export function JsonBlock({
         <JsonViewer text={JSON.stringify(value, null, 2) ?? "null"} label={label} />
       ) : (
         <>
-          <pre className="json-block" aria-label={label} tabIndex={0}>
+          <pre className={jsonBlock.block} aria-label={label} tabIndex={0}>
             {p.text}
           </pre>
           {p.truncated ? (

@@ -1,6 +1,7 @@
 "use client";
 import { RelativeTime } from "@/components/ui/time";
 import { errorMessage, formatDuration, runDuration } from "./format";
+import meta from "./run-meta.module.css";
 
 /** When the run was created, started and finished, how long it took, and its engine execution. */
 export function RunSummary({
@@ -21,7 +22,7 @@ export function RunSummary({
   const err = errorMessage(r.error);
   return (
     <section className="card" aria-label="Run summary">
-      <div className="card-body run-meta">
+      <div className={`card-body ${meta.meta}`}>
         <div>
           <div className="small muted">Created</div>
           <RelativeTime date={r.createdAt} />

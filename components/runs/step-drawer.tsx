@@ -7,6 +7,7 @@ import { JsonBlock } from "./json-block";
 import { RunStatusBadge } from "./run-status-badge";
 import type { StepAttemptView } from "./step-attempt";
 import { typeLabel } from "./step-list";
+import meta from "./run-meta.module.css";
 
 /**
  * A step's details beside the graph: status, attempts (newest first) with their timings, input,
@@ -93,7 +94,7 @@ export function StepDrawer({
           <div className="muted">This step has not run.</div>
         ) : (
           <>
-            <dl className="run-meta" style={{ margin: 0 }}>
+            <dl className={meta.meta}>
               <div>
                 <dt className="small muted">Status</dt>
                 <dd style={{ margin: 0 }}>
@@ -113,7 +114,7 @@ export function StepDrawer({
               .slice()
               .reverse()
               .map((a) => (
-                <div key={a.id} className="attempt stack">
+                <div key={a.id} className={`${meta.attempt} stack`}>
                   <div className="row" style={{ flexWrap: "wrap" }}>
                     <strong>
                       {a.path !== path ? `${a.path} · ` : ""}Attempt {a.attempt}

@@ -11,6 +11,7 @@ import { CreateApiTokenInput } from "@/lib/schemas/api-tokens";
 import type { Role } from "@/lib/schemas/roles";
 import { useTRPC } from "@/lib/trpc/client";
 import { RoleSelect } from "./role-select";
+import secretBox from "@/components/ui/secret-box.module.css";
 
 /** Any member creates personal tokens (capped at their role); admins see and revoke everyone's. */
 export function ApiTokensSettings() {
@@ -178,6 +179,7 @@ export function ApiTokensSettings() {
         open={shown !== null}
         onClose={() => setShown(null)}
         title={`Token “${shown?.name}” created`}
+        size="lg"
         footer={
           <button type="button" className="btn btn-primary" onClick={() => setShown(null)}>
             Done
@@ -188,7 +190,7 @@ export function ApiTokensSettings() {
           <div className="callout callout-warn">
             Copy it now: it is shown only once and cannot be recovered.
           </div>
-          <div className="secret-box">
+          <div className={secretBox.box}>
             <code data-testid="new-token">{shown?.token}</code>
             {shown ? <CopyButton value={shown.token} /> : null}
           </div>

@@ -9,6 +9,7 @@ import { LlmIntegration, SmtpIntegration } from "@/lib/schemas/workspace";
 import { useTRPC } from "@/lib/trpc/client";
 import { fieldErrors, IntegrationForm, SecretSelect, type Errors } from "./integration-parts";
 import { McpServersSettings } from "./mcp-servers-settings";
+import check from "@/components/ui/check.module.css";
 
 /** LLM endpoint, SMTP server and MCP servers. Everyone reads; admins edit, save and test. */
 export function IntegrationsSettings() {
@@ -268,7 +269,7 @@ function SmtpForm({
           error={errors.port}
         />
       </div>
-      <label className="check">
+      <label className={check.check}>
         <input
           type="checkbox"
           checked={form.secure}

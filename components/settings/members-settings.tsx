@@ -12,6 +12,7 @@ import { InviteMemberInput } from "@/lib/schemas/workspace";
 import { ROLE_LABELS, type Role } from "@/lib/schemas/roles";
 import { useTRPC } from "@/lib/trpc/client";
 import { RoleSelect } from "./role-select";
+import secretBox from "@/components/ui/secret-box.module.css";
 
 interface RoleChange {
   userId: string;
@@ -238,7 +239,7 @@ function InviteCard() {
               Invitation for <strong>{invite.data.email}</strong> as{" "}
               <strong>{invite.data.role}</strong>. Send them this link (valid 7 days, single use):
             </div>
-            <div className="secret-box">
+            <div className={secretBox.box}>
               <code data-testid="invitation-link">{invite.data.link}</code>
               <CopyButton value={invite.data.link} label="Copy link" />
             </div>

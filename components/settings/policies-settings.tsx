@@ -11,6 +11,8 @@ import { STEP_CATALOG, STEP_TYPES, type StepType } from "@/lib/workflow/catalog"
 import { useTRPC } from "@/lib/trpc/client";
 import type { ApprovalTarget } from "@/lib/workflow/required-approvals";
 import { RequiredApprovalsField } from "./required-approvals-field";
+import check from "@/components/ui/check.module.css";
+import chips from "./chips.module.css";
 
 /** Script steps, private hosts, forbidden step types, required approvals. Everyone reads; admins change. */
 export function PoliciesSettings() {
@@ -124,7 +126,7 @@ function PoliciesForm({ saved, isAdmin }: { saved: WorkspacePolicies; isAdmin: b
             resource limits, but it shares the server&apos;s kernel. Enable only if you trust every
             editor.
           </div>
-          <label className="check">
+          <label className={check.check}>
             <input
               type="checkbox"
               checked={scripts}
@@ -133,7 +135,7 @@ function PoliciesForm({ saved, isAdmin }: { saved: WorkspacePolicies; isAdmin: b
             />
             <span>Allow script steps in this workspace</span>
           </label>
-          <label className="check">
+          <label className={check.check}>
             <input
               type="checkbox"
               checked={scriptNetwork}
@@ -163,9 +165,9 @@ function PoliciesForm({ saved, isAdmin }: { saved: WorkspacePolicies; isAdmin: b
             their exact address.
           </p>
           {hosts.length ? (
-            <ul className="chips" aria-label="Allowed private hosts">
+            <ul className={chips.chips} aria-label="Allowed private hosts">
               {hosts.map((h) => (
-                <li key={h} className="chip">
+                <li key={h} className={chips.chip}>
                   {h}
                   {!saved.allowedPrivateHosts.includes(h) ? (
                     <span className="faint small"> (not saved yet)</span>
@@ -267,7 +269,7 @@ function PoliciesForm({ saved, isAdmin }: { saved: WorkspacePolicies; isAdmin: b
           <h2 id="proposals-h">Change proposals</h2>
         </div>
         <div className="card-body stack">
-          <label className="check">
+          <label className={check.check}>
             <input
               type="checkbox"
               checked={selfApproval}

@@ -5,6 +5,7 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { Field } from "@/components/ui/field";
 import { useTRPC } from "@/lib/trpc/client";
+import auth from "@/components/auth/auth.module.css";
 
 export function NoWorkspace({ name }: { name: string }) {
   const trpc = useTRPC();
@@ -13,8 +14,8 @@ export function NoWorkspace({ name }: { name: string }) {
   const [wsName, setWsName] = useState("");
   const create = useMutation(trpc.workspace.create.mutationOptions());
   return (
-    <main id="main" className="auth-wrap">
-      <div className="card auth-card">
+    <main id="main" className={auth.wrap}>
+      <div className={`card ${auth.card}`}>
         <div className="card-body stack">
           <h1>No workspace</h1>
           <p className="muted">

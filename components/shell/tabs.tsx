@@ -1,6 +1,7 @@
 "use client";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
+import styles from "./tabs.module.css";
 
 export function Tabs({
   items,
@@ -12,7 +13,7 @@ export function Tabs({
 }) {
   const pathname = usePathname();
   return (
-    <nav className="tabs" aria-label={label}>
+    <nav className={styles.tabs} aria-label={label}>
       {items.map((t) => (
         <Link
           key={t.href}

@@ -7,6 +7,7 @@ import { useTRPC } from "@/lib/trpc/client";
 import { issuesOf, mapIssues } from "@/components/forms/issues";
 import { describeScheduleZone } from "@/lib/triggers/schedule-zone";
 import { dstNote, formatOffset } from "./trigger-model";
+import styles from "./schedule-preview.module.css";
 
 export const PREVIEW_COUNT = 10;
 
@@ -93,11 +94,11 @@ export function SchedulePreview({ preview }: { preview: ReturnType<typeof useSch
                 `Fires more often than every ${q.data.minInterval.minimumSeconds} s`}
             </div>
           ) : null}
-          <ol className="fire-times" aria-label="Next fire times">
+          <ol className={styles.times} aria-label="Next fire times">
             {q.data.times.map((t) => {
               const note = dstNote(t);
               return (
-                <li key={t.at} className={note ? `fire-time dst-${note.kind}` : "fire-time"}>
+                <li key={t.at} className={note ? styles[note.kind] : undefined}>
                   <span className="mono">{t.local}</span>{" "}
                   <span className="faint small">{formatOffset(t.offsetMinutes)}</span>{" "}
                   {note ? (

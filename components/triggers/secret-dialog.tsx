@@ -4,6 +4,7 @@ import { Dialog } from "@/components/ui/dialog";
 import { WebhookConfig } from "@/lib/schemas/triggers";
 import { sampleRequest } from "@/lib/triggers/samples";
 import { useCurrentInputs } from "@/components/workflows/use-workflow";
+import secretBox from "@/components/ui/secret-box.module.css";
 
 export interface ShownSecret {
   title: string;
@@ -34,6 +35,7 @@ export function SecretDialog({
       open={!!shown}
       onClose={onClose}
       title={shown?.title ?? "Webhook secret"}
+      size="lg"
       footer={
         <button type="button" className="btn btn-primary" onClick={onClose}>
           I have stored the secret
@@ -48,7 +50,7 @@ export function SecretDialog({
           </div>
           <div className="stack" style={{ gap: 4 }}>
             <strong id="wh-url-label">Webhook URL</strong>
-            <div className="secret-box">
+            <div className={secretBox.box}>
               <code aria-labelledby="wh-url-label" data-testid="webhook-url">
                 {shown.url}
               </code>
@@ -57,7 +59,7 @@ export function SecretDialog({
           </div>
           <div className="stack" style={{ gap: 4 }}>
             <strong id="wh-secret-label">Signing secret</strong>
-            <div className="secret-box">
+            <div className={secretBox.box}>
               <code aria-labelledby="wh-secret-label" data-testid="webhook-secret">
                 {shown.secret}
               </code>

@@ -27,6 +27,8 @@ import {
   shownConfig,
   triggerSummary,
 } from "./trigger-model";
+import switchStyles from "@/components/ui/switch.module.css";
+import kv from "@/components/ui/kv.module.css";
 
 export function TriggerDetail({
   workflowId,
@@ -125,7 +127,7 @@ export function TriggerDetail({
           {canEdit ? (
             <div className="row">
               <label className="row small" style={{ margin: 0, gap: 6 }}>
-                <span className="switch">
+                <span className={switchStyles.switch}>
                   <input
                     type="checkbox"
                     role="switch"
@@ -166,7 +168,7 @@ export function TriggerDetail({
               {canEdit ? takeOverButton : null}
             </div>
           ) : null}
-          <dl className="kv">
+          <dl className={kv.kv}>
             {kind === "webhook" && t.url ? (
               <>
                 <dt>URL</dt>

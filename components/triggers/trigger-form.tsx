@@ -103,6 +103,7 @@ export function TriggerFormDialog({
       open
       onClose={onClose}
       title={title}
+      size="xl"
       footer={
         <>
           <button type="button" className="btn" onClick={onClose} disabled={pending}>
@@ -115,12 +116,7 @@ export function TriggerFormDialog({
         </>
       }
     >
-      <form
-        id={formId}
-        className="form trigger-form"
-        noValidate
-        onSubmit={form.handleSubmit(submit)}
-      >
+      <form id={formId} className="form" noValidate onSubmit={form.handleSubmit(submit)}>
         <FormText
           control={control}
           name="name"

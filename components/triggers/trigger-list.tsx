@@ -12,6 +12,7 @@ import { RunLink, StatusBadge } from "./badges";
 import { SecretDialog, type ShownSecret } from "./secret-dialog";
 import { TriggerFormDialog } from "./trigger-form";
 import { KIND_LABELS, triggerSummary } from "./trigger-model";
+import switchStyles from "@/components/ui/switch.module.css";
 
 export const TRIGGER_POLL_MS = 5_000;
 
@@ -103,7 +104,7 @@ export function TriggerList({ workflowId }: { workflowId: string }) {
                 </td>
                 <td>
                   {canEdit ? (
-                    <label className="switch">
+                    <label className={switchStyles.switch}>
                       <input
                         type="checkbox"
                         role="switch"

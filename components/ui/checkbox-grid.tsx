@@ -1,5 +1,6 @@
 "use client";
 import type { ReactNode } from "react";
+import styles from "./check.module.css";
 
 /**
  * A multi-select as a grid of checkboxes (policy lists such as forbidden step types): controlled,
@@ -17,9 +18,9 @@ export function CheckboxGrid<T extends string>({
   disabled?: boolean;
 }) {
   return (
-    <div className="check-grid">
+    <div className={styles.grid}>
       {options.map((option) => (
-        <label key={option.value} className="check">
+        <label key={option.value} className={styles.check}>
           <input
             type="checkbox"
             checked={value.includes(option.value)}

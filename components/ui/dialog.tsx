@@ -1,5 +1,6 @@
 "use client";
 import { useEffect, useId, useRef, type ReactNode } from "react";
+import styles from "./dialog.module.css";
 
 /**
  * A modal built on the native <dialog>: focus is trapped and restored by the browser, Escape
@@ -11,12 +12,15 @@ export function Dialog({
   title,
   children,
   footer,
+  size = "md",
 }: {
   open: boolean;
   onClose: () => void;
   title: string;
   children: ReactNode;
   footer?: ReactNode;
+  /** md: a form or a question; lg/xl: wide content, scrolled inside the body. */
+  size?: "md" | "lg" | "xl";
 }) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
@@ -29,18 +33,18 @@ export function Dialog({
   return (
     <dialog
       ref={ref}
-      className="dialog"
+      className={size === "md" ? styles.dialog : `${styles.dialog} ${styles[size]}`}
       aria-labelledby={titleId}
       onClose={onClose}
       onCancel={onClose}
     >
       {open && (
         <>
-          <div className="dialog-head">
+          <div className={styles.head}>
             <h2 id={titleId}>{title}</h2>
           </div>
-          <div className="dialog-body">{children}</div>
-          {footer && <div className="dialog-foot">{footer}</div>}
+          <div className={styles.body}>{children}</div>
+          {footer && <div className={styles.foot}>{footer}</div>}
         </>
       )}
     </dialog>

@@ -1,4 +1,5 @@
 import type { ReactNode } from "react";
+import styles from "./states.module.css";
 
 export function EmptyState({
   title,
@@ -10,7 +11,7 @@ export function EmptyState({
   action?: ReactNode;
 }) {
   return (
-    <div className="empty">
+    <div className={styles.empty}>
       <h3>{title}</h3>
       {children ? <p>{children}</p> : null}
       {action}
@@ -22,7 +23,7 @@ export function LoadingRows({ rows = 3, label = "Loading" }: { rows?: number; la
   return (
     <div className="card-body stack" aria-busy="true" aria-label={label}>
       {Array.from({ length: rows }, (_, i) => (
-        <div key={i} className="skeleton" style={{ width: `${90 - i * 12}%` }} />
+        <div key={i} className={styles.skeleton} style={{ width: `${90 - i * 12}%` }} />
       ))}
     </div>
   );

@@ -1,6 +1,7 @@
 "use client";
 import { createContext, useCallback, useContext, useState, type ReactNode } from "react";
 import { newId } from "@/lib/ids";
+import styles from "./toast.module.css";
 
 /** A button inside a toast, e.g. Undo after a change that took effect at once. */
 export interface ToastAction {
@@ -28,14 +29,17 @@ export function ToastProvider({ children }: { children: ReactNode }) {
   return (
     <ToastContext.Provider value={push}>
       {children}
-      <div className="toasts" role="status" aria-live="polite">
+      <div className={styles.toasts} role="status" aria-live="polite">
         {toasts.map((t) => (
-          <div key={t.id} className={t.kind === "error" ? "toast toast-error" : "toast"}>
+          <div
+            key={t.id}
+            className={t.kind === "error" ? `${styles.toast} ${styles.error}` : styles.toast}
+          >
             {t.text}
             {t.action ? (
               <button
                 type="button"
-                className="toast-action"
+                className={styles.action}
                 onClick={() => {
                   dismiss(t.id);
                   t.action!.onClick();

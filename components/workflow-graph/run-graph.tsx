@@ -14,6 +14,7 @@ import {
 import { useEffect, useMemo, type CSSProperties } from "react";
 import { STEP_CATALOG } from "@/lib/workflow/catalog";
 import { layoutGraph, type LayoutInput } from "./layout";
+import styles from "./run-graph.module.css";
 
 type StepNodeData = { label: string; status: string };
 
@@ -69,10 +70,10 @@ export function RunGraph({
     const span = ys.length ? Math.max(...ys) - Math.min(...ys) : 0;
     return { nodes, edges, naturalHeight: span + NODE_HEIGHT_ESTIMATE + PANEL_PADDING };
   }, [layout, selected]);
-  // The graph's own height at zoom 1, clamped by the CSS min/max-height of .run-graph.
+  // The graph's own height at zoom 1, clamped by the CSS min/max-height of styles.graph.
   const style = { "--run-graph-height": `${Math.round(naturalHeight)}px` } as CSSProperties;
   return (
-    <div className="run-graph" data-testid="run-graph" style={style}>
+    <div className={styles.graph} data-testid="run-graph" style={style}>
       <ReactFlow
         nodes={nodes}
         edges={edges}

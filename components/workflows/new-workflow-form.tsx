@@ -5,6 +5,8 @@ import { useState } from "react";
 import { Field } from "@/components/ui/field";
 import { ErrorState, LoadingRows } from "@/components/ui/states";
 import { useTRPC } from "@/lib/trpc/client";
+import styles from "./new-workflow-form.module.css";
+import tabs from "@/components/shell/tabs.module.css";
 
 /** Create from a built-in starter, or import a JSON/YAML definition (pasted or uploaded). */
 export function NewWorkflowForm() {
@@ -40,7 +42,7 @@ export function NewWorkflowForm() {
 
   return (
     <div className="stack" style={{ maxWidth: 860 }}>
-      <div className="tabs" role="tablist" aria-label="How to start">
+      <div className={tabs.tabs} role="tablist" aria-label="How to start">
         <a
           role="tab"
           href="#starter"
@@ -107,9 +109,14 @@ export function NewWorkflowForm() {
             ) : starters.error ? (
               <ErrorState message={starters.error.message} />
             ) : (
-              <div className="starter-grid">
+              <div className={styles.starters}>
                 {starters.data.map((s) => (
-                  <label key={s.id} className={template === s.id ? "starter selected" : "starter"}>
+                  <label
+                    key={s.id}
+                    className={
+                      template === s.id ? `${styles.starter} ${styles.selected}` : styles.starter
+                    }
+                  >
                     <input
                       type="radio"
                       name="template"

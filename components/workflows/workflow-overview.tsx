@@ -10,6 +10,8 @@ import { RelativeTime } from "@/components/ui/time";
 import { useToast } from "@/components/ui/toast";
 import { useTRPC } from "@/lib/trpc/client";
 import { useWorkflow } from "./use-workflow";
+import switchStyles from "@/components/ui/switch.module.css";
+import grid from "@/components/ui/grids.module.css";
 
 export function WorkflowOverview({ workflowId }: { workflowId: string }) {
   const wf = useWorkflow(workflowId);
@@ -25,7 +27,7 @@ export function WorkflowOverview({ workflowId }: { workflowId: string }) {
   const errors = d.issues.filter((i) => i.severity === "error");
   const warnings = d.issues.filter((i) => i.severity === "warning");
   return (
-    <div className="overview-grid">
+    <div className={grid.overview}>
       <DetailsCard key={`${d.name}|${d.slug}|${d.description}|${d.tags.join(",")}`} workflow={d} />
       <section className="card" aria-labelledby="ver-h">
         <div className="card-head">
@@ -119,7 +121,7 @@ function DetailsCard({
       <div className="card-head">
         <h2 id="details-h">Details</h2>
         <label className="row small" style={{ margin: 0, fontWeight: 400 }}>
-          <span className="switch">
+          <span className={switchStyles.switch}>
             <input
               type="checkbox"
               role="switch"

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { SignInForm } from "@/components/auth/sign-in-form";
 import { authPageInfo } from "@/server/page-context";
+import auth from "@/components/auth/auth.module.css";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Sign in" };
@@ -17,7 +18,7 @@ export default async function SignInPage({
   if (info.signedIn) redirect(callbackUrl);
   if (info.signUpMode === "first") redirect("/sign-up");
   return (
-    <main id="main" className="auth-wrap">
+    <main id="main" className={auth.wrap}>
       <SignInForm
         callbackUrl={callbackUrl}
         githubEnabled={info.githubEnabled}

@@ -3,6 +3,7 @@ import Link from "next/link";
 import { redirect } from "next/navigation";
 import { SignUpForm } from "@/components/auth/sign-up-form";
 import { authPageInfo } from "@/server/page-context";
+import auth from "@/components/auth/auth.module.css";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Create account" };
@@ -11,9 +12,9 @@ export default async function SignUpPage() {
   const info = await authPageInfo();
   if (info.signedIn) redirect("/workflows");
   return (
-    <main id="main" className="auth-wrap">
+    <main id="main" className={auth.wrap}>
       {info.signUpMode === "invite" ? (
-        <div className="card auth-card">
+        <div className={`card ${auth.card}`}>
           <div className="card-body stack">
             <h1>Invitation only</h1>
             <p className="muted">

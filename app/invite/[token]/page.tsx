@@ -6,6 +6,7 @@ import { DomainError, TooManyAttemptsError } from "@/server/errors";
 import { contextFromSession } from "@/server/context";
 import { getInvitation } from "@/server/services/invitations/get-invitation";
 import { getMe } from "@/server/services/me/get-me";
+import auth from "@/components/auth/auth.module.css";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Invitation" };
@@ -70,7 +71,7 @@ export default async function InvitePage({ params }: { params: Promise<{ token: 
     );
   }
   return (
-    <main id="main" className="auth-wrap">
+    <main id="main" className={auth.wrap}>
       {content}
     </main>
   );
@@ -78,7 +79,7 @@ export default async function InvitePage({ params }: { params: Promise<{ token: 
 
 function Message({ title, children }: { title: string; children: React.ReactNode }) {
   return (
-    <div className="card auth-card">
+    <div className={`card ${auth.card}`}>
       <div className="card-body stack">
         <h1>{title}</h1>
         <p className="muted">{children}</p>

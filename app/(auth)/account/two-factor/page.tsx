@@ -3,6 +3,7 @@ import { redirect } from "next/navigation";
 import { TwoFactorEnrolGate } from "@/components/account/two-factor-enrol-gate";
 import { getSession, requirePageContext } from "@/server/page-context";
 import { getTwoFactorStatus } from "@/server/services/two-factor/get-two-factor-status";
+import auth from "@/components/auth/auth.module.css";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Set up two-factor" };
@@ -17,7 +18,7 @@ export default async function TwoFactorEnrolPage() {
   if (!session?.twoFactorEnrolRequired) redirect("/account");
   const status = await getTwoFactorStatus({ ctx });
   return (
-    <main id="main" className="auth-wrap">
+    <main id="main" className={auth.wrap}>
       <TwoFactorEnrolGate
         requiredBy={status.requiredBy.map((w) => w.name)}
         alreadyEnabled={status.enabled}

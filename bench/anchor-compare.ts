@@ -17,7 +17,7 @@
 import { eq, inArray } from "drizzle-orm";
 import postgres from "postgres";
 import { runs, workspaces } from "../db/schema";
-import { startEngineHarness, type EngineHarness } from "../inngest/run-driver/testing";
+import { startRunHarness, type RunHarness } from "../server/testing/run-harness";
 import { cancelRun } from "../server/services/runs/cancel-run";
 import { updateWorkspacePolicies } from "../server/services/settings/update-workspace-policies";
 import { sendJson, startHttpServer, type LocalServer } from "../server/testing/local-http";
@@ -91,7 +91,7 @@ async function main() {
   process.env.TEST_DATABASE_URL = base;
 
   // 1,000-step chains memoise more steps than the executor's default per-run limit (1,000).
-  const e = await startEngineHarness("anchor", { executor: { maxStepsPerRun: 5_000 } });
+  const e = await startRunHarness("anchor", { executor: { maxStepsPerRun: 5_000 } });
   const dbosDb = dbosUrl(base);
   await recreateDatabase(base, dbosDb);
   let dbos: DbosAnchor | undefined;
@@ -118,7 +118,7 @@ async function main() {
   }
 }
 
-async function prepareWorkspace(e: EngineHarness) {
+async function prepareWorkspace(e: RunHarness) {
   await e.db.db
     .update(workspaces)
     .set({ settings: { maxActiveRunsPerUser: 100_000, maxActiveRunsPerWorkspace: 100_000 } })
@@ -135,7 +135,7 @@ async function prepareWorkspace(e: EngineHarness) {
 }
 
 async function defineWorkloads(
-  e: EngineHarness,
+  e: RunHarness,
   dbos: DbosAnchor,
   stub: LocalServer,
 ): Promise<Record<Workload, Side>> {

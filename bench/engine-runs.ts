@@ -9,7 +9,7 @@
 import { eq, inArray, sql } from "drizzle-orm";
 import { setQueryProbe, type Db } from "../db/client";
 import { runs } from "../db/schema";
-import { startEngineHarness } from "../inngest/run-driver/testing";
+import { startRunHarness } from "../server/testing/run-harness";
 import { median, percentile, report, round } from "./stats";
 
 const CHAIN = Number(process.env.BENCH_CHAIN ?? 100);
@@ -42,7 +42,7 @@ async function main() {
     return sequential(driver, statements, (on) => {
       counting = on;
     });
-  const e = await startEngineHarness("bench");
+  const e = await startRunHarness("bench");
   // The largest limits Settings accept (larger values fail validation and fall back to the
   // defaults, 5 per user: the burst then ran five at a time).
   await e.db.db
@@ -189,7 +189,7 @@ async function sequential(
   setCounting: (on: boolean) => void,
 ) {
   const runsN = Number(process.env.BENCH_SEQUENTIAL_RUNS ?? 30);
-  const e = await startEngineHarness("benchseq", {
+  const e = await startRunHarness("benchseq", {
     executor: { pollIntervalMs: 2_000 },
     relayPollMs: 2_000,
   });

@@ -10,7 +10,7 @@ import { eq, sql } from "drizzle-orm";
 import { execRows } from "../db/client";
 import { workspaces } from "../db/schema";
 import { defaultBackoff } from "../inngest/executor/options";
-import { startEngineHarness, type EngineHarness } from "../inngest/run-driver/testing";
+import { startRunHarness, type RunHarness } from "../server/testing/run-harness";
 import {
   fanOut,
   fanOutInLoop,
@@ -32,7 +32,7 @@ function shapes(): Record<string, Record<string, unknown>> {
 }
 
 async function measure(
-  e: EngineHarness,
+  e: RunHarness,
   name: string,
   definition: Record<string, unknown>,
   driver: string,
@@ -68,7 +68,7 @@ async function main() {
     process.env.TEST_DATABASE_URL = process.env.BENCH_DATABASE_URL;
   }
   const driver = process.env.BENCH_DATABASE_URL ? "postgres" : "pglite";
-  const e = await startEngineHarness("bench-fanout", { executor: { backoff: defaultBackoff } });
+  const e = await startRunHarness("bench-fanout", { executor: { backoff: defaultBackoff } });
   await e.db.db
     .update(workspaces)
     .set({ settings: { maxActiveRunsPerUser: 1000, maxActiveRunsPerWorkspace: 1000 } })

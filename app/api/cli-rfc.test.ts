@@ -10,21 +10,21 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEngineHarness, type EngineHarness } from "@/inngest/run-driver/testing";
+import { startRunHarness, type RunHarness } from "@/server/testing/run-harness";
 import { createApiToken } from "@/server/services/api-tokens/create-api-token";
 import { bundleCli } from "@/server/testing/cli-bundle";
 import { startRouteServer, type RouteServer } from "@/server/testing/route-server";
 
 const CACHE = path.resolve(`node_modules/.cache/cli-rfc-tests/${process.pid}`);
 
-let e: EngineHarness;
+let e: RunHarness;
 let server: RouteServer;
 let cli: string;
 let token: string;
 let home: string;
 
 beforeAll(async () => {
-  e = await startEngineHarness("cli-rfc");
+  e = await startRunHarness("cli-rfc");
   server = await startRouteServer("api");
   cli = await bundleCli(CACHE);
   token = (await createApiToken({ ctx: e.ws.ctx("owner"), input: { name: "cli", role: "admin" } }))

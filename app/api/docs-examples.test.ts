@@ -17,7 +17,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify as toYaml } from "yaml";
-import { startEngineHarness, type EngineHarness } from "@/inngest/run-driver/testing";
+import { startRunHarness, type RunHarness } from "@/server/testing/run-harness";
 import { createApiToken } from "@/server/services/api-tokens/create-api-token";
 import { bundleCli } from "@/server/testing/cli-bundle";
 import {
@@ -69,13 +69,13 @@ const deployDef = {
   output: "{{ steps.ship.output.data }}",
 };
 
-let e: EngineHarness;
+let e: RunHarness;
 let server: RouteServer;
 let cli: string;
 const blocks = DOCS.flatMap((file) => extractBlocks(fs.readFileSync(file, "utf8"), file));
 
 beforeAll(async () => {
-  e = await startEngineHarness("docexamples");
+  e = await startRunHarness("docexamples");
   server = await startRouteServer("api");
   cli = await bundleCli(CACHE);
 });

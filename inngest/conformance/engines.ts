@@ -10,7 +10,7 @@
  */
 import { createHash } from "node:crypto";
 import http from "node:http";
-import type { EngineHarness } from "../run-driver/testing";
+import type { RunHarness } from "@/server/testing/run-harness";
 import type { ExecutorOptions } from "../executor/options";
 import type { RelayHandle } from "@/server/services/outbox/relay-runner";
 import {
@@ -23,7 +23,7 @@ import {
 
 export type EngineKind = "embedded" | RealMode;
 
-export type ConformanceHarness = Omit<EngineHarness, "h" | "relay"> & {
+export type ConformanceHarness = Omit<RunHarness, "h" | "relay"> & {
   kind: EngineKind;
   until<T>(
     check: () => Promise<T | undefined | false>,
@@ -135,11 +135,11 @@ async function startEmbedded(
   label: string,
   executor: Partial<ExecutorOptions> = {},
 ): Promise<ConformanceHarness> {
-  const { startEngineHarness } = await import("../run-driver/testing");
+  const { startRunHarness } = await import("@/server/testing/run-harness");
   const { startWebhookAdmitter } = await import("@/server/services/triggers/webhook-admitter");
   const { getRuntime } = await import("@/server/runtime");
   const { createLogger } = await import("@/lib/log");
-  const e = await startEngineHarness(label, {
+  const e = await startRunHarness(label, {
     cron: true,
     executor: { backoff: () => 1_000, ...executor },
   });
@@ -190,7 +190,7 @@ async function startReal(
   const { workflowEventHooks } = await import("@/server/boot");
   const { getRuntime } = await import("@/server/runtime");
   const { createLogger, setLogLevel } = await import("@/lib/log");
-  const { runReads } = await import("../run-driver/testing");
+  const { runReads } = await import("@/server/testing/run-harness");
   const { pollUntil } = await import("../executor/testing");
   const { env } = await import("@/env");
   if (env.SLUICE_EXECUTOR !== "inngest")

@@ -85,7 +85,7 @@ delete process.env.INNGEST_DEV;
 
   it("every run completes; a repeated effect was in flight on the dead instance and kept its Idempotency-Key", async () => {
     const { createWorkspaceFixture } = await import("@/server/testing/harness");
-    const { runReads } = await import("../run-driver/testing");
+    const { runReads } = await import("@/server/testing/run-harness");
     const { openWorkspace, startCountingStub, fanOutDefinition } = await import("./fixtures");
     const { runs } = await import("@/db/schema");
     const { eq } = await import("drizzle-orm");

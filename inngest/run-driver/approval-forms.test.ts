@@ -5,12 +5,12 @@ import { ValidationError } from "@/server/errors";
 import { decideApproval } from "@/server/services/approvals/decide-approval";
 import { listApprovals } from "@/server/services/approvals/list-approvals";
 import { getRun } from "@/server/services/runs/get-run";
-import { startEngineHarness, type EngineHarness } from "./testing";
+import { startRunHarness, type RunHarness } from "@/server/testing/run-harness";
 
 /** Approval forms, priority and due dates through the real engine and the decision service. */
-let e: EngineHarness;
+let e: RunHarness;
 beforeAll(async () => {
-  e = await startEngineHarness("approval-forms");
+  e = await startRunHarness("approval-forms");
 });
 afterAll(async () => {
   await e?.close();

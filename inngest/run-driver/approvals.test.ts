@@ -10,11 +10,11 @@ import {
 import { decideApproval } from "@/server/services/approvals/decide-approval";
 import { listApprovals } from "@/server/services/approvals/list-approvals";
 import { getRun } from "@/server/services/runs/get-run";
-import { startEngineHarness, type EngineHarness } from "./testing";
+import { startRunHarness, type RunHarness } from "@/server/testing/run-harness";
 
-let e: EngineHarness;
+let e: RunHarness;
 beforeAll(async () => {
-  e = await startEngineHarness("approvals");
+  e = await startRunHarness("approvals");
 });
 afterAll(async () => {
   await e?.close();

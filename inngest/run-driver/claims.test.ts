@@ -14,15 +14,15 @@ import {
   STEP_CLAIM_LEASE_MS,
   type AttemptArgs,
 } from "@/server/services/step-execution/action-attempt";
-import { startEngineHarness, type EngineHarness } from "./testing";
+import { startRunHarness, type RunHarness } from "@/server/testing/run-harness";
 
-let e: EngineHarness;
+let e: RunHarness;
 let stub: LocalServer;
 let runId: string;
 let workflowId: string;
 
 beforeAll(async () => {
-  e = await startEngineHarness("claims");
+  e = await startRunHarness("claims");
   stub = await startHttpServer(async (_req, res) => {
     await new Promise((r) => setTimeout(r, 200)); // long enough for deliveries to overlap
     return sendJson(res, 200, { ok: true });

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { JsonValue } from "@/lib/workflow";
 import type { RecordedRun, RecordedStep } from "@/lib/workflow/dry-run-types";
 import { dryRunDefinition, dryRunOne } from "./dry-run";
-import { startEngineHarness, type EngineHarness } from "./testing";
+import { startRunHarness, type RunHarness } from "@/server/testing/run-harness";
 
 type Json = JsonValue;
 
@@ -536,9 +536,9 @@ describe("dry run: loops", () => {
 // ------------------------------------------------------------------------------------------
 
 describe("dry run: agrees with production runs", () => {
-  let e: EngineHarness;
+  let e: RunHarness;
   beforeAll(async () => {
-    e = await startEngineHarness("dry-run");
+    e = await startRunHarness("dry-run");
   });
   afterAll(async () => {
     await e?.close();
@@ -590,7 +590,7 @@ describe("dry run: agrees with production runs", () => {
   async function record(workflowId: string, input: Record<string, Json>): Promise<RecordedRun> {
     const runId = await e.start(workflowId, input);
     const row = await e.waitFor(runId, ["completed", "failed", "cancelled"]);
-    const last = new Map<string, Awaited<ReturnType<EngineHarness["steps"]>>[number]>();
+    const last = new Map<string, Awaited<ReturnType<RunHarness["steps"]>>[number]>();
     for (const s of await e.steps(runId)) {
       const seen = last.get(s.path);
       if (!seen || s.attempt > seen.attempt) last.set(s.path, s);

@@ -10,11 +10,11 @@ import { newId } from "@/lib/ids";
 import { MAX_EVENT_CHAIN_DEPTH } from "@/lib/triggers/events";
 import { emitEvents } from "@/server/services/events/emit-events";
 import { updateWorkflow } from "@/server/services/workflows/update-workflow";
-import { startEngineHarness, type EngineHarness } from "./testing";
+import { startRunHarness, type RunHarness } from "@/server/testing/run-harness";
 
-let e: EngineHarness;
+let e: RunHarness;
 beforeAll(async () => {
-  e = await startEngineHarness("events");
+  e = await startRunHarness("events");
 });
 afterAll(async () => {
   await e?.close();

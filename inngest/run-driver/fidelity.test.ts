@@ -25,19 +25,19 @@ import { execRows } from "@/db/client";
 import { runs, workspaces } from "@/db/schema";
 import { updateWorkspacePolicies } from "@/server/services/settings/update-workspace-policies";
 import { sendJson, startHttpServer, type LocalServer } from "@/server/testing/local-http";
-import { startEngineHarness, type EngineHarness } from "./testing";
+import { startRunHarness, type RunHarness } from "@/server/testing/run-harness";
 
 const RUNS = 10;
 const FINAL = ["completed", "failed", "cancelled"];
 
-let e: EngineHarness;
+let e: RunHarness;
 let api: LocalServer;
 let workflowId = "";
 
 beforeAll(async () => {
   // One request per step (no checkpointing) and room for every run's calls at once: each untagged
   // step after the join is then its own result, which is where Inngest's pending set decides.
-  e = await startEngineHarness("fidelity", {
+  e = await startRunHarness("fidelity", {
     executor: { parallelism: "inngest", checkpointing: false, concurrency: 64 },
   });
   // f0 answers at once, its siblings a little later: f0's discovery is in flight while they finish.

@@ -20,11 +20,11 @@ import { updateWorkspacePolicies } from "@/server/services/settings/update-works
 import { completeTask } from "@/server/services/tasks/complete-task";
 import { getTask } from "@/server/services/tasks/get-task";
 import { listTasks } from "@/server/services/tasks/list-tasks";
-import { startEngineHarness, type EngineHarness } from "./testing";
+import { startRunHarness, type RunHarness } from "@/server/testing/run-harness";
 
-let e: EngineHarness;
+let e: RunHarness;
 beforeAll(async () => {
-  e = await startEngineHarness("inline-runs");
+  e = await startRunHarness("inline-runs");
 });
 afterAll(async () => {
   await e?.close();

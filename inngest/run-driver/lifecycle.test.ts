@@ -9,11 +9,11 @@ import { previewRerun } from "@/server/services/runs/preview-rerun";
 import { rerunRun } from "@/server/services/runs/rerun-run";
 import { startRun } from "@/server/services/runs/start-run";
 import { createWorkspaceFixture } from "@/server/testing/harness";
-import { startEngineHarness, type EngineHarness } from "./testing";
+import { startRunHarness, type RunHarness } from "@/server/testing/run-harness";
 
-let e: EngineHarness;
+let e: RunHarness;
 beforeAll(async () => {
-  e = await startEngineHarness("lifecycle");
+  e = await startRunHarness("lifecycle");
 });
 afterAll(async () => {
   await e?.close();

@@ -7,11 +7,11 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runEvents, runSteps } from "@/db/schema";
 import { resolveLoopStart } from "@/server/services/step-execution/loop-bodies";
-import { startEngineHarness, type EngineHarness } from "./testing";
+import { startRunHarness, type RunHarness } from "@/server/testing/run-harness";
 
-let e: EngineHarness;
+let e: RunHarness;
 beforeAll(async () => {
-  e = await startEngineHarness("loop-state");
+  e = await startRunHarness("loop-state");
 });
 afterAll(async () => {
   await e?.close();

@@ -4,11 +4,11 @@ import { approvals, runEvents, runSteps, runs, webhookInbox } from "@/db/schema"
 import { createTrigger } from "@/server/services/triggers/create-trigger";
 import { pgError } from "@/db/errors";
 import { reapRunsBody, retentionBody } from "./maintenance-bodies";
-import { startEngineHarness, type EngineHarness } from "./testing";
+import { startRunHarness, type RunHarness } from "@/server/testing/run-harness";
 
-let e: EngineHarness;
+let e: RunHarness;
 beforeAll(async () => {
-  e = await startEngineHarness("maintenance");
+  e = await startRunHarness("maintenance");
 });
 afterAll(async () => {
   await e?.close();

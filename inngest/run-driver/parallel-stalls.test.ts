@@ -25,7 +25,7 @@ import { inProcessTransport, type ServeHandler } from "../executor/transport";
 import { functions } from "../functions";
 import { getRuntime } from "@/server/runtime";
 import { fanOut, fanOutInLoop, fanOutStages } from "./test-fixtures/parallel-shapes";
-import { startEngineHarness, type EngineHarness } from "./testing";
+import { startRunHarness, type RunHarness } from "@/server/testing/run-harness";
 
 const RUNS = 50;
 /** Runs started at once: several runs' steps interleave, as on a busy instance. */
@@ -33,7 +33,7 @@ const BATCH = 5;
 /** Wall-time margin: this many times the per-step cost of a linear chain, per step. */
 const MARGIN_FACTOR = 10;
 
-let e: EngineHarness;
+let e: RunHarness;
 let second: Executor;
 let perStepMs = 0;
 let seq = 0;
@@ -44,7 +44,7 @@ beforeAll(async () => {
   // its own, the parallel race-mode steps this suite is about. With waves they would be one step.
   engineVersion = getRuntime().config.engineVersion;
   getRuntime().config.engineVersion = 1;
-  e = await startEngineHarness("par-stall", { executor: { backoff: defaultBackoff } });
+  e = await startRunHarness("par-stall", { executor: { backoff: defaultBackoff } });
   // A second executor on the same database claims jobs too (two app instances).
   second = createExecutor({
     db: e.db,

@@ -10,12 +10,12 @@ import { updateLlmIntegration } from "@/server/services/settings/update-llm-inte
 import { updateWorkspacePolicies } from "@/server/services/settings/update-workspace-policies";
 import { startFakeOpenAi, type FakeOpenAi } from "@/server/testing/fake-openai";
 import { createWorkspaceFixture } from "@/server/testing/harness";
-import { startEngineHarness, type EngineHarness } from "./testing";
+import { startRunHarness, type RunHarness } from "@/server/testing/run-harness";
 
-let e: EngineHarness;
+let e: RunHarness;
 let openai: FakeOpenAi;
 beforeAll(async () => {
-  e = await startEngineHarness("quotas-engine");
+  e = await startRunHarness("quotas-engine");
   openai = await startFakeOpenAi(() => ({ content: "ok", usage: [20, 10] }));
 });
 afterAll(async () => {

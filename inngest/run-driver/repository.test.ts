@@ -8,7 +8,7 @@ import { getRun } from "@/server/services/runs/get-run";
 import { rerunRun } from "@/server/services/runs/rerun-run";
 import { updateWorkspacePolicies } from "@/server/services/settings/update-workspace-policies";
 import { createGitFixture, type GitFixture } from "@/server/testing/git-fixture";
-import { startEngineHarness, type EngineHarness } from "./testing";
+import { startRunHarness, type RunHarness } from "@/server/testing/run-harness";
 
 /*
  * Repository context (SPEC §3) end to end: a bare repository made here, with commits pushed to
@@ -20,7 +20,7 @@ import { startEngineHarness, type EngineHarness } from "./testing";
  *   workspace cache ── clone --shared ──► <scratch>/checkouts/<step>@<attempt>  (script cwd)
  */
 
-let e: EngineHarness;
+let e: RunHarness;
 let repo: GitFixture;
 const shas: string[] = [];
 
@@ -54,7 +54,7 @@ async function scriptsOn(allowedPrivateHosts: string[] = []) {
 }
 
 beforeAll(async () => {
-  e = await startEngineHarness("repository");
+  e = await startRunHarness("repository");
   repo = createGitFixture("sluice-repo-test-");
   commit("v1");
   repo.git(repo.work, "tag", "v1");

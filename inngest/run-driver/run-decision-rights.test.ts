@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decideApproval } from "@/server/services/approvals/decide-approval";
 import { getRun } from "@/server/services/runs/get-run";
-import { startEngineHarness, type EngineHarness } from "./testing";
+import { startRunHarness, type RunHarness } from "@/server/testing/run-harness";
 
-let e: EngineHarness;
+let e: RunHarness;
 beforeAll(async () => {
-  e = await startEngineHarness("run-decision-rights");
+  e = await startRunHarness("run-decision-rights");
 });
 afterAll(async () => {
   await e?.close();

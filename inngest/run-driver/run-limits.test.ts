@@ -10,14 +10,14 @@ import { rerunRun } from "@/server/services/runs/rerun-run";
 import { startRun } from "@/server/services/runs/start-run";
 import { updateWorkspacePolicies } from "@/server/services/settings/update-workspace-policies";
 import { startHttpServer, type LocalServer } from "@/server/testing/local-http";
-import { startEngineHarness, type EngineHarness } from "./testing";
+import { startRunHarness, type RunHarness } from "@/server/testing/run-harness";
 
-let e: EngineHarness;
+let e: RunHarness;
 let slow: LocalServer;
 /** Requests the slow server holds; it answers them all once 3 are in flight, else after 300 ms. */
 const held: http.ServerResponse[] = [];
 beforeAll(async () => {
-  e = await startEngineHarness("run-limits");
+  e = await startRunHarness("run-limits");
   slow = await startHttpServer((_req, res) => {
     held.push(res);
     const release = () => {

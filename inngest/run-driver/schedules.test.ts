@@ -7,11 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runs, scheduleTicks, triggers } from "@/db/schema";
 import { newId } from "@/lib/ids";
 import { retentionBody } from "./maintenance-bodies";
-import { startEngineHarness, type EngineHarness } from "./testing";
+import { startRunHarness, type RunHarness } from "@/server/testing/run-harness";
 
-let e: EngineHarness;
+let e: RunHarness;
 beforeAll(async () => {
-  e = await startEngineHarness("schedules");
+  e = await startRunHarness("schedules");
 });
 afterAll(async () => {
   await e?.close();

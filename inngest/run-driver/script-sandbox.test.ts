@@ -12,9 +12,9 @@ import { env } from "@/env";
 import { getRuntime } from "@/server/runtime";
 import { updateWorkspacePolicies } from "@/server/services/settings/update-workspace-policies";
 import { sendJson, startHttpServer, type LocalServer } from "@/server/testing/local-http";
-import { startEngineHarness, type EngineHarness } from "./testing";
+import { startRunHarness, type RunHarness } from "@/server/testing/run-harness";
 
-let e: EngineHarness;
+let e: RunHarness;
 let api: LocalServer;
 const dataDir = path.resolve(env.SLUICE_DATA_DIR);
 const markers = {
@@ -46,7 +46,7 @@ function scriptWorkflow(name: string, command: string) {
 type ScriptData = { exitCode: number; stdout: string; stderr: string };
 
 beforeAll(async () => {
-  e = await startEngineHarness("script-sandbox");
+  e = await startRunHarness("script-sandbox");
   api = await startHttpServer((_req, res) => sendJson(res, 200, { reached: "host" }));
   // What the data folder holds: the master key (0600) and the database's files.
   await fs.mkdir(path.dirname(markers.db), { recursive: true });

@@ -9,15 +9,15 @@ import { enqueueWorkflowEvents } from "@/server/services/run-state/workflow-even
 import { createWorkspaceFixture } from "@/server/testing/harness";
 import { processesInNamespace } from "@/server/sandbox/testing";
 import { sendJson, startHttpServer, type LocalServer } from "@/server/testing/local-http";
-import { startEngineHarness, type EngineHarness } from "./testing";
+import { startRunHarness, type RunHarness } from "@/server/testing/run-harness";
 
-let e: EngineHarness;
+let e: RunHarness;
 let api: LocalServer;
 let failuresLeft = 0;
 const SECRET = "sk-live-0123456789abcdef";
 
 beforeAll(async () => {
-  e = await startEngineHarness("side-effects");
+  e = await startRunHarness("side-effects");
   api = await startHttpServer((req, res, body) => {
     if (req.url?.startsWith("/flaky") && failuresLeft > 0) {
       failuresLeft--;

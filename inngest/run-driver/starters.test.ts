@@ -2,16 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { STARTERS } from "@/lib/starters";
 import { decideApproval } from "@/server/services/approvals/decide-approval";
 import { createWorkflow } from "@/server/services/workflows/create-workflow";
-import { startEngineHarness, type EngineHarness } from "./testing";
+import { startRunHarness, type RunHarness } from "@/server/testing/run-harness";
 
 /**
  * Every built-in template runs green out of the box (issue 16 item 8): created as a new user
  * would create it (published as 1.0.0), started with no input (the defaults the run form shows),
  * through the real engine, with no outside service. A gate is decided both ways.
  */
-let e: EngineHarness;
+let e: RunHarness;
 beforeAll(async () => {
-  e = await startEngineHarness("starters");
+  e = await startRunHarness("starters");
 });
 afterAll(async () => {
   await e?.close();

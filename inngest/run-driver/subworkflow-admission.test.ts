@@ -8,11 +8,11 @@ import { and, asc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { quotaUsage, runs, workspaces } from "@/db/schema";
 import { MAX_SUBWORKFLOW_DEPTH } from "@/lib/workflow/run-limits";
-import { startEngineHarness, type EngineHarness } from "./testing";
+import { startRunHarness, type RunHarness } from "@/server/testing/run-harness";
 
-let e: EngineHarness;
+let e: RunHarness;
 beforeAll(async () => {
-  e = await startEngineHarness("subworkflow-admission");
+  e = await startRunHarness("subworkflow-admission");
 });
 afterAll(async () => {
   await e?.close();

@@ -15,11 +15,11 @@ import { emitEvents } from "@/server/services/events/emit-events";
 import { completeTask } from "@/server/services/tasks/complete-task";
 import { failTask } from "@/server/services/tasks/fail-task";
 import { createTrigger } from "@/server/services/triggers/create-trigger";
-import { startEngineHarness, type EngineHarness } from "./testing";
+import { startRunHarness, type RunHarness } from "@/server/testing/run-harness";
 
-let e: EngineHarness;
+let e: RunHarness;
 beforeAll(async () => {
-  e = await startEngineHarness("system-events");
+  e = await startRunHarness("system-events");
 });
 afterAll(async () => {
   await e?.close();

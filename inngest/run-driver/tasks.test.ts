@@ -7,11 +7,11 @@ import { completeTask } from "@/server/services/tasks/complete-task";
 import { failTask } from "@/server/services/tasks/fail-task";
 import { getTask } from "@/server/services/tasks/get-task";
 import { listTasks } from "@/server/services/tasks/list-tasks";
-import { startEngineHarness, type EngineHarness } from "./testing";
+import { startRunHarness, type RunHarness } from "@/server/testing/run-harness";
 
-let e: EngineHarness;
+let e: RunHarness;
 beforeAll(async () => {
-  e = await startEngineHarness("tasks");
+  e = await startRunHarness("tasks");
 });
 afterAll(async () => {
   await e?.close();

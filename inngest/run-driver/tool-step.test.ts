@@ -5,15 +5,15 @@ import { testMcpServer } from "@/server/services/settings/test-mcp-server";
 import { updateMcpServers } from "@/server/services/settings/update-mcp-servers";
 import { updateWorkspacePolicies } from "@/server/services/settings/update-workspace-policies";
 import { startFakeMcp, type FakeMcp } from "@/server/testing/fake-mcp";
-import { startEngineHarness, type EngineHarness } from "./testing";
+import { startRunHarness, type RunHarness } from "@/server/testing/run-harness";
 
 /** `tool` steps through the real executor against a real local MCP server. */
-let e: EngineHarness;
+let e: RunHarness;
 let mcp: FakeMcp;
 const KEY = "mcp-key-0123456789abcdef";
 
 beforeAll(async () => {
-  e = await startEngineHarness("tool-step");
+  e = await startRunHarness("tool-step");
   mcp = await startFakeMcp("sse", 2, { extended: true });
   const admin = e.ws.ctx("admin");
   await updateWorkspacePolicies({

@@ -9,11 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execRows } from "@/db/client";
 import { outbox, runEvents, runs } from "@/db/schema";
 import { getRuntime } from "@/server/runtime";
-import { startEngineHarness, type EngineHarness } from "./testing";
+import { startRunHarness, type RunHarness } from "@/server/testing/run-harness";
 
-let e: EngineHarness;
+let e: RunHarness;
 beforeAll(async () => {
-  e = await startEngineHarness("waves");
+  e = await startRunHarness("waves");
 });
 afterAll(async () => {
   await e?.close();

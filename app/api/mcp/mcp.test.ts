@@ -5,7 +5,7 @@
  * cancelling, and proposals authored by the MCP client.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startEngineHarness, type EngineHarness } from "@/inngest/run-driver/testing";
+import { startRunHarness, type RunHarness } from "@/server/testing/run-harness";
 import type { Role } from "@/lib/schemas/roles";
 import { createApiToken } from "@/server/services/api-tokens/create-api-token";
 import { getProposal } from "@/server/services/proposals/get-proposal";
@@ -13,7 +13,7 @@ import { createWorkspaceFixture, type WorkspaceFixture } from "@/server/testing/
 import * as route from "./route";
 import { call, errorText, mcpClients, ok } from "./test-client";
 
-let e: EngineHarness;
+let e: RunHarness;
 let other: WorkspaceFixture;
 /** Tokens of the harness workspace, each made by `by` with `role`. */
 const tokens = {} as Record<"viewer" | "approver" | "editor" | "ownerApprover" | "foreign", string>;
@@ -25,7 +25,7 @@ async function token(fx: WorkspaceFixture, by: Role, role: Role) {
 }
 
 beforeAll(async () => {
-  e = await startEngineHarness("mcp");
+  e = await startRunHarness("mcp");
   other = await createWorkspaceFixture(e.db.db, "Other");
   tokens.viewer = await token(e.ws, "admin", "viewer");
   tokens.approver = await token(e.ws, "admin", "approver");

@@ -6,7 +6,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { reapRunsBody } from "@/inngest/run-driver/maintenance-bodies";
-import { startEngineHarness, type EngineHarness } from "@/inngest/run-driver/testing";
+import { startRunHarness, type RunHarness } from "@/server/testing/run-harness";
 import type { Role } from "@/lib/schemas/roles";
 import { createApiToken } from "@/server/services/api-tokens/create-api-token";
 import { getWorkflow } from "@/server/services/workflows/get-workflow";
@@ -25,7 +25,7 @@ import { createWorkspaceFixture, type WorkspaceFixture } from "@/server/testing/
 import { sendJson, startHttpServer, type LocalServer } from "@/server/testing/local-http";
 import { call, errorText, mcpClients, ok } from "./test-client";
 
-let e: EngineHarness;
+let e: RunHarness;
 let other: WorkspaceFixture;
 let mcp: FakeMcp;
 let api: LocalServer;
@@ -38,7 +38,7 @@ async function token(fx: WorkspaceFixture, by: Role, role: Role) {
 }
 
 beforeAll(async () => {
-  e = await startEngineHarness("recording");
+  e = await startRunHarness("recording");
   other = await createWorkspaceFixture(e.db.db, "Other");
   tokens.viewer = await token(e.ws, "admin", "viewer");
   tokens.editor = await token(e.ws, "admin", "editor");

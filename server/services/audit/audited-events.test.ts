@@ -7,7 +7,7 @@
 import { and, eq, gt } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auditEvents, oauthAccounts, users } from "@/db/schema";
-import { startEngineHarness, type EngineHarness } from "@/inngest/run-driver/testing";
+import { startRunHarness, type RunHarness } from "@/server/testing/run-harness";
 import { hashPassword } from "@/server/auth/password";
 import { makeCtx } from "@/server/testing/harness";
 import { createApiToken } from "../api-tokens/create-api-token";
@@ -39,9 +39,9 @@ import { publishWorkflow } from "../workflows/publish-workflow";
 import { rollbackWorkflow } from "../workflows/rollback-workflow";
 import { saveDraft } from "../workflows/save-draft";
 
-let e: EngineHarness;
+let e: RunHarness;
 beforeAll(async () => {
-  e = await startEngineHarness("auditedevents");
+  e = await startRunHarness("auditedevents");
 });
 afterAll(async () => {
   await e?.close();
@@ -75,7 +75,7 @@ async function expectAudited(act: () => Promise<unknown>, expected: string[]) {
 
 describe("every event type of the audit log is recorded", () => {
   const ws = () => e.ws;
-  const ctx = (role: Parameters<EngineHarness["ws"]["ctx"]>[0]) => e.ws.ctx(role);
+  const ctx = (role: Parameters<RunHarness["ws"]["ctx"]>[0]) => e.ws.ctx(role);
 
   it("sign-in, failed sign-in and lockout", async () => {
     const userId = ws().members.viewer;

@@ -6,7 +6,7 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { proposals, runSteps } from "@/db/schema";
-import { startEngineHarness, type EngineHarness } from "@/inngest/run-driver/testing";
+import { startRunHarness, type RunHarness } from "@/server/testing/run-harness";
 import { decideApproval } from "../approvals/decide-approval";
 import { publishWorkflow } from "../workflows/publish-workflow";
 import { saveDraft } from "../workflows/save-draft";
@@ -15,9 +15,9 @@ import { getProposal } from "./get-proposal";
 import { retryDryRun } from "./retry-dry-run";
 import { reviewProposal } from "./review-proposal";
 
-let e: EngineHarness;
+let e: RunHarness;
 beforeAll(async () => {
-  e = await startEngineHarness("proposestep");
+  e = await startRunHarness("proposestep");
 });
 afterAll(async () => {
   await e?.close();

@@ -2,7 +2,7 @@ import { and, eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { outbox, runEvents, runs, workspaces } from "@/db/schema";
 import { executorEvents, executorJobs, executorRuns } from "@/db/schema/executor";
-import { startEngineHarness, type EngineHarness } from "@/inngest/run-driver/testing";
+import { startRunHarness, type RunHarness } from "@/server/testing/run-harness";
 import { createWorkspaceFixture } from "@/server/testing/harness";
 import { createRun } from "./create-run";
 import { startRun } from "./start-run";
@@ -22,7 +22,7 @@ const oneStep = (name: string) => ({
 });
 
 /** The executor's rows for a run's start event (`start_<runId>` is the event's own id). */
-async function executorRowsFor(e: EngineHarness, runId: string) {
+async function executorRowsFor(e: RunHarness, runId: string) {
   const events = await e.db.db
     .select({ id: executorEvents.id })
     .from(executorEvents)
@@ -53,10 +53,10 @@ async function executorRowsFor(e: EngineHarness, runId: string) {
 }
 
 describe("embedded executor: a run starts in its admitting transaction", () => {
-  let e: EngineHarness;
+  let e: RunHarness;
   beforeAll(async () => {
     // No polling: a run only starts if the worker is woken after the admitting commit.
-    e = await startEngineHarness("admission", { executor: { pollIntervalMs: 3_600_000 } });
+    e = await startRunHarness("admission", { executor: { pollIntervalMs: 3_600_000 } });
   });
   afterAll(async () => {
     await e?.close();
@@ -181,9 +181,9 @@ describe("embedded executor: a run starts in its admitting transaction", () => {
 });
 
 describe("a real Inngest (no executor in this process): run starts go through the outbox", () => {
-  let e: EngineHarness;
+  let e: RunHarness;
   beforeAll(async () => {
-    e = await startEngineHarness("admission-outbox", { inProcess: false });
+    e = await startRunHarness("admission-outbox", { inProcess: false });
   });
   afterAll(async () => {
     await e?.close();

@@ -1,13 +1,13 @@
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memberships } from "@/db/schema";
-import { startEngineHarness, type EngineHarness } from "@/inngest/run-driver/testing";
+import { startRunHarness, type RunHarness } from "@/server/testing/run-harness";
 import { decideApproval } from "../approvals/decide-approval";
 import { getRun } from "./get-run";
 
-let e: EngineHarness;
+let e: RunHarness;
 beforeAll(async () => {
-  e = await startEngineHarness("rundecisions");
+  e = await startRunHarness("rundecisions");
 });
 afterAll(async () => {
   await e?.close();

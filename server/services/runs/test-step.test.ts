@@ -9,7 +9,7 @@
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { proposals, quotaUsage, runs, triggerDeliveries, workspaces } from "@/db/schema";
-import { startEngineHarness, type EngineHarness } from "@/inngest/run-driver/testing";
+import { startRunHarness, type RunHarness } from "@/server/testing/run-harness";
 import { createWorkspaceFixture } from "@/server/testing/harness";
 import { sendJson, startHttpServer, type LocalServer } from "@/server/testing/local-http";
 import { ForbiddenError, NotFoundError, ValidationError } from "../../errors";
@@ -19,7 +19,7 @@ import { listRuns } from "./list-runs";
 import { previewTestStep } from "./preview-test-step";
 import { testStep } from "./test-step";
 
-let e: EngineHarness;
+let e: RunHarness;
 let stub: LocalServer;
 let workflowId = "";
 
@@ -54,7 +54,7 @@ const runsUsed = async () =>
   ).reduce((n, r) => n + Number(r.used), 0);
 
 beforeAll(async () => {
-  e = await startEngineHarness("test-step");
+  e = await startRunHarness("test-step");
   let n = 0;
   stub = await startHttpServer((_req, res) => sendJson(res, 200, { n: ++n }));
   await e.db.db

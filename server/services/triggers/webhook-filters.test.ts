@@ -15,7 +15,7 @@ import { runs, triggerDeliveries } from "@/db/schema";
 import { ValidationError } from "@/server/errors";
 import { handleWebhook } from "@/server/http/hooks";
 import { getRuntime } from "@/server/runtime";
-import { startEngineHarness, type EngineHarness } from "@/inngest/run-driver/testing";
+import { startRunHarness, type RunHarness } from "@/server/testing/run-harness";
 import { createGitFixture, type GitFixture } from "@/server/testing/git-fixture";
 import { runSampleScript } from "@/server/testing/sample-request";
 import { createTrigger } from "./create-trigger";
@@ -23,13 +23,13 @@ import { getTrigger } from "./get-trigger";
 import { updateTrigger } from "./update-trigger";
 import { startWebhookAdmitter, type AdmitterHandle } from "./webhook-admitter";
 
-let e: EngineHarness;
+let e: RunHarness;
 let admitter: AdmitterHandle;
 let repo: GitFixture;
 let prWorkflow: string;
 
 beforeAll(async () => {
-  e = await startEngineHarness("webhook-filters");
+  e = await startRunHarness("webhook-filters");
   admitter = startWebhookAdmitter({ db: e.db.db, ...getRuntime(), pollMs: 50 });
   repo = createGitFixture("sluice-webhook-ref-");
   prWorkflow = await e.workflow({

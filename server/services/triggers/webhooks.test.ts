@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runs, triggerDeliveries, triggers } from "@/db/schema";
 import { handleWebhook } from "@/server/http/hooks";
 import { getRuntime } from "@/server/runtime";
-import { startEngineHarness, type EngineHarness } from "@/inngest/run-driver/testing";
+import { startRunHarness, type RunHarness } from "@/server/testing/run-harness";
 import { runSampleScript } from "@/server/testing/sample-request";
 import { createTrigger } from "./create-trigger";
 import { getTrigger } from "./get-trigger";
@@ -18,12 +18,12 @@ import { rotateWebhookSecret } from "./rotate-webhook-secret";
 import { setTriggerEnabled } from "./set-trigger-enabled";
 import { startWebhookAdmitter, type AdmitterHandle } from "./webhook-admitter";
 
-let e: EngineHarness;
+let e: RunHarness;
 let admitter: AdmitterHandle;
 let workflowId: string;
 
 beforeAll(async () => {
-  e = await startEngineHarness("webhooks");
+  e = await startRunHarness("webhooks");
   admitter = startWebhookAdmitter({ db: e.db.db, ...getRuntime(), pollMs: 50 });
   workflowId = await e.workflow({
     schemaVersion: 1,

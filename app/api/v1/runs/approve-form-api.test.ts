@@ -3,7 +3,7 @@
  * engine: the form's fields in GET /runs/{id}, a 400 naming the field, the values in later steps.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEngineHarness, type EngineHarness } from "@/inngest/run-driver/testing";
+import { startRunHarness, type RunHarness } from "@/server/testing/run-harness";
 import { createApiToken } from "@/server/services/api-tokens/create-api-token";
 import * as approveRoute from "./[id]/approve/route";
 import * as runRoute from "./[id]/route";
@@ -13,10 +13,10 @@ type Handler = (
   ctx: { params: Promise<Record<string, string>> },
 ) => Promise<Response>;
 
-let e: EngineHarness;
+let e: RunHarness;
 let token: string;
 beforeAll(async () => {
-  e = await startEngineHarness("approve-form-api");
+  e = await startRunHarness("approve-form-api");
   // The approver decides runs the editor starts (an initiator may not decide their own run).
   token = (
     await createApiToken({ ctx: e.ws.ctx("approver"), input: { name: "api", role: "approver" } })

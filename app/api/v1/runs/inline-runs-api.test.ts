@@ -5,18 +5,18 @@
  * run's approval gate is decided through POST /runs/{id}/approve like a saved workflow's.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEngineHarness, type EngineHarness } from "@/inngest/run-driver/testing";
+import { startRunHarness, type RunHarness } from "@/server/testing/run-harness";
 import { createApiToken } from "@/server/services/api-tokens/create-api-token";
 import * as approveRoute from "./[id]/approve/route";
 import * as runRoute from "./[id]/route";
 import * as runsRoute from "./route";
 
-let e: EngineHarness;
+let e: RunHarness;
 let token: string;
 /** An approver's token: the editor who starts a run may not decide its gates. */
 let approverToken: string;
 beforeAll(async () => {
-  e = await startEngineHarness("inline-runs-api");
+  e = await startRunHarness("inline-runs-api");
   token = (
     await createApiToken({ ctx: e.ws.ctx("editor"), input: { name: "api", role: "editor" } })
   ).token;

@@ -5,13 +5,13 @@
  * A reserved `input` key, a non-object or more than 16 KiB is a 400 naming `trigger`.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEngineHarness, type EngineHarness } from "@/inngest/run-driver/testing";
+import { startRunHarness, type RunHarness } from "@/server/testing/run-harness";
 import { createApiToken } from "@/server/services/api-tokens/create-api-token";
 import * as workflowRunsRoute from "../workflows/[id]/runs/route";
 import * as runRoute from "./[id]/route";
 import * as runsRoute from "./route";
 
-let e: EngineHarness;
+let e: RunHarness;
 let token: string;
 let workflowId: string;
 
@@ -30,7 +30,7 @@ const definition = {
 };
 
 beforeAll(async () => {
-  e = await startEngineHarness("run-trigger-api");
+  e = await startRunHarness("run-trigger-api");
   token = (
     await createApiToken({ ctx: e.ws.ctx("editor"), input: { name: "api", role: "editor" } })
   ).token;

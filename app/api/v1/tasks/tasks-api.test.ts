@@ -7,19 +7,19 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEngineHarness, type EngineHarness } from "@/inngest/run-driver/testing";
+import { startRunHarness, type RunHarness } from "@/server/testing/run-harness";
 import { createApiToken } from "@/server/services/api-tokens/create-api-token";
 import * as mcpRoute from "../../mcp/route";
 import * as listRoute from "./route";
 import * as completeRoute from "./[id]/complete/route";
 import * as failRoute from "./[id]/fail/route";
 
-let e: EngineHarness;
+let e: RunHarness;
 /** The agent: a viewer token the task names by id. `other` is a viewer token it does not name. */
 let agent: { id: string; token: string };
 let other: { id: string; token: string };
 beforeAll(async () => {
-  e = await startEngineHarness("tasksapi");
+  e = await startRunHarness("tasksapi");
   agent = await createApiToken({
     ctx: e.ws.ctx("admin"),
     input: { name: "agent", role: "viewer" },

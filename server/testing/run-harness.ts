@@ -16,15 +16,15 @@ import { createWorkflow } from "@/server/services/workflows/create-workflow";
 import { publishWorkflow } from "@/server/services/workflows/publish-workflow";
 import { saveDraft } from "@/server/services/workflows/save-draft";
 import { startRun } from "@/server/services/runs/start-run";
-import { inngest } from "../client";
-import { executorBridge, startHarness, type Harness } from "../executor/testing";
-import type { ExecutorOptions } from "../executor/options";
-import { functions } from "../functions";
+import { inngest } from "@/inngest/client";
+import { executorBridge, startHarness, type Harness } from "@/inngest/executor/testing";
+import type { ExecutorOptions } from "@/inngest/executor/options";
+import { functions } from "@/inngest/functions";
 import { workflowEventHooks } from "@/server/boot";
 import { setEngineClock, setInlineAfterParallel } from "@/server/services/step-execution/runtime";
 import { env } from "@/env";
 
-export interface EngineHarness {
+export interface RunHarness {
   db: TestDb;
   ws: WorkspaceFixture;
   h: Harness;
@@ -52,7 +52,7 @@ export interface EngineHarness {
   close(): Promise<void>;
 }
 
-export interface EngineHarnessOptions {
+export interface RunHarnessOptions {
   /** Executor options over the harness defaults (which retry after 20 ms instead of 15 s+). */
   executor?: Partial<ExecutorOptions>;
   /**
@@ -66,10 +66,10 @@ export interface EngineHarnessOptions {
   relayPollMs?: number;
 }
 
-export async function startEngineHarness(
+export async function startRunHarness(
   label: string,
-  opts: EngineHarnessOptions = {},
-): Promise<EngineHarness> {
+  opts: RunHarnessOptions = {},
+): Promise<RunHarness> {
   const db = await createTestDb(label);
   setProcessDb(db);
   const ws = await createWorkspaceFixture(db.db, "Engine");
@@ -95,7 +95,7 @@ export async function startEngineHarness(
     log: createLogger({ component: "outbox-test" }),
     pollMs: opts.relayPollMs ?? 50,
   });
-  const api: EngineHarness = {
+  const api: RunHarness = {
     db,
     ws,
     h,
@@ -155,7 +155,7 @@ export function runReads(o: {
   until: Harness["until"];
   /** Moves the engine's clock (the embedded executor's manual clock); absent = real time only. */
   advance?: (ms: number) => void;
-}): Omit<EngineHarness, "db" | "ws" | "h" | "relay" | "close"> {
+}): Omit<RunHarness, "db" | "ws" | "h" | "relay" | "close"> {
   const { db, ws, until } = o;
   return {
     async workflow(definition, fx = ws) {

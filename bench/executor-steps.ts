@@ -68,8 +68,8 @@ async function main() {
   const t0 = performance.now();
   for (let r = 0; r < RUNS; r++) {
     const [eventId] = await executor.send({ name: "bench/go", data: {} });
-    const [run] = await executor.admin.listRuns({ eventId });
-    const done = await executor.admin.waitForRun(run!.id, { timeoutMs: 60_000 });
+    const [run] = await executor.admin.listExecutions({ eventId });
+    const done = await executor.admin.waitForExecution(run!.id, { timeoutMs: 60_000 });
     const calls = done.history.filter((h) => h.type === "step.completed" && h.startedAt);
     for (let i = 1; i < calls.length; i++) {
       const prevEnd = Date.parse(calls[i - 1]!.startedAt!) + (calls[i - 1]!.durationMs ?? 0);

@@ -15,7 +15,7 @@ import {
   type ExecutorRunStatus,
 } from "../../db/schema/executor";
 import { inTx, type ExecutorContext } from "./context";
-import { cancelRun } from "./lifecycle";
+import { cancelExecution } from "./lifecycle";
 import { syncApp, type SyncResult } from "./registry";
 
 export interface FunctionInfo {
@@ -30,7 +30,7 @@ export interface FunctionInfo {
   updatedAt: string;
 }
 
-export interface RunSummary {
+export interface ExecutionSummary {
   id: string;
   functionId: string;
   status: ExecutorRunStatus;
@@ -56,7 +56,7 @@ export interface StepInfo {
   durationMs: number | null;
 }
 
-export interface RunDetail extends RunSummary {
+export interface ExecutionDetail extends ExecutionSummary {
   event: Record<string, unknown>;
   output: unknown;
   error: Record<string, unknown> | null;
@@ -82,7 +82,7 @@ export interface RunDetail extends RunSummary {
   }>;
 }
 
-export interface ListRunsQuery {
+export interface ListExecutionsQuery {
   status?: ExecutorRunStatus;
   functionId?: string;
   eventId?: string;
@@ -96,9 +96,9 @@ const TERMINAL: ExecutorRunStatus[] = ["completed", "failed", "cancelled"];
 
 export interface AdminApi {
   listFunctions(): Promise<FunctionInfo[]>;
-  listRuns(q?: ListRunsQuery): Promise<RunSummary[]>;
-  getRun(id: string): Promise<RunDetail | undefined>;
-  cancelRun(id: string, reason?: string): Promise<{ cancelled: boolean }>;
+  listExecutions(q?: ListExecutionsQuery): Promise<ExecutionSummary[]>;
+  getExecution(id: string): Promise<ExecutionDetail | undefined>;
+  cancelExecution(id: string, reason?: string): Promise<{ cancelled: boolean }>;
   /** Syncs the given serve URLs (default: the configured ones). */
   sync(urls?: string[]): Promise<SyncResult[]>;
   listEvents(q?: { name?: string; limit?: number }): Promise<
@@ -111,17 +111,17 @@ export interface AdminApi {
     }>
   >;
   /** Resolves with the run once it reaches one of `statuses` (default: any terminal status). */
-  waitForRun(
+  waitForExecution(
     id: string,
     opts?: { timeoutMs?: number; statuses?: ExecutorRunStatus[] },
-  ): Promise<RunDetail>;
+  ): Promise<ExecutionDetail>;
 }
 
 export function createAdminApi(
   ex: ExecutorContext,
-  onRunFinished: (listener: (runId: string) => void) => () => void,
+  onExecutionFinished: (listener: (runId: string) => void) => () => void,
 ): AdminApi {
-  async function getRun(id: string): Promise<RunDetail | undefined> {
+  async function getExecution(id: string): Promise<ExecutionDetail | undefined> {
     const [run] = await ex.db.select().from(executorRuns).where(eq(executorRuns.id, id));
     if (!run) return undefined;
     const [steps, history, jobs] = await Promise.all([
@@ -236,7 +236,7 @@ export function createAdminApi(
       }));
     },
 
-    async listRuns(q = {}) {
+    async listExecutions(q = {}) {
       if (q.status && !EXECUTOR_RUN_STATUSES.includes(q.status))
         throw new Error(`unknown status "${q.status}"`);
       const where: SQL[] = [];
@@ -253,10 +253,10 @@ export function createAdminApi(
       return rows.map(summary);
     },
 
-    getRun,
+    getExecution,
 
-    async cancelRun(id, reason = "cancelled through the admin API") {
-      const cancelled = await inTx(ex, (c) => cancelRun(c, id, reason));
+    async cancelExecution(id, reason = "cancelled through the admin API") {
+      const cancelled = await inTx(ex, (c) => cancelExecution(c, id, reason));
       return { cancelled };
     },
 
@@ -283,17 +283,17 @@ export function createAdminApi(
       }));
     },
 
-    async waitForRun(id, opts = {}) {
+    async waitForExecution(id, opts = {}) {
       const statuses = opts.statuses ?? TERMINAL;
       const timeoutMs = opts.timeoutMs ?? 10_000;
       const deadline = Date.now() + timeoutMs;
       let wakeUp: (() => void) | undefined;
-      const off = onRunFinished((runId) => {
+      const off = onExecutionFinished((runId) => {
         if (runId === id) wakeUp?.();
       });
       try {
         for (;;) {
-          const run = await getRun(id);
+          const run = await getExecution(id);
           if (run && statuses.includes(run.status)) return run;
           const left = deadline - Date.now();
           if (left <= 0) {
@@ -317,7 +317,7 @@ export function createAdminApi(
   };
 }
 
-function summary(run: typeof executorRuns.$inferSelect): RunSummary {
+function summary(run: typeof executorRuns.$inferSelect): ExecutionSummary {
   return {
     id: run.id,
     functionId: run.functionId,

@@ -139,8 +139,8 @@ describe("steps", () => {
     expect(ids).toHaveLength(2);
     expect(run.steps[0]!.output).toEqual({ data: { ids } });
     for (const id of ids) {
-      const [child] = await h.runsFor(id);
-      const done = await h.waitForRun(child!);
+      const [child] = await h.executionsFor(id);
+      const done = await h.waitForExecution(child!);
       expect(done.functionId).toBe("basic-receiver");
       expect(done.status).toBe("completed");
     }
@@ -155,17 +155,17 @@ describe("triggers", () => {
     expect(run.functionId).toBe("basic-wildcard");
     expect(run.output).toBe("basic/wild.anything");
     const other = await h.send("basic/wildx");
-    expect(await h.executor.admin.listRuns({ eventId: other })).toEqual([]);
+    expect(await h.executor.admin.listExecutions({ eventId: other })).toEqual([]);
   });
 
   it("filters with the trigger expression; evaluation errors are no match", async () => {
     const yes = await h.send("basic/expr", { ok: true, n: 3 });
     const no = await h.send("basic/expr", { ok: false, n: 3 });
     const missing = await h.send("basic/expr", { n: 5 }); // no `ok` key → error → no match
-    const [run] = await h.runsFor(yes);
-    expect((await h.waitForRun(run!)).output).toEqual({ ok: true, n: 3 });
-    expect(await h.executor.admin.listRuns({ eventId: no })).toEqual([]);
-    expect(await h.executor.admin.listRuns({ eventId: missing })).toEqual([]);
+    const [run] = await h.executionsFor(yes);
+    expect((await h.waitForExecution(run!)).output).toEqual({ ok: true, n: 3 });
+    expect(await h.executor.admin.listExecutions({ eventId: no })).toEqual([]);
+    expect(await h.executor.admin.listExecutions({ eventId: missing })).toEqual([]);
   });
 });
 
@@ -186,7 +186,7 @@ describe("event API", () => {
       { name: "basic/wild.2", data: {} },
     ]);
     expect(batch.ids).toHaveLength(2);
-    for (const id of batch.ids) expect((await h.runsFor(id)).length).toBe(1);
+    for (const id of batch.ids) expect((await h.executionsFor(id)).length).toBe(1);
   });
 
   it("rejects malformed events with 400 and a message", async () => {
@@ -216,9 +216,9 @@ describe("event API", () => {
     const second = (await (await post()).json()) as { ids: string[] };
     expect(second.ids).toEqual(first.ids);
     expect(new Set(first.ids).size).toBe(2);
-    for (const id of first.ids) expect(await h.runsFor(id)).toHaveLength(1);
-    const runs = await h.executor.admin.listRuns({ functionId: "basic-dedup" });
-    await Promise.all(runs.map((r) => h.waitForRun(r.id)));
+    for (const id of first.ids) expect(await h.executionsFor(id)).toHaveLength(1);
+    const runs = await h.executor.admin.listExecutions({ functionId: "basic-dedup" });
+    await Promise.all(runs.map((r) => h.waitForExecution(r.id)));
     expect((calls.dedup ?? 0) - before).toBe(2);
   });
 
@@ -226,17 +226,17 @@ describe("event API", () => {
     const first = await h.send("basic/single", { n: 10 }, { id: "order-42" });
     const again = await h.send("basic/single", { n: 10 }, { id: "order-42" });
     expect(again).not.toBe(first);
-    expect(await h.runsFor(first)).toHaveLength(1);
-    expect(await h.executor.admin.listRuns({ eventId: again })).toEqual([]);
+    expect(await h.executionsFor(first)).toHaveLength(1);
+    expect(await h.executor.admin.listExecutions({ eventId: again })).toEqual([]);
     const stored = await h.executor.admin.listEvents({ name: "basic/single" });
     expect(stored.find((e) => e.id === again)?.duplicateOf).toBe(first);
 
     h.clock.advance(24 * 3_600_000 + 1_000);
     const later = await h.send("basic/single", { n: 10 }, { id: "order-42" });
-    const [run] = await h.runsFor(later);
-    expect((await h.waitForRun(run!)).status).toBe("completed");
+    const [run] = await h.executionsFor(later);
+    expect((await h.waitForExecution(run!)).status).toBe("completed");
     // The function receives the sender's id as event.id.
-    expect((await h.executor.admin.getRun(run!))!.event.id).toBe("order-42");
+    expect((await h.executor.admin.getExecution(run!))!.event.id).toBe("order-42");
   });
 });
 

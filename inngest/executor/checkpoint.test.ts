@@ -126,7 +126,7 @@ beforeAll(async () => {
 afterAll(async () => h?.close());
 
 async function runOf(eventName: string, data: Record<string, unknown> = {}) {
-  const [runId] = await h.runsFor(await h.send(eventName, data));
+  const [runId] = await h.executionsFor(await h.send(eventName, data));
   return runId!;
 }
 
@@ -142,7 +142,7 @@ async function postCheckpoint(runId: string, body: Record<string, unknown>) {
 }
 
 const writesOf = async (runId: string) => {
-  const run = (await h.executor.admin.getRun(runId))!;
+  const run = (await h.executor.admin.getExecution(runId))!;
   return { steps: run.steps.length, history: run.history.length };
 };
 
@@ -160,7 +160,7 @@ describe("checkpointing", () => {
       ["chain5", 5],
       ["chain20", 20],
     ] as const) {
-      const run = await h.waitForRun(await runOf(`ckpt/${id}`));
+      const run = await h.waitForExecution(await runOf(`ckpt/${id}`));
       expect(run.status).toBe("completed");
       expect(run.output).toEqual({ sum: (n * (n - 1)) / 2 });
       expect(run.steps.map((s) => s.name)).toEqual(Array.from({ length: n }, (_, i) => `s${i}`));
@@ -181,7 +181,7 @@ describe("checkpointing", () => {
 
   it("completes with the function's return value as is (RunComplete data is not unwrapped)", async () => {
     for (const value of [{ data: 1, extra: true }, { data: null }, 42, "text", undefined]) {
-      const run = await h.waitForRun(await runOf("ckpt/returns", { value }));
+      const run = await h.waitForExecution(await runOf("ckpt/returns", { value }));
       expect(run.status).toBe("completed");
       expect(run.output).toEqual(value ?? null);
       expect(callsFor(run.id)).toHaveLength(1);
@@ -222,7 +222,7 @@ describe("checkpointing", () => {
     expect(await writesOf(runId)).toEqual(before);
 
     gates.get("g1")!();
-    const run = await h.waitForRun(runId);
+    const run = await h.waitForExecution(runId);
     expect(run.status).toBe("completed");
     expect(run.output).toBe("ABC");
     expect(run.steps.map((s) => s.name)).toEqual(["a", "b", "c"]);
@@ -243,7 +243,7 @@ describe("checkpointing", () => {
       sql`update executor_jobs set lease_token = 'taken-over' where run_id = ${runId} and kind = 'call'`,
     );
     gates.get("g2")!();
-    const run = await h.waitForRun(runId, undefined, 20_000);
+    const run = await h.waitForExecution(runId, undefined, 20_000);
     expect(run.status).toBe("completed");
     expect(run.output).toBe("ABC");
     expect(run.steps.map((s) => s.name)).toEqual(["a", "b", "c"]);
@@ -255,7 +255,7 @@ describe("checkpointing", () => {
   });
 
   it("falls back to answering with the steps when the checkpoint endpoint fails, and completes", async () => {
-    const run = await h.waitForRun(await runOf("ckpt/flaky"), undefined, 30_000);
+    const run = await h.waitForExecution(await runOf("ckpt/flaky"), undefined, 30_000);
     expect(run.status).toBe("completed");
     expect(run.output).toEqual({ sum: 1 });
     expect(run.steps.map((s) => s.name)).toEqual(["s0", "s1"]);
@@ -267,7 +267,7 @@ describe("checkpointing", () => {
   });
 
   it("enforces the step limit at the checkpoint and stops the request", async () => {
-    const run = await h.waitForRun(await runOf("ckpt/limit"));
+    const run = await h.waitForExecution(await runOf("ckpt/limit"));
     expect(run.status).toBe("failed");
     expect(run.error?.message).toContain("exceeded the limit of 25 steps");
     expect(run.steps).toHaveLength(26);
@@ -278,7 +278,7 @@ describe("checkpointing", () => {
   });
 
   it("runs the same code with checkpointing off on the client side: one request per step", async () => {
-    const run = await h.waitForRun(await runOf("ckpt/classic"));
+    const run = await h.waitForExecution(await runOf("ckpt/classic"));
     expect(run.status).toBe("completed");
     expect(run.output).toEqual({ sum: 190 });
     expect(run.steps.map((s) => s.name)).toEqual(Array.from({ length: 20 }, (_, i) => `s${i}`));
@@ -288,7 +288,7 @@ describe("checkpointing", () => {
 
   it("refuses malformed, non-StepRun and oversized checkpoints before touching the run", async () => {
     const runId = await runOf("ckpt/chain5");
-    await h.waitForRun(runId);
+    await h.waitForExecution(runId);
     const bad = await postCheckpoint(runId, { fn_id: "x", qi_id: "1.a", steps: [{ id: "s" }] });
     expect(bad.status).toBe(400);
     expect(String(bad.body.error)).toContain("only StepRun is checkpointed");

@@ -15,9 +15,9 @@
 import { sql } from "drizzle-orm";
 import { execRows } from "../../db/client";
 import { inTx, type ExecutorContext } from "./context";
-import { failRun, markStarted, recordStepRun, type SdkOp } from "./ops";
+import { failExecution, markExecutionStarted, recordStepRun, type SdkOp } from "./ops";
 import type { Job } from "./queue";
-import { loadRun, memoizedAmong, saveRun, stepCount } from "./run-state";
+import { loadExecution, memoizedAmong, saveExecution, stepCount } from "./execution-state";
 
 /** `ctx.qi_id` of a call: names the job and the lease its request runs under. */
 export function queueItemRef(job: Pick<Job, "id" | "leaseToken">): string {
@@ -82,7 +82,7 @@ export function parseCheckpoint(runId: string, body: unknown): CheckpointRequest
 
 /**
  * Appends the checkpointed steps to the run's memo in arrival order, in one transaction holding
- * the run lock (then the job's: the run → jobs order of run-state.ts). A repeated POST (the SDK
+ * the run lock (then the job's: the run → jobs order of execution-state.ts). A repeated POST (the SDK
  * retries on network errors) adds nothing twice. The job's lease is renewed: the request is alive.
  */
 export async function saveCheckpoint(
@@ -92,7 +92,7 @@ export async function saveCheckpoint(
   const ref = parseQueueItemRef(req.qiId);
   if (!ref) return { status: 409, error: `qi_id "${req.qiId}" names no request of this executor` };
   return inTx(ex, async (c) => {
-    const s = await loadRun(c, req.runId);
+    const s = await loadExecution(c, req.runId);
     if (!s)
       return {
         status: 409,
@@ -114,7 +114,7 @@ export async function saveCheckpoint(
     if (!fenced.length)
       return { status: 409, error: `the request holding job ${ref.jobId} is no longer current` };
     const fn = ex.registry.get(s.row.functionId);
-    if (fn) markStarted(c, s, fn, new Date(req.requestStartedAt ?? c.now));
+    if (fn) markExecutionStarted(c, s, fn, new Date(req.requestStartedAt ?? c.now));
 
     const known = await memoizedAmong(
       c,
@@ -138,11 +138,11 @@ export async function saveCheckpoint(
     s.settled = false;
     s.settledSteps = [];
     if (stepCount(s) > ex.opts.maxStepsPerRun) {
-      await failRun(c, s, `the run exceeded the limit of ${ex.opts.maxStepsPerRun} steps`);
-      await saveRun(c, s);
+      await failExecution(c, s, `the run exceeded the limit of ${ex.opts.maxStepsPerRun} steps`);
+      await saveExecution(c, s);
       return { status: 409, error: `run ${req.runId} exceeded its step limit and failed` };
     }
-    await saveRun(c, s);
+    await saveExecution(c, s);
     return { status: 200, saved };
   });
 }

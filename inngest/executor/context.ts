@@ -22,7 +22,7 @@ export interface ExecutorContext {
   /** Asks the local worker to look for due jobs now, or at `at` (schedule-clock ms). */
   wake(at?: number): void;
   /** Local listeners for finished runs (tests and the admin API wait on them). */
-  notifyRunFinished(runId: string): void;
+  notifyExecutionFinished(runId: string): void;
 }
 
 /** One database transaction plus the schedule time it runs at. */

@@ -11,7 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDb, testDriver, type TestDb } from "../../db/testing";
-import type { RunDetail } from "./admin";
+import type { ExecutionDetail } from "./admin";
 
 const fixture = path.join(__dirname, "test-fixtures", "crash-app.ts");
 let dir: string;
@@ -121,7 +121,7 @@ describe("crash safety", () => {
         (await api<{ runs: Array<{ id: string }> }>(`/admin/runs?eventId=${ids[0]}`)).runs[0]?.id,
       "the run",
     );
-    const run = () => api<RunDetail>(`/admin/runs/${runId}`);
+    const run = () => api<ExecutionDetail>(`/admin/runs/${runId}`);
 
     // 1. Killed while the run sleeps (step one committed).
     await until(

@@ -70,9 +70,9 @@ describe("cron", () => {
     a.clock.advanceTo(t + 1_000);
     await Promise.all([a.executor.scanCron(), b.executor.scanCron()]);
     await a.executor.scanCron();
-    const runs = await a.executor.admin.listRuns({ functionId: "cron-berlin-nine" });
+    const runs = await a.executor.admin.listExecutions({ functionId: "cron-berlin-nine" });
     expect(runs).toHaveLength(1);
-    const run = await a.waitForRun(runs[0]!.id);
+    const run = await a.waitForExecution(runs[0]!.id);
     expect(run.status).toBe("completed");
     expect(run.eventName).toBe("inngest/scheduled.timer");
     expect(run.output).toEqual({ cron: "TZ=Europe/Berlin 0 9 * * *" });
@@ -82,16 +82,19 @@ describe("cron", () => {
 
   it("two executors on one database fire each tick exactly once", async () => {
     const before = (
-      await a.executor.admin.listRuns({ functionId: "cron-every-minute", limit: 500 })
+      await a.executor.admin.listExecutions({ functionId: "cron-every-minute", limit: 500 })
     ).length;
     for (let i = 0; i < 5; i++) {
       a.clock.advance(60_000);
       const fired = await Promise.all([a.executor.scanCron(), b.executor.scanCron()]);
       expect(fired[0] + fired[1]).toBe(1);
     }
-    const runs = await a.executor.admin.listRuns({ functionId: "cron-every-minute", limit: 500 });
+    const runs = await a.executor.admin.listExecutions({
+      functionId: "cron-every-minute",
+      limit: 500,
+    });
     expect(runs.length - before).toBe(5);
-    await Promise.all(runs.map((r) => a.waitForRun(r.id)));
+    await Promise.all(runs.map((r) => a.waitForExecution(r.id)));
     const claims = await execRows<{ n: number; distinct_ticks: number }>(
       a.db.db,
       sql`select count(*)::int as n, count(distinct tick_at)::int as distinct_ticks from executor_cron_claims where function_id = 'cron-every-minute'`,

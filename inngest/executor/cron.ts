@@ -13,7 +13,7 @@ import { executorEvents } from "../../db/schema/executor";
 import { inTx, type ExecutorContext } from "./context";
 import type { EventPayload } from "./events";
 import { parseCron } from "./function-config";
-import { createRun } from "./lifecycle";
+import { createExecution } from "./lifecycle";
 import { ulid } from "../../lib/ids";
 
 const MAX_TICKS_PER_SCAN = 100;
@@ -130,7 +130,7 @@ async function fireTick(
     await c.tx
       .insert(executorEvents)
       .values({ id: eventId, name: event.name, payload: event, receivedAt: new Date(c.now) });
-    const created = await createRun(c, { fn, event, eventId, cronTick: at });
+    const created = await createExecution(c, { fn, event, eventId, cronTick: at });
     if ("runId" in created) {
       await execRows(
         c.tx,

@@ -3,7 +3,7 @@
  * default) the request carries `ctx.fn_id` and `ctx.qi_id`, and the SDK runs consecutive steps
  * inline, checkpointing each one (checkpoint.ts) before it answers; without them it answers after
  * every step (classic async mode). Requests carry `max_attempts` so the SDK knows the final
- * attempt, and `disable_immediate_execution` while parallel siblings are pending (run-state.ts).
+ * attempt, and `disable_immediate_execution` while parallel siblings are pending (execution-state.ts).
  * No transaction is held during the call.
  */
 import { sql } from "drizzle-orm";
@@ -13,29 +13,29 @@ import { inTx, type ExecutorContext, type TxCtx } from "./context";
 import { parseRetryAfter } from "./durations";
 import { queueItemRef } from "./checkpoint";
 import { canonicalize } from "./jcs";
-import { finishRun } from "./lifecycle";
+import { finishExecution } from "./lifecycle";
 import {
-  applyOutcome,
-  failRun,
+  applyCallOutcome,
+  failExecution,
   type CallInfo,
   type CallOutcome,
   type ErrorObject,
   type SdkOp,
 } from "./ops";
-import { newLeaseToken, type ClaimedRun, type Job } from "./queue";
+import { newLeaseToken, type ClaimedExecution, type Job } from "./queue";
 import {
-  completeJobAndLoadRun,
-  isActive,
+  completeJobAndLoadExecution,
+  isActiveExecution,
   memoize,
-  saveRun,
+  saveExecution,
   stateFromSnapshot,
   type Memo,
-} from "./run-state";
+} from "./execution-state";
 import { signatureHeader, verifySignature } from "./signing";
 
 /**
  * Runs one call job. Returns the run's next discovery when it was handed off to this worker
- * (see run-state.ts `handoffToken`): the caller runs it right away in the same slot.
+ * (see execution-state.ts `handoffToken`): the caller runs it right away in the same slot.
  */
 export async function runCallJob(
   ex: ExecutorContext,
@@ -47,28 +47,28 @@ export async function runCallJob(
 
   if (
     !run ||
-    !isActive(run.status as ExecutorRunStatus) ||
+    !isActiveExecution(run.status as ExecutorRunStatus) ||
     !fn ||
     fn.status !== "active" ||
     job.attempt >= fn.maxAttempts
   ) {
     await inTx(ex, async (c) => {
-      const s = await completeJobAndLoadRun(c, job);
+      const s = await completeJobAndLoadExecution(c, job);
       if (!s) return;
       if (!fn || fn.status !== "active") {
         const why = !fn
           ? "is not registered with the executor (was the app synced?)"
           : `is ${fn.status}${fn.errors.length ? `: ${fn.errors.join("; ")}` : ""}`;
-        await failRun(c, s, `function "${s.row.functionId}" ${why}`);
+        await failExecution(c, s, `function "${s.row.functionId}" ${why}`);
       } else {
         // Only reachable when leases were lost repeatedly (a crash or hang on every attempt).
-        await failRun(
+        await failExecution(
           c,
           s,
           `gave up after ${job.attempt} attempts: the call never completed (executor crash or request hang)`,
         );
       }
-      await saveRun(c, s);
+      await saveExecution(c, s);
     });
     return undefined;
   }
@@ -87,7 +87,7 @@ export async function runCallJob(
       run_id: job.runId,
       attempt: job.attempt,
       max_attempts: fn.maxAttempts,
-      // Parallelism "inngest": the run's ForceStepPlan, as Inngest sends it (run-state.ts).
+      // Parallelism "inngest": the run's ForceStepPlan, as Inngest sends it (execution-state.ts).
       disable_immediate_execution:
         ex.opts.parallelism === "inngest"
           ? Boolean(run.forceStepPlan)
@@ -159,13 +159,13 @@ export async function runCallJob(
     : undefined;
   if (saved === undefined) {
     saved = await inTx(ex, async (c) => {
-      const s = await completeJobAndLoadRun(c, job);
+      const s = await completeJobAndLoadExecution(c, job);
       if (!s) return null; // finished or cancelled while the call was in flight: its result is dropped
       // Hand off only if nobody else changed the run's memo since the claim: the next request is
       // then built from the claim-time memo plus this transaction's writes.
       if (handoffOk && s.row.stepCount === job.call!.memo.length) s.handoffToken = token;
-      await applyOutcome(c, s, info, outcome);
-      const res = await saveRun(c, s);
+      await applyCallOutcome(c, s, info, outcome);
+      const res = await saveExecution(c, s);
       return res.handedOff ? { ...res.handedOff, pending: s.pending } : null;
     });
   }
@@ -215,7 +215,7 @@ function isPlainStepResult(outcome: CallOutcome): outcome is Extract<CallOutcome
 async function saveOptimistically(
   ex: ExecutorContext,
   job: Job,
-  run: ClaimedRun,
+  run: ClaimedExecution,
   info: CallInfo,
   outcome: CallOutcome,
   handoffToken: string | undefined,
@@ -249,8 +249,8 @@ async function saveOptimistically(
   });
   if (handoffToken && run.stepCount === job.call!.memo.length) s.handoffToken = handoffToken;
   try {
-    await applyOutcome(c, s, info, outcome);
-    const res = await saveRun(c, s, { job, stepCount: run.stepCount, pending: run.pending });
+    await applyCallOutcome(c, s, info, outcome);
+    const res = await saveExecution(c, s, { job, stepCount: run.stepCount, pending: run.pending });
     if (!res.saved) return undefined;
     for (const h of hooks) h();
     return res.handedOff ? { ...res.handedOff, pending: s.pending } : null;
@@ -362,12 +362,12 @@ function normaliseError(obj: Record<string, unknown>, status: number): ErrorObje
 /** `wake` job: a sleep ended; its memo is null. */
 export async function runWakeJob(ex: ExecutorContext, job: Job): Promise<void> {
   await inTx(ex, async (c) => {
-    const s = await completeJobAndLoadRun(c, job);
+    const s = await completeJobAndLoadExecution(c, job);
     if (!s || !job.stepId || s.pending[job.stepId]?.op !== "Sleep") return;
     const name = s.pending[job.stepId]?.name ?? null;
     memoize(s, { id: job.stepId, name, op: "Sleep" }, null);
     s.history.push({ type: "sleep.finished", stepId: job.stepId, stepName: name });
-    await saveRun(c, s);
+    await saveExecution(c, s);
   });
 }
 
@@ -382,12 +382,12 @@ async function firstCallInFlight(c: TxCtx, runId: string): Promise<boolean> {
 /** `run_timeout` job: `timeouts.start` / `timeouts.finish` elapsed → the run is cancelled. */
 export async function runTimeoutJob(ex: ExecutorContext, job: Job): Promise<void> {
   await inTx(ex, async (c) => {
-    const s = await completeJobAndLoadRun(c, job);
+    const s = await completeJobAndLoadExecution(c, job);
     if (!s) return;
     const type = job.payload.type === "start" ? "start" : "finish";
     // Started = its first call is recorded, or is in flight right now (a leased call job).
     if (type === "start" && (s.row.startedAt || (await firstCallInFlight(c, job.runId)))) return;
-    await finishRun(c, s, { status: "cancelled", reason: `timeouts.${type} elapsed` });
-    await saveRun(c, s);
+    await finishExecution(c, s, { status: "cancelled", reason: `timeouts.${type} elapsed` });
+    await saveExecution(c, s);
   });
 }

@@ -9,7 +9,7 @@ import { execRows } from "../../db/client";
 import { executorEvents } from "../../db/schema/executor";
 import type { TxCtx } from "./context";
 import { matches } from "./expressions";
-import { cancelRun, createRun } from "./lifecycle";
+import { cancelExecution, createExecution } from "./lifecycle";
 import { resumeWaits } from "./pauses";
 import { seededUlids, ulid } from "../../lib/ids";
 
@@ -153,13 +153,13 @@ async function routeEvent(c: TxCtx, event: EventPayload, eventId: string): Promi
     // Sent through the event API (step.invoke creates its child run directly): route by target id.
     const fnId = (event.data._inngest as { fn_id?: unknown } | undefined)?.fn_id;
     const fn = typeof fnId === "string" ? registry.get(fnId) : undefined;
-    if (fn?.status === "active") await createRun(c, { fn, event, eventId });
+    if (fn?.status === "active") await createExecution(c, { fn, event, eventId });
   } else {
     for (const { fn, expression } of registry.forEvent(event.name)) {
       // A function never reacts to system events about its own runs (no self-triggering loops).
       if (SYSTEM_FN_EVENT.test(event.name) && event.data.function_id === fn.id) continue;
       if (expression && !matches(expression, { event })) continue;
-      await createRun(c, { fn, event, eventId });
+      await createExecution(c, { fn, event, eventId });
     }
   }
   await resumeWaits(c, event, eventId);
@@ -188,7 +188,7 @@ async function cancelMatching(c: TxCtx, event: EventPayload, eventId: string): P
           (r.timeoutMs === undefined || Number(run.created) + r.timeoutMs >= c.now) &&
           (!r.if || matches(r.if, { event: run.event, async: event })),
       );
-      if (hit) await cancelRun(c, run.id, `cancelled by event ${event.name} (${eventId})`);
+      if (hit) await cancelExecution(c, run.id, `cancelled by event ${event.name} (${eventId})`);
     }
   }
 }

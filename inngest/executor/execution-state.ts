@@ -1,6 +1,6 @@
 /**
- * One run's mutable state inside a transaction: `loadRun` locks it, handlers record step results
- * and follow-up jobs on it, and `saveRun` decides what happens next and writes everything back in
+ * One execution's mutable state inside a transaction: `loadExecution` locks it, handlers record step results
+ * and follow-up jobs on it, and `saveExecution` decides what happens next and writes everything back in
  * one statement (memos, jobs, history, run row) — the hot path costs two statements per step.
  *
  * The rule that keeps parallel steps from running twice (protocol §2.8): while any planned step,
@@ -24,7 +24,7 @@ import { canonicalize } from "./jcs";
 import type { Parallelism } from "./options";
 import { LostLeaseError, type EnqueueInput, type Job } from "./queue";
 
-export interface RunRow {
+export interface ExecutionRow {
   id: string;
   functionId: string;
   status: ExecutorRunStatus;
@@ -70,8 +70,8 @@ export interface SettledStep {
   ck?: string;
 }
 
-export interface RunState {
-  row: RunRow;
+export interface ExecutionState {
+  row: ExecutionRow;
   parallelism: Parallelism;
   pending: ExecutorPendingSteps;
   /** Parallelism "inngest": Inngest's pending-steps set, ForceStepPlan, results saved here. */
@@ -93,7 +93,7 @@ export interface RunState {
   /** Set when this transaction is the run's first SDK call. */
   startedAt?: Date;
   history: HistoryEntry[];
-  /** Writes deferred to `saveRun`. */
+  /** Writes deferred to `saveExecution`. */
   memos: Memo[];
   jobs: EnqueueInput[];
   /**
@@ -103,19 +103,19 @@ export interface RunState {
   handoffToken?: string;
 }
 
-export const ACTIVE_STATUSES: readonly ExecutorRunStatus[] = ["queued", "running"];
+export const ACTIVE_EXECUTION_STATUSES: readonly ExecutorRunStatus[] = ["queued", "running"];
 
-export function isActive(status: ExecutorRunStatus): boolean {
-  return ACTIVE_STATUSES.includes(status);
+export function isActiveExecution(status: ExecutorRunStatus): boolean {
+  return ACTIVE_EXECUTION_STATUSES.includes(status);
 }
 
-const RUN_COLUMNS =
+const EXECUTION_COLUMNS =
   sql.raw(`r.id, r.function_id, r.status, r.event, r.events, r.pending, r.step_count,
   r.concurrency_keys, r.concurrency_limits, r.parent_run_id, r.parent_step_id,
   r.inngest_pending, r.force_step_plan,
   (extract(epoch from r.started_at) * 1000)::float8 as started_at`);
 
-type RunRowRaw = {
+type ExecutionRowRaw = {
   id: string;
   function_id: string;
   status: ExecutorRunStatus;
@@ -133,8 +133,8 @@ type RunRowRaw = {
   job_done?: number;
 };
 
-function toState(r: RunRowRaw, parallelism: Parallelism): RunState {
-  const row: RunRow = {
+function toState(r: ExecutionRowRaw, parallelism: Parallelism): ExecutionState {
+  const row: ExecutionRow = {
     id: r.id,
     functionId: r.function_id,
     status: r.status,
@@ -154,7 +154,10 @@ function toState(r: RunRowRaw, parallelism: Parallelism): RunState {
 }
 
 /** A run state built from a row (read under lock, or a claim-time snapshot on the optimistic path). */
-export function stateFromSnapshot(row: RunRow, parallelism: Parallelism = "coalesced"): RunState {
+export function stateFromSnapshot(
+  row: ExecutionRow,
+  parallelism: Parallelism = "coalesced",
+): ExecutionState {
   return {
     row,
     parallelism,
@@ -172,12 +175,12 @@ export function stateFromSnapshot(row: RunRow, parallelism: Parallelism = "coale
 }
 
 /** Locks the run row (`FOR UPDATE`) and returns its state, or undefined if it is gone or over. */
-export async function loadRun(c: TxCtx, runId: string): Promise<RunState | undefined> {
-  const [r] = await execRows<RunRowRaw>(
+export async function loadExecution(c: TxCtx, runId: string): Promise<ExecutionState | undefined> {
+  const [r] = await execRows<ExecutionRowRaw>(
     c.tx,
-    sql`select ${RUN_COLUMNS} from executor_runs r where r.id = ${runId} for update`,
+    sql`select ${EXECUTION_COLUMNS} from executor_runs r where r.id = ${runId} for update`,
   );
-  return r && isActive(r.status) ? toState(r, c.ex.opts.parallelism) : undefined;
+  return r && isActiveExecution(r.status) ? toState(r, c.ex.opts.parallelism) : undefined;
 }
 
 /**
@@ -190,10 +193,13 @@ export async function loadRun(c: TxCtx, runId: string): Promise<RunState | undef
  * deleting the previous one; deleting a job before locking its run made that a deadlock on
  * Postgres whenever parallel siblings settled together (issue 11).
  */
-export async function completeJobAndLoadRun(c: TxCtx, job: Job): Promise<RunState | undefined> {
-  const [r] = await execRows<RunRowRaw>(
+export async function completeJobAndLoadExecution(
+  c: TxCtx,
+  job: Job,
+): Promise<ExecutionState | undefined> {
+  const [r] = await execRows<ExecutionRowRaw>(
     c.tx,
-    sql`select ${RUN_COLUMNS} from executor_runs r where r.id = ${job.runId} for update`,
+    sql`select ${EXECUTION_COLUMNS} from executor_runs r where r.id = ${job.runId} for update`,
   );
   const done = await execRows(
     c.tx,
@@ -202,7 +208,7 @@ export async function completeJobAndLoadRun(c: TxCtx, job: Job): Promise<RunStat
   // No run row: nothing left to protect, whether or not the delete happened.
   if (!r) return undefined;
   if (done.length !== 1) throw new LostLeaseError(`lease on job ${job.id} (${job.kind}) was lost`);
-  return isActive(r.status) ? toState(r, c.ex.opts.parallelism) : undefined;
+  return isActiveExecution(r.status) ? toState(r, c.ex.opts.parallelism) : undefined;
 }
 
 /**
@@ -210,7 +216,7 @@ export async function completeJobAndLoadRun(c: TxCtx, job: Job): Promise<RunStat
  * `via`: what the call that produced it knew (its op's parallel mode, its job's coalesce key).
  */
 export function memoize(
-  s: RunState,
+  s: ExecutionState,
   step: { id: string; name?: string | null; op: string },
   output: unknown,
   via: { race?: boolean; ck?: string } = {},
@@ -226,10 +232,10 @@ export function memoize(
 /**
  * Inngest's SaveStep (saveResponse.lua): a new result leaves the pending set (SREM); a duplicate
  * keeps the first output and leaves the set alone — "still pending" is then the set's size if the
- * outputs match, false if they differ. The discovery decision is taken at save (`saveRun`).
+ * outputs match, false if they differ. The discovery decision is taken at save (`saveExecution`).
  */
 function settleInngest(
-  s: RunState,
+  s: ExecutionState,
   stepId: string,
   output: unknown,
   via: { race?: boolean; ck?: string },
@@ -252,7 +258,7 @@ function settleInngest(
 }
 
 /** Queues a job for this run (inserted at save; a duplicate queued discovery/step is a no-op). */
-export function later(s: RunState, job: Omit<EnqueueInput, "runId">): void {
+export function later(s: ExecutionState, job: Omit<EnqueueInput, "runId">): void {
   s.jobs.push({ ...job, runId: s.row.id });
 }
 
@@ -285,7 +291,7 @@ export async function knownJobKeys(c: TxCtx, runId: string, keys: string[]): Pro
   return new Set(res.map((r) => r.key));
 }
 
-export function callConcurrency(s: RunState) {
+export function callConcurrency(s: ExecutionState) {
   return { keys: s.row.concurrencyKeys, limits: s.row.concurrencyLimits };
 }
 
@@ -294,7 +300,7 @@ export function callConcurrency(s: RunState) {
  * keyed discoveries of one run may be queued and in flight together.
  */
 export function discoverLater(
-  s: RunState,
+  s: ExecutionState,
   runAt?: number,
   attempt = 0,
   key?: { key: string; once: boolean },
@@ -314,7 +320,7 @@ export function discoverLater(
  * if nothing is pending or the step is race-mode; race completions each get their own job (per
  * step id), others the one coalesced job of their batch; every discovery resets ForceStepPlan.
  */
-function discoverLikeInngest(s: RunState): void {
+function discoverLikeInngest(s: ExecutionState): void {
   const settled = s.settledSteps;
   s.settledSteps = [];
   if (s.finished) return;
@@ -327,7 +333,7 @@ function discoverLikeInngest(s: RunState): void {
 }
 
 /** Steps memoised so far, including this transaction's. */
-export function stepCount(s: RunState): number {
+export function stepCount(s: ExecutionState): number {
   return s.row.stepCount + s.memos.length;
 }
 
@@ -348,16 +354,16 @@ export interface SaveGuard {
 /**
  * Writes the state back in one statement: queued memos, jobs and history, and the run row (pending
  * set, step count, start). Queues the discovery first if one is due. A finished run's row was
- * already written by `finishRun`; only its memos, history and step count remain.
+ * already written by `finishExecution`; only its memos, history and step count remain.
  *
  * With a `guard` (the optimistic path, no transaction and no lock — see driver.ts) the same
  * statement also deletes the job, and applies nothing unless the job's lease still holds and the
  * run still has the claim-time step count and pending set. `saved: false` then means "redo it
  * under the lock".
  */
-export async function saveRun(
+export async function saveExecution(
   c: TxCtx,
-  s: RunState,
+  s: ExecutionState,
   guard?: SaveGuard,
 ): Promise<{
   saved: boolean;

@@ -76,7 +76,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
     registry: createRegistry(),
     instanceId,
     wake: (at) => worker?.wake(at),
-    notifyRunFinished: (runId) => {
+    notifyExecutionFinished: (runId) => {
       for (const l of finishListeners) l(runId);
     },
   };

@@ -213,7 +213,9 @@ afterAll(async () => h?.close());
 describe("concurrency", () => {
   it("never runs more than `limit` calls of a function at once", async () => {
     const ids = await Promise.all([1, 2, 3, 4].map(() => h.send("flow/global")));
-    const runs = await Promise.all(ids.map(async (id) => h.waitForRun((await h.runsFor(id))[0]!)));
+    const runs = await Promise.all(
+      ids.map(async (id) => h.waitForExecution((await h.executionsFor(id))[0]!)),
+    );
     expect(runs.every((r) => r.status === "completed")).toBe(true);
     expect(maxActive.get("global")).toBe(1);
   });
@@ -228,7 +230,7 @@ describe("concurrency", () => {
       ].map((d) => h.send("flow/keyed", d)),
     );
     const runs = await Promise.all(
-      ids.map(async (id) => h.waitForRun((await h.runsFor(id))[0]!, undefined, 20_000)),
+      ids.map(async (id) => h.waitForExecution((await h.executionsFor(id))[0]!, undefined, 20_000)),
     );
     expect(runs.map((r) => [r.status, r.error?.message])).toEqual(
       Array(4).fill(["completed", undefined]),
@@ -243,15 +245,15 @@ describe("timeouts.start", () => {
     const holderEvent = await h.send("flow/start-limited", { hold: true });
     await h.until(() => holderStarted, "the holder to take the only slot");
     const waiterEvent = await h.send("flow/start-limited", {});
-    const [waiterRun] = await h.runsFor(waiterEvent);
-    expect((await h.executor.admin.getRun(waiterRun!))!.status).toBe("queued");
+    const [waiterRun] = await h.executionsFor(waiterEvent);
+    expect((await h.executor.admin.getExecution(waiterRun!))!.status).toBe("queued");
     h.clock.advance(60_000 + 1_000);
-    const cancelled = await h.waitForRun(waiterRun!);
+    const cancelled = await h.waitForExecution(waiterRun!);
     expect(cancelled.status).toBe("cancelled");
     expect(cancelled.error).toMatchObject({ reason: "timeouts.start elapsed" });
     releaseGate();
-    const [holderRun] = await h.runsFor(holderEvent);
-    expect((await h.waitForRun(holderRun!)).output).toBe("ran");
+    const [holderRun] = await h.executionsFor(holderEvent);
+    expect((await h.waitForExecution(holderRun!)).output).toBe("ran");
   });
 });
 
@@ -260,14 +262,14 @@ describe("idempotency", () => {
     const a = await h.send("flow/order", { orderId: "o-1" });
     const b = await h.send("flow/order", { orderId: "o-1" });
     const c = await h.send("flow/order", { orderId: "o-2" });
-    await h.waitForRun((await h.runsFor(a))[0]!);
-    await h.waitForRun((await h.runsFor(c))[0]!);
-    expect(await h.executor.admin.listRuns({ eventId: b })).toEqual([]);
+    await h.waitForExecution((await h.executionsFor(a))[0]!);
+    await h.waitForExecution((await h.executionsFor(c))[0]!);
+    expect(await h.executor.admin.listExecutions({ eventId: b })).toEqual([]);
     expect(idemRuns).toBe(2);
 
     h.clock.advance(24 * 3_600_000 + 1);
     const d = await h.send("flow/order", { orderId: "o-1" });
-    await h.waitForRun((await h.runsFor(d))[0]!);
+    await h.waitForExecution((await h.executionsFor(d))[0]!);
     expect(idemRuns).toBe(3);
   });
 });
@@ -303,7 +305,7 @@ describe("unsupported features are refused loudly", () => {
 
     // An event for refused functions starts nothing.
     const eventId = await h.send("flow/refused", { x: 1 });
-    expect(await h.executor.admin.listRuns({ eventId })).toEqual([]);
+    expect(await h.executor.admin.listExecutions({ eventId })).toEqual([]);
   });
 
   it("fails a run that uses an op the executor does not implement, naming it", async () => {

@@ -9,7 +9,7 @@ import { serve } from "inngest/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDb, type TestDb } from "../../db/testing";
 import { createLogger, setLogLevel } from "../../lib/log";
-import type { RunDetail, RunSummary } from "./admin";
+import type { ExecutionDetail, ExecutionSummary } from "./admin";
 import { manualClock } from "./clock";
 import { createExecutor, type Executor } from "./executor";
 
@@ -87,24 +87,26 @@ describe("real HTTP path", () => {
     const runId = await waitFor(async () => {
       const res = (await (
         await fetch(`${executor.url}/admin/runs?functionId=http-app-flow`)
-      ).json()) as { runs: RunSummary[] };
+      ).json()) as { runs: ExecutionSummary[] };
       return res.runs.find((r) => r.eventId === ids[0])?.id;
     }, "the run");
-    const getRun = async () =>
-      (await (await fetch(`${executor.url}/admin/runs/${runId}`)).json()) as RunDetail;
+    const getExecution = async () =>
+      (await (await fetch(`${executor.url}/admin/runs/${runId}`)).json()) as ExecutionDetail;
 
     await waitFor(
-      async () => ((await getRun()).steps.some((s) => s.status === "sleeping") ? true : undefined),
+      async () =>
+        (await getExecution()).steps.some((s) => s.status === "sleeping") ? true : undefined,
       "the sleep",
     );
     clock.advance(5 * 60_000);
     await waitFor(
-      async () => ((await getRun()).steps.some((s) => s.status === "waiting") ? true : undefined),
+      async () =>
+        (await getExecution()).steps.some((s) => s.status === "waiting") ? true : undefined,
       "the wait",
     );
     await inngest.send({ name: "http/approve", data: { id: "x1", by: "alice" } });
     const run = await waitFor(async () => {
-      const r = await getRun();
+      const r = await getExecution();
       return r.status === "completed" ? r : undefined;
     }, "completion");
     expect(run.output).toEqual({ ab: "AB", approvedBy: "alice" });

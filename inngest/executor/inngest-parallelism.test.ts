@@ -125,7 +125,7 @@ afterAll(async () => {
 
 async function start(fn: string): Promise<string> {
   const eventId = await h.send(`ip/${fn}`);
-  const [runId] = await h.runsFor(eventId);
+  const [runId] = await h.executionsFor(eventId);
   return runId!;
 }
 
@@ -137,7 +137,7 @@ describe('parallelism "inngest"', () => {
       const jobs = await execRows(db.db, sql`select 1 from executor_jobs where run_id = ${runId}`);
       return jobs.length === 0 && (await memoised(runId, [sha1("after")]));
     }, "the run to have nothing left scheduled");
-    const run = await h.executor.admin.getRun(runId);
+    const run = await h.executor.admin.getExecution(runId);
     expect(run?.status).toBe("running");
     // The set still names a and c, both finished long ago: nothing will ever discover again.
     expect((await pendingSet(runId)).sort()).toEqual([A, C].sort());
@@ -152,7 +152,7 @@ describe('parallelism "inngest"', () => {
     ["tagged-ckpt", "checkpointing"],
   ])("%s: race-mode steps after the fan-out complete, each body once (%s)", async (fn) => {
     const runId = await start(fn);
-    const run = await h.waitForRun(runId, ["completed", "failed"]);
+    const run = await h.waitForExecution(runId, ["completed", "failed"]);
     expect(run.status).toBe("completed");
     expect(run.output).toBe("abc!");
     for (const s of ["a", "b", "c", "after", "last"]) expect(counts.get(`${fn}.${s}`)).toBe(1);

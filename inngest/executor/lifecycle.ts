@@ -11,12 +11,12 @@ import type { TxCtx } from "./context";
 import { ingestEvents, type EventPayload } from "./events";
 import { claimIdempotency, concurrencyGroups } from "./flow-control";
 import { resolveInvoke } from "./pauses";
-import { deleteRunJobs, enqueue } from "./queue";
+import { deleteExecutionJobs, enqueue } from "./queue";
 import type { RegisteredFunction } from "./registry";
-import { loadRun, saveRun, type RunState } from "./run-state";
+import { loadExecution, saveExecution, type ExecutionState } from "./execution-state";
 import { ulid } from "../../lib/ids";
 
-export interface NewRun {
+export interface NewExecution {
   fn: RegisteredFunction;
   event: EventPayload;
   events?: EventPayload[];
@@ -25,9 +25,12 @@ export interface NewRun {
   cronTick?: number;
 }
 
-export type CreateRunResult = { runId: string } | { skipped: string; duplicateOf?: string };
+export type CreateExecutionResult = { runId: string } | { skipped: string; duplicateOf?: string };
 
-export async function createRun(c: TxCtx, input: NewRun): Promise<CreateRunResult> {
+export async function createExecution(
+  c: TxCtx,
+  input: NewExecution,
+): Promise<CreateExecutionResult> {
   const { fn, event } = input;
   const runId = ulid(c.now);
   const idem = await claimIdempotency(c, fn, event, runId);
@@ -66,15 +69,19 @@ export async function createRun(c: TxCtx, input: NewRun): Promise<CreateRunResul
   return { runId };
 }
 
-export type RunOutcome =
+export type ExecutionOutcome =
   | { status: "completed"; output: unknown }
   | { status: "failed"; error: Record<string, unknown> }
   | { status: "cancelled"; reason: string };
 
 export const CANCELLED_ERROR = { name: "Error", message: "function cancelled" };
 
-/** Ends the run. The caller still calls `saveRun(c, s)` (it writes the collected history). */
-export async function finishRun(c: TxCtx, s: RunState, outcome: RunOutcome): Promise<void> {
+/** Ends the run. The caller still calls `saveExecution(c, s)` (it writes the collected history). */
+export async function finishExecution(
+  c: TxCtx,
+  s: ExecutionState,
+  outcome: ExecutionOutcome,
+): Promise<void> {
   if (s.finished) return;
   s.finished = true;
   const run = s.row;
@@ -96,7 +103,7 @@ export async function finishRun(c: TxCtx, s: RunState, outcome: RunOutcome): Pro
       ...(s.startedAt ? { startedAt: s.startedAt } : {}),
     })
     .where(and(eq(executorRuns.id, run.id), sql`status in ('queued', 'running')`));
-  await deleteRunJobs(c, run.id);
+  await deleteExecutionJobs(c, run.id);
   await execRows(
     c.tx,
     sql`update executor_pauses set status = 'cancelled', resolved_at = now() where run_id = ${run.id} and status = 'pending'`,
@@ -140,7 +147,7 @@ export async function finishRun(c: TxCtx, s: RunState, outcome: RunOutcome): Pro
     await resolveInvoke(c, run.id, memo);
   }
   c.afterCommit(() => {
-    c.ex.notifyRunFinished(run.id);
+    c.ex.notifyExecutionFinished(run.id);
     const log = outcome.status === "failed" ? c.ex.log.warn : c.ex.log.info;
     log(`run ${outcome.status}`, {
       runId: run.id,
@@ -151,10 +158,10 @@ export async function finishRun(c: TxCtx, s: RunState, outcome: RunOutcome): Pro
 }
 
 /** Cancels an active run. Returns false when it was already over (or does not exist). */
-export async function cancelRun(c: TxCtx, runId: string, reason: string): Promise<boolean> {
-  const s = await loadRun(c, runId);
+export async function cancelExecution(c: TxCtx, runId: string, reason: string): Promise<boolean> {
+  const s = await loadExecution(c, runId);
   if (!s) return false;
-  await finishRun(c, s, { status: "cancelled", reason });
-  await saveRun(c, s);
+  await finishExecution(c, s, { status: "cancelled", reason });
+  await saveExecution(c, s);
   return true;
 }

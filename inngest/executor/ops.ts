@@ -14,7 +14,7 @@ import { createHash } from "node:crypto";
 import type { TxCtx } from "./context";
 import { resolveUntil } from "./durations";
 import { INVOKED_EVENT, type EventPayload } from "./events";
-import { createRun, finishRun } from "./lifecycle";
+import { createExecution, finishExecution } from "./lifecycle";
 import { createPause } from "./pauses";
 import type { Job } from "./queue";
 import type { RegisteredFunction } from "./registry";
@@ -26,8 +26,8 @@ import {
   memoize,
   memoOutputsAmong,
   stepCount,
-  type RunState,
-} from "./run-state";
+  type ExecutionState,
+} from "./execution-state";
 import { ulid } from "../../lib/ids";
 
 export interface SdkOp {
@@ -83,7 +83,7 @@ function coalesceKey(runId: string, stepIds: string[]): string {
  * exactly their ids (`SavePending` = DEL + SADD, finished or in-flight ids included) and the batch
  * gets a coalesce key. Returns that key.
  */
-function savePendingLikeInngest(s: RunState, ops: SdkOp[]): string | undefined {
+function savePendingLikeInngest(s: ExecutionState, ops: SdkOp[]): string | undefined {
   const nonLazy = ops.filter((o) => !LAZY_OPS.has(o.op)).map((o) => o.id);
   if (nonLazy.length <= 1) return undefined;
   s.forceStepPlan = true;
@@ -101,18 +101,18 @@ export interface CallInfo {
   durationMs: number;
 }
 
-export async function applyOutcome(
+export async function applyCallOutcome(
   c: TxCtx,
-  s: RunState,
+  s: ExecutionState,
   call: CallInfo,
   outcome: CallOutcome,
 ): Promise<void> {
   const { job, fn } = call;
-  markStarted(c, s, fn, call.startedAt);
+  markExecutionStarted(c, s, fn, call.startedAt);
   const timing = { startedAt: call.startedAt, durationMs: call.durationMs, attempt: job.attempt };
 
   if (outcome.kind === "complete") {
-    await finishRun(c, s, { status: "completed", output: outcome.data });
+    await finishExecution(c, s, { status: "completed", output: outcome.data });
     return;
   }
   if (outcome.kind === "error") {
@@ -208,7 +208,7 @@ export async function applyOutcome(
       case "Sleep": {
         const until = resolveUntil(op.name ?? "", c.now);
         if (until === undefined) {
-          await failRun(
+          await failExecution(
             c,
             s,
             `step "${name}": the sleep duration ${JSON.stringify(op.name)} is not a duration or ISO date`,
@@ -230,7 +230,7 @@ export async function applyOutcome(
         const timeout = String(op.opts?.timeout ?? "");
         const until = resolveUntil(timeout, c.now);
         if (!op.name || until === undefined) {
-          await failRun(
+          await failExecution(
             c,
             s,
             `step "${name}": waitForEvent needs an event name and a timeout (got ${JSON.stringify(op.opts)})`,
@@ -266,7 +266,7 @@ export async function applyOutcome(
       case "RunComplete": {
         // Checkpoint mode's "function returned": `data` is the return value itself, not wrapped
         // (a function returning `{ data: 1 }` sends `data: { data: 1 }`; README "Checkpointing").
-        await finishRun(c, s, { status: "completed", output: op.data ?? null });
+        await finishExecution(c, s, { status: "completed", output: op.data ?? null });
         break;
       }
       case "DiscoveryRequest": {
@@ -285,7 +285,7 @@ export async function applyOutcome(
         const what = UNSUPPORTED_OPS[op.op]
           ? `${UNSUPPORTED_OPS[op.op]} (op ${op.op})`
           : `the op "${op.op}"`;
-        await failRun(
+        await failExecution(
           c,
           s,
           `step "${name}" uses ${what}, which the embedded executor does not support; run this function on Inngest (SLUICE_EXECUTOR=inngest)`,
@@ -295,7 +295,7 @@ export async function applyOutcome(
   }
 
   if (!s.finished && stepCount(s) > c.ex.opts.maxStepsPerRun) {
-    await failRun(c, s, `the run exceeded the limit of ${c.ex.opts.maxStepsPerRun} steps`);
+    await failExecution(c, s, `the run exceeded the limit of ${c.ex.opts.maxStepsPerRun} steps`);
   }
   if (s.finished) return;
   if (inngest) {
@@ -330,7 +330,12 @@ export async function applyOutcome(
  * The run's first recorded SDK call (its answer, or its first checkpoint) marks it started and
  * arms `timeouts.finish`.
  */
-export function markStarted(c: TxCtx, s: RunState, fn: RegisteredFunction, startedAt: Date): void {
+export function markExecutionStarted(
+  c: TxCtx,
+  s: ExecutionState,
+  fn: RegisteredFunction,
+  startedAt: Date,
+): void {
   if (s.row.startedAt || s.startedAt) return;
   s.startedAt = startedAt;
   if (fn.timeouts.finishMs) {
@@ -344,7 +349,7 @@ export function markStarted(c: TxCtx, s: RunState, fn: RegisteredFunction, start
 
 /** A step that ran (answered in a 206, or checkpointed): memo `{data}` and its history entry. */
 export function recordStepRun(
-  s: RunState,
+  s: ExecutionState,
   op: SdkOp,
   timing: { startedAt?: Date | null; durationMs?: number | null; attempt?: number },
   via?: { race?: boolean; ck?: string },
@@ -356,7 +361,7 @@ export function recordStepRun(
 
 async function invoke(
   c: TxCtx,
-  s: RunState,
+  s: ExecutionState,
   op: SdkOp,
   name: string,
   race: boolean,
@@ -390,7 +395,7 @@ async function invoke(
     ...(payload.user ? { user: payload.user } : {}),
     ...(payload.v ? { v: payload.v } : {}),
   };
-  const created = await createRun(c, {
+  const created = await createExecution(c, {
     fn: target,
     event,
     parent: { runId: s.row.id, stepId: op.id },
@@ -428,7 +433,7 @@ async function invoke(
  */
 async function callFailed(
   c: TxCtx,
-  s: RunState,
+  s: ExecutionState,
   call: CallInfo,
   error: ErrorObject,
   retriable: boolean,
@@ -458,15 +463,15 @@ async function callFailed(
     return;
   }
   s.history.push({ type: "function.failed", stepId: job.stepId, error, ...timing });
-  await finishRun(c, s, { status: "failed", error });
+  await finishExecution(c, s, { status: "failed", error });
 }
 
-export async function failRun(c: TxCtx, s: RunState, message: string): Promise<void> {
+export async function failExecution(c: TxCtx, s: ExecutionState, message: string): Promise<void> {
   const error = { name: "Error", message };
   c.ex.log.error("run failed by the executor", {
     runId: s.row.id,
     functionId: s.row.functionId,
     error: message,
   });
-  await finishRun(c, s, { status: "failed", error });
+  await finishExecution(c, s, { status: "failed", error });
 }

@@ -183,9 +183,9 @@ describe("parallel steps", () => {
 
   it("race mode continues after the first result while the loser waits", async () => {
     const eventId = await h.send("par/race-mode", { tag: "rm1" });
-    const [runId] = await h.runsFor(eventId);
+    const [runId] = await h.executionsFor(eventId);
     const waiting = await h.until(async () => {
-      const r = await h.executor.admin.getRun(runId!);
+      const r = await h.executor.admin.getExecution(runId!);
       return r &&
         counts.get("rm1.after") === 1 &&
         r.steps.some((s) => s.name === "approval" && s.status === "waiting")
@@ -196,7 +196,7 @@ describe("parallel steps", () => {
     expect(counts.get("rm1.fast")).toBe(1);
     // The run finishes only once the losing wait settles (the SDK reports it until then).
     await h.send("par/approve", { tag: "rm1" });
-    const run = await h.waitForRun(runId!);
+    const run = await h.waitForExecution(runId!);
     expect(run.status).toBe("completed");
     expect(run.output).toEqual({ winner: "fast", after: "after-ran" });
     expect(counts.get("rm1.after")).toBe(1);
@@ -205,16 +205,16 @@ describe("parallel steps", () => {
 
   it("a sleep among parallel siblings holds the next discovery until it ends", async () => {
     const eventId = await h.send("par/mixed");
-    const [runId] = await h.runsFor(eventId);
+    const [runId] = await h.executionsFor(eventId);
     await h.until(async () => {
-      const r = await h.executor.admin.getRun(runId!);
+      const r = await h.executor.admin.getExecution(runId!);
       return (
         r?.steps.filter((s) => s.status === "completed").length === 2 &&
         r.steps.some((s) => s.status === "sleeping")
       );
     }, "both steps done and the sleep pending");
     h.clock.advance(10 * 60_000);
-    const run = await h.waitForRun(runId!);
+    const run = await h.waitForExecution(runId!);
     expect(run.output).toBe("AB");
     expect(run.steps.find((s) => s.name === "nap")?.output).toBeNull();
   });

@@ -12,7 +12,13 @@ import type { TxCtx } from "./context";
 import type { EventPayload } from "./events";
 import { matches } from "./expressions";
 import type { Job } from "./queue";
-import { later, loadRun, memoize, saveRun, type RunState } from "./run-state";
+import {
+  later,
+  loadExecution,
+  memoize,
+  saveExecution,
+  type ExecutionState,
+} from "./execution-state";
 import { ulid } from "../../lib/ids";
 
 export const INVOKE_TIMEOUT_ERROR = {
@@ -22,7 +28,7 @@ export const INVOKE_TIMEOUT_ERROR = {
 
 export async function createPause(
   c: TxCtx,
-  s: RunState,
+  s: ExecutionState,
   p: {
     kind: ExecutorPauseKind;
     stepId: string;
@@ -96,7 +102,7 @@ export async function resumeWaits(c: TxCtx, event: EventPayload, eventId: string
   );
   for (const p of candidates) {
     if (p.expression && !matches(p.expression, { event: p.run_event, async: event })) continue;
-    const s = await loadRun(c, p.run_id);
+    const s = await loadExecution(c, p.run_id);
     if (!s) continue;
     if (!(await settlePause(c, p.id, "resolved", eventId))) continue;
     memoize(s, { id: p.step_id, name: p.step_name, op: "WaitForEvent" }, event);
@@ -106,7 +112,7 @@ export async function resumeWaits(c: TxCtx, event: EventPayload, eventId: string
       stepName: p.step_name,
       data: { eventId, eventName: event.name },
     });
-    await saveRun(c, s);
+    await saveExecution(c, s);
   }
 }
 
@@ -127,7 +133,7 @@ export async function resolveInvoke(
         where kind = 'invoke' and child_run_id = ${childRunId} and status = 'pending'`,
   );
   if (!p) return;
-  const s = await loadRun(c, p.run_id);
+  const s = await loadExecution(c, p.run_id);
   if (!s) return;
   if (!(await settlePause(c, p.id, "resolved"))) return;
   memoize(s, { id: p.step_id, name: p.step_name, op: "InvokeFunction" }, memo);
@@ -138,11 +144,11 @@ export async function resolveInvoke(
     data: { childRunId },
     error: "error" in memo ? (memo.error as Record<string, unknown>) : null,
   });
-  await saveRun(c, s);
+  await saveExecution(c, s);
 }
 
 /** A `pause_timeout` job: the wait or invoke ran out of time (memo null / a timeout error). */
-export async function expirePause(c: TxCtx, s: RunState, job: Job): Promise<void> {
+export async function expirePause(c: TxCtx, s: ExecutionState, job: Job): Promise<void> {
   const pauseId = String(job.payload.pauseId ?? "");
   const [p] = await execRows<{
     id: string;

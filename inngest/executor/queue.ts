@@ -33,10 +33,10 @@ export interface Job {
   /** Parallelism "inngest": the job's identity (see EnqueueInput.key). */
   key: string | null;
   /** For calls: the run and its memo (completion order), read at claim time. */
-  call?: { run: ClaimedRun | null; memo: Array<[string, unknown]> };
+  call?: { run: ClaimedExecution | null; memo: Array<[string, unknown]> };
 }
 
-export interface ClaimedRun {
+export interface ClaimedExecution {
   status: string;
   functionId: string;
   event: Record<string, unknown>;
@@ -102,7 +102,7 @@ export function newLeaseToken(): string {
   return ulid();
 }
 
-export async function deleteRunJobs(c: TxCtx, runId: string): Promise<void> {
+export async function deleteExecutionJobs(c: TxCtx, runId: string): Promise<void> {
   await execRows(c.tx, sql`delete from executor_jobs where run_id = ${runId}`);
 }
 
@@ -131,7 +131,7 @@ type JobRow = {
   run_at: number;
   lease_token: string;
   job_key: string | null;
-  run: ClaimedRun | null;
+  run: ClaimedExecution | null;
   memo: Array<[string, unknown]> | null;
 };
 

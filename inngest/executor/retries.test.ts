@@ -10,7 +10,7 @@ import { inTx } from "./context";
 import { createExecutor } from "./executor";
 import { ingestEvents } from "./events";
 import { claimJobs, LostLeaseError } from "./queue";
-import { completeJobAndLoadRun } from "./run-state";
+import { completeJobAndLoadExecution } from "./execution-state";
 import { executorBridge, startHarness, testClient, type Harness } from "./testing";
 
 const bridge = executorBridge();
@@ -175,8 +175,8 @@ describe("step retries", () => {
       ),
     ).toBe(true);
 
-    const [handlerRun] = await h.runsFor(failed.id);
-    expect((await h.waitForRun(handlerRun!)).functionId).toBe("retry-exhausted-failure");
+    const [handlerRun] = await h.executionsFor(failed.id);
+    expect((await h.waitForExecution(handlerRun!)).functionId).toBe("retry-exhausted-failure");
     expect(failures).toContainEqual({
       message: "always fails",
       originalEvent: "retry/exhausted",
@@ -192,9 +192,9 @@ describe("step retries", () => {
 
   it("honours RetryAfterError: the retry waits for the given time", async () => {
     const eventId = await h.send("retry/after");
-    const [runId] = await h.runsFor(eventId);
+    const [runId] = await h.executionsFor(eventId);
     const pending = await h.until(async () => {
-      const r = await h.executor.admin.getRun(runId!);
+      const r = await h.executor.admin.getExecution(runId!);
       return r?.history.some((e) => e.type === "step.errored") ? r : undefined;
     }, "the first failed attempt");
     expect(pending.history.find((e) => e.type === "step.errored")?.data?.retryInMs).toBe(30_000);
@@ -203,7 +203,7 @@ describe("step retries", () => {
     expect(counts.get("retry-after")).toBe(1);
 
     h.clock.advance(30_000);
-    const run = await h.waitForRun(runId!);
+    const run = await h.waitForExecution(runId!);
     expect(run.status).toBe("completed");
     expect(run.output).toBe("done");
     expect(counts.get("retry-after")).toBe(2);
@@ -265,7 +265,7 @@ describe("leases", () => {
     const stolen = await claimJobs(dead.ctx, 10);
     expect(stolen).toHaveLength(1);
     live.concurrency = slots;
-    const [runId] = await h.runsFor(eventId!);
+    const [runId] = await h.executionsFor(eventId!);
     await h.until(async () => {
       const [row] = await execRows<{ expired: boolean }>(
         h.db.db,
@@ -274,14 +274,14 @@ describe("leases", () => {
       return row?.expired;
     }, "the dead worker's lease to expire");
     h.executor.ctx.wake();
-    const run = await h.waitForRun(runId!);
+    const run = await h.waitForExecution(runId!);
     expect(run.status).toBe("completed");
     // Re-run with attempt + 1: the SDK saw attempt 1.
     expect(run.output).toEqual({ seen: 1 });
     expect(run.history.find((e) => e.type === "step.completed")?.attempt).toBe(1);
     // The dead worker's late result is refused: its lease token no longer matches.
     await expect(
-      inTx(dead.ctx, (c) => completeJobAndLoadRun(c, stolen[0]!)),
+      inTx(dead.ctx, (c) => completeJobAndLoadExecution(c, stolen[0]!)),
     ).rejects.toBeInstanceOf(LostLeaseError);
     const left = await execRows(
       h.db.db,

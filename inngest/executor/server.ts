@@ -141,7 +141,7 @@ async function adminRoute(
   if (method === "GET" && path === "/admin/runs") {
     const limit = q.get("limit");
     const runs = await admin
-      .listRuns({
+      .listExecutions({
         status: (q.get("status") || undefined) as ExecutorRunStatus | undefined,
         functionId: q.get("functionId") || undefined,
         eventId: q.get("eventId") || undefined,
@@ -157,14 +157,14 @@ async function adminRoute(
   if (runRoute) {
     const id = decodeURIComponent(runRoute[1]!);
     if (runRoute[2] && method === "POST") {
-      const res = await admin.cancelRun(id);
+      const res = await admin.cancelExecution(id);
       return json(
         res.cancelled ? 200 : 409,
         res.cancelled ? res : { ...res, error: "run not found or already finished" },
       );
     }
     if (!runRoute[2] && method === "GET") {
-      const run = await admin.getRun(id);
+      const run = await admin.getExecution(id);
       return run ? json(200, run) : json(404, { error: `run ${id} not found` });
     }
   }

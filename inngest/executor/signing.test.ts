@@ -66,14 +66,14 @@ describe("cloud-mode SDK against the executor", () => {
     const fns = await h.executor.admin.listFunctions();
     expect(fns.map((f) => [f.id, f.status])).toEqual([["signed-steps", "active"]]);
     const eventId = await h.send("s/go", { n: 1 });
-    const [runId] = await h.runsFor(eventId);
+    const [runId] = await h.executionsFor(eventId);
     await h.until(
       async () =>
-        (await h.executor.admin.getRun(runId!))?.steps.some((s) => s.status === "sleeping"),
+        (await h.executor.admin.getExecution(runId!))?.steps.some((s) => s.status === "sleeping"),
       "the sleep",
     );
     h.clock.advance(1_000);
-    const run = await h.waitForRun(runId!);
+    const run = await h.waitForExecution(runId!);
     expect(run.status).toBe("completed");
     expect(run.output).toEqual({ a: 2, sent: 1 });
     // `a`, then the sendEvent after the sleep, ran inline: checkpointed with the hashed-key Bearer.
@@ -144,8 +144,8 @@ describe("cloud-mode SDK against the executor", () => {
     await wrongWorker.start({ cron: false, syncInBackground: false });
     try {
       const [eventId] = await wrongWorker.send({ name: "s/go", data: { n: 1 } });
-      const [run] = await wrongWorker.admin.listRuns({ eventId });
-      const done = await wrongWorker.admin.waitForRun(run!.id);
+      const [run] = await wrongWorker.admin.listExecutions({ eventId });
+      const done = await wrongWorker.admin.waitForExecution(run!.id);
       expect(done.status).toBe("failed");
       expect(done.error?.message).toMatch(/refused the executor's signature \(401\)/);
     } finally {

@@ -102,8 +102,8 @@ async function errored(runId: string): Promise<unknown[]> {
 describe("a discovery that only re-reports settled siblings", () => {
   it("is not a failed call: the run discovers again and completes at once", async () => {
     const eventId = await h.send("stale/fan-in");
-    const [runId] = await h.runsFor(eventId);
-    const run = await h.waitForRun(runId!, ["completed", "failed"], 10_000);
+    const [runId] = await h.executionsFor(eventId);
+    const run = await h.waitForExecution(runId!, ["completed", "failed"], 10_000);
     expect(run.status).toBe("completed");
     expect(run.output).toBe("AB");
     expect(await errored(runId!)).toEqual([]);
@@ -111,9 +111,9 @@ describe("a discovery that only re-reports settled siblings", () => {
 
   it("does not leave a sibling branch's wait unregistered behind another branch's wait", async () => {
     const eventId = await h.send("stale/waits");
-    const [runId] = await h.runsFor(eventId);
+    const [runId] = await h.executionsFor(eventId);
     await h.until(async () => {
-      const r = await h.executor.admin.getRun(runId!);
+      const r = await h.executor.admin.getExecution(runId!);
       return (
         r && ["wa", "wb"].every((n) => r.steps.some((s) => s.name === n && s.status === "waiting"))
       );
@@ -121,7 +121,7 @@ describe("a discovery that only re-reports settled siblings", () => {
     holdUntilB = false;
     await h.send("stale/go-a");
     await h.send("stale/go-b");
-    const run = await h.waitForRun(runId!, ["completed", "failed"], 10_000);
+    const run = await h.waitForExecution(runId!, ["completed", "failed"], 10_000);
     expect(run.output).toEqual(["stale/go-a", "stale/go-b"]);
     expect(await errored(runId!)).toEqual([]);
   });

@@ -16,7 +16,7 @@ import { serve } from "inngest/next";
 import { createTestDb, type TestDb } from "../../db/testing";
 import { env } from "../../env";
 import { createLogger, setLogLevel } from "../../lib/log";
-import type { RunDetail } from "./admin";
+import type { ExecutionDetail } from "./admin";
 import { manualClock, type ManualClock } from "./clock";
 import { createExecutor, type Executor } from "./executor";
 import type { ExecutorOptions } from "./options";
@@ -79,10 +79,14 @@ export interface Harness {
   /** Sends one event through the SDK client; returns the event id. */
   send(name: string, data?: Record<string, unknown>, extra?: { id?: string }): Promise<string>;
   /** The runs an event started (waits until `count` exist). */
-  runsFor(eventId: string, count?: number): Promise<string[]>;
-  waitForRun(runId: string, statuses?: ExecutorRunStatus[], timeoutMs?: number): Promise<RunDetail>;
+  executionsFor(eventId: string, count?: number): Promise<string[]>;
+  waitForExecution(
+    runId: string,
+    statuses?: ExecutorRunStatus[],
+    timeoutMs?: number,
+  ): Promise<ExecutionDetail>;
   /** Sends an event and waits for the single run it starts to finish. */
-  trigger(name: string, data?: Record<string, unknown>): Promise<RunDetail>;
+  trigger(name: string, data?: Record<string, unknown>): Promise<ExecutionDetail>;
   /** Polls `check` until it returns a value other than undefined/false (state, never fixed sleeps). */
   until<T>(
     check: () => Promise<T | undefined | false> | T | undefined | false,
@@ -171,18 +175,18 @@ export async function startHarness(o: HarnessOptions): Promise<Harness> {
       const { ids } = await o.client.send({ name, data, ...extra });
       return ids[0]!;
     },
-    async runsFor(eventId, count = 1) {
+    async executionsFor(eventId, count = 1) {
       return until(async () => {
-        const runs = await executor.admin.listRuns({ eventId });
+        const runs = await executor.admin.listExecutions({ eventId });
         return runs.length >= count ? runs.map((r) => r.id).reverse() : undefined;
       }, `${count} run(s) for event ${eventId}`);
     },
-    waitForRun: (runId, statuses, timeoutMs = 10_000) =>
-      executor.admin.waitForRun(runId, { statuses, timeoutMs }),
+    waitForExecution: (runId, statuses, timeoutMs = 10_000) =>
+      executor.admin.waitForExecution(runId, { statuses, timeoutMs }),
     async trigger(name, data = {}) {
       const eventId = await h.send(name, data);
-      const [runId] = await h.runsFor(eventId);
-      return h.waitForRun(runId!);
+      const [runId] = await h.executionsFor(eventId);
+      return h.waitForExecution(runId!);
     },
     until,
     async close() {

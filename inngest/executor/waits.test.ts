@@ -115,25 +115,25 @@ beforeAll(async () => {
 afterAll(async () => h?.close());
 
 async function stepStatus(runId: string, name: string) {
-  return (await h.executor.admin.getRun(runId))?.steps.find((s) => s.name === name)?.status;
+  return (await h.executor.admin.getExecution(runId))?.steps.find((s) => s.name === name)?.status;
 }
 
 describe("sleep", () => {
   it("sleeps on durable timers (step.sleep and step.sleepUntil)", async () => {
     const until = new Date(h.clock.now() + 3 * 3_600_000).toISOString();
     const eventId = await h.send("w/sleep", { until });
-    const [runId] = await h.runsFor(eventId);
+    const [runId] = await h.executionsFor(eventId);
     await h.until(async () => (await stepStatus(runId!, "nap")) === "sleeping", "the first sleep");
-    const job = (await h.executor.admin.getRun(runId!))!.jobs.find((j) => j.kind === "wake")!;
+    const job = (await h.executor.admin.getExecution(runId!))!.jobs.find((j) => j.kind === "wake")!;
     expect(Math.abs(new Date(job.runAt).getTime() - (h.clock.now() + 3_600_000))).toBeLessThan(
       5_000,
     );
 
     h.clock.advance(3_600_000);
     await h.until(async () => (await stepStatus(runId!, "alarm")) === "sleeping", "the sleepUntil");
-    expect((await h.executor.admin.getRun(runId!))!.status).toBe("running");
+    expect((await h.executor.admin.getExecution(runId!))!.status).toBe("running");
     h.clock.advanceTo(Date.parse(until));
-    const run = await h.waitForRun(runId!);
+    const run = await h.waitForExecution(runId!);
     expect(run.output).toBe("awake");
     // A finished sleep is memoised as null.
     expect(run.steps.filter((s) => s.op === "Sleep").map((s) => s.output)).toEqual([null, null]);
@@ -143,7 +143,7 @@ describe("sleep", () => {
 describe("waitForEvent", () => {
   it("resumes on a matching event (match / if) with the raw event as the memo", async () => {
     const eventId = await h.send("w/order", { orderId: "o1" });
-    const [runId] = await h.runsFor(eventId);
+    const [runId] = await h.executionsFor(eventId);
     await h.until(async () => (await stepStatus(runId!, "paid")) === "waiting", "the wait");
     await h.send("w/paid", { orderId: "other" });
     expect(await stepStatus(runId!, "paid")).toBe("waiting");
@@ -153,7 +153,7 @@ describe("waitForEvent", () => {
     await h.send("w/bid", { orderId: "o2", amount: 500 }); // other order
     expect(await stepStatus(runId!, "big")).toBe("waiting");
     await h.send("w/bid", { orderId: "o1", amount: 500 });
-    const run = await h.waitForRun(runId!);
+    const run = await h.waitForExecution(runId!);
     const out = run.output as {
       paid: { id: string; name: string; data: unknown };
       big: { data: unknown };
@@ -173,22 +173,24 @@ describe("waitForEvent", () => {
 
   it("resolves to null on timeout", async () => {
     const eventId = await h.send("w/timeout");
-    const [runId] = await h.runsFor(eventId);
+    const [runId] = await h.executionsFor(eventId);
     await h.until(async () => (await stepStatus(runId!, "never")) === "waiting", "the wait");
     h.clock.advance(30 * 60_000 + 1_000);
-    const run = await h.waitForRun(runId!);
+    const run = await h.waitForExecution(runId!);
     expect(run.output).toEqual({ ev: null });
     expect(run.history.some((e) => e.type === "wait.timed_out")).toBe(true);
     // An event after the timeout changes nothing.
     await h.send("w/never");
     expect(
-      (await h.executor.admin.getRun(runId!))!.history.filter((e) => e.type === "wait.resumed"),
+      (await h.executor.admin.getExecution(runId!))!.history.filter(
+        (e) => e.type === "wait.resumed",
+      ),
     ).toHaveLength(0);
   });
 
   it("the first of many concurrent matching events wins, exactly once", async () => {
     const eventId = await h.send("w/order", { orderId: "race" });
-    const [runId] = await h.runsFor(eventId);
+    const [runId] = await h.executionsFor(eventId);
     await h.until(async () => (await stepStatus(runId!, "paid")) === "waiting", "the wait");
     // Ten senders at once, each through the event API (separate transactions).
     const sent = await Promise.all(
@@ -202,25 +204,25 @@ describe("waitForEvent", () => {
       ),
     );
     await h.until(async () => (await stepStatus(runId!, "big")) === "waiting", "the second wait");
-    const run = (await h.executor.admin.getRun(runId!))!;
+    const run = (await h.executor.admin.getExecution(runId!))!;
     const resumed = run.history.filter((e) => e.type === "wait.resumed" && e.stepName === "paid");
     expect(resumed).toHaveLength(1);
     const winner = run.steps.find((s) => s.name === "paid")!.output as { id: string };
     expect(sent).toContain(winner.id);
     expect(resumed[0]!.data?.eventId).toBe(winner.id);
-    await h.executor.admin.cancelRun(runId!);
+    await h.executor.admin.cancelExecution(runId!);
   });
 });
 
 describe("cancelOn and cancellation", () => {
   it("cancels a sleeping run when a matching cancel event arrives", async () => {
     const eventId = await h.send("w/job", { jobId: "j1" });
-    const [runId] = await h.runsFor(eventId);
+    const [runId] = await h.executionsFor(eventId);
     await h.until(async () => (await stepStatus(runId!, "wait-a-day")) === "sleeping", "the sleep");
     await h.send("w/job.cancel", { jobId: "j2" });
-    expect((await h.executor.admin.getRun(runId!))!.status).toBe("running");
+    expect((await h.executor.admin.getExecution(runId!))!.status).toBe("running");
     const cancelEvent = await h.send("w/job.cancel", { jobId: "j1" });
-    const run = await h.waitForRun(runId!);
+    const run = await h.waitForExecution(runId!);
     expect(run.status).toBe("cancelled");
     expect(run.error).toMatchObject({
       message: "function cancelled",
@@ -244,13 +246,13 @@ describe("cancelOn and cancellation", () => {
 
   it("cancels through the admin HTTP API", async () => {
     const eventId = await h.send("w/job", { jobId: "j3" });
-    const [runId] = await h.runsFor(eventId);
+    const [runId] = await h.executionsFor(eventId);
     await h.until(async () => (await stepStatus(runId!, "wait-a-day")) === "sleeping", "the sleep");
     const res = await bridge.fetch(`${TEST_EXECUTOR_URL}/admin/runs/${runId}/cancel`, {
       method: "POST",
     });
     expect(res.status).toBe(200);
-    expect((await h.waitForRun(runId!)).status).toBe("cancelled");
+    expect((await h.waitForExecution(runId!)).status).toBe("cancelled");
     const again = await bridge.fetch(`${TEST_EXECUTOR_URL}/admin/runs/${runId}/cancel`, {
       method: "POST",
     });
@@ -259,10 +261,10 @@ describe("cancelOn and cancellation", () => {
 
   it("timeouts.finish cancels a run that runs too long", async () => {
     const eventId = await h.send("w/limited");
-    const [runId] = await h.runsFor(eventId);
+    const [runId] = await h.executionsFor(eventId);
     await h.until(async () => (await stepStatus(runId!, "too-long")) === "sleeping", "the sleep");
     h.clock.advance(10 * 60_000 + 1_000);
-    const run = await h.waitForRun(runId!);
+    const run = await h.waitForExecution(runId!);
     expect(run.status).toBe("cancelled");
     expect(run.error).toMatchObject({ reason: "timeouts.finish elapsed" });
   });
@@ -275,7 +277,7 @@ describe("invoke", () => {
     expect(run.steps.find((s) => s.name === "call-child")?.output).toEqual({
       data: { doubled: 42 },
     });
-    const children = await h.executor.admin.listRuns({ functionId: "waits-child" });
+    const children = await h.executor.admin.listExecutions({ functionId: "waits-child" });
     const mine = children.find((c) => c.parentRunId === run.id)!;
     expect(mine.eventName).toBe("inngest/function.invoked");
     expect(mine.status).toBe("completed");
@@ -289,30 +291,32 @@ describe("invoke", () => {
 
   it("times out the invoke when the child takes too long", async () => {
     const eventId = await h.send("w/parent", { mode: "hang" });
-    const [runId] = await h.runsFor(eventId);
+    const [runId] = await h.executionsFor(eventId);
     await h.until(
       async () => (await stepStatus(runId!, "call-child")) === "invoking",
       "the invoke",
     );
     const childRun = await h.until(
       async () =>
-        (await h.executor.admin.listRuns({ functionId: "waits-child" })).find(
+        (await h.executor.admin.listExecutions({ functionId: "waits-child" })).find(
           (c) => c.parentRunId === runId,
         ),
       "the child run",
     );
     await h.until(
       async () =>
-        (await h.executor.admin.getRun(childRun.id))?.steps.some((s) => s.status === "waiting"),
+        (await h.executor.admin.getExecution(childRun.id))?.steps.some(
+          (s) => s.status === "waiting",
+        ),
       "the child to wait",
     );
     h.clock.advance(60_000 + 1_000);
-    const run = await h.waitForRun(runId!);
+    const run = await h.waitForExecution(runId!);
     expect(run.output).toEqual({
       err: "InngestInvokeTimeoutError: Timed out waiting for invoked function to complete",
     });
     // The child keeps running; it is not cancelled by the parent's timeout.
-    expect((await h.executor.admin.getRun(childRun.id))!.status).toBe("running");
-    await h.executor.admin.cancelRun(childRun.id);
+    expect((await h.executor.admin.getExecution(childRun.id))!.status).toBe("running");
+    await h.executor.admin.cancelExecution(childRun.id);
   });
 });

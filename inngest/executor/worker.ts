@@ -17,7 +17,7 @@ import {
   renewLeases,
   type Job,
 } from "./queue";
-import { completeJobAndLoadRun, saveRun } from "./run-state";
+import { completeJobAndLoadExecution, saveExecution } from "./execution-state";
 
 export interface Worker {
   wake(at?: number): void;
@@ -108,10 +108,10 @@ export function startWorker(ex: ExecutorContext): Worker {
           return await runWakeJob(ex, job);
         case "pause_timeout":
           return await inTx(ex, async (c) => {
-            const s = await completeJobAndLoadRun(c, job);
+            const s = await completeJobAndLoadExecution(c, job);
             if (!s) return;
             await expirePause(c, s, job);
-            await saveRun(c, s);
+            await saveExecution(c, s);
           });
         case "run_timeout":
           return await runTimeoutJob(ex, job);

@@ -71,12 +71,12 @@ export { normalizeDefinition, effectiveEdges } from "./normalize";
 export {
   validateDefinition,
   parseDefinition,
-  privateHost,
   MAX_DEFINITION_NODES,
   type McpServerCatalog,
   type ValidateOptions,
   type ValidationResult,
 } from "./validate";
+export { privateHost } from "./validate-steps";
 export {
   ISSUE_CODES,
   WARNING_CODES,

@@ -25,7 +25,8 @@ import { definitionReferences, forEachStep } from "./refs";
 import { requiredApprovalViolations, type ApprovalTarget } from "./required-approvals";
 import { hostMatches, type Edge, type Step, type StepOfType } from "./steps";
 import { hasTemplate } from "./templates";
-import { outboundUrlFields, validateDefinition } from "./validate";
+import { validateDefinition } from "./validate";
+import { outboundUrlFields } from "./validate-steps";
 
 export const RISK_LEVELS = ["low", "medium", "high"] as const;
 export type RiskLevel = (typeof RISK_LEVELS)[number];

@@ -1,6 +1,7 @@
 "use client";
 import { useId, useState } from "react";
 import { Dialog } from "@/components/ui/dialog";
+import styles from "./graph-editor.module.css";
 import { SHORTCUT_HELP } from "./shortcuts";
 
 /**
@@ -110,7 +111,7 @@ export function ShortcutsDialog({ onClose }: { onClose: () => void }) {
         </button>
       }
     >
-      <dl className="kv ge-shortcuts">
+      <dl className={`kv ${styles.shortcuts}`}>
         {SHORTCUT_HELP.map((s) => (
           <div key={s.keys} style={{ display: "contents" }}>
             <dt>

@@ -974,8 +974,7 @@ function LevelCanvas(props: LevelCanvasProps) {
         </div>
         <div
           ref={wrapper}
-          // ge-canvas scopes the node and edge styles in globals.css to this canvas.
-          className={`ge-canvas ${styles.canvas}`}
+          className={styles.canvas}
           data-testid="graph-canvas"
           tabIndex={-1}
           onKeyDown={onKeyDown}

@@ -5,6 +5,7 @@ import { useMemo } from "react";
 import { isActiveRun } from "@/components/runs/format";
 import { statusesFromAttempts } from "@/components/workflow-graph/layout";
 import { useTRPC } from "@/lib/trpc/client";
+import styles from "./run-overlay.module.css";
 
 /**
  * "Open in editor" from a run page (`/workflows/:id/edit?run=:runId`): the run's step statuses
@@ -50,7 +51,7 @@ export function RunOverlayBanner({
       </div>
     );
   return (
-    <div className="callout ge-run-banner" role="status" aria-label="Run on the canvas">
+    <div className={`callout ${styles.banner}`} role="status" aria-label="Run on the canvas">
       {run.data ? (
         <>
           Showing the statuses of run{" "}

@@ -123,7 +123,7 @@ function LoadedEditor({
   return (
     <div className={styles.layout}>
       <div className={styles.toolbar}>
-        <nav className="row ge-view-switch" aria-label="Editor view">
+        <nav className={`row ${styles.viewSwitch}`} aria-label="Editor view">
           <a
             href="?view=graph"
             className={view === "graph" ? "badge badge-accent" : "badge"}

@@ -49,7 +49,7 @@ export class GraphEditorPage {
 
   /** The node's problem badge (errors make it red). */
   errorBadge(id: string) {
-    return this.node(id).locator(".ge-node-issues-error");
+    return this.node(id).locator('[data-severity="error"]');
   }
 
   toolbarButton(name: string) {

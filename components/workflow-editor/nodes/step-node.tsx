@@ -5,6 +5,7 @@ import { ERROR_PORT, STEP_CATALOG, STEP_TYPES, isStepType } from "@/lib/workflow
 import type { StepNodeData } from "../flow-mapping";
 import { StepIcon } from "../step-icon";
 import { TestOutputBadge } from "../test-run/test-output-badge";
+import styles from "./step-node.module.css";
 
 /** What a step node shows besides the step: its validation issue count. */
 export type CanvasStepData = StepNodeData & {
@@ -36,6 +37,8 @@ function typeInfo(type: string) {
   return isStepType(type) ? STEP_CATALOG[type] : undefined;
 }
 
+const classes = (...names: (string | false | 0 | undefined)[]) => names.filter(Boolean).join(" ");
+
 /** Left offset of the i-th of n handles along the bottom edge. */
 const spread = (i: number, n: number) => `${((i + 1) / (n + 1)) * 100}%`;
 
@@ -49,19 +52,25 @@ function StepNodeView({ id, data, selected }: NodeProps<CanvasStepNode>) {
   const bodySteps = data.body?.nodes.length;
   return (
     <div
-      className={`ge-node${selected ? " ge-node-selected" : ""}${data.errors ? " ge-node-invalid" : ""}${data.runStatus ? ` ge-node-run ge-node-run-${data.runStatus}` : ""}`}
+      className={classes(
+        styles.node,
+        selected && styles.selected,
+        data.errors > 0 && styles.invalid,
+        data.runStatus && styles[`run-${data.runStatus}`],
+      )}
       data-testid={`step-node-${id}`}
       data-run-status={data.runStatus}
     >
-      <Handle type="target" position={Position.Top} id="in" className="ge-handle ge-handle-in" />
-      <div className="ge-node-head">
+      <Handle type="target" position={Position.Top} id="in" className={styles.handle} />
+      <div className={styles.head}>
         <StepIcon icon={info?.icon ?? ""} />
-        <span className="ge-node-name" title={name ?? id}>
+        <span className={styles.name} title={name ?? id}>
           {name ?? id}
         </span>
         {data.issues ? (
           <span
-            className={data.errors ? "ge-node-issues ge-node-issues-error" : "ge-node-issues"}
+            className={classes(styles.issues, data.errors > 0 && styles.issuesError)}
+            data-severity={data.errors ? "error" : "warning"}
             aria-label={`${data.issues} problem${data.issues === 1 ? "" : "s"}`}
             title={`${data.issues} problem${data.issues === 1 ? "" : "s"}`}
           >
@@ -70,18 +79,18 @@ function StepNodeView({ id, data, selected }: NodeProps<CanvasStepNode>) {
         ) : null}
       </div>
       {data.runStatus ? (
-        <span className={`ge-node-run-status status-${data.runStatus}`} title="Status in the run">
+        <span className={`${styles.runStatus} status-${data.runStatus}`} title="Status in the run">
           {data.runStatus}
         </span>
       ) : null}
       <TestOutputBadge stepId={id} />
-      <div className="ge-node-meta">
+      <div className={styles.meta}>
         {name ? <code>{id}</code> : null}
         <span>{label}</span>
         {bodySteps !== undefined ? (
           <button
             type="button"
-            className="ge-node-body nodrag"
+            className={`${styles.bodyLink} nodrag`}
             onClick={() => actions.openBody(id)}
             aria-label={`Edit the body of ${id}`}
           >
@@ -90,11 +99,11 @@ function StepNodeView({ id, data, selected }: NodeProps<CanvasStepNode>) {
         ) : null}
       </div>
       {data.ports.length ? (
-        <div className="ge-ports" aria-hidden>
+        <div className={styles.ports} aria-hidden>
           {data.ports.map((port, i) => (
             <span
               key={port}
-              className={port === ERROR_PORT ? "ge-port ge-port-error" : "ge-port"}
+              className={classes(styles.port, port === ERROR_PORT && styles.portError)}
               style={{ left: spread(i, data.ports.length) }}
             >
               {port}
@@ -108,10 +117,9 @@ function StepNodeView({ id, data, selected }: NodeProps<CanvasStepNode>) {
           type="source"
           position={Position.Bottom}
           id={port}
-          className={port === ERROR_PORT ? "ge-handle ge-handle-error" : "ge-handle"}
+          className={classes(styles.handle, port === ERROR_PORT && styles.handleError)}
           style={{ left: spread(i, data.ports.length) }}
           title={`${port} port`}
-          aria-label={`${id} ${port} port`}
         />
       ))}
     </div>
@@ -124,7 +132,10 @@ function NoteNodeView({ id, data, selected }: NodeProps<CanvasNoteNode>) {
   const actions = useContext(NodeActionsContext);
   const noteId = id.slice(id.indexOf(":") + 1);
   return (
-    <div className={`ge-note${selected ? " ge-node-selected" : ""}`} data-testid={`note-${noteId}`}>
+    <div
+      className={classes(styles.note, selected && styles.selected)}
+      data-testid={`note-${noteId}`}
+    >
       <textarea
         className="nodrag nowheel"
         aria-label="Note text"

@@ -1,6 +1,6 @@
 "use client";
-import { useState } from "react";
-import { Field } from "@/components/ui/field";
+import { FormText, useIssueForm } from "@/components/forms/form";
+import { TwoFactorCodeInput } from "@/lib/schemas/two-factor";
 import styles from "./two-factor.module.css";
 
 /** One code field and a button: confirms set-up, turning off and regenerating codes. */
@@ -19,6 +19,7 @@ export function TwoFactorCodeForm({
   hint?: string;
   submitLabel: string;
   pending: boolean;
+  /** The server's refusal (e.g. a wrong code), shown on the field. */
   error?: string;
   danger?: boolean;
   /** Accepts a recovery code too (then the field is plain text, not numeric). */
@@ -26,34 +27,30 @@ export function TwoFactorCodeForm({
   onSubmit: (code: string) => void;
   onCancel?: () => void;
 }) {
-  const [code, setCode] = useState("");
+  const form = useIssueForm(TwoFactorCodeInput, { defaultValues: { code: "" } });
+  const empty = form.watch("code").trim() === "";
   return (
     <form
       className={`form ${styles.codeForm}`}
       noValidate
-      onSubmit={(e) => {
-        e.preventDefault();
-        onSubmit(code.trim());
-      }}
+      onSubmit={form.handleSubmit(({ code }) => onSubmit(code))}
     >
-      <Field
+      <FormText
+        control={form.control}
+        name="code"
         label={label}
         hint={hint}
-        error={error}
-        name="code"
-        value={code}
-        onChange={(e) => setCode(e.target.value)}
+        fallbackError={error}
         autoComplete="one-time-code"
         inputMode={allowRecovery ? "text" : "numeric"}
         spellCheck={false}
-        required
         autoFocus
       />
       <div className={styles.actions}>
         <button
           type="submit"
           className={`btn ${danger ? "btn-danger" : "btn-primary"}`}
-          disabled={pending || code.trim() === ""}
+          disabled={pending || empty}
         >
           {pending ? <span className="spinner" aria-hidden /> : null} {submitLabel}
         </button>

@@ -30,6 +30,11 @@ export function TextField({
   autoFocus,
   inputRef,
   name,
+  type = "text",
+  autoComplete,
+  inputMode,
+  maxLength,
+  readOnly,
   ...common
 }: Common & {
   value: string;
@@ -45,6 +50,12 @@ export function TextField({
   autoFocus?: boolean;
   name?: string;
   inputRef?: Ref<HTMLInputElement & HTMLTextAreaElement>;
+  /** The input's type (inputs only): text, or e.g. password/email for the browser's help. */
+  type?: "text" | "password" | "email" | "url" | "search";
+  autoComplete?: string;
+  inputMode?: "text" | "numeric" | "email" | "url";
+  maxLength?: number;
+  readOnly?: boolean;
 }) {
   const shared = {
     name,
@@ -52,6 +63,8 @@ export function TextField({
     placeholder,
     spellCheck,
     autoFocus,
+    maxLength,
+    readOnly,
     disabled: common.disabled,
     onBlur: common.onBlur,
     className: mono ? "mono" : undefined,
@@ -69,7 +82,9 @@ export function TextField({
           <input
             {...p}
             {...shared}
-            type="text"
+            type={type}
+            autoComplete={autoComplete}
+            inputMode={inputMode}
             list={list}
             onChange={(e) => onChange(e.target.value)}
           />

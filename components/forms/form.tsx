@@ -93,11 +93,14 @@ export function FormText<T extends FieldValues, TT = T>({
   control,
   name,
   fallbackError,
+  normalize,
   ...props
 }: Bound<T, TT> &
   TextProps & {
     /** Shown when the form has no error for the field (e.g. a live server-side check). */
     fallbackError?: string;
+    /** Rewrites the text as it is typed (e.g. to upper case), so the field shows what is kept. */
+    normalize?: (text: string) => string;
   }) {
   const { field, error } = useBound({ control, name });
   return (
@@ -105,7 +108,7 @@ export function FormText<T extends FieldValues, TT = T>({
       {...props}
       name={field.name}
       value={(field.value as string | undefined) ?? ""}
-      onChange={field.onChange}
+      onChange={normalize ? (v) => field.onChange(normalize(v)) : field.onChange}
       onBlur={field.onBlur}
       inputRef={field.ref}
       error={error ?? fallbackError}

@@ -1,10 +1,24 @@
 "use client";
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useId, useState } from "react";
+import { useId } from "react";
+import { z } from "zod";
+import { FormIssues, FormText, useIssueForm } from "@/components/forms/form";
+import { issuesOf } from "@/components/forms/issues";
 import { Dialog } from "@/components/ui/dialog";
+import { CreateProposalInput } from "@/lib/schemas/proposals";
 import { useTRPC } from "@/lib/trpc/client";
 import { useInvalidateProposals } from "./use-invalidate-proposals";
+
+/** The fields a person writes; the definition and base come from the editor. */
+const ProposeChangeForm = z.object({
+  summary: CreateProposalInput.shape.summary,
+  rationale: z
+    .string()
+    .trim()
+    .max(20_000)
+    .transform((v) => v || undefined),
+});
 
 /**
  * Proposes the editor's current draft as a change to the published version, for someone else to
@@ -27,23 +41,29 @@ export function ProposeChangeDialog({
   const trpc = useTRPC();
   const router = useRouter();
   const invalidate = useInvalidateProposals();
-  const summaryId = useId();
-  const rationaleId = useId();
-  const [summary, setSummary] = useState("");
-  const [rationale, setRationale] = useState("");
+  const formId = `${useId()}-propose`;
+  const form = useIssueForm(ProposeChangeForm, {
+    defaultValues: { summary: "", rationale: "" },
+    issues: { fields: ["summary", "rationale"] },
+  });
   const create = useMutation(
     trpc.proposal.create.mutationOptions({
       onSuccess: (r) => {
         invalidate();
-        setSummary("");
-        setRationale("");
+        form.reset();
         onClose();
         router.push(`/workflows/${workflowId}/proposals/${r.id}`);
+      },
+      onError: (e) => {
+        const issues = issuesOf(e);
+        if (issues.length) form.applyIssues(issues);
+        else form.setError("root", { message: e.message });
       },
     }),
   );
   const close = () => {
     create.reset();
+    form.clearErrors();
     onClose();
   };
   return (
@@ -58,9 +78,9 @@ export function ProposeChangeDialog({
           </button>
           <button
             type="submit"
-            form={`${summaryId}-form`}
+            form={formId}
             className="btn btn-primary"
-            disabled={create.isPending || summary.trim() === "" || baseHash === null}
+            disabled={create.isPending || baseHash === null}
           >
             {create.isPending ? <span className="spinner" aria-hidden /> : null} Create proposal
           </button>
@@ -68,19 +88,19 @@ export function ProposeChangeDialog({
       }
     >
       <form
-        id={`${summaryId}-form`}
+        id={formId}
         className="stack"
-        onSubmit={(e) => {
-          e.preventDefault();
+        noValidate
+        onSubmit={form.handleSubmit(({ summary, rationale }) => {
           if (baseHash === null) return;
           create.mutate({
             workflowId,
             baseHash,
-            summary: summary.trim(),
-            ...(rationale.trim() ? { rationale: rationale.trim() } : {}),
+            summary,
+            ...(rationale ? { rationale } : {}),
             definition,
           });
-        }}
+        })}
       >
         <p className="muted" style={{ margin: 0 }}>
           The current draft becomes a proposal against the published version: a reviewer sees its
@@ -92,34 +112,22 @@ export function ProposeChangeDialog({
             The workflow has no published version yet: publish one before proposing changes to it.
           </p>
         ) : null}
-        <div className="field">
-          <label htmlFor={summaryId}>Summary</label>
-          <input
-            id={summaryId}
-            type="text"
-            value={summary}
-            onChange={(e) => setSummary(e.target.value)}
-            maxLength={500}
-            placeholder="One line: what changes"
-            required
-          />
-        </div>
-        <div className="field">
-          <label htmlFor={rationaleId}>Rationale</label>
-          <textarea
-            id={rationaleId}
-            rows={4}
-            value={rationale}
-            onChange={(e) => setRationale(e.target.value)}
-            placeholder="Why, and what you checked"
-            style={{ fontFamily: "inherit" }}
-          />
-        </div>
-        {create.error ? (
-          <div className="form-error" role="alert">
-            {create.error.message}
-          </div>
-        ) : null}
+        <FormText
+          control={form.control}
+          name="summary"
+          label="Summary"
+          maxLength={500}
+          placeholder="One line: what changes"
+        />
+        <FormText
+          control={form.control}
+          name="rationale"
+          label="Rationale"
+          multiline
+          rows={4}
+          placeholder="Why, and what you checked"
+        />
+        <FormIssues errors={form.formState.errors} />
       </form>
     </Dialog>
   );

@@ -1,9 +1,15 @@
 "use client";
 import { useMutation } from "@tanstack/react-query";
-import { useId, useState } from "react";
+import { useId } from "react";
+import { z } from "zod";
+import { FormIssues, FormText, useIssueForm } from "@/components/forms/form";
+import { issuesOf } from "@/components/forms/issues";
 import { useToast } from "@/components/ui/toast";
+import { ReviewProposalInput, type ReviewDecision } from "@/lib/schemas/proposals";
 import { useTRPC } from "@/lib/trpc/client";
 import { useInvalidateProposals } from "./use-invalidate-proposals";
+
+const ReviewNotesForm = z.object({ notes: ReviewProposalInput.shape.notes });
 
 /**
  * Approve or reject with notes. `shownHash` proves what this screen showed: if the proposal (or
@@ -25,47 +31,42 @@ export function ReviewForm({
   const trpc = useTRPC();
   const toast = useToast();
   const invalidate = useInvalidateProposals();
-  const notesId = useId();
   const whyId = useId();
-  const [notes, setNotes] = useState("");
+  const form = useIssueForm(ReviewNotesForm, {
+    defaultValues: { notes: "" },
+    issues: { fields: ["notes"] },
+  });
   const review = useMutation(
     trpc.proposal.review.mutationOptions({
       onSuccess: (r) => {
         toast(r.status === "approved" ? "Proposal approved" : "Proposal rejected");
-        setNotes("");
+        form.reset();
         invalidate();
       },
-      onError: () => invalidate(),
+      onError: (e) => {
+        form.applyIssues(issuesOf(e));
+        invalidate();
+      },
     }),
   );
-  const decide = (decision: "approve" | "reject") =>
-    review.mutate({ proposalId, decision, notes, shownHash });
+  const decide = (decision: ReviewDecision) =>
+    form.handleSubmit(({ notes }) => review.mutate({ proposalId, decision, notes, shownHash }));
   return (
-    <form
-      className="stack"
-      aria-label="Review"
-      onSubmit={(e) => {
-        e.preventDefault();
-        decide("approve");
-      }}
-    >
+    <form className="stack" aria-label="Review" noValidate onSubmit={decide("approve")}>
       {needsSeniorReviewer ? (
         <div className="callout callout-warn">
           This change loosens a constraint: the reviewer must hold a higher role than the proposer.
         </div>
       ) : null}
-      <div className="field">
-        <label htmlFor={notesId}>Review notes</label>
-        <textarea
-          id={notesId}
-          rows={3}
-          value={notes}
-          onChange={(e) => setNotes(e.target.value)}
-          placeholder="What you checked, or why you reject it"
-          disabled={!canReview || review.isPending}
-          style={{ fontFamily: "inherit" }}
-        />
-      </div>
+      <FormText
+        control={form.control}
+        name="notes"
+        label="Review notes"
+        multiline
+        rows={3}
+        placeholder="What you checked, or why you reject it"
+        disabled={!canReview || review.isPending}
+      />
       <div className="row">
         <button
           type="submit"
@@ -83,7 +84,7 @@ export function ReviewForm({
           className="btn btn-danger"
           disabled={!canReview || review.isPending}
           aria-describedby={!canReview && why ? whyId : undefined}
-          onClick={() => decide("reject")}
+          onClick={(e) => void decide("reject")(e)}
         >
           Reject
         </button>
@@ -93,11 +94,10 @@ export function ReviewForm({
           </span>
         ) : null}
       </div>
-      {review.error ? (
-        <div className="form-error" role="alert">
-          {review.error.message}
-        </div>
-      ) : null}
+      <FormIssues
+        errors={form.formState.errors}
+        fallback={review.error && !form.formState.errors.notes ? review.error.message : null}
+      />
     </form>
   );
 }

@@ -1,12 +1,14 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useState } from "react";
+import { FormIssues, FormText, useIssueForm } from "@/components/forms/form";
+import { issuesOf } from "@/components/forms/issues";
 import { useRole } from "@/components/shell/role-context";
 import { Field } from "@/components/ui/field";
 import { ErrorState, LoadingRows } from "@/components/ui/states";
 import { useToast } from "@/components/ui/toast";
 import { UnsavedBadge, UnsavedChangesGuard } from "@/components/ui/unsaved-changes";
+import { RenameWorkspaceInput } from "@/lib/schemas/workspace";
 import { useTRPC } from "@/lib/trpc/client";
 
 export function GeneralSettings() {
@@ -47,13 +49,22 @@ function RenameForm({
   const qc = useQueryClient();
   const router = useRouter();
   const toast = useToast();
-  const [name, setName] = useState(initialName);
+  const form = useIssueForm(RenameWorkspaceInput, {
+    defaultValues: { name: initialName },
+    issues: { fields: ["name"] },
+  });
+  const dirty = form.watch("name") !== initialName;
   const rename = useMutation(
     trpc.workspace.rename.mutationOptions({
       onSuccess: () => {
         void qc.invalidateQueries({ queryKey: trpc.workspace.current.queryKey() });
         toast("Workspace renamed");
         router.refresh();
+      },
+      onError: (e) => {
+        const issues = issuesOf(e);
+        if (issues.length) form.applyIssues(issues);
+        else form.setError("root", { message: e.message });
       },
     }),
   );
@@ -62,32 +73,21 @@ function RenameForm({
       <form
         className="form"
         style={{ maxWidth: 480 }}
-        onSubmit={(e) => {
-          e.preventDefault();
-          rename.mutate({ name });
-        }}
+        noValidate
+        onSubmit={form.handleSubmit((input) => rename.mutate({ name: input.name }))}
       >
-        <Field
-          label="Name"
-          value={name}
-          onChange={(e) => setName(e.target.value)}
-          disabled={!canEdit}
-          error={rename.error?.message}
-        />
+        <FormText control={form.control} name="name" label="Name" disabled={!canEdit} />
         <Field label="Workspace id" value={id} readOnly hint="Used by the API and the CLI." />
+        <FormIssues errors={form.formState.errors} />
         {canEdit ? (
           <div className="row">
-            <button
-              className="btn btn-primary"
-              type="submit"
-              disabled={rename.isPending || name === initialName}
-            >
+            <button className="btn btn-primary" type="submit" disabled={rename.isPending || !dirty}>
               Save
             </button>
-            <UnsavedBadge dirty={name !== initialName} />
+            <UnsavedBadge dirty={dirty} />
           </div>
         ) : null}
-        <UnsavedChangesGuard dirty={canEdit && name !== initialName} what="name" />
+        <UnsavedChangesGuard dirty={canEdit && dirty} what="name" />
       </form>
     </div>
   );

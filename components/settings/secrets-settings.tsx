@@ -1,11 +1,12 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { mapIssues } from "@/components/forms/issues";
+import { z } from "zod";
+import { FormIssues, FormText, useIssueForm } from "@/components/forms/form";
+import { issuesOf } from "@/components/forms/issues";
 import { useRole } from "@/components/shell/role-context";
 import { CopyButton } from "@/components/ui/copy-button";
 import { ConfirmDialog, Dialog } from "@/components/ui/dialog";
-import { Field } from "@/components/ui/field";
 import { EmptyState, ErrorState, LoadingRows } from "@/components/ui/states";
 import { RelativeTime } from "@/components/ui/time";
 import { useToast } from "@/components/ui/toast";
@@ -183,22 +184,27 @@ function SecretsList({ isAdmin }: { isAdmin: boolean }) {
   );
 }
 
+const SECRET_FIELDS = { fields: ["name", "value"] };
+const UpdateValueForm = z.object({ value: SecretValue });
+
 function CreateSecretCard({ onCreated }: { onCreated: () => void }) {
   const trpc = useTRPC();
   const toast = useToast();
-  const [name, setName] = useState("");
-  const [value, setValue] = useState("");
-  const [errors, setErrors] = useState<{ name?: string; value?: string }>({});
+  const form = useIssueForm(CreateSecretInput, {
+    defaultValues: { name: "", value: "" },
+    issues: SECRET_FIELDS,
+  });
   const create = useMutation(
     trpc.secret.create.mutationOptions({
       onSuccess: (s) => {
         toast(`Secret ${s.name} saved`);
-        setName("");
-        setValue("");
+        form.reset();
         onCreated();
       },
+      onError: (e) => form.applyIssues(issuesOf(e)),
     }),
   );
+  const { errors } = form.formState;
   return (
     <section className="card" aria-labelledby="new-secret-h">
       <div className="card-head">
@@ -213,39 +219,28 @@ function CreateSecretCard({ onCreated }: { onCreated: () => void }) {
           className="row"
           style={{ alignItems: "flex-start" }}
           noValidate
-          onSubmit={(e) => {
-            e.preventDefault();
-            const parsed = CreateSecretInput.safeParse({ name, value });
-            if (!parsed.success)
-              return setErrors(
-                mapIssues(parsed.error.issues, { fields: ["name", "value"] }).byField,
-              );
-            setErrors({});
-            create.mutate(parsed.data);
-          }}
+          onSubmit={form.handleSubmit((input) => create.mutate(input))}
         >
           <div style={{ width: 260 }}>
-            <Field
+            <FormText
+              control={form.control}
+              name="name"
               label="Name"
-              type="text"
-              value={name}
-              onChange={(e) => setName(e.target.value.toUpperCase())}
+              normalize={(v) => v.toUpperCase()}
               placeholder="API_TOKEN"
               autoComplete="off"
               spellCheck={false}
-              error={errors.name}
               hint="A-Z, 0-9 and _, starting with a letter."
             />
           </div>
           <div className="grow" style={{ minWidth: 240 }}>
-            <Field
+            <FormText
+              control={form.control}
+              name="value"
               label="Value"
               type="password"
-              value={value}
-              onChange={(e) => setValue(e.target.value)}
               autoComplete="new-password"
               spellCheck={false}
-              error={errors.value}
               hint="At least 4 characters, up to 64 KiB."
             />
           </div>
@@ -259,11 +254,10 @@ function CreateSecretCard({ onCreated }: { onCreated: () => void }) {
             Save secret
           </button>
         </form>
-        {create.error ? (
-          <div className="form-error" role="alert">
-            {create.error.message}
-          </div>
-        ) : null}
+        <FormIssues
+          errors={errors}
+          fallback={create.error && !errors.name && !errors.value ? create.error.message : null}
+        />
       </div>
     </section>
   );
@@ -279,15 +273,17 @@ function UpdateValueDialog({
   onDone: () => void;
 }) {
   const trpc = useTRPC();
-  const [value, setValue] = useState("");
-  const [error, setError] = useState<string | undefined>();
-  const update = useMutation(trpc.secret.update.mutationOptions({ onSuccess: onDone }));
-  const submit = () => {
-    const parsed = SecretValue.safeParse(value);
-    if (!parsed.success) return setError(parsed.error.issues[0]?.message);
-    setError(undefined);
-    update.mutate({ name, value });
-  };
+  const form = useIssueForm(UpdateValueForm, {
+    defaultValues: { value: "" },
+    issues: { fields: ["value"] },
+  });
+  const update = useMutation(
+    trpc.secret.update.mutationOptions({
+      onSuccess: onDone,
+      onError: (e) => form.applyIssues(issuesOf(e)),
+    }),
+  );
+  const { errors } = form.formState;
   return (
     <Dialog
       open
@@ -314,28 +310,23 @@ function UpdateValueDialog({
         id="update-secret-form"
         className="form"
         noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
-          submit();
-        }}
+        onSubmit={form.handleSubmit(({ value }) => update.mutate({ name, value }))}
       >
         <p className="section-note">
           The current value is never shown. Runs that already started keep the value they resolved.
         </p>
-        <Field
+        <FormText
+          control={form.control}
+          name="value"
           label="New value"
           type="password"
-          value={value}
-          onChange={(e) => setValue(e.target.value)}
           autoComplete="new-password"
           autoFocus
-          error={error}
         />
-        {update.error ? (
-          <div className="form-error" role="alert">
-            {update.error.message}
-          </div>
-        ) : null}
+        <FormIssues
+          errors={errors}
+          fallback={update.error && !errors.value ? update.error.message : null}
+        />
       </form>
     </Dialog>
   );

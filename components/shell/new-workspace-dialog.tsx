@@ -2,9 +2,10 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useSession } from "next-auth/react";
 import { useRouter } from "next/navigation";
-import { useState } from "react";
+import { FormIssues, FormText, useIssueForm } from "@/components/forms/form";
+import { issuesOf } from "@/components/forms/issues";
 import { Dialog } from "@/components/ui/dialog";
-import { Field } from "@/components/ui/field";
+import { CreateWorkspaceInput } from "@/lib/schemas/workspace";
 import { useTRPC } from "@/lib/trpc/client";
 
 /** Creates a workspace (the caller becomes its owner) and switches to it. */
@@ -13,55 +14,52 @@ export function NewWorkspaceDialog({ open, onClose }: { open: boolean; onClose: 
   const router = useRouter();
   const qc = useQueryClient();
   const { update } = useSession();
-  const [name, setName] = useState("");
+  const form = useIssueForm(CreateWorkspaceInput, { defaultValues: { name: "" } });
   const create = useMutation(trpc.workspace.create.mutationOptions());
-  async function submit() {
-    const ws = await create.mutateAsync({ name });
-    await update({ workspaceId: ws.id });
-    qc.clear();
-    setName("");
+  const submit = form.handleSubmit(async (input) => {
+    try {
+      const ws = await create.mutateAsync(input);
+      await update({ workspaceId: ws.id });
+      qc.clear();
+      form.reset();
+      onClose();
+      router.push("/workflows");
+      router.refresh();
+    } catch (e) {
+      const issues = issuesOf(e);
+      if (issues.length) form.applyIssues(issues);
+      else form.setError("root", { message: (e as Error).message });
+    }
+  });
+  const close = () => {
+    create.reset();
+    form.clearErrors();
     onClose();
-    router.push("/workflows");
-    router.refresh();
-  }
+  };
   return (
     <Dialog
       open={open}
-      onClose={() => {
-        create.reset();
-        onClose();
-      }}
+      onClose={close}
       title="New workspace"
       footer={
         <>
-          <button type="button" className="btn" onClick={onClose}>
+          <button type="button" className="btn" onClick={close}>
             Cancel
           </button>
           <button
-            type="button"
+            type="submit"
+            form="new-workspace-form"
             className="btn btn-primary"
-            disabled={create.isPending || !name.trim()}
-            onClick={() => void submit().catch(() => undefined)}
+            disabled={create.isPending}
           >
             Create workspace
           </button>
         </>
       }
     >
-      <form
-        className="form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void submit().catch(() => undefined);
-        }}
-      >
-        <Field
-          label="Workspace name"
-          value={name}
-          onChange={(e) => setName(e.target.value)}
-          error={create.error?.message}
-          autoFocus
-        />
+      <form id="new-workspace-form" className="form" noValidate onSubmit={(e) => void submit(e)}>
+        <FormText control={form.control} name="name" label="Workspace name" autoFocus />
+        <FormIssues errors={form.formState.errors} />
         <p className="muted small" style={{ margin: 0 }}>
           You will be its owner. Workflows, runs and members are separate per workspace.
         </p>

@@ -1,6 +1,6 @@
 import { evaluateSchedules } from "@/server/services/triggers/evaluate-schedules";
 import { inngest } from "../client";
-import { engineNow, engineRuntime } from "@/server/services/step-execution/runtime";
+import { runtimeNow, stepRuntime } from "@/server/services/step-execution/runtime";
 
 /**
  * Every minute: fire due schedule triggers (SPEC §7). Each tick is claimed by a unique row, so two
@@ -17,9 +17,9 @@ export const evaluateSchedulesFn = inngest.createFunction(
   },
   async ({ event, step }) =>
     step.run("evaluate", async () => {
-      const rt = await engineRuntime();
+      const rt = await stepRuntime();
       const scheduled = typeof event.ts === "number" ? event.ts : 0;
-      const now = new Date(Math.max(engineNow().getTime(), scheduled));
+      const now = new Date(Math.max(runtimeNow().getTime(), scheduled));
       return evaluateSchedules({ ...rt, log: rt.log.child({ component: "scheduler" }), now });
     }),
 );

@@ -1,7 +1,7 @@
 import { env } from "@/env";
 import { expireProposals as expireProposalsBody } from "@/server/services/proposals/expire-proposals";
 import { inngest } from "../client";
-import { engineNow, engineRuntime } from "@/server/services/step-execution/runtime";
+import { runtimeNow, stepRuntime } from "@/server/services/step-execution/runtime";
 
 /**
  * Daily at 03:41 UTC: open proposals past their 14 days become `expired`; closed ones older than
@@ -16,8 +16,8 @@ export const expireProposals = inngest.createFunction(
   },
   async ({ step }) =>
     step.run("expire", async () => {
-      const { db } = await engineRuntime();
-      return expireProposalsBody(db, engineNow(), {
+      const { db } = await stepRuntime();
+      return expireProposalsBody(db, runtimeNow(), {
         retentionDays: env.SLUICE_PROPOSAL_RETENTION_DAYS,
       });
     }),

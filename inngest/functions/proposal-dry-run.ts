@@ -7,7 +7,7 @@ import {
 } from "@/server/services/proposals/dry-run-state";
 import { loadWorkspacePolicy } from "@/server/services/settings/load-workspace-policy";
 import { inngest } from "../client";
-import { engineNow, engineRuntime } from "@/server/services/step-execution/runtime";
+import { runtimeNow, stepRuntime } from "@/server/services/step-execution/runtime";
 
 /**
  * Replays the workflow's last finished runs through a proposal's definition (side effects taken
@@ -24,22 +24,22 @@ export const proposalDryRun = inngest.createFunction(
   async ({ event, step }) => {
     const req = ProposalDryRunRequestedData.parse(event.data);
     const total = await step.run("start", async () => {
-      const { db } = await engineRuntime();
-      const job = await startDryRun(db, { ...req, total: 0 }, engineNow());
+      const { db } = await stepRuntime();
+      const job = await startDryRun(db, { ...req, total: 0 }, runtimeNow());
       if (!job) return null;
       const { proposalDryRunRuns } = await loadWorkspacePolicy(db, req.workspaceId);
       const runs = await loadRecordedRuns(db, req.workspaceId, job.workflowId, proposalDryRunRuns);
       await recordDryRun(
         db,
         { ...req, status: "running", done: 0, total: runs.length },
-        engineNow(),
+        runtimeNow(),
       );
       return runs.length;
     });
     if (total === null) return { skipped: "superseded request or closed proposal" };
     return step.run("replay", async () => {
-      const { db } = await engineRuntime();
-      const job = await startDryRun(db, { ...req, total }, engineNow());
+      const { db } = await stepRuntime();
+      const job = await startDryRun(db, { ...req, total }, runtimeNow());
       if (!job) return { skipped: "superseded request" };
       // Loaded again (a step's result must be small); runs that finished meanwhile count too.
       const { proposalDryRunRuns } = await loadWorkspacePolicy(db, req.workspaceId);
@@ -51,25 +51,25 @@ export const proposalDryRun = inngest.createFunction(
           proposedHash: job.proposedHash,
           runs,
           workflowId: job.workflowId,
-          now: engineNow,
+          now: runtimeNow,
           onProgress: async (done) => {
             await recordDryRun(
               db,
               { ...req, status: "running", done, total: runs.length },
-              engineNow(),
+              runtimeNow(),
             );
           },
         });
         await recordDryRun(
           db,
           { ...req, status: "done", done: runs.length, total: runs.length, report, error: null },
-          engineNow(),
+          runtimeNow(),
         );
         return { runs: runs.length, totals: report.totals };
       } catch (e) {
         // A definition the replay cannot run is the proposal's problem, not a retryable outage.
         const message = e instanceof Error ? e.message : String(e);
-        await recordDryRun(db, { ...req, status: "failed", error: message }, engineNow());
+        await recordDryRun(db, { ...req, status: "failed", error: message }, runtimeNow());
         return { failed: message };
       }
     });

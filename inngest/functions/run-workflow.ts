@@ -7,7 +7,7 @@ import { EVENTS, RUN_WORKFLOW_FUNCTION_ID, RunStartData } from "../events";
 import { finishRunBody, loadPlanBody } from "@/server/services/step-execution/finish-bodies";
 import { firstWaveBody, runGraph } from "../run-driver/run-graph";
 import { Semaphore } from "../run-driver/semaphore";
-import { sid, type EngineEnv, type StepTools } from "../run-driver/types";
+import { sid, type DriverEnv, type StepTools } from "../run-driver/types";
 import type { WaveMemo } from "../run-driver/waves";
 import type { RunPlan } from "@/server/services/run-state/run-plan";
 import { failRunBody } from "@/server/services/step-execution/fail-bodies";
@@ -93,7 +93,7 @@ function needsPin(plan: RunPlan): boolean {
 /** The run-wide engine state for a plan (rebuilt identically on every replay), its graph and seed. */
 function engine(step: StepTools, plan: RunPlan) {
   const { definition, graph } = compiled(plan.hash, plan.definition, plan.limits);
-  const env: EngineEnv = {
+  const env: DriverEnv = {
     step,
     plan,
     definition,

@@ -40,7 +40,7 @@ import { resolveLoopStart } from "@/server/services/step-execution/loop-bodies";
 import { evaluatePureStep as evaluatePure, PURE_STEP_TYPES } from "./pure-step";
 import { runGraph } from "./run-graph";
 import { Semaphore } from "./semaphore";
-import type { EngineEffects, EngineEnv, EngineNode, Scope, StepTools } from "./types";
+import type { DriverEffects, DriverEnv, DriverNode, Scope, StepTools } from "./types";
 
 /**
  * A run is `not_comparable` when more than this share of the steps the proposal would execute
@@ -176,8 +176,8 @@ function simulationEnv(
   def: WorkflowDefinition,
   run: RecordedRun,
   options: DryRunOptions,
-  effects: EngineEffects,
-): EngineEnv {
+  effects: DriverEffects,
+): DriverEnv {
   const workflowId = options.workflowId ?? "dry-run";
   const startedAt = new Date();
   const deadline = startedAt.getTime() + def.constraints.timeoutMs;
@@ -235,7 +235,7 @@ export function noDurableSteps(what = "dry run"): StepTools {
   ) as StepTools;
 }
 
-function simulatedEffects(recorded: Map<string, RecordedStep>, log: SimLog): EngineEffects {
+function simulatedEffects(recorded: Map<string, RecordedStep>, log: SimLog): DriverEffects {
   return {
     async execute(env, scope, node, ctx) {
       const path = scope.prefix + node.id;
@@ -257,10 +257,10 @@ function simulatedEffects(recorded: Map<string, RecordedStep>, log: SimLog): Eng
 }
 
 async function simulateStep(
-  env: EngineEnv,
+  env: DriverEnv,
   scope: Scope,
   path: string,
-  node: EngineNode,
+  node: DriverNode,
   ctx: TemplateContext,
   recorded: Map<string, RecordedStep>,
   log: SimLog,
@@ -302,7 +302,7 @@ function placeholder(): StepOutcome {
 }
 
 /** The recorded final outcome at this path, if the original run executed the same step type. */
-function recordedOutcome(rec: RecordedStep | undefined, node: EngineNode): StepOutcome | null {
+function recordedOutcome(rec: RecordedStep | undefined, node: DriverNode): StepOutcome | null {
   if (!rec || rec.stepType !== node.type) return null;
   if (rec.status === "failed")
     return { kind: "failed", error: rec.error ?? { message: "The step failed" } };
@@ -321,9 +321,9 @@ function recordedOutcome(rec: RecordedStep | undefined, node: EngineNode): StepO
  * Pure steps fail only with user or internal failures, which production never retries.
  */
 export async function evaluatePureStep(
-  env: EngineEnv,
+  env: DriverEnv,
   path: string,
-  node: EngineNode,
+  node: DriverNode,
   ctx: TemplateContext,
 ): Promise<StepOutcome> {
   return (await evaluatePure(env, path, node, ctx, dryRunLog)).outcome;
@@ -333,7 +333,7 @@ const dryRunLog = createLogger({ component: "dry-run" });
 
 /** A loop's items, by the production rule (`resolveLoopStart`), nothing recorded. */
 export function beginLoop(
-  node: EngineNode,
+  node: DriverNode,
   ctx: TemplateContext,
 ): { error: { message: string; class: "user" } } | LoopStart {
   const start = resolveLoopStart(node.config, ctx);
@@ -342,7 +342,7 @@ export function beginLoop(
 
 /** How the run would end: the production rule (`runEnding`), with failures located by path. */
 function finishSimulation(
-  env: EngineEnv,
+  env: DriverEnv,
   def: WorkflowDefinition,
   verdict: RunVerdict,
   state: Parameters<typeof stepsContext>[0],

@@ -38,7 +38,7 @@ import {
 import { runGraph } from "./run-graph";
 import { raceWait } from "./race-wait";
 import { deadlineReached, HALTED, runApproval, runTask } from "./gates";
-import { sid, type EngineEnv, type Scope } from "./types";
+import { sid, type DriverEnv, type Scope } from "./types";
 
 type Node = {
   id: string;
@@ -51,7 +51,7 @@ type Node = {
 
 /** Runs one step to its final outcome (retries included). Deterministic between durable steps. */
 export async function executeStep(
-  env: EngineEnv,
+  env: DriverEnv,
   scope: Scope,
   node: Node,
   ctx: TemplateContext,
@@ -90,7 +90,7 @@ export async function executeStep(
 }
 
 /** Counts a waiting step while it runs: other steps then keep the run's running/waiting status right. */
-async function waiting(env: EngineEnv, fn: () => Promise<StepOutcome>): Promise<StepOutcome> {
+async function waiting(env: DriverEnv, fn: () => Promise<StepOutcome>): Promise<StepOutcome> {
   env.waiting++;
   try {
     return await fn();
@@ -103,7 +103,7 @@ async function waiting(env: EngineEnv, fn: () => Promise<StepOutcome>): Promise<
  * constraints.maxSteps (or the plan's lower "steps per run" quota): executed step attempts per
  * run. Exceeding it fails the run with a message naming the limit.
  */
-export function countAttempt(env: EngineEnv, path: string): boolean {
+export function countAttempt(env: DriverEnv, path: string): boolean {
   env.attempts++;
   if (env.attempts <= env.maxAttempts) return true;
   if (env.stepsQuota)
@@ -129,7 +129,7 @@ export function countAttempt(env: EngineEnv, path: string): boolean {
 }
 
 async function runAction(
-  env: EngineEnv,
+  env: DriverEnv,
   node: Node,
   path: string,
   key: (n: number) => AttemptKey,
@@ -174,7 +174,7 @@ async function runAction(
 }
 
 async function runDelay(
-  env: EngineEnv,
+  env: DriverEnv,
   path: string,
   node: Node,
   key: AttemptKey,
@@ -194,7 +194,7 @@ async function runDelay(
 }
 
 async function runWait(
-  env: EngineEnv,
+  env: DriverEnv,
   path: string,
   node: Node,
   key: AttemptKey,
@@ -233,7 +233,7 @@ async function runWait(
 const runWorkflowRef = referenceFunction({ functionId: RUN_WORKFLOW_FUNCTION_ID });
 
 async function runSubworkflow(
-  env: EngineEnv,
+  env: DriverEnv,
   path: string,
   key: AttemptKey,
   ctx: TemplateContext,
@@ -284,7 +284,7 @@ async function runSubworkflow(
  * (1 s doubling to 30 s) until it ends. Undefined when the run halted meanwhile.
  */
 async function awaitQueuedChild(
-  env: EngineEnv,
+  env: DriverEnv,
   path: string,
   started: { childRunId: string; workflowName: string },
 ): Promise<{ ok: true; output: unknown } | { ok: false; message: string } | undefined> {
@@ -299,7 +299,7 @@ async function awaitQueuedChild(
 }
 
 async function runLoop(
-  env: EngineEnv,
+  env: DriverEnv,
   scope: Scope,
   path: string,
   node: Node,
@@ -324,7 +324,7 @@ export type { LoopStart };
  * `runGraph` with the same env, so its effects (durable or the dry run's simulated ones) apply.
  */
 export async function runLoopIterations(
-  env: EngineEnv,
+  env: DriverEnv,
   scope: Scope,
   path: string,
   node: Node,
@@ -392,7 +392,7 @@ function iterationLoopContext(begun: LoopStart, index: number, state: unknown): 
 }
 
 async function runIteration(
-  env: EngineEnv,
+  env: DriverEnv,
   scope: Scope,
   bodyGraph: ReturnType<typeof buildRunnableGraph> | null,
   begun: LoopStart,

@@ -13,13 +13,13 @@ import {
   closeTaskBody,
   openTaskBody,
 } from "@/server/services/step-execution/task-bodies";
-import { sid, type EngineEnv } from "./types";
+import { sid, type DriverEnv } from "./types";
 
 /** What a step that was about to start returns once the run has already ended. */
 export const HALTED: StepOutcome = { kind: "cancelled", reason: "run_ended" };
 
 /** The run reached its deadline while the step waited: the run times out, the step is cancelled. */
-export function deadlineReached(env: EngineEnv): StepOutcome {
+export function deadlineReached(env: DriverEnv): StepOutcome {
   env.abort ??= {
     status: "timed_out",
     reason: "deadline",
@@ -40,7 +40,7 @@ type StepError = Extract<StepOutcome, { kind: "failed" }>["error"];
 type Opened<R> = Exclude<R, { error: unknown }>;
 
 async function runGate<R, C extends { deadlineHit: boolean }>(
-  env: EngineEnv,
+  env: DriverEnv,
   path: string,
   gate: {
     /** `{ error }` when the step's config is unusable (a user failure recorded on the step). */
@@ -72,7 +72,7 @@ async function runGate<R, C extends { deadlineHit: boolean }>(
 
 /** An `approval` step (SPEC §4): decided through the inbox, the API, MCP or the CLI. */
 export function runApproval(
-  env: EngineEnv,
+  env: DriverEnv,
   path: string,
   node: { config?: unknown },
   key: AttemptKey,
@@ -110,7 +110,7 @@ export function runApproval(
 
 /** A `task` step: completed or failed by its assignee (My queue, the API, MCP). */
 export function runTask(
-  env: EngineEnv,
+  env: DriverEnv,
   path: string,
   node: { config?: unknown },
   key: AttemptKey,

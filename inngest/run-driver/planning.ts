@@ -12,7 +12,7 @@ import {
   type TemplateContext,
   type WorkflowGraph,
 } from "@/lib/workflow";
-import type { EngineEnv, EngineNode, Scope, SkipItem } from "./types";
+import type { DriverEnv, DriverNode, Scope, SkipItem } from "./types";
 
 /** What one planning round decided (both the per-step path and waves plan in rounds). */
 export interface Round {
@@ -32,11 +32,11 @@ export interface Round {
  * cancelled when the run ends (their durable work may still finish and record itself).
  */
 export function planRound(
-  env: Pick<EngineEnv, "base">,
-  graph: WorkflowGraph<EngineNode>,
+  env: Pick<DriverEnv, "base">,
+  graph: WorkflowGraph<DriverNode>,
   state: RunState,
   scope: Scope,
-  abort: EngineEnv["abort"],
+  abort: DriverEnv["abort"],
   inflight: (stepId: string) => boolean,
 ): Round {
   if (abort && !state.abort)
@@ -83,8 +83,8 @@ export function planRound(
 }
 
 export function stepContext(
-  env: Pick<EngineEnv, "base">,
-  graph: WorkflowGraph<EngineNode>,
+  env: Pick<DriverEnv, "base">,
+  graph: WorkflowGraph<DriverNode>,
   state: RunState,
   scope: Scope,
   id: string,

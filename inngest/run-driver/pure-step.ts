@@ -13,7 +13,7 @@ import type { Logger } from "@/lib/log";
 import { handlerFor } from "@/server/services/step-execution/actions/registry";
 import { StepFailure } from "@/server/services/step-execution/actions/types";
 import { resolveActionConfig } from "@/server/services/step-execution/action-attempt";
-import type { EngineEnv, EngineNode } from "./types";
+import type { DriverEnv, DriverNode } from "./types";
 
 /** Step types whose output depends only on the run context (no I/O, no side effect). */
 export const PURE_STEP_TYPES: ReadonlySet<string> = new Set(["transform", "condition", "return"]);
@@ -26,7 +26,7 @@ const waveable = new WeakMap<object, boolean>();
  * not matter: a pure step fails only with user or internal failures, which are never retried,
  * and it does no I/O a timeout could stop.
  */
-export function isWaveStep(node: EngineNode): boolean {
+export function isWaveStep(node: DriverNode): boolean {
   if (!PURE_STEP_TYPES.has(node.type)) return false;
   let known = waveable.get(node);
   if (known === undefined) {
@@ -49,9 +49,9 @@ export interface PureStepResult {
  * (`{ message, class, details? }`: `user` for templates and conditions, `internal` for a crash).
  */
 export async function evaluatePureStep(
-  env: Pick<EngineEnv, "plan" | "deadline">,
+  env: Pick<DriverEnv, "plan" | "deadline">,
   path: string,
-  node: EngineNode,
+  node: DriverNode,
   ctx: TemplateContext,
   log: Logger,
 ): Promise<PureStepResult> {

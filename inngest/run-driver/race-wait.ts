@@ -1,4 +1,4 @@
-import { sid, type EngineEnv } from "./types";
+import { sid, type DriverEnv } from "./types";
 
 /**
  * A durable wait for an event, raced with a durable check for an outcome recorded before the wait
@@ -7,7 +7,7 @@ import { sid, type EngineEnv } from "./types";
  * `<path>@1~wait` and `<path>@1~<checkName>`, so recorded runs replay unchanged.
  */
 export async function raceWait(
-  env: EngineEnv,
+  env: DriverEnv,
   path: string,
   wait: { event: string; if: string; timeout: Date },
   checkName: string,

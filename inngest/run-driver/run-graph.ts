@@ -12,7 +12,7 @@ import { recordSkipsBody } from "@/server/services/step-execution/record-bodies"
 import { executeStep } from "./execute-step";
 import type { RunEnded } from "@/server/services/step-execution/finish-bodies";
 import { planRound, stepContext } from "./planning";
-import { sid, type EngineEffects, type EngineEnv, type EngineNode, type Scope } from "./types";
+import { sid, type DriverEffects, type DriverEnv, type DriverNode, type Scope } from "./types";
 import {
   planWave,
   verdictWithAbort,
@@ -38,14 +38,14 @@ export interface RunGraphOptions {
   firstWave?: WaveMemo;
 }
 
-type Node = EngineNode;
+type Node = DriverNode;
 
 /**
  * Production effects: each step runs through durable steps (`executeStep`), and each planning
  * round's skips (engine version 1) or each wave (version 2) is recorded in one durable step whose
  * id is stable across replays.
  */
-export const durableEffects: EngineEffects = {
+export const durableEffects: DriverEffects = {
   // A call, not a reference: execute-step imports this module back (loops), so the binding may
   // not be initialized yet when this object is built.
   execute: (env, scope, node, ctx, opts) => executeStep(env, scope, node, ctx, opts),
@@ -54,7 +54,7 @@ export const durableEffects: EngineEffects = {
       recordSkipsBody({ runId: env.plan.runId, workspaceId: env.plan.workspaceId, items }),
     );
   },
-  async wave<T>(env: EngineEnv, scope: Scope, n: number, body: () => Promise<T>) {
+  async wave<T>(env: DriverEnv, scope: Scope, n: number, body: () => Promise<T>) {
     // A wave is one durable step attempt of the run: it takes a maxParallel slot, and counts as a
     // chain in flight while it runs (race-mode tag when other chains run alongside).
     await env.slots.acquire();
@@ -78,7 +78,7 @@ export const durableEffects: EngineEffects = {
  * recorded together, one durable step per wave; other steps run one by one as before.
  */
 export async function runGraph(
-  env: EngineEnv,
+  env: DriverEnv,
   graph: WorkflowGraph<Node>,
   scope: Scope,
   seed?: Record<string, StepOutcome>,
@@ -208,7 +208,7 @@ function seededState(graph: WorkflowGraph<Node>, seed?: Record<string, StepOutco
  * memoized. Undefined when the run starts with nothing to evaluate or record.
  */
 export async function firstWaveBody(
-  env: EngineEnv,
+  env: DriverEnv,
   graph: WorkflowGraph<Node>,
   seed?: Record<string, StepOutcome>,
 ): Promise<WaveMemo | undefined> {

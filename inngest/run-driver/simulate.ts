@@ -19,7 +19,7 @@ import { beginLoop, evaluatePureStep, noDurableSteps } from "./dry-run";
 import { countAttempt, loopIterationCount, runLoopIterations } from "./execute-step";
 import { runGraph } from "./run-graph";
 import { Semaphore } from "./semaphore";
-import type { EngineEffects, EngineEnv, EngineNode, Scope } from "./types";
+import type { DriverEffects, DriverEnv, DriverNode, Scope } from "./types";
 
 /**
  * A scripted outcome: a port name (`"success"`, `"false"`, `"rejected"`, …), `"fail"`, `"cancel"`,
@@ -90,8 +90,8 @@ export async function simulateRun(
   options: SimulateOptions = {},
 ): Promise<SimulationResult> {
   const maxParallel = options.maxParallel ?? definition.constraints?.maxParallel ?? 10;
-  const graph = buildRunnableGraph<EngineNode>({
-    steps: definition.steps as EngineNode[],
+  const graph = buildRunnableGraph<DriverNode>({
+    steps: definition.steps as DriverNode[],
     edges: definition.edges,
     constraints: { maxParallel },
   });
@@ -125,8 +125,8 @@ function scriptedEnv(
   definition: SimSource,
   options: SimulateOptions,
   maxParallel: number,
-  effects: EngineEffects,
-): EngineEnv {
+  effects: DriverEffects,
+): DriverEnv {
   const deadline = Date.now() + 3_600_000;
   const constraints = { maxParallel, maxSteps: 1_000_000, timeoutMs: 3_600_000 };
   const def = { ...definition, constraints } as unknown as WorkflowDefinition;
@@ -170,7 +170,7 @@ function scriptedEnv(
   };
 }
 
-function scriptedEffects(log: SimLog): EngineEffects {
+function scriptedEffects(log: SimLog): DriverEffects {
   return {
     execute(env, scope, node, ctx) {
       const path = scope.prefix + node.id;
@@ -215,11 +215,11 @@ function scriptedEffects(log: SimLog): EngineEffects {
 }
 
 async function outcomeFor(
-  env: EngineEnv,
+  env: DriverEnv,
   scope: Scope,
   path: string,
-  node: EngineNode,
-  ctx: Parameters<EngineEffects["execute"]>[3],
+  node: DriverNode,
+  ctx: Parameters<DriverEffects["execute"]>[3],
   log: SimLog,
 ): Promise<StepOutcome> {
   const script = log.scripts.get(scope.prefix) ?? {};

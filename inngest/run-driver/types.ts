@@ -14,7 +14,7 @@ import type { Semaphore } from "./semaphore";
 export type StepTools = GetStepTools<typeof inngest>;
 
 /** Run-wide state of one orchestration (rebuilt identically on every durable replay). */
-export interface EngineEnv {
+export interface DriverEnv {
   step: StepTools;
   plan: RunPlan;
   definition: WorkflowDefinition;
@@ -47,11 +47,11 @@ export interface EngineEnv {
    * (`durableEffects` in run-graph.ts); the proposal dry run plugs in simulated ones so it drives
    * graphs with the same `runGraph` (loop iterations included, they recurse through it).
    */
-  effects?: EngineEffects;
+  effects?: DriverEffects;
 }
 
 /** A step as the driver hands it to `execute` (top level or loop body). */
-export interface EngineNode {
+export interface DriverNode {
   id: string;
   type: string;
   when?: unknown;
@@ -73,31 +73,31 @@ export interface SkipItem {
 }
 
 /** The side of the driver that touches the world; `runGraph` itself only plans. */
-export interface EngineEffects {
+export interface DriverEffects {
   /**
    * Runs one started step to its final outcome (retries included). `counted`: a wave already
    * counted its first attempt (constraints.maxSteps) when it started it.
    */
   execute(
-    env: EngineEnv,
+    env: DriverEnv,
     scope: Scope,
-    node: EngineNode,
+    node: DriverNode,
     ctx: TemplateContext,
     opts?: { counted?: boolean },
   ): Promise<StepOutcome>;
   /** Records one planning round's skips; `round` numbers the rounds of this graph (stable ids). */
-  recordSkips(env: EngineEnv, scope: Scope, round: number, items: SkipItem[]): Promise<void>;
+  recordSkips(env: DriverEnv, scope: Scope, round: number, items: SkipItem[]): Promise<void>;
   /**
    * The graph ended with these steps still in flight; their outcomes will not be applied. In
    * production their durable work may still finish (the run's end cancels what is left), so there
    * is nothing to do; the scripted simulation records them as cancelled.
    */
-  abandon?(env: EngineEnv, scope: Scope, stepIds: string[]): void;
+  abandon?(env: DriverEnv, scope: Scope, stepIds: string[]): void;
   /**
    * Runs a wave's body in one durable step numbered `n` within the scope (waves.ts). Absent: pure
    * steps run one by one through `execute` (the simulations, which have nothing to batch).
    */
-  wave?<T>(env: EngineEnv, scope: Scope, n: number, body: () => Promise<T>): Promise<T>;
+  wave?<T>(env: DriverEnv, scope: Scope, n: number, body: () => Promise<T>): Promise<T>;
 }
 
 /**
@@ -117,7 +117,7 @@ export interface EngineEffects {
  * problem, so its runs keep running lone steps inline after a join (`plan.inlineAfterParallel`,
  * fixed per run); docs/engines.md.
  */
-export function sid(env: EngineEnv, id: string, concurrent = false): StepOptionsOrId {
+export function sid(env: DriverEnv, id: string, concurrent = false): StepOptionsOrId {
   const now = concurrent || env.active > 1;
   if (legacyTagging.on || env.plan.inlineAfterParallel)
     return now ? { id, parallelMode: "race" } : id;

@@ -29,16 +29,16 @@ import { countAttempt } from "./execute-step";
 import { finishRunBody, type RunEnded } from "@/server/services/step-execution/finish-bodies";
 import { planRound, stepContext } from "./planning";
 import { evaluatePureStep, isWaveStep, type PureStepResult } from "./pure-step";
-import { engineNow, engineRuntime } from "@/server/services/step-execution/runtime";
-import type { EngineEnv, EngineNode, Scope, SkipItem } from "./types";
+import { runtimeNow, stepRuntime } from "@/server/services/step-execution/runtime";
+import type { DriverEnv, DriverNode, Scope, SkipItem } from "./types";
 
-type Graph = WorkflowGraph<EngineNode>;
+type Graph = WorkflowGraph<DriverNode>;
 
 /** The driver's state when a wave begins; the wave is a function of it. */
 export interface WaveInput {
   state: RunState;
   attempts: number;
-  abort: EngineEnv["abort"];
+  abort: DriverEnv["abort"];
   /** Steps running in durable steps of their own (never recorded as cancelled by the wave). */
   inflight: ReadonlySet<string>;
 }
@@ -47,14 +47,14 @@ export interface WaveInput {
 export interface WaveStep {
   id: string;
   path: string;
-  node: EngineNode;
+  node: DriverNode;
   ctx: TemplateContext;
 }
 
 export interface WavePlan {
   state: RunState;
   attempts: number;
-  abort: EngineEnv["abort"];
+  abort: DriverEnv["abort"];
   /** What to record, in order: skips and cancels, and the pure steps with their outcomes. */
   entries: (
     { kind: "skip"; item: SkipItem } | { kind: "step"; step: WaveStep; outcome: StepOutcome }
@@ -77,14 +77,14 @@ type Evaluate = (step: WaveStep) => Promise<StepOutcome | undefined>;
 
 /** Plans one wave (see the module comment). Deterministic in its input and the evaluator. */
 export async function planWave(
-  env: EngineEnv,
+  env: DriverEnv,
   graph: Graph,
   scope: Scope,
   input: WaveInput,
   evaluate: Evaluate,
 ): Promise<WavePlan> {
   // countAttempt reads and bumps the counter and sets the abort: on a copy, not the live env.
-  const counter: EngineEnv = { ...env, attempts: input.attempts, abort: input.abort };
+  const counter: DriverEnv = { ...env, attempts: input.attempts, abort: input.abort };
   let state = input.state;
   const entries: WavePlan["entries"] = [];
   const launches: WaveStep[] = [];
@@ -151,13 +151,13 @@ export function waveNeedsStep(probe: WavePlan): boolean {
  * and returns the outcomes to memoize.
  */
 export async function waveBody(
-  env: EngineEnv,
+  env: DriverEnv,
   graph: Graph,
   scope: Scope,
   input: WaveInput,
   finish?: { leftInFlight: number },
 ): Promise<WaveMemo> {
-  const rt = await engineRuntime();
+  const rt = await stepRuntime();
   const log = rt.log.child({ runId: env.plan.runId, wave: scope.prefix || "run" });
   const results = new Map<string, PureStepResult>();
   const wave = await planWave(env, graph, scope, input, async (step) => {
@@ -187,7 +187,7 @@ export async function waveBody(
     });
     return { outcomes, ended };
   }
-  await recordWave(rt.db, run, rows, engineNow());
+  await recordWave(rt.db, run, rows, runtimeNow());
   await waveTestHooks.afterRecord?.(
     run.runId,
     wave.entries.map((e) => (e.kind === "step" ? e.step.path : e.item.path)),
@@ -204,7 +204,7 @@ export const waveTestHooks: {
 } = {};
 
 /** A run stopped by a failing abort (max steps, quota) ends failed, not cancelled. */
-export function verdictWithAbort(verdict: RunVerdict, abort: EngineEnv["abort"]): RunVerdict {
+export function verdictWithAbort(verdict: RunVerdict, abort: DriverEnv["abort"]): RunVerdict {
   if (abort?.status === "failed" && verdict.reason === "aborted")
     return { ...verdict, status: "failed" };
   return verdict;

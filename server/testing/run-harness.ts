@@ -21,7 +21,7 @@ import { executorBridge, startHarness, type Harness } from "@/inngest/executor/t
 import type { ExecutorOptions } from "@/inngest/executor/options";
 import { functions } from "@/inngest/functions";
 import { workflowEventHooks } from "@/server/boot";
-import { setEngineClock, setInlineAfterParallel } from "@/server/services/step-execution/runtime";
+import { setRuntimeClock, setInlineAfterParallel } from "@/server/services/step-execution/runtime";
 import { env } from "@/env";
 
 export interface RunHarness {
@@ -86,7 +86,7 @@ export async function startRunHarness(
   routeExecutorOrigin(bridge.fetch);
   setInProcessExecutor(opts.inProcess === false ? undefined : h.executor);
   // Deadlines and expiries the engine computes must agree with the executor's (manual) timers.
-  setEngineClock(h.clock.now);
+  setRuntimeClock(h.clock.now);
   // The real server's scheduling needs the real server's tagging (RunPlan.inlineAfterParallel).
   setInlineAfterParallel(opts.executor?.parallelism === "inngest" ? false : undefined);
   const relay = startOutboxRelay({
@@ -104,7 +104,7 @@ export async function startRunHarness(
     async close() {
       routeExecutorOrigin(undefined);
       setInProcessExecutor(undefined);
-      setEngineClock(undefined);
+      setRuntimeClock(undefined);
       setInlineAfterParallel(undefined);
       // The relay a test may have swapped in (api.relay), not only the one started here: a relay
       // left running past the database's close logged "CONNECTION_ENDED" / "PGlite is closed".

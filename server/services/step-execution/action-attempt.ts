@@ -42,7 +42,7 @@ import { llmBudget } from "@/server/services/quotas/enforce-quotas";
 import { handlerFor } from "@/server/services/step-execution/actions/registry";
 import { StepFailure, type ActionContext } from "@/server/services/step-execution/actions/types";
 import { invokeChildWorkflow } from "./invoke-child";
-import { engineNow, engineRuntime } from "./runtime";
+import { runtimeNow, stepRuntime } from "./runtime";
 
 /** What an action attempt returns to the orchestrator (memoized by the durable step). */
 export type AttemptOutcome =
@@ -154,7 +154,7 @@ function instantContext(
  * internal). Never throws for step failures: the orchestrator decides about retries.
  */
 export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcome> {
-  const rt = await engineRuntime();
+  const rt = await stepRuntime();
   const { db, keys } = rt;
   const type = args.key.stepType as StepType;
   const log = rt.log.child({
@@ -162,7 +162,7 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
     step: args.key.path,
     attempt: args.key.attempt,
   });
-  const now = () => engineNow();
+  const now = () => runtimeNow();
   let redactor: Redactor = createRedactor([]);
   /** Set once this delivery holds the attempt's claim (just before the effect runs). */
   const held: { claimToken?: string } = {};
@@ -344,12 +344,12 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
     );
 
   // 4. Run the handler with a deadline and a cancel watch (scripts get SIGTERM → SIGKILL).
-  const deadline = Math.min(args.deadline, engineNow().getTime() + stepLimit);
+  const deadline = Math.min(args.deadline, runtimeNow().getTime() + stepLimit);
   const controller = new AbortController();
   let cancelRequested = false;
   const timer = setTimeout(
     () => controller.abort(new Error("step timed out")),
-    Math.max(0, deadline - engineNow().getTime()),
+    Math.max(0, deadline - runtimeNow().getTime()),
   );
   const watch = setInterval(async () => {
     try {
@@ -513,7 +513,7 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
  * has none, a StepFailure when it cannot be used (credentials secret gone, commit not pinned).
  */
 async function runRepositoryAccess(key: AttemptKey) {
-  const rt = await engineRuntime();
+  const rt = await stepRuntime();
   const run = await loadRunRepository(rt.db, key);
   if (!run?.repositoryUrl || !run.repositoryRef) return undefined;
   if (!run.repositorySha)

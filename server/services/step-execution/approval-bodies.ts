@@ -11,7 +11,7 @@ import {
   openApproval,
 } from "@/server/services/run-state/approval-gate";
 import { endAttempt, type AttemptKey } from "@/server/services/run-state/step-records";
-import { engineNow, engineRuntime } from "./runtime";
+import { runtimeNow, stepRuntime } from "./runtime";
 import { failStep, message, resolve } from "./step-bodies";
 
 /** Server-side bodies of the `approval` step: open the gate, look back for a decision, close it. */
@@ -25,7 +25,7 @@ export async function openApprovalBody(a: {
   initiatorUserId: string | null;
   deadline: number;
 }) {
-  const rt = await engineRuntime();
+  const rt = await stepRuntime();
   let c: StepConfig<"approval">;
   try {
     c = resolve("approval", a.config, a.context) as StepConfig<"approval">;
@@ -35,7 +35,7 @@ export async function openApprovalBody(a: {
       `The approval's config is invalid after resolving templates: ${message(e)}`,
     );
   }
-  const now = engineNow();
+  const now = runtimeNow();
   const wanted = now.getTime() + parseDuration(c.timeout);
   const expiresAt = new Date(Math.min(wanted, a.deadline));
   const opened = await openApproval(rt.db, rt.keys, {
@@ -75,8 +75,8 @@ export async function closeApprovalBody(a: {
   approvalId: string;
   cappedByDeadline: boolean;
 }) {
-  const { db } = await engineRuntime();
-  const now = engineNow();
+  const { db } = await stepRuntime();
+  const now = runtimeNow();
   const outcome = await closeApproval(db, {
     approvalId: a.approvalId,
     runId: a.key.runId,
@@ -110,7 +110,7 @@ export async function closeApprovalBody(a: {
 
 /** A decision recorded before the executor registered the wait (the look-back). */
 export async function checkApprovalBody(a: { approvalId: string }) {
-  const { db } = await engineRuntime();
+  const { db } = await stepRuntime();
   const decided = await approvalDecision(db, a.approvalId);
   return decided ? { decided } : null;
 }

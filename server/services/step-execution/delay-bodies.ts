@@ -5,7 +5,7 @@ import {
   endAttempt,
   type AttemptKey,
 } from "@/server/services/run-state/step-records";
-import { engineNow, engineRuntime } from "./runtime";
+import { runtimeNow, stepRuntime } from "./runtime";
 import { failStep, message, resolve } from "./step-bodies";
 
 /** Server-side bodies of the `delay` step. */
@@ -16,7 +16,7 @@ export async function beginDelayBody(a: {
   context: TemplateContext;
   deadline: number;
 }) {
-  const { db } = await engineRuntime();
+  const { db } = await stepRuntime();
   let c: StepConfig<"delay">;
   try {
     c = resolve("delay", a.config, a.context) as StepConfig<"delay">;
@@ -26,11 +26,11 @@ export async function beginDelayBody(a: {
       `The delay's config is invalid after resolving templates: ${message(e)}`,
     );
   }
-  const now = engineNow().getTime();
+  const now = runtimeNow().getTime();
   const target = c.until ? Date.parse(c.until) : now + parseDuration(c.duration as string);
   if (Number.isNaN(target)) return failStep(a.key, `"${c.until}" is not a date`);
   const until = Math.min(Math.max(target, now), a.deadline);
-  await beginAttempt(db, a.key, { input: c, status: "waiting", now: engineNow() });
+  await beginAttempt(db, a.key, { input: c, status: "waiting", now: runtimeNow() });
   return { until: new Date(until).toISOString(), cappedByDeadline: target > a.deadline };
 }
 
@@ -39,7 +39,7 @@ export async function endDelayBody(a: {
   until: string;
   cappedByDeadline: boolean;
 }) {
-  const { db } = await engineRuntime();
+  const { db } = await stepRuntime();
   const output = { type: "delay", data: { until: a.until }, meta: {} };
   await endAttempt(
     db,
@@ -47,7 +47,7 @@ export async function endDelayBody(a: {
     a.cappedByDeadline
       ? { status: "cancelled", error: { message: "The run reached its deadline during the delay" } }
       : { status: "completed", output },
-    engineNow(),
+    runtimeNow(),
   );
   return { output, deadlineHit: a.cappedByDeadline };
 }

@@ -1,10 +1,10 @@
 import "server-only";
 import { finalizeCancelledRun, finishRun } from "@/server/services/run-state/finish-run";
-import { engineNow, engineRuntime } from "./runtime";
+import { runtimeNow, stepRuntime } from "./runtime";
 
 /** The orchestrator itself failed after its retries (a bug or lasting outage): an internal failure. */
 export async function failRunBody(a: { runId: string; message: string }) {
-  const { db, config, log } = await engineRuntime();
+  const { db, config, log } = await stepRuntime();
   log.error("run orchestration failed", { runId: a.runId, err: a.message });
   await finishRun(
     db,
@@ -19,12 +19,12 @@ export async function failRunBody(a: { runId: string; message: string }) {
       },
       reason: "internal",
     },
-    engineNow(),
+    runtimeNow(),
   );
 }
 
 /** The durable executor cancelled the run (cancel request or deadline): finalize it. */
 export async function finalizeCancelledBody(a: { runId: string }) {
-  const { db, config } = await engineRuntime();
-  return finalizeCancelledRun(db, config, a.runId, engineNow());
+  const { db, config } = await stepRuntime();
+  return finalizeCancelledRun(db, config, a.runId, runtimeNow());
 }

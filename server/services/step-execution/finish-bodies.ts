@@ -9,11 +9,11 @@ import {
 import { finishRun } from "@/server/services/run-state/finish-run";
 import { writeWave, type WaveRecord } from "@/server/services/run-state/step-records";
 import { loadRunPlan } from "@/server/services/run-state/run-plan";
-import { engineNow, engineRuntime, inlineAfterParallel } from "./runtime";
+import { runtimeNow, stepRuntime, inlineAfterParallel } from "./runtime";
 
 export async function loadPlanBody(runId: string, executionId?: string) {
-  const { db, config } = await engineRuntime();
-  const loaded = await loadRunPlan(db, runId, engineNow(), executionId, config);
+  const { db, config } = await stepRuntime();
+  const loaded = await loadRunPlan(db, runId, runtimeNow(), executionId, config);
   return loaded.ok && inlineAfterParallel(config)
     ? { ...loaded, plan: { ...loaded.plan, inlineAfterParallel: true } }
     : loaded;
@@ -85,9 +85,9 @@ export async function finishRunBody(a: {
   leftInFlight: number;
   wave?: WaveRecord[];
 }): Promise<RunEnded> {
-  const { db, config } = await engineRuntime();
+  const { db, config } = await stepRuntime();
   const { status, output, error } = runEnding(a);
-  const now = engineNow();
+  const now = runtimeNow();
   const wave = a.wave;
   const done = await finishRun(
     db,

@@ -6,7 +6,7 @@ import { resolveWorkflowRef } from "@/server/services/run-state/resolve-workflow
 import { StepFailure } from "@/server/services/step-execution/actions/types";
 import { DomainError } from "@/server/errors";
 import { isTerminalRunStatus } from "@/lib/workflow/status";
-import { engineNow, engineServiceContext } from "./runtime";
+import { runtimeNow, runtimeServiceContext } from "./runtime";
 
 const POLL_MS = 250;
 
@@ -23,7 +23,7 @@ export async function invokeChildWorkflow(args: {
   deadline: number;
   signal: AbortSignal;
 }): Promise<unknown> {
-  const ctx = await engineServiceContext(args.parent.workspaceId);
+  const ctx = await runtimeServiceContext(args.parent.workspaceId);
   const wf = await resolveWorkflowRef(ctx.db, args.parent.workspaceId, args.ref);
   let child: { id: string };
   try {
@@ -44,7 +44,7 @@ export async function invokeChildWorkflow(args: {
   for (;;) {
     if (args.signal.aborted)
       throw new StepFailure(`Stopped while waiting for workflow "${wf.name}"`, "operational");
-    if (engineNow().getTime() > args.deadline)
+    if (runtimeNow().getTime() > args.deadline)
       throw new StepFailure(`Workflow "${wf.name}" did not finish in time`, "operational");
     const row = await childRunResult(ctx.db, child.id);
     if (row?.status === "completed") return row.output ?? null;

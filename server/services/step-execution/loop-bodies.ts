@@ -6,7 +6,7 @@ import {
   endAttempt,
   type AttemptKey,
 } from "@/server/services/run-state/step-records";
-import { engineNow, engineRuntime } from "./runtime";
+import { runtimeNow, stepRuntime } from "./runtime";
 import { failStep, message, resolve } from "./step-bodies";
 
 /** Server-side bodies of the `loop` step (the iterations run in the orchestrator). */
@@ -73,7 +73,7 @@ export async function beginLoopBody(a: {
   config: unknown;
   context: TemplateContext;
 }) {
-  const { db } = await engineRuntime();
+  const { db } = await stepRuntime();
   const start = resolveLoopStart(a.config, a.context);
   if ("error" in start) return failStep(a.key, start.error);
   await beginAttempt(db, a.key, {
@@ -84,7 +84,7 @@ export async function beginLoopBody(a: {
       ...(start.batchSize ? { batchSize: start.batchSize } : {}),
       ...(start.state ? { stateFrom: start.state.from } : {}),
     },
-    now: engineNow(),
+    now: runtimeNow(),
   });
   return start;
 }
@@ -93,7 +93,7 @@ export async function endLoopBody(a: {
   key: AttemptKey;
   outcome: { kind: string; output?: unknown; error?: unknown };
 }) {
-  const { db } = await engineRuntime();
+  const { db } = await stepRuntime();
   const o = a.outcome;
   await endAttempt(
     db,
@@ -107,7 +107,7 @@ export async function endLoopBody(a: {
             failureClass: "user",
           }
         : { status: "cancelled", error: { message: "An iteration was cancelled" } },
-    engineNow(),
+    runtimeNow(),
   );
   return { ok: true };
 }

@@ -1,6 +1,6 @@
 import "server-only";
 import { recordSkips, type SkipRecord } from "@/server/services/run-state/step-records";
-import { engineNow, engineRuntime } from "./runtime";
+import { runtimeNow, stepRuntime } from "./runtime";
 
 /** Durable-step body: records skipped and never-started steps. */
 export async function recordSkipsBody(a: {
@@ -8,7 +8,7 @@ export async function recordSkipsBody(a: {
   workspaceId: string;
   items: (Omit<SkipRecord, "detail"> & { detail?: string })[];
 }): Promise<{ recorded: number }> {
-  const { db } = await engineRuntime();
-  await recordSkips(db, { runId: a.runId, workspaceId: a.workspaceId }, a.items, engineNow());
+  const { db } = await stepRuntime();
+  await recordSkips(db, { runId: a.runId, workspaceId: a.workspaceId }, a.items, runtimeNow());
   return { recorded: a.items.length };
 }

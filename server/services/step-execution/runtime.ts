@@ -6,7 +6,7 @@ import type { Keys } from "@/server/keys";
 import { getRuntime } from "@/server/runtime";
 import type { ServiceConfig, ServiceContext } from "@/server/services/context";
 
-export interface EngineRuntime {
+export interface StepRuntime {
   db: Db;
   keys: Keys;
   config: ServiceConfig;
@@ -14,7 +14,7 @@ export interface EngineRuntime {
 }
 
 /** What the engine's durable step bodies run with: the process database and configuration. */
-export async function engineRuntime(): Promise<EngineRuntime> {
+export async function stepRuntime(): Promise<StepRuntime> {
   const rt = getRuntime();
   return {
     db: await getDb(),
@@ -25,7 +25,7 @@ export async function engineRuntime(): Promise<EngineRuntime> {
 }
 
 type ClockGlobal = typeof globalThis & {
-  __sluiceEngineClock?: () => number;
+  __sluiceRuntimeClock?: () => number;
   __sluiceInlineAfterParallel?: boolean;
 };
 
@@ -48,24 +48,24 @@ export function setInlineAfterParallel(value: boolean | undefined): void {
  * The engine's notion of "now". Real time in production; tests align it with the executor's
  * manual clock so deadlines and expiries computed here agree with the executor's timers.
  */
-export function engineNow(): Date {
-  const clock = (globalThis as ClockGlobal).__sluiceEngineClock;
+export function runtimeNow(): Date {
+  const clock = (globalThis as ClockGlobal).__sluiceRuntimeClock;
   return new Date(clock ? clock() : Date.now());
 }
 
-export function setEngineClock(now: (() => number) | undefined): void {
-  (globalThis as ClockGlobal).__sluiceEngineClock = now;
+export function setRuntimeClock(now: (() => number) | undefined): void {
+  (globalThis as ClockGlobal).__sluiceRuntimeClock = now;
 }
 
 /** A service context for the engine acting on its own behalf (system actor "engine"). */
-export async function engineServiceContext(workspaceId?: string): Promise<ServiceContext> {
-  const rt = await engineRuntime();
+export async function runtimeServiceContext(workspaceId?: string): Promise<ServiceContext> {
+  const rt = await stepRuntime();
   return {
     db: rt.db,
     keys: rt.keys,
     config: rt.config,
     log: rt.log,
-    now: () => engineNow(),
+    now: () => runtimeNow(),
     actor: { type: "system", name: "engine" },
     ...(workspaceId ? { workspace: { id: workspaceId, role: "owner" as const } } : {}),
   };

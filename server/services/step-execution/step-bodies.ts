@@ -11,7 +11,7 @@ import {
   endAttempt,
   type AttemptKey,
 } from "@/server/services/run-state/step-records";
-import { engineNow, engineRuntime } from "./runtime";
+import { runtimeNow, stepRuntime } from "./runtime";
 
 /**
  * What the server-side bodies of the orchestrated step types share (approval-, delay-, wait-,
@@ -42,13 +42,13 @@ export function resolve<T extends string>(
 }
 
 export async function failStep(key: AttemptKey, message: string): Promise<Failure> {
-  const { db } = await engineRuntime();
-  await beginAttempt(db, key, { now: engineNow() });
+  const { db } = await stepRuntime();
+  await beginAttempt(db, key, { now: runtimeNow() });
   await endAttempt(
     db,
     key,
     { status: "failed", error: { message }, failureClass: "user" },
-    engineNow(),
+    runtimeNow(),
   );
   return userError(message);
 }

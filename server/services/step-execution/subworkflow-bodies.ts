@@ -15,7 +15,7 @@ import {
 } from "@/server/services/runs/create-child-run";
 import { isTerminalRunStatus } from "@/lib/workflow/status";
 import { loadVersionByNumber } from "@/server/services/workflows/load-workflow";
-import { engineNow, engineRuntime, engineServiceContext } from "./runtime";
+import { runtimeNow, stepRuntime, runtimeServiceContext } from "./runtime";
 import { failStep, message, resolve } from "./step-bodies";
 
 /** Server-side bodies of the `subworkflow` step (the child is started with a durable invoke). */
@@ -33,7 +33,7 @@ export async function startChildBody(a: {
   } catch (e) {
     return failStep(a.key, `The subworkflow's config is invalid: ${message(e)}`);
   }
-  const ctx = await engineServiceContext();
+  const ctx = await runtimeServiceContext();
   try {
     const wf = await resolveWorkflowRef(ctx.db, a.key.workspaceId, c.workflow);
     const versionId =
@@ -42,7 +42,7 @@ export async function startChildBody(a: {
         : undefined;
     await beginAttempt(ctx.db, a.key, {
       input: { workflow: c.workflow, version: c.version ?? "latest", input: c.input },
-      now: engineNow(),
+      now: runtimeNow(),
     });
     const child = await createChildRun(ctx, {
       parent: a.key,
@@ -53,7 +53,7 @@ export async function startChildBody(a: {
       idempotencyKey: `sub:${a.key.runId}:${a.key.path}:${a.key.attempt}`,
       start: false,
     });
-    await markAttemptWaiting(ctx.db, a.key, engineNow(), {
+    await markAttemptWaiting(ctx.db, a.key, runtimeNow(), {
       childRunId: child.run.id,
       ...(child.queued ? { queued: true } : {}),
     });
@@ -76,7 +76,7 @@ export async function checkChildBody(a: {
   | { done: true; ok: true; output: unknown }
   | { done: true; ok: false; message: string }
 > {
-  const { db } = await engineRuntime();
+  const { db } = await stepRuntime();
   const row = await childRunResult(db, a.childRunId);
   if (!row) return { done: true, ok: false, message: `Workflow "${a.workflowName}" run vanished` };
   if (row.status === "completed") return { done: true, ok: true, output: row.output ?? null };
@@ -88,8 +88,8 @@ export async function checkChildBody(a: {
       message: `Workflow "${a.workflowName}" did not complete: ${row.status}${why ? `: ${why}` : ""}`,
     };
   }
-  if (row.status === "queued" && engineNow().getTime() >= a.deadline) {
-    if (await abandonQueuedChild(db, a.childRunId, engineNow()))
+  if (row.status === "queued" && runtimeNow().getTime() >= a.deadline) {
+    if (await abandonQueuedChild(db, a.childRunId, runtimeNow()))
       return {
         done: true,
         ok: false,
@@ -104,7 +104,7 @@ export async function endChildBody(a: {
   childRunId: string;
   result: { ok: true; output: unknown } | { ok: false; message: string };
 }) {
-  const { db } = await engineRuntime();
+  const { db } = await stepRuntime();
   const redact = createRedactor([]);
   if (a.result.ok) {
     const output = {
@@ -112,7 +112,7 @@ export async function endChildBody(a: {
       data: redact.value(a.result.output ?? null),
       meta: { childRunId: a.childRunId },
     };
-    await endAttempt(db, a.key, { status: "completed", output }, engineNow());
+    await endAttempt(db, a.key, { status: "completed", output }, runtimeNow());
     return { ok: true as const, output };
   }
   await endAttempt(
@@ -123,7 +123,7 @@ export async function endChildBody(a: {
       error: { message: a.result.message, childRunId: a.childRunId },
       failureClass: "user",
     },
-    engineNow(),
+    runtimeNow(),
   );
   return { ok: false as const, error: { message: a.result.message, childRunId: a.childRunId } };
 }

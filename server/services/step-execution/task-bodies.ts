@@ -3,7 +3,7 @@ import { parseDuration, type StepConfig, type TemplateContext } from "@/lib/work
 import { closeTask, openTask, taskFinishedStatus } from "@/server/services/run-state/task-gate";
 import { endAttempt, type AttemptKey } from "@/server/services/run-state/step-records";
 import { failStep, message, resolve } from "./step-bodies";
-import { engineNow, engineRuntime } from "./runtime";
+import { runtimeNow, stepRuntime } from "./runtime";
 
 /**
  * Server-side bodies of the `task` step (each runs inside one durable step), like the approval's:
@@ -18,14 +18,14 @@ export async function openTaskBody(a: {
   context: TemplateContext;
   deadline: number;
 }) {
-  const { db } = await engineRuntime();
+  const { db } = await stepRuntime();
   let c: StepConfig<"task">;
   try {
     c = resolve("task", a.config, a.context) as StepConfig<"task">;
   } catch (e) {
     return failStep(a.key, `The task's config is invalid after resolving templates: ${message(e)}`);
   }
-  const now = engineNow();
+  const now = runtimeNow();
   const wanted = now.getTime() + parseDuration(c.timeout);
   const expiresAt = new Date(Math.min(wanted, a.deadline));
   const opened = await openTask(db, {
@@ -47,7 +47,7 @@ export async function openTaskBody(a: {
 }
 
 export async function checkTaskBody(a: { taskId: string }) {
-  const { db } = await engineRuntime();
+  const { db } = await stepRuntime();
   const finished = await taskFinishedStatus(db, a.taskId);
   return finished ? { finished } : null;
 }
@@ -57,8 +57,8 @@ export async function closeTaskBody(a: {
   taskId: string;
   cappedByDeadline: boolean;
 }) {
-  const { db } = await engineRuntime();
-  const now = engineNow();
+  const { db } = await stepRuntime();
+  const now = runtimeNow();
   const outcome = await closeTask(db, { taskId: a.taskId, now });
   const meta = {
     taskId: a.taskId,

@@ -7,7 +7,7 @@ import {
   endAttempt,
   type AttemptKey,
 } from "@/server/services/run-state/step-records";
-import { engineNow, engineRuntime } from "./runtime";
+import { runtimeNow, stepRuntime } from "./runtime";
 import { failStep, message, resolve } from "./step-bodies";
 
 /** Server-side bodies of the `wait_for_event` step. */
@@ -50,7 +50,7 @@ export async function beginWaitBody(a: {
   context: TemplateContext;
   deadline: number;
 }) {
-  const { db } = await engineRuntime();
+  const { db } = await stepRuntime();
   let c: StepConfig<"wait_for_event">;
   let expression: string;
   try {
@@ -59,7 +59,7 @@ export async function beginWaitBody(a: {
   } catch (e) {
     return failStep(a.key, `The wait's config is invalid: ${message(e)}`);
   }
-  const now = engineNow();
+  const now = runtimeNow();
   const wanted = now.getTime() + parseDuration(c.timeout);
   await beginAttempt(db, a.key, { input: c, status: "waiting", now });
   return {
@@ -77,7 +77,7 @@ export async function endWaitBody(a: {
   event: unknown;
   cappedByDeadline: boolean;
 }) {
-  const { db } = await engineRuntime();
+  const { db } = await stepRuntime();
   const ev = a.event as {
     data?: { name?: string; data?: unknown; eventId?: string; at?: string };
   } | null;
@@ -95,7 +95,7 @@ export async function endWaitBody(a: {
           error: { message: "The run reached its deadline while waiting for the event" },
         }
       : { status: "completed", output },
-    engineNow(),
+    runtimeNow(),
   );
   return { output, deadlineHit };
 }
@@ -110,7 +110,7 @@ export async function lookbackWaitBody(a: {
   match: Record<string, unknown>;
   since: string;
 }) {
-  const { db } = await engineRuntime();
+  const { db } = await stepRuntime();
   const hit = await findEventSince(db, {
     workspaceId: a.workspaceId,
     event: a.event,

@@ -2,7 +2,7 @@ import type { StepConfig } from "@/lib/workflow";
 import { DomainError } from "@/server/errors";
 import { createProposal } from "@/server/services/proposals/create-proposal";
 import { loadRun } from "@/server/services/runs/load-run";
-import { engineNow, engineRuntime } from "@/server/services/step-execution/runtime";
+import { runtimeNow, stepRuntime } from "@/server/services/step-execution/runtime";
 import { StepFailure, type ActionHandler } from "./types";
 
 /**
@@ -14,7 +14,7 @@ import { StepFailure, type ActionHandler } from "./types";
  * invalid change) is a user error of the step, with the service's message.
  */
 export const proposeChangeHandler: ActionHandler<StepConfig<"propose_change">> = async (ctx) => {
-  const rt = await engineRuntime();
+  const rt = await stepRuntime();
   const c = ctx.config;
   // Validation refuses propose_change in inline definitions; this guards the type.
   if (!ctx.workflowId)
@@ -34,7 +34,7 @@ export const proposeChangeHandler: ActionHandler<StepConfig<"propose_change">> =
         keys: rt.keys,
         config: rt.config,
         log: ctx.log,
-        now: engineNow,
+        now: runtimeNow,
         actor: { type: "system", name: `run:${ctx.runId}` },
         workspace: { id: ctx.workspaceId, role: "editor" },
       },

@@ -2,9 +2,9 @@ import { z } from "zod";
 
 /**
  * Run and step statuses, their predicates and the allowed transitions (SPEC §5). This is the one
- * module that knows the status rules: services turn every transition into a compare-and-set
- * (`UPDATE … WHERE status = <from>`), and call `canTransition*` first so an illegal move is a bug
- * report, not a silent overwrite.
+ * module that knows the status rules: every status write goes through the compare-and-set helpers
+ * in server/services/run-state/transition.ts, whose `WHERE status IN (…)` is computed from the
+ * tables below (transitionSources), so a move the table lacks is refused, not written.
  */
 
 export const RUN_STATUSES = [
@@ -204,6 +204,24 @@ export function canTransition(from: RunStatus, to: RunStatus): boolean {
 
 export function canTransitionStep(from: StepStatus, to: StepStatus): boolean {
   return STEP_TRANSITIONS[from].includes(to);
+}
+
+/**
+ * The statuses a row may be in for a write that sets `to` — the `from` of its compare-and-set
+ * (server/services/run-state/transition.ts). With several targets (the choice is made in SQL, e.g.
+ * running-or-waiting), every target must be allowed from the status or be the status itself: a
+ * write that picks the row's own status only touches it.
+ */
+export function transitionSources<S extends string>(
+  table: Readonly<Record<S, readonly S[]>>,
+  to: S | readonly S[],
+): S[] {
+  const targets: readonly S[] = typeof to === "string" ? [to] : to;
+  return (Object.keys(table) as S[]).filter(
+    (from) =>
+      !targets.every((t) => t === from) &&
+      targets.every((t) => t === from || table[from].includes(t)),
+  );
 }
 
 export function runStatusLabel(status: RunStatus): string {

@@ -10,12 +10,8 @@ import { enqueueWorkflowEvents } from "./workflow-events";
 import { enqueueOutbox } from "../outbox/enqueue-outbox";
 import { admitQueuedRuns } from "../runs/admission";
 import { appendRunEvents } from "../runs/run-events";
-import {
-  ACTIVE_RUN_STATUSES,
-  EXECUTING_STATUSES,
-  OPEN_STEP_STATUSES,
-  UNFINISHED_RUN_STATUSES,
-} from "@/lib/workflow/status";
+import { ACTIVE_RUN_STATUSES, EXECUTING_STATUSES, canTransition } from "@/lib/workflow/status";
+import { transitionRun, transitionStep } from "./transition";
 
 export interface FinishArgs {
   runId: string;
@@ -63,8 +59,7 @@ export async function finishRun(
     const [run] = await tx.select().from(runs).where(eq(runs.id, args.runId)).for("update");
     if (!run) return { changed: false, status: "missing" };
     if (first) await first(tx, run);
-    if (!(UNFINISHED_RUN_STATUSES as readonly string[]).includes(run.status))
-      return { changed: false, status: run.status };
+    if (!canTransition(run.status, args.status)) return { changed: false, status: run.status };
     if (args.unlessProcessAlive && run.status === "cancel_requested") {
       // Under the run row's lock: an attempt that ends after this read finalizes the run itself.
       const [alive] = await tx
@@ -80,21 +75,23 @@ export async function finishRun(
         .limit(1);
       if (alive) return { changed: false, status: run.status };
     }
-    await tx
-      .update(runs)
-      .set({
-        status: args.status,
+    const ended = await transitionRun(tx, {
+      id: run.id,
+      to: args.status,
+      set: {
         output: args.output ?? null,
         error: args.error ?? null,
         finishedAt: now,
         updatedAt: now,
-      })
-      .where(eq(runs.id, run.id));
-    const left = await tx
-      .update(runSteps)
-      .set({ status: "cancelled", finishedAt: now })
-      .where(and(eq(runSteps.runId, run.id), inArray(runSteps.status, [...OPEN_STEP_STATUSES])))
-      .returning({ path: runSteps.path });
+      },
+    });
+    if (!ended.won) return { changed: false, status: run.status };
+    const { rows: left } = await transitionStep(tx, {
+      to: "cancelled",
+      where: eq(runSteps.runId, run.id),
+      set: { finishedAt: now },
+      returning: { path: runSteps.path },
+    });
     await tx
       .update(approvals)
       .set({ status: "cancelled", decidedAt: now, decisionReason: `run ${args.status}` })

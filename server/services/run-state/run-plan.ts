@@ -12,6 +12,7 @@ import { runSystemEventData } from "./finish-run";
 import { enqueueWorkflowEvents } from "./workflow-events";
 import { contentOf } from "../workflows/version-content";
 import { EXECUTING_STATUSES } from "@/lib/workflow/status";
+import { transitionRun } from "./transition";
 
 /**
  * The run driver's execution model, memoized with the plan so a run finishes on the path it
@@ -176,11 +177,14 @@ export async function loadRunPlan(
  * Derived from the step rows, so concurrent steps cannot leave it wrong.
  */
 export async function refreshRunStatus(db: Queryable, runId: string, now: Date): Promise<void> {
-  await db.execute(sql`
-    update runs set
-      status = case when exists (select 1 from run_steps s where s.run_id = ${runId} and s.status = 'running') then 'running'::run_status else 'waiting'::run_status end,
-      updated_at = ${now.toISOString()}::timestamptz
-    where id = ${runId}
-      and status in ('running', 'waiting')
-      and exists (select 1 from run_steps s where s.run_id = ${runId} and s.status in ('running', 'waiting'))`);
+  await transitionRun(db, {
+    id: runId,
+    to: {
+      when: sql`exists (select 1 from run_steps s where s.run_id = ${runId} and s.status = 'running')`,
+      then: "running",
+      else: "waiting",
+    },
+    set: { updatedAt: now },
+    where: sql`exists (select 1 from run_steps s where s.run_id = ${runId} and s.status in ('running', 'waiting'))`,
+  });
 }

@@ -6,6 +6,7 @@ import { runSteps } from "@/db/schema";
 import type { FailureClass, StepStatus } from "@/lib/workflow";
 import { appendRunEvents } from "../runs/run-events";
 import { refreshRunStatus } from "./run-plan";
+import { transitionStep } from "./transition";
 import { EXECUTING_STATUSES, TERMINAL_STEP_STATUSES } from "@/lib/workflow/status";
 
 export interface AttemptKey {
@@ -28,6 +29,15 @@ function attemptIdentity(key: AttemptKey) {
     stepType: key.stepType,
     attempt: key.attempt,
   };
+}
+
+/** An attempt's row by its run, path and attempt number. */
+function attemptRow(key: AttemptKey) {
+  return and(
+    eq(runSteps.runId, key.runId),
+    eq(runSteps.path, key.path),
+    eq(runSteps.attempt, key.attempt),
+  );
 }
 
 /**
@@ -103,19 +113,8 @@ export async function markAttemptWaitingIn(
   now: Date,
   data: Record<string, unknown> = {},
 ): Promise<void> {
-  const moved = await tx
-    .update(runSteps)
-    .set({ status: "waiting" })
-    .where(
-      and(
-        eq(runSteps.runId, key.runId),
-        eq(runSteps.path, key.path),
-        eq(runSteps.attempt, key.attempt),
-        eq(runSteps.status, "running"),
-      ),
-    )
-    .returning({ id: runSteps.id });
-  if (moved.length)
+  const moved = await transitionStep(tx, { to: "waiting", where: attemptRow(key) });
+  if (moved.won)
     await appendRunEvents(
       tx,
       [
@@ -305,10 +304,12 @@ export async function endAttempt(
   claimToken?: string,
 ): Promise<boolean> {
   const recorded = await db.transaction(async (tx) => {
-    const done = await tx
-      .update(runSteps)
-      .set({
-        status: result.status,
+    const { rows: done } = await transitionStep(tx, {
+      to: result.status,
+      // A never-started (pending) attempt is not ended here: recordSkips writes those.
+      from: EXECUTING_STATUSES,
+      where: and(attemptRow(key), claimToken ? eq(runSteps.claimToken, claimToken) : undefined),
+      set: {
         output: result.output ?? null,
         error: result.error ?? null,
         failureClass: result.failureClass ?? null,
@@ -316,17 +317,9 @@ export async function endAttempt(
         retryAfterMs: result.retryAfterMs ?? null,
         claimedUntil: null,
         finishedAt: now,
-      })
-      .where(
-        and(
-          eq(runSteps.runId, key.runId),
-          eq(runSteps.path, key.path),
-          eq(runSteps.attempt, key.attempt),
-          inArray(runSteps.status, [...EXECUTING_STATUSES]),
-          ...(claimToken ? [eq(runSteps.claimToken, claimToken)] : []),
-        ),
-      )
-      .returning({ id: runSteps.id, startedAt: runSteps.startedAt });
+      },
+      returning: { id: runSteps.id, startedAt: runSteps.startedAt },
+    });
     if (!done.length) return false;
     if (inTx) await inTx(tx);
     const durationMs = done[0]!.startedAt ? now.getTime() - done[0]!.startedAt.getTime() : null;

@@ -10,6 +10,7 @@ import { tighterCap } from "@/lib/quotas/plans";
 import { ACTIVE_RUN_STATUSES } from "@/lib/workflow/status";
 import type { ServiceConfig } from "../context";
 import { quotaFromSettings } from "../quotas/workspace-quota";
+import { transitionRun } from "../run-state/transition";
 
 /** Active = holds a slot: running, waiting (approvals, delays, event waits) or being cancelled. */
 export const ACTIVE_STATUSES = ACTIVE_RUN_STATUSES;
@@ -254,11 +255,12 @@ export async function applyAdmission(
   const { workspaceId } = plan;
   const admitted: string[] = [];
   if (plan.admit.length) {
-    const done = await tx
-      .update(runs)
-      .set({ status: "running", updatedAt: now })
-      .where(and(inArray(runs.id, plan.admit), eq(runs.status, "queued")))
-      .returning({ id: runs.id });
+    const { rows: done } = await transitionRun(tx, {
+      id: plan.admit,
+      to: "running",
+      from: ["queued"],
+      set: { updatedAt: now },
+    });
     const flipped = new Set(done.map((d) => d.id));
     // FIFO order, as decided.
     admitted.push(...plan.admit.filter((id) => flipped.has(id)));

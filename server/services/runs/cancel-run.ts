@@ -11,6 +11,7 @@ import { enqueueOutbox } from "../outbox/enqueue-outbox";
 import { appendRunEvents } from "./run-events";
 import { loadRun } from "./load-run";
 import { EXECUTING_STATUSES } from "@/lib/workflow/status";
+import { transitionRun } from "../run-state/transition";
 
 /**
  * Cancels a run. A queued run ends at once. An active one moves to `cancel_requested` (compare-
@@ -59,17 +60,12 @@ export async function cancelRun({ ctx, input }: { ctx: ServiceContext; input: un
   }
   return ctx.db.transaction(async (tx) => {
     const ids = [runId, ...(await activeDescendants(tx, ws.id, runId))];
-    const moved = await tx
-      .update(runs)
-      .set({ status: "cancel_requested", cancelRequestedAt: now, updatedAt: now })
-      .where(
-        and(
-          inArray(runs.id, ids),
-          eq(runs.workspaceId, ws.id),
-          inArray(runs.status, [...EXECUTING_STATUSES]),
-        ),
-      )
-      .returning({ id: runs.id });
+    const { rows: moved } = await transitionRun(tx, {
+      id: ids,
+      to: "cancel_requested",
+      where: eq(runs.workspaceId, ws.id),
+      set: { cancelRequestedAt: now, updatedAt: now },
+    });
     if (!moved.some((m) => m.id === runId)) {
       const current = await loadRun(tx, ws.id, runId);
       if (current.status === "cancel_requested")

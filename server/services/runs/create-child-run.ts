@@ -1,5 +1,5 @@
 import "server-only";
-import { and, eq, sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { execRows, type Queryable } from "@/db/client";
 import { runs } from "@/db/schema";
 import type { Db } from "@/db/client";
@@ -9,6 +9,7 @@ import type { ServiceContext } from "../context";
 import type { AttemptKey } from "../run-state/step-records";
 import { createRun, type CreateRunResult } from "./create-run";
 import { appendRunEvents } from "./run-events";
+import { transitionRun } from "../run-state/transition";
 
 /**
  * Creates a run of another workflow as the child of a step (a `subworkflow` step, a loop over a
@@ -102,19 +103,22 @@ export async function childRunResult(db: Db, runId: string) {
  */
 export async function abandonQueuedChild(db: Db, runId: string, now: Date): Promise<boolean> {
   return db.transaction(async (tx) => {
-    const [row] = await tx
-      .update(runs)
-      .set({
-        status: "cancelled",
+    const {
+      rows: [row],
+    } = await transitionRun(tx, {
+      id: runId,
+      to: "cancelled",
+      from: ["queued"],
+      set: {
         finishedAt: now,
         updatedAt: now,
         error: {
           code: "parent_deadline",
           message: "Cancelled before it started: its parent run reached its deadline",
         },
-      })
-      .where(and(eq(runs.id, runId), eq(runs.status, "queued")))
-      .returning({ workspaceId: runs.workspaceId });
+      },
+      returning: { workspaceId: runs.workspaceId },
+    });
     if (!row) return false;
     await appendRunEvents(
       tx,

@@ -1,5 +1,5 @@
 import "server-only";
-import { and, desc, eq, isNull } from "drizzle-orm";
+import { and, desc, eq, getTableColumns, isNull } from "drizzle-orm";
 import type { Queryable } from "@/db/client";
 import { isUniqueViolation } from "@/db/errors";
 import { runs } from "@/db/schema";
@@ -27,6 +27,7 @@ import { chargeRun } from "../quotas/enforce-quotas";
 import { loadWorkspaceQuota } from "../quotas/workspace-quota";
 import { appendRunEvents } from "./run-events";
 import type { RunRow } from "./load-run";
+import { transitionRun } from "../run-state/transition";
 
 export interface CreateRunArgs {
   workspaceId: string;
@@ -377,19 +378,22 @@ export async function skipOverflowedRun(
   run: { runId: string; workspaceId: string; definition: WorkflowDefinition },
   now: Date,
 ): Promise<RunRow | undefined> {
-  const [skipped] = await tx
-    .update(runs)
-    .set({
-      status: "cancelled",
+  const {
+    rows: [skipped],
+  } = await transitionRun(tx, {
+    id: run.runId,
+    to: "cancelled",
+    from: ["queued"],
+    set: {
       finishedAt: now,
       updatedAt: now,
       error: {
         code: "overflow_skipped",
         message: `Skipped: the workflow's concurrency limit (${run.definition.constraints.maxConcurrentRuns}) or the workspace's run limit was reached and its overflow policy is "skip"`,
       },
-    })
-    .where(and(eq(runs.id, run.runId), eq(runs.status, "queued")))
-    .returning();
+    },
+    returning: getTableColumns(runs),
+  });
   if (skipped)
     await appendRunEvents(
       tx,

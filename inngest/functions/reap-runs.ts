@@ -1,5 +1,5 @@
 import { inngest } from "../client";
-import { reapRunsBody } from "../run-driver/maintenance-bodies";
+import { reapRunsBody } from "@/server/services/runs/reap-runs-body";
 
 /**
  * Every minute: overdue runs time out, unconfirmed cancels finish, runs whose engine execution is

@@ -1,5 +1,5 @@
 import { inngest } from "../client";
-import { retentionBody } from "../run-driver/maintenance-bodies";
+import { retentionBody } from "@/server/services/retention/retention-body";
 
 /** Daily at 03:17 UTC: deletes runs and step rows past their retention (SPEC §5). */
 export const retention = inngest.createFunction(

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { approvals, runEvents, runSteps, runs, webhookInbox } from "@/db/schema";
 import { createTrigger } from "@/server/services/triggers/create-trigger";
 import { pgError } from "@/db/errors";
-import { reapRunsBody, retentionBody } from "./maintenance-bodies";
+import { retentionBody } from "@/server/services/retention/retention-body";
+import { reapRunsBody } from "@/server/services/runs/reap-runs-body";
 import { startRunHarness, type RunHarness } from "@/server/testing/run-harness";
 
 let e: RunHarness;

@@ -6,7 +6,7 @@ import { asc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runs, scheduleTicks, triggers } from "@/db/schema";
 import { newId } from "@/lib/ids";
-import { retentionBody } from "./maintenance-bodies";
+import { retentionBody } from "@/server/services/retention/retention-body";
 import { startRunHarness, type RunHarness } from "@/server/testing/run-harness";
 
 let e: RunHarness;

@@ -5,7 +5,7 @@
  * recording as a draft workflow with its references — and the refusals around it.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { reapRunsBody } from "@/inngest/run-driver/maintenance-bodies";
+import { reapRunsBody } from "@/server/services/runs/reap-runs-body";
 import { startRunHarness, type RunHarness } from "@/server/testing/run-harness";
 import type { Role } from "@/lib/schemas/roles";
 import { createApiToken } from "@/server/services/api-tokens/create-api-token";

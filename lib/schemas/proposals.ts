@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { DryRunReport } from "../workflow/dry-run-types";
 import type { ChangeLine } from "../workflow/change-summary";
 import type { DefinitionDiff } from "../workflow/diff";
-import { RISK_LEVELS, type PolicyVerdict, type RiskReason } from "../workflow/proposal-risk";
+import { RISK_LEVELS, type PolicyVerdict, type RiskReason } from "../workflow/proposal-risk-change";
 import { PROPOSAL_STATUSES, ProposalStatus } from "../workflow/status";
 import { HASH_PATTERN } from "../workflow/hash";
 import { quote } from "../workflow/json";

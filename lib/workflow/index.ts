@@ -157,26 +157,16 @@ export {
   formatPointer,
   type PatchResult,
 } from "./json-patch";
+export { assessChange, maxLevel } from "./proposal-risk";
 export {
-  assessChange,
   describeChange,
   outboundDomains,
   stepOutboundUrls,
   urlHost,
-  approvalWeakenings,
-  maxLevel,
   RISK_LEVELS,
   RISK_RULES,
   POLICIES,
   APPROVAL_TIMEOUT_GROWTH_FACTOR,
-  forbiddenStepTypeReasons,
-  scriptStepReasons,
-  outboundDomainReasons,
-  approvalGateReasons,
-  secretReasons,
-  constraintReasons,
-  sideEffectReasons,
-  edgeRewiringReasons,
   type RiskLevel,
   type RiskRule,
   type PolicyName,
@@ -185,7 +175,17 @@ export {
   type ChangeAssessment,
   type AssessInput,
   type Change,
-} from "./proposal-risk";
+} from "./proposal-risk-change";
+export { approvalWeakenings, approvalGateReasons } from "./proposal-risk-approvals";
+export {
+  forbiddenStepTypeReasons,
+  scriptStepReasons,
+  outboundDomainReasons,
+  secretReasons,
+  constraintReasons,
+  sideEffectReasons,
+  edgeRewiringReasons,
+} from "./proposal-risk-rules";
 export {
   summarizeChange,
   stepLabel,

@@ -1,24 +1,27 @@
 import { describe, expect, it } from "vitest";
+import { assessChange, maxLevel } from "./proposal-risk";
+import {
+  describeChange,
+  outboundDomains,
+  POLICIES,
+  RISK_RULES,
+  urlHost,
+  type AssessInput,
+} from "./proposal-risk-change";
 import {
   approvalGateReasons,
   approvalTightenings,
   approvalWeakenings,
-  assessChange,
+} from "./proposal-risk-approvals";
+import {
   constraintReasons,
-  describeChange,
   edgeRewiringReasons,
   forbiddenStepTypeReasons,
-  maxLevel,
   outboundDomainReasons,
-  outboundDomains,
-  POLICIES,
-  RISK_RULES,
   scriptStepReasons,
   secretReasons,
   sideEffectReasons,
-  urlHost,
-  type AssessInput,
-} from "./proposal-risk";
+} from "./proposal-risk-rules";
 
 type Def = Record<string, unknown> & {
   steps: Array<Record<string, unknown>>;

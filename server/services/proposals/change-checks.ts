@@ -3,11 +3,11 @@ import { and, eq } from "drizzle-orm";
 import type { Queryable } from "@/db/client";
 import { definitionContents, workflowVersions } from "@/db/schema";
 import { validateDefinition } from "@/lib/workflow";
+import { assessChange } from "@/lib/workflow/proposal-risk";
 import {
-  assessChange,
   outboundDomains,
   type ChangeAssessment as RiskAssessment,
-} from "@/lib/workflow/proposal-risk";
+} from "@/lib/workflow/proposal-risk-change";
 import { loadWorkspacePolicy } from "../settings/load-workspace-policy";
 import { compileDefinition, type CompiledDefinition } from "../workflows/definition-policy";
 import { ProposalError } from "./errors";

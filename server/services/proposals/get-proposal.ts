@@ -7,7 +7,7 @@ import { diffDefinitions } from "@/lib/workflow/diff";
 import { summarizeChange } from "@/lib/workflow/change-summary";
 import { isOpenProposalStatus } from "@/lib/workflow/status";
 import type { DryRunReport } from "@/lib/workflow/dry-run-types";
-import type { PolicyVerdict, RiskReason } from "@/lib/workflow/proposal-risk";
+import type { PolicyVerdict, RiskReason } from "@/lib/workflow/proposal-risk-change";
 import { fromZodError, NotFoundError, PreconditionFailedError } from "../../errors";
 import { requireRole, type ServiceContext } from "../context";
 import { readRawSettings } from "../settings/read-settings";

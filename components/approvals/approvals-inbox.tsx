@@ -197,7 +197,9 @@ function History() {
   if (q.data.length === 0)
     return (
       <div className="card">
-        <EmptyState title="No decisions yet" />
+        <EmptyState title="No decisions yet">
+          Approved and rejected requests are listed here once someone decides one.
+        </EmptyState>
       </div>
     );
   return (

@@ -113,7 +113,7 @@ export function ApiTokensSettings() {
           <h2 id="tokens-h">{can("admin") ? "Tokens" : "Your tokens"}</h2>
         </div>
         {list.isPending ? (
-          <LoadingRows />
+          <LoadingRows label="Loading API tokens" />
         ) : list.error ? (
           <ErrorState message={list.error.message} onRetry={() => list.refetch()} />
         ) : list.data.length === 0 ? (

@@ -2,6 +2,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Field } from "@/components/ui/field";
+import { EmptyState } from "@/components/ui/states";
 import { useToast } from "@/components/ui/toast";
 import { McpServerIntegration } from "@/lib/schemas/workspace";
 import { useTRPC } from "@/lib/trpc/client";
@@ -123,7 +124,11 @@ export function McpServersSettings({
           </tbody>
         </table>
       ) : (
-        <p className="faint">No MCP servers yet.</p>
+        <EmptyState title="No MCP servers yet">
+          {isAdmin
+            ? "Add one below; tool steps then call it by name."
+            : "An admin can add one here; tool steps then call it by name."}
+        </EmptyState>
       )}
       {tested ? <TestResult result={test.data} error={test.error?.message} /> : null}
       {isAdmin ? (

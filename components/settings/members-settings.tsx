@@ -72,7 +72,7 @@ export function MembersSettings() {
           {members.data ? <span className="badge">{members.data.length}</span> : null}
         </div>
         {members.isPending ? (
-          <LoadingRows />
+          <LoadingRows label="Loading members" />
         ) : members.error ? (
           <ErrorState message={members.error.message} onRetry={() => members.refetch()} />
         ) : members.data.length === 0 ? (
@@ -265,11 +265,13 @@ function InvitationsCard() {
         <h2 id="inv-h">Open invitations</h2>
       </div>
       {list.isPending ? (
-        <LoadingRows rows={2} />
+        <LoadingRows rows={2} label="Loading invitations" />
       ) : list.error ? (
         <ErrorState message={list.error.message} onRetry={() => list.refetch()} />
       ) : list.data.length === 0 ? (
-        <EmptyState title="No open invitations" />
+        <EmptyState title="No open invitations">
+          Invite someone by email above; the link stays open here until they accept it.
+        </EmptyState>
       ) : (
         <table className="table">
           <thead>

@@ -12,7 +12,7 @@ import {
   regexProblem,
   traceCondition,
 } from "./conditions";
-import type { TemplateContext } from "./templates";
+import type { TemplateContext } from "./template-resolve";
 
 const ctx: TemplateContext = {
   input: {

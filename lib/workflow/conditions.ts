@@ -30,19 +30,16 @@ import {
   type JsonValue,
   quote,
 } from "./json";
+import { parseReference, TemplateSyntaxError } from "./templates";
 import {
-  parseReference,
-  resolvePath,
-  resolveTemplate,
   scanValue,
   summarize,
-  TemplateSyntaxError,
   type LocatedReference,
   type LocatedTemplateError,
   type Location,
   type ReferenceSummary,
-  type TemplateContext,
-} from "./templates";
+} from "./template-scan";
+import { resolvePath, resolveTemplate, type TemplateContext } from "./template-resolve";
 
 export const CONDITION_OPERATORS = [
   "eq",

@@ -14,6 +14,8 @@ export {
   canonicalStringify,
 } from "./json";
 export * from "./templates";
+export * from "./template-resolve";
+export * from "./template-scan";
 export * from "./conditions";
 export {
   STEP_TYPES,

@@ -10,15 +10,15 @@ import { conditionRefs } from "./conditions";
 import { isPlainObject, quote } from "./json";
 import { STEP_ID_PATTERN } from "./primitives";
 import { isStepType } from "./steps";
+import { tryParseTemplate } from "./templates";
 import {
   scanString,
   scanValue,
   summarize,
-  tryParseTemplate,
   type LocatedReference,
   type LocatedTemplateError,
   type ReferenceSummary,
-} from "./templates";
+} from "./template-scan";
 
 export interface StepReferences {
   readonly refs: LocatedReference[];

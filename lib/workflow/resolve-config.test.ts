@@ -8,7 +8,7 @@ import { STEP_CATALOG } from "./catalog";
 import { evaluateCondition } from "./conditions";
 import { parseResolvedConfig, resolveStepConfig } from "./resolve-config";
 import type { StepType } from "./steps";
-import type { TemplateContext } from "./templates";
+import type { TemplateContext } from "./template-resolve";
 
 const ctx: TemplateContext = {
   input: { name: "Ada", optional: undefined, nested: { inner: null }, list: [1, null] },

@@ -3,12 +3,8 @@ import { STEP_CATALOG } from "./catalog";
 import { describeZodIssue, fieldText } from "./issues";
 import { isPlainObject } from "./json";
 import { isStepType } from "./steps";
-import {
-  parseTemplate,
-  resolveTemplate,
-  type ResolveOptions,
-  type TemplateContext,
-} from "./templates";
+import { parseTemplate } from "./templates";
+import { resolveTemplate, type ResolveOptions, type TemplateContext } from "./template-resolve";
 
 /**
  * Resolves a step's config templates against the run context, honouring the catalog's per-field

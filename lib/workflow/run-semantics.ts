@@ -43,7 +43,7 @@ import {
   type GraphStepLike,
   type WorkflowGraph,
 } from "./graph";
-import type { StepContextEntry, TemplateContext } from "./templates";
+import type { StepContextEntry, TemplateContext } from "./template-resolve";
 
 export type SkipReason = "branch_not_taken" | "upstream_failed" | "when_false" | "run_ended";
 

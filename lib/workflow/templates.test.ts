@@ -1,17 +1,19 @@
 import { describe, expect, it } from "vitest";
 import {
-  collectReferences,
   parsePath,
   parseReference,
   parseTemplate,
-  resolvePath,
-  resolveString,
-  resolveTemplate,
   TemplateResolutionError,
   TemplateSyntaxError,
   tryParseTemplate,
-  type TemplateContext,
 } from "./templates";
+import { collectReferences } from "./template-scan";
+import {
+  resolvePath,
+  resolveString,
+  resolveTemplate,
+  type TemplateContext,
+} from "./template-resolve";
 
 const ctx: TemplateContext = {
   input: {

@@ -15,7 +15,7 @@
  *   strict mode or not: silently sending "" instead of an API key is never what anyone wants.
  */
 import { LRUCache } from "lru-cache";
-import { clip, FORBIDDEN_KEYS, getOwn, isPlainObject } from "./json";
+import { clip, FORBIDDEN_KEYS } from "./json";
 
 export const TEMPLATE_ROOTS = [
   "input",
@@ -152,7 +152,7 @@ function parseUncached(text: string): ParsedTemplate {
     const close = findClose(text, i + 2);
     if (close < 0)
       throw new TemplateSyntaxError(
-        `Unclosed "{{" at offset ${i} in ${quote(text)}; close it with "}}" or write "\\{{" for a literal "{{".`,
+        `Unclosed "{{" at offset ${i} in ${quoteTemplateText(text)}; close it with "}}" or write "\\{{" for a literal "{{".`,
         "INVALID_TEMPLATE",
         i,
       );
@@ -203,14 +203,14 @@ export function parsePath(source: string, offset = 0): TemplatePath {
   const rootMatch = /^[A-Za-z_$][A-Za-z0-9_$]*/.exec(text);
   if (!rootMatch)
     throw new TemplateSyntaxError(
-      `Invalid path ${quote(text)}: it must start with one of ${TEMPLATE_ROOTS.join(", ")}. Templates hold paths only, not code.`,
+      `Invalid path ${quoteTemplateText(text)}: it must start with one of ${TEMPLATE_ROOTS.join(", ")}. Templates hold paths only, not code.`,
       "INVALID_TEMPLATE",
       at,
     );
   const root = rootMatch[0];
   if (!(TEMPLATE_ROOTS as readonly string[]).includes(root)) {
     throw new TemplateSyntaxError(
-      `Unknown reference root ${quote(root)} in ${quote(text)}; allowed roots are ${TEMPLATE_ROOTS.join(", ")}.`,
+      `Unknown reference root ${quoteTemplateText(root)} in ${quoteTemplateText(text)}; allowed roots are ${TEMPLATE_ROOTS.join(", ")}.`,
       "UNKNOWN_TEMPLATE_ROOT",
       at,
     );
@@ -248,7 +248,7 @@ function parseSegments(text: string, start: number, offset: number): PathSegment
       );
     }
     if (typeof segment === "string" && FORBIDDEN_KEYS.has(segment)) {
-      throw pathError(text, i, offset, `the segment ${quote(segment)} is not allowed`);
+      throw pathError(text, i, offset, `the segment ${quoteTemplateText(segment)} is not allowed`);
     }
     segments.push(segment);
     if (segments.length > MAX_PATH_SEGMENTS)
@@ -280,7 +280,7 @@ function parseBracket(
 
 function pathError(text: string, at: number, offset: number, why: string): TemplateSyntaxError {
   return new TemplateSyntaxError(
-    `Invalid path ${quote(text)} at character ${at + 1}: ${why}.`,
+    `Invalid path ${quoteTemplateText(text)} at character ${at + 1}: ${why}.`,
     "INVALID_TEMPLATE",
     offset + at,
   );
@@ -301,7 +301,11 @@ function parseReferenceUncached(source: string, offset: number): TemplateReferen
   const path = parsePath(source, offset);
   const [first, second] = path.segments;
   const fail = (why: string, code: TemplateErrorCode = "INVALID_TEMPLATE"): never => {
-    throw new TemplateSyntaxError(`Invalid reference ${quote(path.source)}: ${why}.`, code, offset);
+    throw new TemplateSyntaxError(
+      `Invalid reference ${quoteTemplateText(path.source)}: ${why}.`,
+      code,
+      offset,
+    );
   };
   switch (path.root) {
     case "input":
@@ -337,7 +341,7 @@ function parseReferenceUncached(source: string, offset: number): TemplateReferen
         return fail("write secrets.NAME", "INVALID_SECRET_REFERENCE");
       if (!SECRET_NAME_PATTERN.test(first))
         return fail(
-          `secret names are upper case letters, digits and underscores, starting with a letter (e.g. API_TOKEN), got ${quote(first)}`,
+          `secret names are upper case letters, digits and underscores, starting with a letter (e.g. API_TOKEN), got ${quoteTemplateText(first)}`,
           "INVALID_SECRET_REFERENCE",
         );
       return { root: "secrets", name: first, path };
@@ -345,399 +349,7 @@ function parseReferenceUncached(source: string, offset: number): TemplateReferen
   }
 }
 
-// ---------------------------------------------------------------------------------------------
-// Resolution
-// ---------------------------------------------------------------------------------------------
-
-export interface StepContextEntry {
-  /** The step's output envelope `{ type, data, meta }`; null when the step failed. */
-  output?: unknown;
-  status?: string;
-}
-
-/** What a template can see. Every member is optional: absent parts resolve as missing paths. */
-export interface TemplateContext {
-  input?: unknown;
-  vars?: unknown;
-  steps?: Readonly<Record<string, StepContextEntry>>;
-  lastOutput?: unknown;
-  loop?: LoopContext;
-  run?: { id?: string; workflowId?: string };
-  trigger?: unknown;
-  /** Looks a secret up by name; values never live in the definition or the context object. */
-  secrets?: (name: string) => string | undefined;
-}
-
-/**
- * One iteration's view of its loop. `items` is the loop's whole list, shared by reference (never
- * copied into an iteration or stored with one); `batch` is set in a loop with a batchSize (then
- * `item` is not), `state` only in a loop that declares one (it may be null).
- */
-export interface LoopContext {
-  item?: unknown;
-  index: number;
-  items?: readonly unknown[];
-  batch?: readonly unknown[];
-  hasState?: boolean;
-  state?: unknown;
-}
-
-export interface ResolveOptions {
-  /** Throw a TemplateResolutionError on a missing path instead of yielding undefined / "". */
-  strict?: boolean;
-  /** Escapes each value interpolated into a mixed string (e.g. shell quoting for commands). */
-  escape?: (text: string) => string;
-  /**
-   * Keep keys whose value reaches nothing (as `undefined`) instead of dropping them. Conditions
-   * need it: dropping `{ "matches": "{{ … }}" }` would silently turn a comparison into a
-   * truthiness test, so the condition reports the missing operand instead.
-   */
-  keepMissingKeys?: boolean;
-}
-
-/**
- * Resolves templates deeply inside strings, arrays and plain objects. Other values pass through.
- *
- * The "nothing" rule (docs/workflow-language.md §6), in this one place: a lone `{{ path }}` that
- * reaches nothing — a missing optional input, a path through `null` such as the output of a step
- * that failed under `continue` — yields `undefined` at the top (callers turn it into `null` or
- * drop the field, see `resolveStepConfig`), a key whose value resolves to nothing is dropped from
- * its object, and an array element that resolves to nothing becomes `null` (as JSON.stringify
- * does). The result therefore always serializes to the same JSON it holds.
- */
-export function resolveTemplate(
-  value: unknown,
-  ctx: TemplateContext,
-  options: ResolveOptions = {},
-): unknown {
-  if (typeof value === "string") return resolveString(value, ctx, options);
-  if (Array.isArray(value))
-    return value.map((item) => {
-      const resolved = resolveTemplate(item, ctx, options);
-      return resolved === undefined ? null : resolved;
-    });
-  if (isPlainObject(value)) {
-    // fromEntries defines own properties, so even a "__proto__" key could not reach a prototype.
-    const entries: [string, unknown][] = [];
-    for (const [k, v] of Object.entries(value)) {
-      const resolved = resolveTemplate(v, ctx, options);
-      if (resolved !== undefined || options.keepMissingKeys) entries.push([k, resolved]);
-    }
-    return Object.fromEntries(entries);
-  }
-  return value;
-}
-
-/** Resolves one string: raw value for a lone `{{ path }}`, otherwise an interpolated string. */
-export function resolveString(
-  text: string,
-  ctx: TemplateContext,
-  options: ResolveOptions = {},
-): unknown {
-  if (!hasTemplate(text)) return text;
-  const template = parseTemplate(text);
-  if (template.isRaw) {
-    const part = template.parts[0] as Extract<TemplatePart, { kind: "expression" }>;
-    return lookupReference(part.reference, ctx, options.strict ?? false);
-  }
-  let out = "";
-  for (const part of template.parts) {
-    if (part.kind === "literal") {
-      out += part.text;
-      continue;
-    }
-    const text = stringifyValue(lookupReference(part.reference, ctx, options.strict ?? false));
-    out += options.escape ? options.escape(text) : text;
-  }
-  return out;
-}
-
-/** How an interpolated value is written into a mixed string. */
-export function stringifyValue(value: unknown): string {
-  if (value === null || value === undefined) return "";
-  if (typeof value === "string") return value;
-  if (typeof value === "number" || typeof value === "boolean" || typeof value === "bigint")
-    return String(value);
-  if (value instanceof Date) return value.toISOString();
-  return JSON.stringify(value) ?? "";
-}
-
-/** Resolves a bare path (a condition `ref`) against the context. */
-export function resolvePath(
-  path: string,
-  ctx: TemplateContext,
-  options: Pick<ResolveOptions, "strict"> = {},
-): unknown {
-  return lookupReference(parseReference(path), ctx, options.strict ?? false);
-}
-
-export function lookupReference(
-  reference: TemplateReference,
-  ctx: TemplateContext,
-  strict: boolean,
-): unknown {
-  const path = reference.path;
-  if (reference.root === "secrets") return lookupSecret(reference.name, path.source, ctx);
-  let current: unknown;
-  let consumed: number;
-  switch (reference.root) {
-    case "steps":
-      current = ctx.steps ? getOwn(ctx.steps, reference.stepId) : undefined;
-      if (current === undefined)
-        return missing(
-          strict,
-          path,
-          `step ${quote(reference.stepId)} has no result in this run (it has not run, or it does not exist)`,
-        );
-      current = getOwn(current, reference.field);
-      consumed = 2;
-      break;
-    case "loop":
-      if (!ctx.loop) return missing(strict, path, "it is only available inside a loop body");
-      {
-        const unavailable = loopFieldUnavailable(ctx.loop, reference.field);
-        if (unavailable) return missing(strict, path, unavailable);
-      }
-      current = ctx.loop[reference.field];
-      consumed = 1;
-      break;
-    case "run":
-      current = ctx.run ? getOwn(ctx.run, reference.field) : undefined;
-      consumed = 1;
-      break;
-    default:
-      current = ctx[reference.root];
-      consumed = 0;
-  }
-  return walk(current, path, consumed, strict);
-}
-
-/** Why a loop field does not exist in this loop (batched loops have no item, …), or null. */
-function loopFieldUnavailable(loop: LoopContext, field: LoopField): string | null {
-  if (field === "item" && loop.batch !== undefined)
-    return "this loop runs in batches (batchSize); use loop.batch";
-  if (field === "batch" && loop.batch === undefined)
-    return "loop.batch exists only in a loop with a batchSize";
-  if (field === "state" && !loop.hasState)
-    return 'loop.state exists only in a loop that declares a "state"';
-  return null;
-}
-
-function walk(start: unknown, path: TemplatePath, from: number, strict: boolean): unknown {
-  let current = start;
-  for (let i = from; i < path.segments.length; i++) {
-    const segment = path.segments[i]!;
-    const next = step(current, segment);
-    if (next === undefined) {
-      const shown = [path.root, ...path.segments.slice(0, i)].map(String).join(".");
-      return missing(strict, path, `${shown} ${describeMiss(current, segment)}`);
-    }
-    current = next;
-  }
-  if (current === undefined) return missing(strict, path, "it has no value");
-  return current;
-}
-
-/** One path step: own properties of objects, integer indexes (and `length`) of arrays. */
-function step(current: unknown, segment: PathSegment): unknown {
-  if (Array.isArray(current)) {
-    if (segment === "length") return current.length;
-    const index =
-      typeof segment === "number" ? segment : /^\d+$/.test(segment) ? Number(segment) : NaN;
-    return Number.isInteger(index) && index < current.length ? current[index] : undefined;
-  }
-  if (current === null || typeof current !== "object") return undefined;
-  return getOwn(current, String(segment));
-}
-
-function describeMiss(current: unknown, segment: PathSegment): string {
-  if (current === undefined || current === null)
-    return `is ${current === null ? "null" : "missing"}, so [${JSON.stringify(segment)}] cannot be read`;
-  if (Array.isArray(current))
-    return `has no index ${JSON.stringify(segment)} (length ${current.length})`;
-  if (typeof current !== "object")
-    return `is a ${typeof current}, which has no ${JSON.stringify(segment)}`;
-  return `has no key ${JSON.stringify(segment)}`;
-}
-
-function missing(strict: boolean, path: TemplatePath, why: string): undefined {
-  if (strict)
-    throw new TemplateResolutionError(
-      `Cannot resolve {{ ${path.source} }}: ${why}.`,
-      path.source,
-      "MISSING_PATH",
-    );
-  return undefined;
-}
-
-function lookupSecret(name: string, source: string, ctx: TemplateContext): string {
-  const value = ctx.secrets ? ctx.secrets(name) : undefined;
-  if (typeof value !== "string") {
-    throw new TemplateResolutionError(
-      `Secret ${quote(name)} is not available to this run; add it in the workspace settings or check its name.`,
-      source,
-      "SECRET_UNAVAILABLE",
-    );
-  }
-  return value;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Static analysis
-// ---------------------------------------------------------------------------------------------
-
-export type Location = ReadonlyArray<string | number>;
-
-export interface LocatedReference {
-  readonly reference: TemplateReference;
-  /** Where the template string sits inside the scanned value (JSON path). */
-  readonly location: Location;
-}
-
-export interface LocatedTemplateError {
-  readonly error: TemplateSyntaxError;
-  readonly location: Location;
-}
-
-export interface ReferenceSummary {
-  readonly references: readonly LocatedReference[];
-  readonly errors: readonly LocatedTemplateError[];
-  /** Distinct names, in first-seen order. */
-  readonly steps: readonly string[];
-  readonly inputs: readonly string[];
-  readonly vars: readonly string[];
-  readonly secrets: readonly string[];
-  readonly usesLoop: boolean;
-  readonly usesLastOutput: boolean;
-  readonly usesTrigger: boolean;
-}
-
-/** Lists every reference inside a value (deeply), with syntax errors instead of throwing. */
-export function collectReferences(value: unknown, basePath: Location = []): ReferenceSummary {
-  const references: LocatedReference[] = [];
-  const errors: LocatedTemplateError[] = [];
-  scanValue(value, basePath, references, errors);
-  return summarize(references, errors);
-}
-
-/** Nesting beyond this is not scanned (validated definitions never get close). */
-const SCAN_MAX_DEPTH = 128;
-
-/**
- * Appends the references inside `value` to the given lists. One mutable path is pushed and
- * popped during the walk and copied only where a template is found, which keeps scanning a
- * 1,000-step definition cheap.
- */
-export function scanValue(
-  value: unknown,
-  basePath: Location,
-  references: LocatedReference[],
-  errors: LocatedTemplateError[],
-): void {
-  scanInto(value, [...basePath], references, errors, 0);
-}
-
-function scanInto(
-  value: unknown,
-  path: Array<string | number>,
-  references: LocatedReference[],
-  errors: LocatedTemplateError[],
-  depth: number,
-): void {
-  if (typeof value === "string") {
-    if (value.includes("{{")) scanString(value, [...path], references, errors);
-    return;
-  }
-  if (value === null || typeof value !== "object" || depth > SCAN_MAX_DEPTH) return;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      path.push(i);
-      scanInto(value[i], path, references, errors, depth + 1);
-      path.pop();
-    }
-    return;
-  }
-  if (!isPlainObject(value)) return;
-  for (const key of Object.keys(value)) {
-    path.push(key);
-    scanInto(value[key], path, references, errors, depth + 1);
-    path.pop();
-  }
-}
-
-export function scanString(
-  text: string,
-  location: Location,
-  references: LocatedReference[],
-  errors: LocatedTemplateError[],
-): void {
-  if (!hasTemplate(text)) return;
-  const parsed = tryParseTemplate(text);
-  if (!parsed.ok) {
-    errors.push({ error: parsed.error, location });
-    return;
-  }
-  for (const part of parsed.template.parts) {
-    if (part.kind === "expression") references.push({ reference: part.reference, location });
-  }
-}
-
-export function summarize(
-  references: readonly LocatedReference[],
-  errors: readonly LocatedTemplateError[],
-): ReferenceSummary {
-  const steps = new Set<string>();
-  const inputs = new Set<string>();
-  const vars = new Set<string>();
-  const secrets = new Set<string>();
-  let usesLoop = false;
-  let usesLastOutput = false;
-  let usesTrigger = false;
-  for (const { reference } of references) {
-    switch (reference.root) {
-      case "steps":
-        steps.add(reference.stepId);
-        break;
-      case "input":
-        if (reference.name !== undefined) inputs.add(reference.name);
-        break;
-      case "vars":
-        if (reference.name !== undefined) vars.add(reference.name);
-        break;
-      case "secrets":
-        secrets.add(reference.name);
-        break;
-      case "loop":
-        usesLoop = true;
-        break;
-      case "lastOutput":
-        usesLastOutput = true;
-        break;
-      case "trigger":
-        usesTrigger = true;
-        break;
-      case "run":
-        break;
-    }
-  }
-  return {
-    references,
-    errors,
-    steps: [...steps],
-    inputs: [...inputs],
-    vars: [...vars],
-    secrets: [...secrets],
-    usesLoop,
-    usesLastOutput,
-    usesTrigger,
-  };
-}
-
-/** Renders a reference back to its `{{ … }}` form for messages. */
-export function showReference(reference: TemplateReference): string {
-  return `{{ ${reference.path.source} }}`;
-}
-
-function quote(text: string): string {
+/** A text for a message: clipped and JSON-quoted (escapes shown). */
+export function quoteTemplateText(text: string): string {
   return JSON.stringify(clip(text, 80));
 }

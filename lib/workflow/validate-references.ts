@@ -7,12 +7,8 @@ import { fieldText, makeIssue, type IssueCode } from "./issues";
 import { didYouMean, isPlainObject, quote } from "./json";
 import { stepReferences } from "./refs";
 import { isStepType } from "./steps";
-import {
-  scanValue,
-  type LocatedReference,
-  type LocatedTemplateError,
-  type TemplateReference,
-} from "./templates";
+import { type TemplateReference } from "./templates";
+import { scanValue, type LocatedReference, type LocatedTemplateError } from "./template-scan";
 import {
   article,
   declared,

@@ -1,7 +1,7 @@
 /** Deleting steps (lib/workflow/edit-ops) and the references a delete leaves dangling. */
 import { isPlainObject } from "../json";
 import { definitionReferences, forEachStep } from "../refs";
-import type { Location } from "../templates";
+import type { Location } from "../template-scan";
 import { levelsOf, loopBodyOf, updateLevel, type GraphDraft } from "./levels";
 
 // ---------------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@
  * the result, the error and the logs.
  */
 import type { Logger } from "@/lib/log";
-import type { TemplateContext } from "@/lib/workflow/templates";
+import type { TemplateContext } from "@/lib/workflow/template-resolve";
 import type { FailureClass } from "@/lib/workflow/status";
 import type { LlmBudget } from "@/server/services/quotas/enforce-quotas";
 import type { ScriptSandboxConfig } from "@/server/sandbox/bwrap";

@@ -13,6 +13,9 @@ import {
   isTerminalStepStatus,
   EXECUTING_STATUSES,
   OPEN_STEP_STATUSES,
+  PROPOSAL_STATUSES,
+  PROPOSAL_TRANSITIONS,
+  isOpenProposalStatus,
   RUN_STATUSES,
   RUN_TRANSITIONS,
   RunStatus,
@@ -21,6 +24,7 @@ import {
   STEP_TRANSITIONS,
   StepStatus,
   stepStatusLabel,
+  transitionSources,
   UNFINISHED_RUN_STATUSES,
 } from "./status";
 
@@ -135,5 +139,100 @@ describe("named status sets agree with the predicates", () => {
     expect(sorted(OPEN_STEP_STATUSES)).toEqual(
       sorted(STEP_STATUSES.filter((s) => !isTerminalStepStatus(s))),
     );
+  });
+});
+
+/*
+ * The tables decide every status write (server/services/run-state/transition.ts computes each
+ * write's `WHERE status IN (…)` with transitionSources), so each must be a well-formed graph:
+ *
+ *   initial ──▶ … ──▶ terminal        every status reachable from the initial one,
+ *                                     every non-terminal one able to end, terminals final
+ */
+const tables = [
+  {
+    name: "runs",
+    statuses: RUN_STATUSES,
+    table: RUN_TRANSITIONS,
+    initial: "queued",
+    isTerminal: (s: string) => isTerminalRunStatus(s as RunStatus),
+  },
+  {
+    name: "steps",
+    statuses: STEP_STATUSES,
+    table: STEP_TRANSITIONS,
+    initial: "pending",
+    isTerminal: (s: string) => isTerminalStepStatus(s as StepStatus),
+  },
+  {
+    name: "proposals",
+    statuses: PROPOSAL_STATUSES,
+    table: PROPOSAL_TRANSITIONS,
+    initial: "pending",
+    isTerminal: (s: string) => !isOpenProposalStatus(s as (typeof PROPOSAL_STATUSES)[number]),
+  },
+] as const;
+
+describe.each(tables)("$name transition table", ({ statuses, table, initial, isTerminal }) => {
+  const t = table as Readonly<Record<string, readonly string[]>>;
+  it("has exactly one entry per status, naming only known statuses, without repeats or self-moves", () => {
+    expect(Object.keys(t).sort()).toEqual([...statuses].sort());
+    for (const [from, tos] of Object.entries(t)) {
+      for (const to of tos) expect(statuses as readonly string[]).toContain(to);
+      expect(new Set(tos).size).toBe(tos.length);
+      expect(tos).not.toContain(from);
+    }
+  });
+
+  it("reaches every status from the initial one", () => {
+    const seen = new Set<string>([initial]);
+    for (let frontier = [initial as string]; frontier.length;) {
+      frontier = frontier.flatMap((s) => t[s]!.filter((n) => !seen.has(n)));
+      for (const s of frontier) seen.add(s);
+    }
+    expect([...seen].sort()).toEqual([...statuses].sort());
+  });
+
+  it("terminal statuses have no way out; every other status can end", () => {
+    for (const s of statuses) {
+      if (isTerminal(s)) expect(t[s]).toEqual([]);
+      else expect(t[s]!.some(isTerminal)).toBe(true);
+    }
+  });
+
+  it("transitionSources is the table read backwards", () => {
+    for (const to of statuses) {
+      const sources = transitionSources(t, to);
+      expect(sources.sort()).toEqual(statuses.filter((from) => t[from]!.includes(to)).sort());
+    }
+  });
+});
+
+describe("transitionSources", () => {
+  it("names the statuses a write may start from", () => {
+    expect(transitionSources(RUN_TRANSITIONS, "cancel_requested").sort()).toEqual([
+      "running",
+      "waiting",
+    ]);
+    expect(transitionSources(RUN_TRANSITIONS, "running").sort()).toEqual(["queued", "waiting"]);
+    expect(transitionSources(RUN_TRANSITIONS, "queued")).toEqual([]);
+    expect(transitionSources(STEP_TRANSITIONS, "cancelled").sort()).toEqual([
+      "pending",
+      "running",
+      "waiting",
+    ]);
+  });
+
+  it("a choice of targets: every target allowed, or the row's own status (a touch)", () => {
+    // queued → waiting is not allowed, so a running-or-waiting write leaves queued runs alone.
+    expect(transitionSources(RUN_TRANSITIONS, ["running", "waiting"]).sort()).toEqual([
+      "running",
+      "waiting",
+    ]);
+    expect(transitionSources(RUN_TRANSITIONS, ["completed", "timed_out"]).sort()).toEqual([
+      "cancel_requested",
+      "running",
+      "waiting",
+    ]);
   });
 });

@@ -1,8 +1,8 @@
 import "server-only";
-import { and, eq, inArray, ne } from "drizzle-orm";
+import { and, eq, ne } from "drizzle-orm";
 import { proposals, workflows } from "@/db/schema";
 import { ApplyProposalInput } from "@/lib/schemas/proposals";
-import { canTransitionProposal, OPEN_PROPOSAL_STATUSES } from "@/lib/workflow/status";
+import { canTransitionProposal } from "@/lib/workflow/status";
 import { ConflictError, DomainError, fromZodError, ValidationError } from "../../errors";
 import { requireRole, requireUserId, type ServiceContext } from "../context";
 import { recordAudit } from "../audit/record-audit";
@@ -15,6 +15,7 @@ import { ProposalError } from "./errors";
 import { loadProposal } from "./load-proposal";
 import { applyRefusal, throwRefusal } from "./proposal-rules";
 import { publishedState, staleBase } from "./published-state";
+import { transitionProposal } from "../run-state/transition";
 import { requestDryRunsForWorkflow } from "./request-dry-runs";
 
 /** Re-check failures that make the proposal unusable for good (recorded as `failed`). */
@@ -78,35 +79,25 @@ export async function applyProposal({ ctx, input }: { ctx: ServiceContext; input
         .where(eq(workflows.id, wf.id));
       if (!canTransitionProposal(p.status, "applied"))
         throw new ProposalError("INVALID_STATUS", `A ${p.status} proposal cannot be applied`);
-      const moved = await tx
-        .update(proposals)
-        .set({
-          status: "applied",
-          appliedVersionId: version.id,
-          appliedAt: now,
-          appliedBy: userId,
-          updatedAt: now,
-        })
-        .where(and(eq(proposals.id, p.id), eq(proposals.status, "approved")))
-        .returning({ id: proposals.id });
-      if (moved.length !== 1) throw new ConflictError("The proposal changed meanwhile; reload it");
-      const superseded = await tx
-        .update(proposals)
-        .set({
-          status: "superseded",
+      const moved = await transitionProposal(tx, {
+        id: p.id,
+        to: "applied",
+        set: { appliedVersionId: version.id, appliedAt: now, appliedBy: userId, updatedAt: now },
+      });
+      if (!moved.won) throw new ConflictError("The proposal changed meanwhile; reload it");
+      const { rows: superseded } = await transitionProposal(tx, {
+        to: "superseded",
+        where: and(
+          eq(proposals.workspaceId, ws.id),
+          eq(proposals.workflowId, wf.id),
+          eq(proposals.baseHash, p.baseHash),
+          ne(proposals.id, p.id),
+        ),
+        set: {
           statusReason: `Proposal ${p.id} was applied on the same base as v${version.version}`,
           updatedAt: now,
-        })
-        .where(
-          and(
-            eq(proposals.workspaceId, ws.id),
-            eq(proposals.workflowId, wf.id),
-            eq(proposals.baseHash, p.baseHash),
-            inArray(proposals.status, [...OPEN_PROPOSAL_STATUSES]),
-            ne(proposals.id, p.id),
-          ),
-        )
-        .returning({ id: proposals.id });
+        },
+      });
       // Open proposals on other (older) bases are compared with the new version from now on.
       await requestDryRunsForWorkflow(tx, ws.id, wf.id, now);
       await recordAudit(tx, ctx, {
@@ -164,18 +155,15 @@ async function markFailed(
   why: string,
 ) {
   await ctx.db.transaction(async (tx) => {
-    const moved = await tx
-      .update(proposals)
-      .set({ status: "failed", statusReason: why.slice(0, 2000), updatedAt: ctx.now() })
-      .where(
-        and(
-          eq(proposals.id, proposalId),
-          eq(proposals.workspaceId, workspaceId),
-          eq(proposals.status, "approved"),
-        ),
-      )
-      .returning({ id: proposals.id });
-    if (moved.length === 1)
+    // Only an approved proposal is re-checked on apply; a pending one never reaches this.
+    const moved = await transitionProposal(tx, {
+      id: proposalId,
+      to: "failed",
+      from: ["approved"],
+      where: eq(proposals.workspaceId, workspaceId),
+      set: { statusReason: why.slice(0, 2000), updatedAt: ctx.now() },
+    });
+    if (moved.won)
       await recordAudit(tx, ctx, {
         workspaceId,
         action: "proposal.failed",

@@ -1,9 +1,10 @@
 import "server-only";
-import { and, inArray, lt, notInArray } from "drizzle-orm";
+import { and, lt, notInArray } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { auditEvents, proposals } from "@/db/schema";
 import { PROPOSAL_RETENTION_DAYS } from "@/lib/schemas/proposals";
 import { OPEN_PROPOSAL_STATUSES } from "@/lib/workflow/status";
+import { transitionProposal } from "../run-state/transition";
 
 const DAY_MS = 86_400_000;
 
@@ -19,21 +20,19 @@ export async function expireProposals(
 ): Promise<{ expired: number; deleted: number }> {
   const retentionDays = opts.retentionDays ?? PROPOSAL_RETENTION_DAYS;
   return db.transaction(async (tx) => {
-    const expired = await tx
-      .update(proposals)
-      .set({
-        status: "expired",
+    const { rows: expired } = await transitionProposal(tx, {
+      to: "expired",
+      where: lt(proposals.expiresAt, now),
+      set: {
         statusReason: `Not applied before ${now.toISOString()} (proposals expire after 14 days)`,
         updatedAt: now,
-      })
-      .where(
-        and(inArray(proposals.status, [...OPEN_PROPOSAL_STATUSES]), lt(proposals.expiresAt, now)),
-      )
-      .returning({
+      },
+      returning: {
         id: proposals.id,
         workspaceId: proposals.workspaceId,
         workflowId: proposals.workflowId,
-      });
+      },
+    });
     if (expired.length)
       await tx.insert(auditEvents).values(
         expired.map((p) => ({

@@ -1,6 +1,5 @@
 import "server-only";
-import { and, eq } from "drizzle-orm";
-import { proposalReviews, proposals } from "@/db/schema";
+import { proposalReviews } from "@/db/schema";
 import { newId } from "@/lib/ids";
 import { ReviewProposalInput } from "@/lib/schemas/proposals";
 import { canTransitionProposal } from "@/lib/workflow/status";
@@ -12,6 +11,7 @@ import { ProposalError } from "./errors";
 import { loadProposal } from "./load-proposal";
 import { reviewRefusal, throwRefusal } from "./proposal-rules";
 import { reviewedContentHash } from "./shown-hash";
+import { transitionProposal } from "../run-state/transition";
 
 /**
  * Approves or rejects a pending proposal (compare-and-set, so two reviewers racing decide once).
@@ -42,12 +42,12 @@ export async function reviewProposal({ ctx, input }: { ctx: ServiceContext; inpu
     const next = decision === "approve" ? "approved" : "rejected";
     if (!canTransitionProposal(p.status, next))
       throw new ProposalError("INVALID_STATUS", `A ${p.status} proposal cannot become ${next}`);
-    const moved = await tx
-      .update(proposals)
-      .set({ status: next, statusReason: notes || null, updatedAt: now })
-      .where(and(eq(proposals.id, p.id), eq(proposals.status, p.status)))
-      .returning({ id: proposals.id });
-    if (moved.length !== 1)
+    const moved = await transitionProposal(tx, {
+      id: p.id,
+      to: next,
+      set: { statusReason: notes || null, updatedAt: now },
+    });
+    if (!moved.won)
       throw new ConflictError("The proposal was decided by someone else meanwhile; reload it");
     await tx.insert(proposalReviews).values({
       id: newId("prv"),

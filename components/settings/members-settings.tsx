@@ -1,6 +1,8 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
+import { FormIssues, FormText, useIssueForm } from "@/components/forms/form";
+import { issuesOf } from "@/components/forms/issues";
 import { useRole } from "@/components/shell/role-context";
 import { CopyButton } from "@/components/ui/copy-button";
 import { ConfirmDialog } from "@/components/ui/dialog";
@@ -182,14 +184,17 @@ function InviteCard() {
   const trpc = useTRPC();
   const qc = useQueryClient();
   const { role: myRole } = useRole();
-  const [email, setEmail] = useState("");
-  const [role, setRole] = useState<Role>("editor");
-  const [fieldError, setFieldError] = useState("");
+  const form = useIssueForm(InviteMemberInput, {
+    defaultValues: { email: "", role: "editor" },
+    issues: { fields: ["email", "role"] },
+  });
   const invite = useMutation(
     trpc.invitation.create.mutationOptions({
       onSuccess: () => qc.invalidateQueries({ queryKey: trpc.invitation.list.queryKey() }),
+      onError: (e) => form.applyIssues(issuesOf(e)),
     }),
   );
+  const { errors } = form.formState;
   return (
     <section className="card" aria-labelledby="invite-h">
       <div className="card-head">
@@ -200,39 +205,42 @@ function InviteCard() {
           className="row"
           style={{ alignItems: "flex-end" }}
           noValidate
-          onSubmit={(e) => {
-            e.preventDefault();
-            const parsed = InviteMemberInput.safeParse({ email, role });
-            if (!parsed.success) return setFieldError(parsed.error.issues[0]?.message ?? "Invalid");
-            setFieldError("");
-            invite.mutate(parsed.data, { onSuccess: () => setEmail("") });
-          }}
+          onSubmit={form.handleSubmit((input) =>
+            invite.mutate(input, { onSuccess: () => form.resetField("email") }),
+          )}
         >
           <div className="grow">
-            <Field
+            <FormText
+              control={form.control}
+              name="email"
               label="Email"
               type="email"
-              value={email}
-              onChange={(e) => setEmail(e.target.value)}
-              error={fieldError}
+              autoComplete="off"
               placeholder="teammate@example.com"
             />
           </div>
           <div style={{ width: 170 }}>
             <Field
               label="Role"
-              render={(p) => <RoleSelect {...p} value={role} onChange={setRole} max={myRole} />}
+              error={errors.role?.message}
+              render={(p) => (
+                <RoleSelect
+                  {...p}
+                  value={form.watch("role")}
+                  onChange={(r) => form.setValue("role", r)}
+                  max={myRole}
+                />
+              )}
             />
           </div>
           <button className="btn btn-primary" type="submit" disabled={invite.isPending}>
             Create invitation
           </button>
         </form>
-        {invite.error ? (
-          <div className="form-error" role="alert">
-            {invite.error.message}
-          </div>
-        ) : null}
+        <FormIssues
+          errors={errors}
+          fallback={invite.error && !errors.email && !errors.role ? invite.error.message : null}
+        />
         {invite.data ? (
           <div className="callout callout-ok stack" role="status">
             <div>

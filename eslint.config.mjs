@@ -50,15 +50,32 @@ const config = [
         internal(["app", "components", "server", "db", "inngest"]),
         "lib/ is isomorphic and imports nothing internal outside lib/.",
       ],
+      [
+        [...internal(["lib/server-only"]), "**/server-only/*"],
+        "lib/ is isomorphic: the Node-only helpers of lib/server-only are for server/ and the executor.",
+      ],
     ],
-    { ignores: ["lib/trpc/**"] },
+    { ignores: ["lib/trpc/**", "lib/server-only/**"] },
+  ),
+  // Node-only helpers (node:crypto, Buffer) shared by server/ and inngest/executor: lib/ is the one
+  // layer both may import, and the executor may not import server/. Not guarded by the
+  // "server-only" package, which throws outside a React Server bundle (the executor also runs in
+  // plain Node: bench, crash-test child processes). components/ and the rest of lib/ are kept out.
+  restrict(
+    ["lib/server-only/**"],
+    [
+      [
+        internal(["app", "components", "server", "db", "inngest"]),
+        "lib/server-only imports nothing internal outside lib/.",
+      ],
+    ],
   ),
   // The client glue needs the router's type (erased at compile time), nothing else.
   restrict(
     ["lib/trpc/**"],
     [
       [
-        internal(["app", "components", "server", "db", "inngest"]),
+        internal(["app", "components", "server", "db", "inngest", "lib/server-only"]),
         "lib/trpc may import the AppRouter type only.",
       ],
     ],
@@ -68,8 +85,8 @@ const config = [
     ["components/**"],
     [
       [
-        internal(["app", "server", "db", "inngest"]),
-        "components/ get data through props or tRPC hooks; never import server/, db/ or inngest/.",
+        internal(["app", "server", "db", "inngest", "lib/server-only"]),
+        "components/ get data through props or tRPC hooks; never import server/, db/, inngest/ or lib/server-only.",
       ],
     ],
   ),
@@ -133,7 +150,7 @@ const config = [
     [
       [
         internal(["app", "components", "server"]),
-        "The executor is a standalone subsystem: it speaks HTTP to the app, it does not import it.",
+        "The executor is a standalone subsystem: it speaks HTTP to the app, it does not import it (shared Node helpers: lib/server-only).",
       ],
     ],
   ),

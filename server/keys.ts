@@ -1,5 +1,5 @@
 import "server-only";
-import { createHash, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHash, hkdfSync, randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 
@@ -51,11 +51,4 @@ export function loadOrCreateMasterSecret(dataDir: string): string {
 
 export function sha256Hex(value: string): string {
   return createHash("sha256").update(value, "utf8").digest("hex");
-}
-
-/** Constant-time string comparison (lengths are compared through fixed-size digests). */
-export function safeEqual(a: string, b: string): boolean {
-  const da = createHash("sha256").update(a, "utf8").digest();
-  const db = createHash("sha256").update(b, "utf8").digest();
-  return timingSafeEqual(da, db) && a.length === b.length;
 }

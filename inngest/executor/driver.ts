@@ -10,7 +10,8 @@ import { sql } from "drizzle-orm";
 import { execRows, type Tx } from "../../db/client";
 import type { ExecutorPendingSteps, ExecutorRunStatus } from "../../db/schema/executor";
 import { inTx, type ExecutorContext, type TxCtx } from "./context";
-import { parseRetryAfter } from "./durations";
+import { parseRetryAfter } from "../../lib/net/retry-after";
+import { MAX_WAIT_MS } from "./durations";
 import { queueItemRef } from "./checkpoint";
 import { canonicalize } from "./jcs";
 import { finishExecution } from "./lifecycle";
@@ -31,7 +32,7 @@ import {
   stateFromSnapshot,
   type Memo,
 } from "./execution-state";
-import { signatureHeader, verifySignature } from "./signing";
+import { signatureHeader, verifySdkSignature } from "./signing";
 
 /**
  * Runs one call job. Returns the run's next discovery when it was handed off to this worker
@@ -268,7 +269,7 @@ export function classify(
   text: string,
 ): CallOutcome {
   if (ex.opts.signingKeys.length && status !== 401) {
-    const check = verifySignature(
+    const check = verifySdkSignature(
       headers.get("x-inngest-signature"),
       text,
       ex.opts.signingKeys,
@@ -286,7 +287,7 @@ export function classify(
       };
     }
   }
-  const retryAfterMs = parseRetryAfter(headers.get("retry-after"), ex.clock.now());
+  const retryAfterMs = parseRetryAfter(headers.get("retry-after"), ex.clock.now(), MAX_WAIT_MS);
   const noRetry = headers.get("x-inngest-no-retry") === "true";
   let json: unknown;
   try {

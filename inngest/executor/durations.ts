@@ -16,7 +16,7 @@ const UNIT_MS: Record<string, number> = {
 export const MAX_WAIT_MS = UNIT_MS.y!;
 
 /** Milliseconds of a duration string, or undefined when it is not one. `""` is zero. */
-export function parseDuration(text: string): number | undefined {
+export function parseSdkDuration(text: string): number | undefined {
   const s = text.trim();
   if (s === "") return 0;
   if (/^\d+(\.\d+)?$/.test(s)) return Number(s); // bare number = ms
@@ -36,7 +36,7 @@ export function parseDuration(text: string): number | undefined {
  * Undefined when the text is neither.
  */
 export function resolveUntil(text: string, now: number): number | undefined {
-  const duration = parseDuration(text);
+  const duration = parseSdkDuration(text);
   let at: number;
   if (duration !== undefined) at = now + duration;
   else {
@@ -45,17 +45,4 @@ export function resolveUntil(text: string, now: number): number | undefined {
     if (Number.isNaN(at)) return undefined;
   }
   return Math.min(at, now + MAX_WAIT_MS);
-}
-
-/** `Retry-After`: whole seconds or an HTTP/ISO date. Returns the delay in ms from `now`. */
-export function parseRetryAfter(
-  header: string | null | undefined,
-  now: number,
-): number | undefined {
-  if (!header) return undefined;
-  const trimmed = header.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
-  const at = Date.parse(trimmed);
-  if (Number.isNaN(at)) return undefined;
-  return Math.max(0, at - now);
 }

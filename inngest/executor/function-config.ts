@@ -4,10 +4,10 @@
  * never silently ignored (an ignored rate limit or debounce would change what the code means).
  */
 import { Cron } from "croner";
-import { parseDuration } from "./durations";
+import { parseSdkDuration } from "./durations";
 import { expressionError } from "./expressions";
 
-export type Trigger = { event: string; expression?: string } | { cron: string };
+export type FunctionTrigger = { event: string; expression?: string } | { cron: string };
 
 export interface ConcurrencySpec {
   limit: number;
@@ -29,7 +29,7 @@ export interface FunctionSpec {
   url: string;
   /** Attempts per step and per function call: `retries` + 1 (default 4 retries). */
   maxAttempts: number;
-  triggers: Trigger[];
+  triggers: FunctionTrigger[];
   concurrency: ConcurrencySpec[];
   idempotency?: string;
   cancel: CancelSpec[];
@@ -102,7 +102,7 @@ export function parseFunctionConfig(appId: string, raw: Record<string, unknown>)
     }
   }
 
-  const triggers: Trigger[] = [];
+  const triggers: FunctionTrigger[] = [];
   for (const [i, t] of ((raw.triggers ?? []) as Array<Record<string, unknown>>).entries()) {
     if (typeof t.cron === "string") {
       if (t.jitter !== undefined) unsupported(`triggers[${i}].jitter (cron jitter)`);
@@ -171,7 +171,7 @@ export function parseFunctionConfig(appId: string, raw: Record<string, unknown>)
       spec.if = c.if;
     }
     if (typeof c.timeout === "string") {
-      const ms = parseDuration(c.timeout);
+      const ms = parseSdkDuration(c.timeout);
       if (ms === undefined) errors.push(`cancel[${i}].timeout "${c.timeout}" is not a duration`);
       else spec.timeoutMs = ms;
     }
@@ -186,7 +186,7 @@ export function parseFunctionConfig(appId: string, raw: Record<string, unknown>)
   ] as const) {
     const v = rawTimeouts[key];
     if (v === undefined || v === null) continue;
-    const ms = typeof v === "string" ? parseDuration(v) : undefined;
+    const ms = typeof v === "string" ? parseSdkDuration(v) : undefined;
     if (ms === undefined || ms <= 0)
       errors.push(`timeouts.${key} "${String(v)}" is not a positive duration`);
     else timeouts[field] = ms;

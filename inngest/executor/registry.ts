@@ -12,7 +12,7 @@ import type { Db } from "../../db/client";
 import type { ExecutorContext } from "./context";
 import { parseFunctionConfig, type FunctionSpec } from "./function-config";
 import { canonicalize } from "./jcs";
-import { signatureHeader, verifySignature } from "./signing";
+import { signatureHeader, verifySdkSignature } from "./signing";
 
 export interface RegisteredFunction extends FunctionSpec {
   status: ExecutorFunctionStatus;
@@ -141,7 +141,7 @@ export async function syncApp(
     );
   }
   if (ex.opts.signingKeys.length) {
-    const check = verifySignature(
+    const check = verifySdkSignature(
       res.headers.get("x-inngest-signature"),
       res.body,
       ex.opts.signingKeys,

@@ -16,7 +16,9 @@ import { parseCheckpoint, saveCheckpoint } from "./checkpoint";
 import { inTx, type ExecutorContext } from "./context";
 import { EventValidationError, ingestEvents } from "./events";
 import { storeApp } from "./registry";
-import { checkBearer, safeEqual } from "./signing";
+import { readBodyCapped } from "../../lib/server-only/read-body";
+import { safeEqual } from "../../lib/server-only/safe-equal";
+import { checkBearer } from "./signing";
 import type { ExecutorRunStatus } from "../../db/schema/executor";
 
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -201,23 +203,9 @@ async function readJson(req: Request): Promise<unknown> {
 
 /** Reads a body, giving up (413) as soon as it passes `limit` bytes instead of buffering it all. */
 async function readBounded(req: Request, limit: number): Promise<string> {
-  const tooLarge = () => new PayloadTooLarge(`body larger than ${limit} bytes`);
-  if (Number(req.headers.get("content-length") ?? 0) > limit) throw tooLarge();
-  if (!req.body) return "";
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
+  const body = await readBodyCapped(req, limit);
+  if (body === null) throw new PayloadTooLarge(`body larger than ${limit} bytes`);
+  return body.toString("utf8");
 }
 
 /** Serves a fetch handler with node:http. `dispatch` is read per request (dev HMR swaps it). */

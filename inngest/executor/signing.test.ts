@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execRows } from "../../db/client";
 import { env } from "../../env";
 import { createExecutor } from "./executor";
-import { hashedSigningKey } from "./signing";
+import { hashedSigningKey } from "../../lib/server-only/signing-key";
 import {
   executorBridge,
   startHarness,

@@ -4,13 +4,15 @@
  * signed over their JCS bytes; responses over their raw body text. The SDK authenticates to the
  * executor with `Authorization: Bearer signkey-<env>-<hex(sha256(hex-decoded key))>`.
  */
-import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+import { createHmac } from "node:crypto";
+import { safeEqual } from "../../lib/server-only/safe-equal";
+import { hashedSigningKey } from "../../lib/server-only/signing-key";
 
 const PREFIX = /^signkey-[\w]+-/;
 /** Signatures older (or further in the future) than this are refused, as the SDK does. */
 const MAX_SKEW_MS = 5 * 60_000;
 
-export function stripKeyPrefix(key: string): string {
+function stripKeyPrefix(key: string): string {
   return key.replace(PREFIX, "");
 }
 
@@ -24,7 +26,7 @@ export function signatureHeader(key: string, body: string, nowMs = Date.now()): 
 }
 
 /** Checks a signature header over `body` with any of `keys`. */
-export function verifySignature(
+export function verifySdkSignature(
   header: string | null | undefined,
   body: string,
   keys: readonly string[],
@@ -45,17 +47,6 @@ export function verifySignature(
   return { ok: false, reason: "signature does not match the signing key" };
 }
 
-/** The Bearer value the SDK sends: the prefix kept, the hex key hashed with SHA-256. */
-export function hashedSigningKey(key: string): string {
-  const prefix = key.match(PREFIX)?.[0] ?? "";
-  return (
-    prefix +
-    createHash("sha256")
-      .update(Buffer.from(stripKeyPrefix(key), "hex"))
-      .digest("hex")
-  );
-}
-
 /**
  * Authorization for the executor's own endpoints: `Bearer <hashed key>` (what the SDK sends to
  * `/fn/register`) or `Bearer <raw key>` (operators and tests), compared in constant time.
@@ -70,11 +61,4 @@ export function checkBearer(header: string | null | undefined, keys: readonly st
     if (safeEqual(token, hashedSigningKey(key))) ok = true;
   }
   return ok;
-}
-
-export function safeEqual(a: string, b: string): boolean {
-  const ha = createHash("sha256").update(a).digest();
-  const hb = createHash("sha256").update(b).digest();
-  // Hashing first gives equal lengths, so the comparison leaks nothing about either length.
-  return timingSafeEqual(ha, hb) && a.length === b.length;
 }

@@ -16,6 +16,7 @@ import { getRuntime } from "../runtime";
 import type { ServiceContext } from "../services/context";
 import { PROPOSAL_HTTP_STATUS, ProposalError } from "../services/proposals/errors";
 import { deepJsonRefusal } from "@/lib/json-depth";
+import { readBodyCapped } from "@/lib/server-only/read-body";
 import { describePath, unstorableText } from "@/lib/storable-text";
 
 type Params = Record<string, string | string[]>;
@@ -103,28 +104,6 @@ export function apiRoute<P extends Params = Params>(
       return domainErrorResponse(e);
     }
   };
-}
-
-/**
- * Reads a request body as bytes, stopping as soon as it grows past `maxBytes` (→ null): an
- * oversized body is never buffered whole, whatever Content-Length claimed.
- */
-export async function readBodyCapped(req: Request, maxBytes: number): Promise<Buffer | null> {
-  if (!req.body) return Buffer.alloc(0);
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      return null;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks, size);
 }
 
 /** The body cap of every JSON surface (/api/v1, /api/trpc) unless an operation documents more. */

@@ -2,7 +2,8 @@ import "server-only";
 import { getDb } from "@/db";
 import { getRuntime } from "../runtime";
 import { receiveWebhook } from "../services/triggers/receive-webhook";
-import { domainErrorResponse, readBodyCapped } from "./api";
+import { readBodyCapped } from "@/lib/server-only/read-body";
+import { domainErrorResponse } from "./api";
 
 /** `/api/hooks/<path>` adapter: Request → receiveWebhook → JSON Response. */
 export async function handleWebhook(

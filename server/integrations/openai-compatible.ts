@@ -1,5 +1,5 @@
 import "server-only";
-import { parseRetryAfter } from "../net/retry-after";
+import { parseRetryAfter } from "@/lib/net/retry-after";
 import { safeFetch, SafeFetchError, type OutboundPolicy } from "../net/safe-fetch";
 
 /**

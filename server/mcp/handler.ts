@@ -5,9 +5,9 @@ import {
   authenticateRequest,
   domainErrorResponse,
   errorResponse,
-  readBodyCapped,
   refuseDeepJson,
 } from "../http/api";
+import { readBodyCapped } from "@/lib/server-only/read-body";
 import { createMcpServer } from "./server";
 
 /**

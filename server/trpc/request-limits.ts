@@ -11,7 +11,8 @@ import { MAX_DEFINITION_BODY_BYTES } from "@/lib/schemas/workflows";
 import { MAX_TRPC_BATCH } from "@/lib/trpc/limits";
 import { clip } from "@/lib/workflow/json";
 import { PayloadTooLargeError, ValidationError } from "../errors";
-import { DEFAULT_MAX_BODY_BYTES, readBodyCapped } from "../http/api";
+import { readBodyCapped } from "@/lib/server-only/read-body";
+import { DEFAULT_MAX_BODY_BYTES } from "../http/api";
 
 /** Procedures whose /api/v1 operation documents a larger body (a whole definition). */
 const LARGER_BODIES: Readonly<Record<string, number>> = {

@@ -4,7 +4,8 @@ import type { Db } from "@/db/client";
 import { apiTokens, memberships } from "@/db/schema";
 import { API_TOKEN_PREFIX } from "@/lib/schemas/api-tokens";
 import { ROLES, roleRank, type Role } from "@/lib/schemas/roles";
-import { safeEqual, sha256Hex } from "../../keys";
+import { safeEqual } from "@/lib/server-only/safe-equal";
+import { sha256Hex } from "../../keys";
 
 export interface TokenIdentity {
   tokenId: string;

@@ -1,7 +1,7 @@
 import "server-only";
 import { createHmac } from "node:crypto";
 import type { Keys } from "../../keys";
-import { safeEqual } from "../../keys";
+import { safeEqual } from "@/lib/server-only/safe-equal";
 
 export const RESUME_TOKEN_PREFIX = "wrf_rt_";
 

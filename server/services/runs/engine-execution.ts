@@ -1,8 +1,8 @@
 import "server-only";
-import { createHash } from "node:crypto";
 import { eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { executorRuns } from "@/db/schema";
+import { hashedSigningKey } from "@/lib/server-only/signing-key";
 import type { EngineConfig } from "../context";
 
 /**
@@ -67,13 +67,6 @@ export function embeddedExecutionStatus(db: Db): ExecutionStatusLookup {
         return { state: "ended", status: row.status, endedAt: row.endedAt };
     }
   };
-}
-
-/** What the SDK sends as the bearer: the key's prefix + hex(sha256(the key's bytes)). */
-export function hashedSigningKey(signingKey: string): string {
-  const prefix = /^signkey-\w+-/.exec(signingKey)?.[0] ?? "";
-  const hex = signingKey.slice(prefix.length);
-  return `${prefix}${createHash("sha256").update(Buffer.from(hex, "hex")).digest("hex")}`;
 }
 
 // GET /v1/runs/{id}: `data.status` is the enum's name (pkg/enums/run_status.go in inngest v1.43).

@@ -6,7 +6,8 @@ import QRCode from "qrcode";
 import type { Queryable } from "@/db/client";
 import { twoFactorRecoveryCodes, userTwoFactor } from "@/db/schema";
 import { newId } from "@/lib/ids";
-import { safeEqual, sha256Hex, type Keys } from "../../keys";
+import { safeEqual } from "@/lib/server-only/safe-equal";
+import { sha256Hex, type Keys } from "../../keys";
 import { createSecretCipher, type SecretLocation } from "../../secrets/crypto";
 
 /**

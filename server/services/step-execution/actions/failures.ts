@@ -1,6 +1,6 @@
 import type { FailureClass } from "@/lib/workflow/status";
 import type { LlmError } from "@/server/integrations/openai-compatible";
-import { parseRetryAfter } from "@/server/net/retry-after";
+import { parseRetryAfter } from "@/lib/net/retry-after";
 import {
   SafeFetchError,
   type SafeFetchErrorCode,

@@ -1,21 +1,34 @@
 "use client";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useMemo, useState } from "react";
+import { z } from "zod";
+import { FormIssues, FormText, useIssueForm } from "@/components/forms/form";
+import { issuesOf } from "@/components/forms/issues";
 import { Field } from "@/components/ui/field";
 import { EmptyState } from "@/components/ui/states";
 import { useToast } from "@/components/ui/toast";
 import { McpServerIntegration } from "@/lib/schemas/workspace";
 import { useTRPC } from "@/lib/trpc/client";
-import {
-  Card,
-  configured,
-  fieldErrors,
-  SecretSelect,
-  TestResult,
-  type Errors,
-} from "./integration-parts";
+import { Card, configured, SecretSelect, TestResult } from "./integration-parts";
 
 const EMPTY = { name: "", url: "", apiKeySecret: "" };
+const FIELDS = Object.keys(EMPTY);
+
+/** A new server for the saved list: "" is no API key secret, and its name must be free. */
+function newServerSchema(saved: readonly McpServerIntegration[]) {
+  return z
+    .object({ ...McpServerIntegration.shape, apiKeySecret: z.string() })
+    .transform(({ apiKeySecret, ...rest }) => ({
+      ...rest,
+      ...(apiKeySecret ? { apiKeySecret } : {}),
+    }))
+    .pipe(McpServerIntegration)
+    .refine((v) => !saved.some((s) => s.name === v.name), {
+      path: ["name"],
+      error: (issue) =>
+        `Another server is already named ${(issue.input as McpServerIntegration).name}`,
+    });
+}
 
 /**
  * The MCP servers `tool` steps call by name. The list is saved as a whole; "Test" lists a saved
@@ -33,31 +46,30 @@ export function McpServersSettings({
   const trpc = useTRPC();
   const qc = useQueryClient();
   const toast = useToast();
-  const [form, setForm] = useState(EMPTY);
-  const [errors, setErrors] = useState<Errors>({});
+  const schema = useMemo(() => newServerSchema(saved), [saved]);
+  const form = useIssueForm(schema, {
+    defaultValues: EMPTY,
+    // The server checks the whole list: the new server is its last entry.
+    issues: { within: [["mcpServers", saved.length], []], fields: FIELDS },
+  });
   const [tested, setTested] = useState<string | null>(null);
   const save = useMutation(
     trpc.settings.updateMcpServers.mutationOptions({
       onSuccess: () => {
         toast("MCP servers saved");
+        form.reset(EMPTY);
         void qc.invalidateQueries({ queryKey: trpc.settings.get.queryKey() });
       },
     }),
   );
   const test = useMutation(trpc.settings.testMcpServer.mutationOptions());
-  const set = (k: keyof typeof form) => (v: string) => setForm((f) => ({ ...f, [k]: v }));
-  const add = () => {
-    const parsed = McpServerIntegration.safeParse({
-      ...form,
-      apiKeySecret: form.apiKeySecret || undefined,
-    });
-    if (parsed.success && saved.some((s) => s.name === parsed.data.name)) {
-      setErrors({ name: `Another server is already named ${parsed.data.name}` });
-      return;
-    }
-    setErrors(parsed.success ? {} : fieldErrors(parsed.error.issues, form));
-    if (parsed.success) save.mutate({ mcpServers: [...saved, parsed.data] });
-  };
+  const add = form.handleSubmit((server) =>
+    save.mutate(
+      { mcpServers: [...saved, server] },
+      { onError: (e) => form.applyIssues(issuesOf(e)) },
+    ),
+  );
+  const { errors } = form.formState;
   return (
     <Card id="mcp-h" title="MCP servers" badge={configured(saved.length > 0)}>
       <p className="section-note">
@@ -137,42 +149,31 @@ export function McpServersSettings({
           style={{ maxWidth: 640 }}
           noValidate
           aria-label="Add an MCP server"
-          onSubmit={(e) => {
-            e.preventDefault();
-            add();
-          }}
+          onSubmit={(e) => void add(e)}
         >
           <div className="form-row">
-            <Field
-              label="Server name"
-              type="text"
-              value={form.name}
-              onChange={(e) => set("name")(e.target.value)}
-              placeholder="github"
-              error={errors.name}
-            />
+            <FormText control={form.control} name="name" label="Server name" placeholder="github" />
             <Field
               label="API key secret"
-              error={errors.apiKeySecret}
+              error={errors.apiKeySecret?.message}
               hint="Sent as Authorization: Bearer …"
               render={(p) => (
                 <SecretSelect
                   {...p}
-                  value={form.apiKeySecret}
-                  onChange={set("apiKeySecret")}
+                  value={form.watch("apiKeySecret")}
+                  onChange={(v) => form.setValue("apiKeySecret", v)}
                   names={secretNames}
                   disabled={false}
                 />
               )}
             />
           </div>
-          <Field
+          <FormText
+            control={form.control}
+            name="url"
             label="Server URL"
             type="url"
-            value={form.url}
-            onChange={(e) => set("url")(e.target.value)}
             placeholder="https://mcp.example.com/mcp"
-            error={errors.url}
           />
           <div className="row">
             <button className="btn btn-primary" type="submit" disabled={save.isPending}>
@@ -182,11 +183,10 @@ export function McpServersSettings({
           </div>
         </form>
       ) : null}
-      {save.error ? (
-        <div className="form-error" role="alert">
-          {save.error.message}
-        </div>
-      ) : null}
+      <FormIssues
+        errors={errors}
+        fallback={save.error && Object.keys(errors).length === 0 ? save.error.message : null}
+      />
     </Card>
   );
 }

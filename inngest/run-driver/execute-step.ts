@@ -11,6 +11,7 @@ import {
   type StepType,
   type TemplateContext,
 } from "@/lib/workflow";
+import type { OrchestratedStepType } from "@/lib/workflow/step-traits";
 import type { AttemptKey } from "@/server/services/run-state/step-records";
 import { quotaMessage } from "@/lib/quotas/plans";
 import { EVENTS, RUN_WORKFLOW_FUNCTION_ID } from "../events";
@@ -71,7 +72,8 @@ export async function executeStep(
     return { kind: "failed", error: { message: env.abort!.message } };
   const entry = handlerFor(node.type as StepType);
   if (entry.kind === "action") return runAction(env, node, path, key, ctx);
-  switch (node.type) {
+  const type = node.type as OrchestratedStepType;
+  switch (type) {
     case "approval":
       return waiting(env, () => runApproval(env, path, node, key(1), ctx));
     case "delay":
@@ -84,8 +86,11 @@ export async function executeStep(
       return runLoop(env, scope, path, node, key(1), ctx);
     case "subworkflow":
       return runSubworkflow(env, path, key(1), ctx, node.config);
-    default:
-      throw new NonRetriableError(`No orchestration for step type "${node.type}"`);
+    default: {
+      // Exhaustive: a new orchestrated type fails the typecheck here until it is driven.
+      const unhandled: never = type;
+      throw new NonRetriableError(`No orchestration for step type "${String(unhandled)}"`);
+    }
   }
 }
 

@@ -13,10 +13,10 @@ import type { Logger } from "@/lib/log";
 import { handlerFor } from "@/server/services/step-execution/actions/registry";
 import { StepFailure } from "@/server/services/step-execution/actions/types";
 import { resolveActionConfig } from "@/server/services/step-execution/action-attempt";
+import { PURE_STEP_TYPES } from "@/lib/workflow/step-traits";
 import type { DriverEnv, DriverNode } from "./types";
 
-/** Step types whose output depends only on the run context (no I/O, no side effect). */
-export const PURE_STEP_TYPES: ReadonlySet<string> = new Set(["transform", "condition", "return"]);
+export { PURE_STEP_TYPES };
 
 const waveable = new WeakMap<object, boolean>();
 

@@ -1,3 +1,4 @@
+// size: one table, a record per step type (labels, ports, config schema, engine traits).
 /**
  * Client-safe catalog of step types (SPEC §4): what the editor palette, the inspector, the
  * validator and the rerun dialog need to know about each type. Server handlers live elsewhere and
@@ -18,6 +19,10 @@ import {
   ProposeChangeConfig,
   ReturnConfig,
   ScriptConfig,
+  CODE_DEFAULT_TIMEOUT_MS,
+  HTTP_DEFAULT_TIMEOUT_MS,
+  SCRIPT_DEFAULT_TIMEOUT_MS,
+  TOOL_DEFAULT_TIMEOUT_MS,
   isStepType,
   STEP_TYPES,
   SubworkflowConfig,
@@ -74,11 +79,35 @@ export interface StepTypeInfo<T extends StepType = StepType> {
   /** Top-level config fields that may reference `{{ secrets.NAME }}`; elsewhere a secret could leak into stored outputs. */
   readonly secretFields: readonly string[];
   readonly templateModes: Readonly<Record<string, TemplateMode>>;
+  /** How the engine runs the type; every engine list of types is derived from these (step-traits.ts). */
+  readonly traits: StepTraits;
 }
 
-const entry = <T extends StepType>(info: StepTypeInfo<T>): StepTypeInfo<T> => Object.freeze(info);
+/**
+ * - `pure`: output depends only on the run context (no I/O); evaluated in waves and by the dry run.
+ * - `instant`: no I/O of its own (its writes share the attempt's transaction), no deadline.
+ * - `action`: one durable step per attempt doing I/O under a deadline.
+ * - `process`: an action run as an OS process, killed when its run ends.
+ * - `orchestrated`: driven by the run driver with durable waits, sleeps and invokes.
+ */
+export type StepExecution = "pure" | "instant" | "action" | "process" | "orchestrated";
 
-export const STEP_CATALOG: { readonly [T in StepType]: StepTypeInfo<T> } = {
+export interface StepTraits {
+  readonly execution: StepExecution;
+  /** A recording session (docs/mcp.md) may call it. */
+  readonly recordable?: true;
+  /** Only a saved workflow may use it: an inline run is refused (NEEDS_SAVED_WORKFLOW). */
+  readonly savedWorkflowOnly?: true;
+  /** The attempt's deadline (ms) when the step sets no timeoutMs; absent: none. */
+  readonly defaultTimeoutMs?: number;
+}
+
+// `const Tr` keeps each entry's traits literal, so types such as OrchestratedStepType derive from them.
+const entry = <T extends StepType, const Tr extends StepTraits>(
+  info: StepTypeInfo<T> & { readonly traits: Tr },
+): StepTypeInfo<T> & { readonly traits: Tr } => Object.freeze(info);
+
+export const STEP_CATALOG = {
   transform: entry({
     type: "transform",
     label: "Transform",
@@ -93,6 +122,7 @@ export const STEP_CATALOG: { readonly [T in StepType]: StepTypeInfo<T> } = {
     config: TransformConfig,
     secretFields: [],
     templateModes: {},
+    traits: { execution: "pure" },
   }),
   condition: entry({
     type: "condition",
@@ -108,6 +138,7 @@ export const STEP_CATALOG: { readonly [T in StepType]: StepTypeInfo<T> } = {
     config: ConditionConfig,
     secretFields: [],
     templateModes: {},
+    traits: { execution: "pure" },
   }),
   http: entry({
     type: "http",
@@ -124,6 +155,7 @@ export const STEP_CATALOG: { readonly [T in StepType]: StepTypeInfo<T> } = {
     config: HttpConfig,
     secretFields: ["url", "headers", "query", "body"],
     templateModes: {},
+    traits: { execution: "action", recordable: true, defaultTimeoutMs: HTTP_DEFAULT_TIMEOUT_MS },
   }),
   script: entry({
     type: "script",
@@ -140,6 +172,7 @@ export const STEP_CATALOG: { readonly [T in StepType]: StepTypeInfo<T> } = {
     config: ScriptConfig,
     secretFields: ["env"],
     templateModes: {},
+    traits: { execution: "process", defaultTimeoutMs: SCRIPT_DEFAULT_TIMEOUT_MS },
   }),
   code: entry({
     type: "code",
@@ -156,6 +189,7 @@ export const STEP_CATALOG: { readonly [T in StepType]: StepTypeInfo<T> } = {
     config: CodeConfig,
     secretFields: [],
     templateModes: { source: "literal" },
+    traits: { execution: "action", recordable: true, defaultTimeoutMs: CODE_DEFAULT_TIMEOUT_MS },
   }),
   llm: entry({
     type: "llm",
@@ -171,6 +205,7 @@ export const STEP_CATALOG: { readonly [T in StepType]: StepTypeInfo<T> } = {
     config: LlmConfig,
     secretFields: [],
     templateModes: {},
+    traits: { execution: "action", recordable: true, defaultTimeoutMs: 300_000 },
   }),
   agent: entry({
     type: "agent",
@@ -186,6 +221,7 @@ export const STEP_CATALOG: { readonly [T in StepType]: StepTypeInfo<T> } = {
     config: AgentConfig,
     secretFields: ["tools"],
     templateModes: {},
+    traits: { execution: "action", defaultTimeoutMs: 600_000 },
   }),
   approval: entry({
     type: "approval",
@@ -202,6 +238,7 @@ export const STEP_CATALOG: { readonly [T in StepType]: StepTypeInfo<T> } = {
     config: ApprovalConfig,
     secretFields: [],
     templateModes: {},
+    traits: { execution: "orchestrated" },
   }),
   delay: entry({
     type: "delay",
@@ -217,6 +254,7 @@ export const STEP_CATALOG: { readonly [T in StepType]: StepTypeInfo<T> } = {
     config: DelayConfig,
     secretFields: [],
     templateModes: {},
+    traits: { execution: "orchestrated" },
   }),
   wait_for_event: entry({
     type: "wait_for_event",
@@ -232,6 +270,7 @@ export const STEP_CATALOG: { readonly [T in StepType]: StepTypeInfo<T> } = {
     config: WaitForEventConfig,
     secretFields: [],
     templateModes: {},
+    traits: { execution: "orchestrated" },
   }),
   emit_event: entry({
     type: "emit_event",
@@ -247,6 +286,7 @@ export const STEP_CATALOG: { readonly [T in StepType]: StepTypeInfo<T> } = {
     config: EmitEventConfig,
     secretFields: [],
     templateModes: {},
+    traits: { execution: "instant" },
   }),
   loop: entry({
     type: "loop",
@@ -263,6 +303,7 @@ export const STEP_CATALOG: { readonly [T in StepType]: StepTypeInfo<T> } = {
     config: LoopConfig,
     secretFields: [],
     templateModes: { body: "literal", stateFrom: "literal" },
+    traits: { execution: "orchestrated" },
   }),
   subworkflow: entry({
     type: "subworkflow",
@@ -278,6 +319,7 @@ export const STEP_CATALOG: { readonly [T in StepType]: StepTypeInfo<T> } = {
     config: SubworkflowConfig,
     secretFields: [],
     templateModes: {},
+    traits: { execution: "orchestrated" },
   }),
   notify: entry({
     type: "notify",
@@ -293,6 +335,7 @@ export const STEP_CATALOG: { readonly [T in StepType]: StepTypeInfo<T> } = {
     config: NotifyConfig,
     secretFields: ["target"],
     templateModes: {},
+    traits: { execution: "action", recordable: true, defaultTimeoutMs: 30_000 },
   }),
   propose_change: entry({
     type: "propose_change",
@@ -309,6 +352,7 @@ export const STEP_CATALOG: { readonly [T in StepType]: StepTypeInfo<T> } = {
     config: ProposeChangeConfig,
     secretFields: [],
     templateModes: { definition: "rawOnly", patch: "rawOnly" },
+    traits: { execution: "action", savedWorkflowOnly: true },
   }),
   return: entry({
     type: "return",
@@ -324,6 +368,7 @@ export const STEP_CATALOG: { readonly [T in StepType]: StepTypeInfo<T> } = {
     config: ReturnConfig,
     secretFields: [],
     templateModes: {},
+    traits: { execution: "pure" },
   }),
   task: entry({
     type: "task",
@@ -341,6 +386,7 @@ export const STEP_CATALOG: { readonly [T in StepType]: StepTypeInfo<T> } = {
     config: TaskConfig,
     secretFields: [],
     templateModes: {},
+    traits: { execution: "orchestrated" },
   }),
   tool: entry({
     type: "tool",
@@ -358,11 +404,17 @@ export const STEP_CATALOG: { readonly [T in StepType]: StepTypeInfo<T> } = {
     config: ToolConfig,
     secretFields: ["arguments"],
     templateModes: { transform: "literal" },
+    traits: { execution: "action", recordable: true, defaultTimeoutMs: TOOL_DEFAULT_TIMEOUT_MS },
   }),
-};
+} satisfies { readonly [T in StepType]: StepTypeInfo<T> };
+
+/** The step types whose catalog traits match `P`, e.g. `StepTypeWith<{ execution: "pure" }>`. */
+export type StepTypeWith<P> = {
+  [K in StepType]: (typeof STEP_CATALOG)[K]["traits"] extends P ? K : never;
+}[StepType];
 
 export function stepTypeInfo<T extends StepType>(type: T): StepTypeInfo<T> {
-  return STEP_CATALOG[type];
+  return STEP_CATALOG[type] as StepTypeInfo<T>;
 }
 
 /** All ports an edge may leave from: the type's ports plus `error`. */

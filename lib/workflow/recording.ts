@@ -7,10 +7,11 @@
 import { isPlainObject } from "./json";
 import { STEP_ID_PATTERN } from "./primitives";
 import { hasTemplate } from "./templates";
+import { RECORDABLE_STEP_TYPES, type RecordableStepType } from "./step-traits";
 
-/** The step types an agent may record: side effects with a handler of their own, no waits. */
-export const RECORDABLE_STEP_TYPES = ["http", "code", "llm", "notify", "tool"] as const;
-export type RecordableStepType = (typeof RECORDABLE_STEP_TYPES)[number];
+// The step types an agent may record: side effects with a handler of their own, no waits
+// (`recordable` in the catalog's traits).
+export { RECORDABLE_STEP_TYPES, type RecordableStepType };
 
 export interface RecordedStep {
   id: string;

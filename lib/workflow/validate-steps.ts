@@ -6,15 +6,10 @@ import { STEP_CATALOG } from "./catalog";
 import { formatDuration, tryParseDuration } from "./duration";
 import { fieldText, makeIssue, type IssuePath } from "./issues";
 import { didYouMean, isPlainObject, quote } from "./json";
+import { SAVED_WORKFLOW_STEP_TYPES } from "./step-traits";
 import { isStepType } from "./steps";
 import type { Checker, StepView } from "./validate-model";
 import { classifyIp, parseIp } from "../net/ip";
-
-/**
- * Step types an inline run cannot execute: a proposal targets the workflow it runs in. Approval
- * and task steps run inline (their rows carry a null workflow).
- */
-export const SAVED_WORKFLOW_STEP_TYPES: readonly string[] = ["propose_change"];
 
 export function checkStepPolicy(checker: Checker, view: StepView): void {
   const { issues, constraints, options } = checker;
@@ -38,7 +33,7 @@ export function checkStepPolicy(checker: Checker, view: StepView): void {
       ),
     );
   }
-  if (options.inline && SAVED_WORKFLOW_STEP_TYPES.includes(view.type)) {
+  if (options.inline && (SAVED_WORKFLOW_STEP_TYPES as readonly string[]).includes(view.type)) {
     issues.push(
       makeIssue(
         "NEEDS_SAVED_WORKFLOW",

@@ -11,7 +11,8 @@ import { enqueueOutbox } from "../outbox/enqueue-outbox";
 import { admitQueuedRuns } from "../runs/admission";
 import { appendRunEvents } from "../runs/run-events";
 import { ACTIVE_RUN_STATUSES, EXECUTING_STATUSES, canTransition } from "@/lib/workflow/status";
-import { transitionRun, transitionStep } from "./transition";
+import { transitionApproval, transitionRun, transitionStep, transitionTask } from "./transition";
+import { PROCESS_STEP_TYPES } from "@/lib/workflow/step-traits";
 
 export interface FinishArgs {
   runId: string;
@@ -92,14 +93,16 @@ export async function finishRun(
       set: { finishedAt: now },
       returning: { path: runSteps.path },
     });
-    await tx
-      .update(approvals)
-      .set({ status: "cancelled", decidedAt: now, decisionReason: `run ${args.status}` })
-      .where(and(eq(approvals.runId, run.id), eq(approvals.status, "pending")));
-    await tx
-      .update(tasks)
-      .set({ status: "cancelled", finishedAt: now, failureReason: `run ${args.status}` })
-      .where(and(eq(tasks.runId, run.id), eq(tasks.status, "pending")));
+    await transitionApproval(tx, {
+      to: "cancelled",
+      where: eq(approvals.runId, run.id),
+      set: { decidedAt: now, decisionReason: `run ${args.status}` },
+    });
+    await transitionTask(tx, {
+      to: "cancelled",
+      where: eq(tasks.runId, run.id),
+      set: { finishedAt: now, failureReason: `run ${args.status}` },
+    });
     await appendRunEvents(
       tx,
       [
@@ -182,9 +185,6 @@ export async function runSystemEventData(
     parentRunId: run.parentRunId,
   };
 }
-
-/** Step types whose attempt owns an OS process that may outlive a SIGTERM (until SIGKILL). */
-const PROCESS_STEP_TYPES = ["script"] as const;
 
 /**
  * Ends a `cancel_requested` run as `cancelled` — unless one of its scripts may still be alive: a

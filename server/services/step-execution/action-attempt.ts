@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { createRedactor, type Redactor } from "@/lib/redact";
 import { EXECUTING_STATUSES } from "@/lib/workflow/status";
+import { defaultTimeoutMs, INSTANT_STEP_TYPES } from "@/lib/workflow/step-traits";
 import {
   collectReferences,
   parseResolvedConfig,
@@ -74,16 +75,6 @@ export interface AttemptArgs {
   isTest?: boolean;
 }
 
-/** Per-type default step timeouts (ms) when the step sets none. */
-const DEFAULT_TIMEOUT: Partial<Record<StepType, number>> = {
-  http: 30_000,
-  script: 120_000,
-  code: 10_000,
-  llm: 300_000,
-  agent: 600_000,
-  notify: 30_000,
-  tool: 30_000,
-};
 const CANCEL_POLL_MS = 1_000;
 /**
  * Lease of a claimed attempt (claimAttempt), renewed every third of it while the effect runs: a
@@ -113,14 +104,6 @@ export function outcomeFromRecord(row: RecordedAttempt): AttemptOutcome {
     ...(row.retryAfterMs !== null ? { retryAfterMs: row.retryAfterMs } : {}),
   };
 }
-
-/** Steps without I/O of their own: no secrets, no policy, no deadline machinery, one transaction. */
-const INSTANT_TYPES: ReadonlySet<string> = new Set([
-  "transform",
-  "condition",
-  "return",
-  "emit_event",
-]);
 
 function instantContext(
   args: AttemptArgs,
@@ -279,7 +262,7 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
   if (entry.kind !== "action") return fail(new Error(`${type} is not an action step`));
 
   // Instant steps (no I/O of their own) are recorded in one transaction, start to finish.
-  if (INSTANT_TYPES.has(type)) {
+  if (INSTANT_STEP_TYPES.has(type)) {
     let result: Awaited<ReturnType<typeof entry.handler>>;
     try {
       result = await entry.handler(instantContext(args, config, log));
@@ -322,7 +305,7 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
   const stepLimit =
     args.timeoutMs ??
     (configTimeout ? configTimeout + 15_000 : undefined) ??
-    DEFAULT_TIMEOUT[type] ??
+    defaultTimeoutMs(type) ??
     60_000;
   const claim = await claimAttempt(db, args.key, {
     input: redactor.value(config),

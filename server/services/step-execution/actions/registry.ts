@@ -5,6 +5,11 @@
  * loop, subworkflow, task) are `orchestrated` by the engine with durable waits, sleeps and invokes.
  */
 import { STEP_TYPES, type StepConfig, type StepType } from "@/lib/workflow";
+import {
+  ORCHESTRATED_STEP_TYPES,
+  type ActionStepType,
+  type OrchestratedStepType,
+} from "@/lib/workflow/step-traits";
 import { agentHandler } from "./agent";
 import { codeHandler } from "./code";
 import { conditionHandler } from "./condition";
@@ -19,16 +24,10 @@ import { toolHandler } from "./tool";
 import { transformHandler } from "./transform";
 import type { ActionHandler } from "./types";
 
-export const ORCHESTRATED_TYPES = [
-  "approval",
-  "delay",
-  "wait_for_event",
-  "loop",
-  "subworkflow",
-  "task",
-] as const satisfies readonly StepType[];
-export type OrchestratedType = (typeof ORCHESTRATED_TYPES)[number];
-export type ActionType = Exclude<StepType, OrchestratedType>;
+// Orchestrated types (`execution: "orchestrated"` in the catalog's traits) have no handler.
+export const ORCHESTRATED_TYPES = ORCHESTRATED_STEP_TYPES;
+export type OrchestratedType = OrchestratedStepType;
+export type ActionType = ActionStepType;
 
 export type StepHandlerEntry =
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each handler types its own config

@@ -146,6 +146,8 @@ export {
   type Ancestry,
 } from "./graph";
 export * from "./run-semantics";
+export * from "./run-decisions";
+export * from "./run-context";
 export * from "./inputs";
 export * from "./io";
 export { workflowJsonSchema, WORKFLOW_SCHEMA_ID, type JsonSchema } from "./json-schema";

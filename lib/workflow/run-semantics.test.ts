@@ -1,20 +1,16 @@
 import { describe, expect, it } from "vitest";
 import {
   abortRun,
-  applyDecisions,
   applyOutcome,
-  contextForStep,
   initialState,
-  iterationValue,
-  lastOutputFor,
-  loopOutcome,
   markStarted,
   markWaiting,
-  nextActions,
   RunStateError,
   type RunState,
   type RunVerdict,
 } from "./run-semantics";
+import { contextForStep, iterationValue, lastOutputFor, loopOutcome } from "./run-context";
+import { applyDecisions, nextActions } from "./run-decisions";
 import { buildRunnableGraph, type GraphEdgeLike } from "./graph";
 
 const step = (id: string, type = "transform") => ({ id, type });

@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { APPROVAL_STATUSES } from "../schemas/runs";
+import { TASK_STATUSES } from "../schemas/tasks";
 import {
   ACTIVE_RUN_STATUSES,
+  APPROVAL_TRANSITIONS,
+  TASK_TRANSITIONS,
   canTransition,
   canTransitionStep,
   FailureClass,
@@ -170,6 +174,20 @@ const tables = [
     table: PROPOSAL_TRANSITIONS,
     initial: "pending",
     isTerminal: (s: string) => !isOpenProposalStatus(s as (typeof PROPOSAL_STATUSES)[number]),
+  },
+  {
+    name: "approvals",
+    statuses: APPROVAL_STATUSES,
+    table: APPROVAL_TRANSITIONS,
+    initial: "pending",
+    isTerminal: (s: string) => s !== "pending",
+  },
+  {
+    name: "tasks",
+    statuses: TASK_STATUSES,
+    table: TASK_TRANSITIONS,
+    initial: "pending",
+    isTerminal: (s: string) => s !== "pending",
   },
 ] as const;
 

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import type { ApprovalStatus } from "../schemas/runs";
+import type { TaskStatus } from "../schemas/tasks";
 
 /**
  * Run and step statuses, their predicates and the allowed transitions (SPEC §5). This is the one
@@ -272,6 +274,29 @@ export function stepStatusLabel(status: StepStatus): string {
 export function assertNever(value: never): never {
   throw new Error(`Unexpected value: ${JSON.stringify(value)}`);
 }
+
+// --- approval and task gates (SPEC §4) ---------------------------------------------------
+
+/**
+ * Allowed approval transitions: a pending approval is decided once — approved or rejected (its
+ * quorum reached), expired at its timeout, or cancelled with its run.
+ */
+export const APPROVAL_TRANSITIONS: Readonly<Record<ApprovalStatus, readonly ApprovalStatus[]>> = {
+  pending: ["approved", "rejected", "expired", "cancelled"],
+  approved: [],
+  rejected: [],
+  expired: [],
+  cancelled: [],
+};
+
+/** Allowed task transitions: a pending task is settled once, expires, or is cancelled with its run. */
+export const TASK_TRANSITIONS: Readonly<Record<TaskStatus, readonly TaskStatus[]>> = {
+  pending: ["completed", "failed", "expired", "cancelled"],
+  completed: [],
+  failed: [],
+  expired: [],
+  cancelled: [],
+};
 
 // --- change proposals (SPEC §8) ------------------------------------------------------------
 

@@ -19,6 +19,7 @@ import { requireRole, requireUserId, type ServiceContext } from "../context";
 import { recordAudit } from "../audit/record-audit";
 import { enqueueOutbox } from "../outbox/enqueue-outbox";
 import { appendRunEvents } from "../runs/run-events";
+import { transitionApproval } from "../run-state/transition";
 import { approverRefusal } from "./approval-rules";
 import { parseResumeToken, verifyResumeToken } from "./resume-token";
 
@@ -159,12 +160,12 @@ export async function decideApproval({
       now,
     );
     if (final) {
-      const done = await tx
-        .update(approvals)
-        .set({ status: final, decidedAt: now, decisionReason: reason || null })
-        .where(and(eq(approvals.id, a.id), eq(approvals.status, "pending")))
-        .returning({ id: approvals.id });
-      if (done.length !== 1)
+      const done = await transitionApproval(tx, {
+        id: a.id,
+        to: final,
+        set: { decidedAt: now, decisionReason: reason || null },
+      });
+      if (!done.won)
         throw new PreconditionFailedError("This approval was already decided", {
           code: "ALREADY_DECIDED",
         });

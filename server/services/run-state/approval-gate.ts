@@ -9,6 +9,7 @@ import { appendRunEvents } from "../runs/run-events";
 import { signResumeToken } from "../approvals/resume-token";
 import { openGate } from "./open-gate";
 import type { AttemptKey } from "./step-records";
+import { transitionApproval } from "./transition";
 
 export interface OpenApprovalArgs {
   key: AttemptKey;
@@ -163,10 +164,11 @@ export async function closeApproval(
       status = "expired";
       reason = "approval_timeout";
       timedOut = true;
-      await tx
-        .update(approvals)
-        .set({ status: "expired", decidedAt: args.now, decisionReason: reason })
-        .where(and(eq(approvals.id, a.id), eq(approvals.status, "pending")));
+      await transitionApproval(tx, {
+        id: a.id,
+        to: "expired",
+        set: { decidedAt: args.now, decisionReason: reason },
+      });
       await appendRunEvents(
         tx,
         [

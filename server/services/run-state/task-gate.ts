@@ -7,6 +7,7 @@ import type { TaskStatus } from "@/lib/schemas/tasks";
 import { appendRunEvents } from "../runs/run-events";
 import { openGate } from "./open-gate";
 import type { AttemptKey } from "./step-records";
+import { transitionTask } from "./transition";
 
 export interface OpenTaskArgs {
   key: AttemptKey;
@@ -113,10 +114,7 @@ export async function closeTask(db: Db, args: { taskId: string; now: Date }): Pr
       status = "expired";
       timedOut = true;
       finishedAt = args.now;
-      await tx
-        .update(tasks)
-        .set({ status: "expired", finishedAt: args.now })
-        .where(and(eq(tasks.id, t.id), eq(tasks.status, "pending")));
+      await transitionTask(tx, { id: t.id, to: "expired", set: { finishedAt: args.now } });
       await appendRunEvents(
         tx,
         [

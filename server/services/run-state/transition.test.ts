@@ -211,9 +211,9 @@ describe("transitionProposal", () => {
 });
 
 /*
- * Every app-side write of a run, step or proposal status is one of the helpers above: a
- * `.update(runs | runSteps | proposals)` chain whose `.set({…})` names `status`, or raw SQL
- * `update runs | run_steps | proposals set … status =`, anywhere else re-encodes the rule.
+ * Every app-side write of a run, step, approval, task or proposal status is one of the helpers
+ * above: a `.update(runs | runSteps | …)` chain whose `.set({…})` names `status`, or raw SQL
+ * `update runs | run_steps | … set … status =`, anywhere else re-encodes the rule.
  */
 describe("no status write bypasses the transition helpers", () => {
   const root = path.resolve(import.meta.dirname, "../../..");
@@ -227,8 +227,9 @@ describe("no status write bypasses the transition helpers", () => {
   }
   const HELPER = path.join(root, "server/services/run-state/transition.ts");
   const builder =
-    /\.update\((runs|runSteps|proposals)\)\s*\.set\(\{([^}]|\{[^}]*\})*?(?<![\w$.])status\s*[:,}]/g;
-  const raw = /update\s+(runs|run_steps|proposals)\s+set\b[^`;]*?(?<![\w$.])status\s*=/gi;
+    /\.update\((runs|runSteps|proposals|approvals|tasks)\)\s*\.set\(\{([^}]|\{[^}]*\})*?(?<![\w$.])status\s*[:,}]/g;
+  const raw =
+    /update\s+(runs|run_steps|proposals|approvals|tasks)\s+set\b[^`;]*?(?<![\w$.])status\s*=/gi;
 
   it("finds no other writer in server/, inngest/, app/ and lib/", () => {
     const offenders: string[] = [];
@@ -248,6 +249,8 @@ describe("no status write bypasses the transition helpers", () => {
       "db\n  .update(runSteps)\n  .set({\n    error: { message: m },\n    status,\n  })",
       "sql`update run_steps set status = 'failed' where id = ${id}`",
       "sql`UPDATE proposals SET updated_at = now(), status = 'expired'`",
+      'tx.update(tasks).set({ status: "expired", finishedAt: now })',
+      "sql`update approvals set status = 'cancelled'`",
     ];
     for (const s of samples) {
       builder.lastIndex = 0;

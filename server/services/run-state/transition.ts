@@ -3,11 +3,15 @@ import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { PgColumn, PgTable, PgUpdateSetSource, SelectedFields } from "drizzle-orm/pg-core";
 import type { SelectResultFields } from "drizzle-orm/query-builders/select.types";
 import type { Queryable } from "@/db/client";
-import { proposals, runs, runSteps } from "@/db/schema";
+import { approvals, proposals, runs, runSteps, tasks } from "@/db/schema";
+import type { ApprovalStatus } from "@/lib/schemas/runs";
+import type { TaskStatus } from "@/lib/schemas/tasks";
 import {
+  APPROVAL_TRANSITIONS,
   PROPOSAL_TRANSITIONS,
   RUN_TRANSITIONS,
   STEP_TRANSITIONS,
+  TASK_TRANSITIONS,
   transitionSources,
   type ProposalStatus,
   type RunStatus,
@@ -15,7 +19,7 @@ import {
 } from "@/lib/workflow/status";
 
 /**
- * The one way a run, step or proposal status is written (CONVENTIONS habit 6): a single
+ * The one way a run, step, approval, task or proposal status is written (CONVENTIONS habit 6): a single
  * `UPDATE … SET status = <to> WHERE <rows> AND status IN (<from>) RETURNING …`, where `from` is
  * every status the transition table in lib/workflow/status.ts allows `to` from. The caller checks
  * `won` (or the rows), so double clicks, replays and racing writers decide once.
@@ -162,6 +166,44 @@ export function transitionProposal<R extends SelectedFields = { id: typeof propo
       status: proposals.status,
       enumName: "proposal_status",
       transitions: PROPOSAL_TRANSITIONS,
+    },
+    args,
+  );
+}
+
+/** Moves approvals to `to` (compare-and-set on APPROVAL_TRANSITIONS). */
+export function transitionApproval<R extends SelectedFields = { id: typeof approvals.id }>(
+  tx: Queryable,
+  args: TransitionArgs<ApprovalStatus, typeof approvals, R>,
+) {
+  return transition(
+    tx,
+    {
+      kind: "approval",
+      table: approvals,
+      id: approvals.id,
+      status: approvals.status,
+      enumName: "approval_status",
+      transitions: APPROVAL_TRANSITIONS,
+    },
+    args,
+  );
+}
+
+/** Moves tasks to `to` (compare-and-set on TASK_TRANSITIONS). */
+export function transitionTask<R extends SelectedFields = { id: typeof tasks.id }>(
+  tx: Queryable,
+  args: TransitionArgs<TaskStatus, typeof tasks, R>,
+) {
+  return transition(
+    tx,
+    {
+      kind: "task",
+      table: tasks,
+      id: tasks.id,
+      status: tasks.status,
+      enumName: "task_status",
+      transitions: TASK_TRANSITIONS,
     },
     args,
   );

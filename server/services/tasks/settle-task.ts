@@ -12,6 +12,7 @@ import { recordAudit } from "../audit/record-audit";
 import { enqueueOutbox } from "../outbox/enqueue-outbox";
 import { appendRunEvents } from "../runs/run-events";
 import { enqueueWorkflowEvents } from "../run-state/workflow-events";
+import { transitionTask } from "../run-state/transition";
 import { isAssignee, taskActor, taskRefusal } from "./task-rules";
 import { selectTaskRows, viewOfRow } from "./task-view";
 
@@ -66,10 +67,10 @@ export async function settleTask(
       });
     let output: unknown = null;
     if (settlement.status === "completed") output = checkOutput(t.outputSchema, settlement.output);
-    const done = await tx
-      .update(tasks)
-      .set({
-        status: settlement.status,
+    const done = await transitionTask(tx, {
+      id: t.id,
+      to: settlement.status,
+      set: {
         output,
         failureReason: settlement.status === "failed" ? settlement.reason : null,
         finishedAt: now,
@@ -77,10 +78,9 @@ export async function settleTask(
         finishedById: actor.tokenId ?? actor.userId,
         finishedByUserId: actor.userId,
         finishedVia: via,
-      })
-      .where(and(eq(tasks.id, t.id), eq(tasks.status, "pending")))
-      .returning({ id: tasks.id });
-    if (done.length !== 1) throw new ConflictError(`Task ${t.id} was already finished`);
+      },
+    });
+    if (!done.won) throw new ConflictError(`Task ${t.id} was already finished`);
     await appendRunEvents(
       tx,
       [

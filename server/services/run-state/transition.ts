@@ -19,10 +19,10 @@ import {
 } from "@/lib/workflow/status";
 
 /**
- * The one way a run, step, approval, task or proposal status is written (CONVENTIONS habit 6): a single
- * `UPDATE … SET status = <to> WHERE <rows> AND status IN (<from>) RETURNING …`, where `from` is
- * every status the transition table in lib/workflow/status.ts allows `to` from. The caller checks
- * `won` (or the rows), so double clicks, replays and racing writers decide once.
+ * The one way a run, step, approval, task or proposal status is written (CONVENTIONS habit 6):
+ * one `UPDATE … SET status = <to> WHERE <rows> AND status IN (<from>) RETURNING …`, where `from`
+ * is every status the transition table in lib/workflow/status.ts allows `to` from. The caller
+ * checks `won` (or the rows), so double clicks, replays and racing writers decide once.
  */
 
 /** A target chosen in SQL per row: `then` where `when` holds, else `else` (see transitionSources). */
@@ -65,7 +65,7 @@ export class IllegalTransitionError extends Error {
 }
 
 /** The `from` of a write: the table's sources of `to`, narrowed by the caller's `from`. */
-export function startingStates<S extends string>(
+function startingStates<S extends string>(
   kind: string,
   table: Readonly<Record<S, readonly S[]>>,
   to: S | StatusChoice<S>,

@@ -20,7 +20,7 @@ import { sql } from "drizzle-orm";
 import { createdAt, tstz } from "./common";
 
 export const EXECUTOR_FUNCTION_STATUSES = ["active", "invalid", "removed"] as const;
-export const EXECUTOR_RUN_STATUSES = [
+export const EXECUTOR_EXECUTION_STATUSES = [
   "queued",
   "running",
   "completed",
@@ -32,7 +32,7 @@ export const EXECUTOR_PAUSE_KINDS = ["wait", "invoke"] as const;
 export const EXECUTOR_PAUSE_STATUSES = ["pending", "resolved", "expired", "cancelled"] as const;
 
 export type ExecutorFunctionStatus = (typeof EXECUTOR_FUNCTION_STATUSES)[number];
-export type ExecutorRunStatus = (typeof EXECUTOR_RUN_STATUSES)[number];
+export type ExecutorExecutionStatus = (typeof EXECUTOR_EXECUTION_STATUSES)[number];
 export type ExecutorJobKind = (typeof EXECUTOR_JOB_KINDS)[number];
 export type ExecutorPauseKind = (typeof EXECUTOR_PAUSE_KINDS)[number];
 export type ExecutorPauseStatus = (typeof EXECUTOR_PAUSE_STATUSES)[number];
@@ -116,14 +116,16 @@ export const executorEventIds = pgTable(
   (t) => [index("executor_event_ids_expires_idx").on(t.expiresAt)],
 );
 
-export const executorRuns = pgTable(
+// One Inngest function run: an "execution" in TS so it never reads as a Sluice run; the SQL name
+// stays executor_runs (renaming the table needs a migration and changes no behaviour).
+export const executorExecutions = pgTable(
   "executor_runs",
   {
     id: text("id").primaryKey(),
     functionId: text("function_id")
       .notNull()
       .references(() => executorFunctions.id),
-    status: text("status", { enum: EXECUTOR_RUN_STATUSES }).notNull(),
+    status: text("status", { enum: EXECUTOR_EXECUTION_STATUSES }).notNull(),
     /** The triggering event (first of the batch) and the whole batch, as sent to the SDK. */
     event: jsonb("event").$type<Record<string, unknown>>().notNull(),
     events: jsonb("events").$type<Record<string, unknown>[]>().notNull(),
@@ -179,7 +181,7 @@ export const executorSteps = pgTable(
   {
     runId: text("run_id")
       .notNull()
-      .references(() => executorRuns.id, { onDelete: "cascade" }),
+      .references(() => executorExecutions.id, { onDelete: "cascade" }),
     stepId: text("step_id").notNull(),
     seq: bigserial("seq", { mode: "number" }).notNull(),
     name: text("name"),
@@ -201,7 +203,7 @@ export const executorHistory = pgTable(
     id: bigserial("id", { mode: "number" }).primaryKey(),
     runId: text("run_id")
       .notNull()
-      .references(() => executorRuns.id, { onDelete: "cascade" }),
+      .references(() => executorExecutions.id, { onDelete: "cascade" }),
     stepId: text("step_id"),
     stepName: text("step_name"),
     /** e.g. step.completed, step.errored, step.failed, step.planned, sleep.scheduled, run.retry … */
@@ -227,7 +229,7 @@ export const executorJobs = pgTable(
     id: bigserial("id", { mode: "number" }).primaryKey(),
     runId: text("run_id")
       .notNull()
-      .references(() => executorRuns.id, { onDelete: "cascade" }),
+      .references(() => executorExecutions.id, { onDelete: "cascade" }),
     kind: text("kind", { enum: EXECUTOR_JOB_KINDS }).notNull(),
     /** For `call`: the targeted step (null = discovery). For `wake`: the sleeping step. */
     stepId: text("step_id"),
@@ -277,7 +279,7 @@ export const executorJobKeys = pgTable(
   {
     runId: text("run_id")
       .notNull()
-      .references(() => executorRuns.id, { onDelete: "cascade" }),
+      .references(() => executorExecutions.id, { onDelete: "cascade" }),
     key: text("key").notNull(),
     createdAt: createdAt(),
   },
@@ -291,7 +293,7 @@ export const executorPauses = pgTable(
     id: text("id").primaryKey(),
     runId: text("run_id")
       .notNull()
-      .references(() => executorRuns.id, { onDelete: "cascade" }),
+      .references(() => executorExecutions.id, { onDelete: "cascade" }),
     stepId: text("step_id").notNull(),
     stepName: text("step_name"),
     kind: text("kind", { enum: EXECUTOR_PAUSE_KINDS }).notNull(),

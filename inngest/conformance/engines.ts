@@ -148,7 +148,7 @@ async function startEmbedded(
     ...getRuntime(),
     log: createLogger({ component: "admitter-test" }),
   });
-  const { executorRuns } = await import("@/db/schema");
+  const { executorExecutions } = await import("@/db/schema");
   const { eq } = await import("drizzle-orm");
   return {
     ...e,
@@ -157,9 +157,9 @@ async function startEmbedded(
     calls: [],
     async executionStatus(id) {
       const [r] = await e.db.db
-        .select({ status: executorRuns.status })
-        .from(executorRuns)
-        .where(eq(executorRuns.id, id));
+        .select({ status: executorExecutions.status })
+        .from(executorExecutions)
+        .where(eq(executorExecutions.id, id));
       return r?.status;
     },
     async close() {

@@ -9,10 +9,10 @@ import {
   executorFunctions,
   executorHistory,
   executorJobs,
-  executorRuns,
+  executorExecutions,
   executorSteps,
-  EXECUTOR_RUN_STATUSES,
-  type ExecutorRunStatus,
+  EXECUTOR_EXECUTION_STATUSES,
+  type ExecutorExecutionStatus,
 } from "../../db/schema/executor";
 import { inTx, type ExecutorContext } from "./context";
 import { cancelExecution } from "./lifecycle";
@@ -33,7 +33,7 @@ export interface FunctionInfo {
 export interface ExecutionSummary {
   id: string;
   functionId: string;
-  status: ExecutorRunStatus;
+  status: ExecutorExecutionStatus;
   eventId: string | null;
   eventName: string;
   createdAt: string;
@@ -83,7 +83,7 @@ export interface ExecutionDetail extends ExecutionSummary {
 }
 
 export interface ListExecutionsQuery {
-  status?: ExecutorRunStatus;
+  status?: ExecutorExecutionStatus;
   functionId?: string;
   eventId?: string;
   limit?: number;
@@ -92,7 +92,7 @@ export interface ListExecutionsQuery {
 }
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
-const TERMINAL: ExecutorRunStatus[] = ["completed", "failed", "cancelled"];
+const TERMINAL: ExecutorExecutionStatus[] = ["completed", "failed", "cancelled"];
 
 export interface AdminApi {
   listFunctions(): Promise<FunctionInfo[]>;
@@ -113,7 +113,7 @@ export interface AdminApi {
   /** Resolves with the run once it reaches one of `statuses` (default: any terminal status). */
   waitForExecution(
     id: string,
-    opts?: { timeoutMs?: number; statuses?: ExecutorRunStatus[] },
+    opts?: { timeoutMs?: number; statuses?: ExecutorExecutionStatus[] },
   ): Promise<ExecutionDetail>;
 }
 
@@ -122,7 +122,10 @@ export function createAdminApi(
   onExecutionFinished: (listener: (runId: string) => void) => () => void,
 ): AdminApi {
   async function getExecution(id: string): Promise<ExecutionDetail | undefined> {
-    const [run] = await ex.db.select().from(executorRuns).where(eq(executorRuns.id, id));
+    const [run] = await ex.db
+      .select()
+      .from(executorExecutions)
+      .where(eq(executorExecutions.id, id));
     if (!run) return undefined;
     const [steps, history, jobs] = await Promise.all([
       ex.db
@@ -237,18 +240,18 @@ export function createAdminApi(
     },
 
     async listExecutions(q = {}) {
-      if (q.status && !EXECUTOR_RUN_STATUSES.includes(q.status))
+      if (q.status && !EXECUTOR_EXECUTION_STATUSES.includes(q.status))
         throw new Error(`unknown status "${q.status}"`);
       const where: SQL[] = [];
-      if (q.status) where.push(eq(executorRuns.status, q.status));
-      if (q.functionId) where.push(eq(executorRuns.functionId, q.functionId));
-      if (q.eventId) where.push(eq(executorRuns.eventId, q.eventId));
-      if (q.before) where.push(lt(executorRuns.id, q.before));
+      if (q.status) where.push(eq(executorExecutions.status, q.status));
+      if (q.functionId) where.push(eq(executorExecutions.functionId, q.functionId));
+      if (q.eventId) where.push(eq(executorExecutions.eventId, q.eventId));
+      if (q.before) where.push(lt(executorExecutions.id, q.before));
       const rows = await ex.db
         .select()
-        .from(executorRuns)
+        .from(executorExecutions)
         .where(where.length ? and(...where) : undefined)
-        .orderBy(desc(executorRuns.id))
+        .orderBy(desc(executorExecutions.id))
         .limit(Math.min(Math.max(q.limit ?? 50, 1), 500));
       return rows.map(summary);
     },
@@ -317,7 +320,7 @@ export function createAdminApi(
   };
 }
 
-function summary(run: typeof executorRuns.$inferSelect): ExecutionSummary {
+function summary(run: typeof executorExecutions.$inferSelect): ExecutionSummary {
   return {
     id: run.id,
     functionId: run.functionId,

@@ -8,7 +8,7 @@
  */
 import { sql } from "drizzle-orm";
 import { execRows, type Tx } from "../../db/client";
-import type { ExecutorPendingSteps, ExecutorRunStatus } from "../../db/schema/executor";
+import type { ExecutorPendingSteps, ExecutorExecutionStatus } from "../../db/schema/executor";
 import { inTx, type ExecutorContext, type TxCtx } from "./context";
 import { parseRetryAfter } from "../../lib/net/retry-after";
 import { MAX_WAIT_MS } from "./durations";
@@ -48,7 +48,7 @@ export async function runCallJob(
 
   if (
     !run ||
-    !isActiveExecution(run.status as ExecutorRunStatus) ||
+    !isActiveExecution(run.status as ExecutorExecutionStatus) ||
     !fn ||
     fn.status !== "active" ||
     job.attempt >= fn.maxAttempts
@@ -235,7 +235,7 @@ async function saveOptimistically(
   const s = stateFromSnapshot({
     id: job.runId,
     functionId: run.functionId,
-    status: run.status as ExecutorRunStatus,
+    status: run.status as ExecutorExecutionStatus,
     event: run.event,
     events: run.events,
     pending: run.pending,

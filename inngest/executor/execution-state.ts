@@ -18,7 +18,7 @@
  */
 import { sql, type SQL } from "drizzle-orm";
 import { execRows } from "../../db/client";
-import type { ExecutorPendingSteps, ExecutorRunStatus } from "../../db/schema/executor";
+import type { ExecutorPendingSteps, ExecutorExecutionStatus } from "../../db/schema/executor";
 import type { TxCtx } from "./context";
 import { canonicalize } from "./jcs";
 import type { Parallelism } from "./options";
@@ -27,7 +27,7 @@ import { LostLeaseError, type EnqueueInput, type Job } from "./queue";
 export interface ExecutionRow {
   id: string;
   functionId: string;
-  status: ExecutorRunStatus;
+  status: ExecutorExecutionStatus;
   event: Record<string, unknown>;
   events: Record<string, unknown>[];
   pending: ExecutorPendingSteps;
@@ -103,9 +103,9 @@ export interface ExecutionState {
   handoffToken?: string;
 }
 
-export const ACTIVE_EXECUTION_STATUSES: readonly ExecutorRunStatus[] = ["queued", "running"];
+export const ACTIVE_EXECUTION_STATUSES: readonly ExecutorExecutionStatus[] = ["queued", "running"];
 
-export function isActiveExecution(status: ExecutorRunStatus): boolean {
+export function isActiveExecution(status: ExecutorExecutionStatus): boolean {
   return ACTIVE_EXECUTION_STATUSES.includes(status);
 }
 
@@ -118,7 +118,7 @@ const EXECUTION_COLUMNS =
 type ExecutionRowRaw = {
   id: string;
   function_id: string;
-  status: ExecutorRunStatus;
+  status: ExecutorExecutionStatus;
   event: Record<string, unknown>;
   events: Record<string, unknown>[];
   pending: ExecutorPendingSteps;

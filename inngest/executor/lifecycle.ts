@@ -6,7 +6,7 @@
  */
 import { eq, and, sql } from "drizzle-orm";
 import { execRows } from "../../db/client";
-import { executorRuns } from "../../db/schema/executor";
+import { executorExecutions } from "../../db/schema/executor";
 import type { TxCtx } from "./context";
 import { ingestEvents, type EventPayload } from "./events";
 import { claimIdempotency, concurrencyGroups } from "./flow-control";
@@ -42,7 +42,7 @@ export async function createExecution(
     return { skipped: "idempotency", duplicateOf: idem.duplicateOf };
   }
   const groups = concurrencyGroups(c, fn, event);
-  await c.tx.insert(executorRuns).values({
+  await c.tx.insert(executorExecutions).values({
     id: runId,
     functionId: fn.id,
     status: "queued",
@@ -93,7 +93,7 @@ export async function finishExecution(
         ? { ...CANCELLED_ERROR, reason: outcome.reason }
         : null;
   await c.tx
-    .update(executorRuns)
+    .update(executorExecutions)
     .set({
       status: outcome.status,
       output,
@@ -102,7 +102,7 @@ export async function finishExecution(
       endedAt: new Date(),
       ...(s.startedAt ? { startedAt: s.startedAt } : {}),
     })
-    .where(and(eq(executorRuns.id, run.id), sql`status in ('queued', 'running')`));
+    .where(and(eq(executorExecutions.id, run.id), sql`status in ('queued', 'running')`));
   await deleteExecutionJobs(c, run.id);
   await execRows(
     c.tx,

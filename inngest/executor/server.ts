@@ -19,7 +19,7 @@ import { storeApp } from "./registry";
 import { readBodyCapped } from "../../lib/server-only/read-body";
 import { safeEqual } from "../../lib/server-only/safe-equal";
 import { checkBearer } from "./signing";
-import type { ExecutorRunStatus } from "../../db/schema/executor";
+import type { ExecutorExecutionStatus } from "../../db/schema/executor";
 
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
@@ -144,7 +144,7 @@ async function adminRoute(
     const limit = q.get("limit");
     const runs = await admin
       .listExecutions({
-        status: (q.get("status") || undefined) as ExecutorRunStatus | undefined,
+        status: (q.get("status") || undefined) as ExecutorExecutionStatus | undefined,
         functionId: q.get("functionId") || undefined,
         eventId: q.get("eventId") || undefined,
         before: q.get("before") || undefined,

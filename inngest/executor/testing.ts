@@ -27,7 +27,7 @@ import {
   type TransportRequest,
   type TransportResponse,
 } from "./transport";
-import type { ExecutorRunStatus } from "../../db/schema/executor";
+import type { ExecutorExecutionStatus } from "../../db/schema/executor";
 
 export const TEST_APP_URL = "http://app.test/api/inngest";
 export const TEST_EXECUTOR_URL = "http://executor.test";
@@ -82,7 +82,7 @@ export interface Harness {
   executionsFor(eventId: string, count?: number): Promise<string[]>;
   waitForExecution(
     runId: string,
-    statuses?: ExecutorRunStatus[],
+    statuses?: ExecutorExecutionStatus[],
     timeoutMs?: number,
   ): Promise<ExecutionDetail>;
   /** Sends an event and waits for the single run it starts to finish. */

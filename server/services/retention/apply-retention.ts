@@ -1,7 +1,7 @@
 import "server-only";
 import { and, inArray, lt } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { executorRuns, runs, runSteps, scheduleTicks, webhookInbox } from "@/db/schema";
+import { executorExecutions, runs, runSteps, scheduleTicks, webhookInbox } from "@/db/schema";
 import { TERMINAL_RUN_STATUSES } from "@/lib/workflow/status";
 import { pruneRepositoryCaches } from "@/server/repository/git";
 import { pruneAuthThrottles } from "../auth-throttle/counters";
@@ -59,11 +59,11 @@ export async function applyRetention(
     );
   // The embedded executor keeps its own history; finished executions follow the step retention.
   await db
-    .delete(executorRuns)
+    .delete(executorExecutions)
     .where(
       and(
-        inArray(executorRuns.status, ["completed", "failed", "cancelled"]),
-        lt(executorRuns.endedAt, stepCutoff),
+        inArray(executorExecutions.status, ["completed", "failed", "cancelled"]),
+        lt(executorExecutions.endedAt, stepCutoff),
       ),
     );
   // Repository caches (bare clones under the data directory) no run has used for a while.

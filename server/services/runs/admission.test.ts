@@ -1,7 +1,7 @@
 import { and, eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { outbox, runEvents, runs, workspaces } from "@/db/schema";
-import { executorEvents, executorJobs, executorRuns } from "@/db/schema/executor";
+import { executorEvents, executorJobs, executorExecutions } from "@/db/schema/executor";
 import { startRunHarness, type RunHarness } from "@/server/testing/run-harness";
 import { createWorkspaceFixture } from "@/server/testing/harness";
 import { createRun } from "./create-run";
@@ -30,9 +30,9 @@ async function executorRowsFor(e: RunHarness, runId: string) {
   const ids = events.map((x) => x.id);
   const xruns = ids.length
     ? await e.db.db
-        .select({ id: executorRuns.id })
-        .from(executorRuns)
-        .where(inArray(executorRuns.eventId, ids))
+        .select({ id: executorExecutions.id })
+        .from(executorExecutions)
+        .where(inArray(executorExecutions.eventId, ids))
     : [];
   const jobs = xruns.length
     ? await e.db.db
@@ -112,7 +112,7 @@ describe("embedded executor: a run starts in its admitting transaction", () => {
         .from(executorEvents)
         .where(eq(executorEvents.externalId, `start_${runId}`));
       const xr = ev
-        ? await tx.select().from(executorRuns).where(eq(executorRuns.eventId, ev.id))
+        ? await tx.select().from(executorExecutions).where(eq(executorExecutions.eventId, ev.id))
         : [];
       const jobs = xr[0]
         ? await tx.select().from(executorJobs).where(eq(executorJobs.runId, xr[0].id))

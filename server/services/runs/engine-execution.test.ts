@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { executorApps, executorFunctions, executorRuns } from "@/db/schema";
+import { executorApps, executorFunctions, executorExecutions } from "@/db/schema";
 import { createTestDb, type TestDb } from "@/db/testing";
 import { parseEnv } from "@/env";
 import { ulid } from "@/lib/ids";
@@ -31,7 +31,7 @@ describe("embedded executor lookup (executor_runs)", () => {
     const ids: Record<string, string> = {};
     for (const status of ["queued", "running", "completed", "failed", "cancelled"] as const) {
       ids[status] = ulid();
-      await t.db.insert(executorRuns).values({
+      await t.db.insert(executorExecutions).values({
         id: ids[status],
         functionId: "app-fn",
         status,

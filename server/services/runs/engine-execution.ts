@@ -1,7 +1,7 @@
 import "server-only";
 import { eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { executorRuns } from "@/db/schema";
+import { executorExecutions } from "@/db/schema";
 import { hashedSigningKey } from "@/lib/server-only/signing-key";
 import type { EngineConfig } from "../context";
 
@@ -53,9 +53,9 @@ export function executionStatusLookup(
 export function embeddedExecutionStatus(db: Db): ExecutionStatusLookup {
   return async (executionId) => {
     const [row] = await db
-      .select({ status: executorRuns.status, endedAt: executorRuns.endedAt })
-      .from(executorRuns)
-      .where(eq(executorRuns.id, executionId));
+      .select({ status: executorExecutions.status, endedAt: executorExecutions.endedAt })
+      .from(executorExecutions)
+      .where(eq(executorExecutions.id, executionId));
     if (!row) return { state: "missing" };
     switch (row.status) {
       case "queued":

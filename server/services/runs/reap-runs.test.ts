@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { executorApps, executorFunctions, executorRuns, runEvents, runs } from "@/db/schema";
+import { executorApps, executorFunctions, executorExecutions, runEvents, runs } from "@/db/schema";
 import { createTestDb, type TestDb } from "@/db/testing";
 import { newId, ulid } from "@/lib/ids";
 import { createLogger, type Logger } from "@/lib/log";
@@ -212,7 +212,7 @@ describe("watchdog on the embedded executor (default lookup: executor_runs)", ()
 
   async function execution(status: "running" | "completed" | "cancelled", endedAt?: Date) {
     const id = ulid();
-    await t.db.insert(executorRuns).values({
+    await t.db.insert(executorExecutions).values({
       id,
       functionId: "sluice-run-workflow",
       status,

@@ -2,7 +2,7 @@ import os from "node:os";
 import path from "node:path";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { executorRuns, runEvents, runs, workspaces } from "@/db/schema";
+import { executorExecutions, runEvents, runs, workspaces } from "@/db/schema";
 import { createSecret } from "@/server/services/secrets/create-secret";
 import { updateWorkspacePolicies } from "@/server/services/settings/update-workspace-policies";
 import { enqueueWorkflowEvents } from "@/server/services/run-state/workflow-events";
@@ -470,10 +470,10 @@ describe("script steps in runs", () => {
       async () =>
         (
           await e.db.db
-            .select({ status: executorRuns.status })
-            .from(executorRuns)
+            .select({ status: executorExecutions.status })
+            .from(executorExecutions)
             .where(
-              sql`${executorRuns.functionId} like '%finalize-cancelled-run' and ${executorRuns.event} #>> '{data,event,data,runId}' = ${runId}`,
+              sql`${executorExecutions.functionId} like '%finalize-cancelled-run' and ${executorExecutions.event} #>> '{data,event,data,runId}' = ${runId}`,
             )
         ).some((r) => r.status === "completed"),
       "the cancelled execution to be finalized",

@@ -2,8 +2,12 @@ import nextVitals from "eslint-config-next/core-web-vitals";
 import nextTs from "eslint-config-next/typescript";
 
 // Dependency direction (CONVENTIONS.md): app → components, lib, server · components → lib ·
-// server/trpc → server/services, lib · server/services → db, lib, inngest/client ·
-// inngest/functions → server/services, lib · lib → nothing internal.
+// server/trpc → server/services, lib · server/services → db, lib, inngest/{client,events} ·
+// inngest/functions → inngest/run-driver, server/services, lib ·
+// inngest/run-driver → server/services/step-execution (its effects), lib · lib → nothing internal.
+// The engine: a run goes down inngest/functions → inngest/run-driver (graph walk, waves, gates;
+// Inngest step tools) → server/services/step-execution (step bodies, runActionAttempt, handlers)
+// → server/services/run-state and the other services → db. Nothing calls back up.
 // Tests and test harnesses may reach across layers to set up fixtures.
 const TEST_FILES = ["**/*.test.ts", "**/*.test.tsx", "**/testing/**", "**/testing.ts"];
 const restrict = (files, patterns, { ignores = [], allowTypeImports = false } = {}) => ({
@@ -18,6 +22,11 @@ const restrict = (files, patterns, { ignores = [], allowTypeImports = false } = 
 });
 
 const internal = (dirs) => dirs.flatMap((d) => [`@/${d}`, `@/${d}/*`, `**/${d}/*`]);
+
+// The run driver reaches the services only through step execution (types of run-state rows and
+// plans are data shapes and may be imported as types).
+const OUTSIDE_STEP_EXECUTION =
+  "^(@/|(\\.\\./)+)((app|components|db)(/|$)|server/(?!services/step-execution(/|$)))";
 
 const config = [
   ...nextVitals,
@@ -106,6 +115,10 @@ const config = [
         internal(["app", "components", "server/trpc", "inngest/functions"]),
         "services are called by transports, never the reverse.",
       ],
+      [
+        internal(["inngest/run-driver", "inngest/executor"]),
+        "services sit below the run driver: step execution lives in server/services/step-execution.",
+      ],
     ],
   ),
   restrict(
@@ -137,14 +150,37 @@ const config = [
     ],
   ),
   restrict(
-    ["inngest/functions/**", "inngest/actions/**"],
+    ["inngest/functions/**"],
     [
       [
         internal(["app", "components", "server/trpc"]),
-        "Inngest functions call server/services and lib only.",
+        "Inngest functions call the run driver, server/services and lib only.",
       ],
     ],
   ),
+  {
+    files: ["inngest/run-driver/**"],
+    ignores: [...TEST_FILES, "**/test-fixtures/**"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              regex: OUTSIDE_STEP_EXECUTION,
+              allowTypeImports: true,
+              message:
+                "The run driver is orchestration: its effects go through server/services/step-execution.",
+            },
+            {
+              group: internal(["inngest/functions", "inngest/executor"]),
+              message: "The run driver is called by inngest/functions, never the reverse.",
+            },
+          ],
+        },
+      ],
+    },
+  },
   restrict(
     ["inngest/executor/**"],
     [

@@ -24,12 +24,13 @@ import {
   type TemplateContext,
   type WorkflowGraph,
 } from "@/lib/workflow";
-import { recordWave, type WaveRecord } from "@/server/services/run-state/step-records";
+import type { WaveRecord } from "@/server/services/run-state/step-records";
+import { recordWaveBody } from "@/server/services/step-execution/record-bodies";
 import { countAttempt } from "./execute-step";
 import { finishRunBody, type RunEnded } from "@/server/services/step-execution/finish-bodies";
 import { planRound, stepContext } from "./planning";
 import { evaluatePureStep, isWaveStep, type PureStepResult } from "./pure-step";
-import { runtimeNow, stepRuntime } from "@/server/services/step-execution/runtime";
+import { stepRuntime } from "@/server/services/step-execution/runtime";
 import type { DriverEnv, DriverNode, Scope, SkipItem } from "./types";
 
 type Graph = WorkflowGraph<DriverNode>;
@@ -187,7 +188,7 @@ export async function waveBody(
     });
     return { outcomes, ended };
   }
-  await recordWave(rt.db, run, rows, runtimeNow());
+  await recordWaveBody(run, rows);
   await waveTestHooks.afterRecord?.(
     run.runId,
     wave.entries.map((e) => (e.kind === "step" ? e.step.path : e.item.path)),

@@ -1,5 +1,10 @@
 import "server-only";
-import { recordSkips, type SkipRecord } from "@/server/services/run-state/step-records";
+import {
+  recordSkips,
+  recordWave,
+  type SkipRecord,
+  type WaveRecord,
+} from "@/server/services/run-state/step-records";
 import { runtimeNow, stepRuntime } from "./runtime";
 
 /** Durable-step body: records skipped and never-started steps. */
@@ -11,4 +16,13 @@ export async function recordSkipsBody(a: {
   const { db } = await stepRuntime();
   await recordSkips(db, { runId: a.runId, workspaceId: a.workspaceId }, a.items, runtimeNow());
   return { recorded: a.items.length };
+}
+
+/** Records one wave's rows (its skips and its pure steps' attempts) in one transaction. */
+export async function recordWaveBody(
+  run: { runId: string; workspaceId: string },
+  rows: WaveRecord[],
+): Promise<void> {
+  const { db } = await stepRuntime();
+  await recordWave(db, run, rows, runtimeNow());
 }

@@ -13,6 +13,7 @@ import type { ApprovalTarget } from "@/lib/workflow/required-approvals";
 import { RequiredApprovalsField } from "./required-approvals-field";
 import check from "@/components/ui/check.module.css";
 import chips from "./chips.module.css";
+import { X } from "lucide-react";
 
 /** Script steps, private hosts, forbidden step types, required approvals. Everyone reads; admins change. */
 export function PoliciesSettings() {
@@ -178,7 +179,7 @@ function PoliciesForm({ saved, isAdmin }: { saved: WorkspacePolicies; isAdmin: b
                       aria-label={`Remove ${h}`}
                       onClick={() => setHosts(hosts.filter((x) => x !== h))}
                     >
-                      ×
+                      <X aria-hidden size={14} />
                     </button>
                   ) : null}
                 </li>

@@ -4,6 +4,13 @@ import { useSession } from "next-auth/react";
 import styles from "./editor-panel.module.css";
 import { usePanelOpen, type EditorPanel } from "./panel-state";
 
+/** Whether an editor panel (or the mini map) is open for the signed-in person, and its setter. */
+export function useEditorPanel(panel: EditorPanel) {
+  const session = useSession();
+  const user = session.data?.user as { id?: string; email?: string | null } | undefined;
+  return usePanelOpen(user?.id ?? user?.email ?? "anonymous", panel);
+}
+
 /**
  * One of the editor's side panels (palette, inspector) or its bottom drawer (problems): a
  * header button that collapses it (aria-expanded, remembered per user) over a body that scrolls
@@ -24,9 +31,7 @@ export function CollapsiblePanel({
   summary?: ReactNode;
   children: ReactNode;
 }) {
-  const session = useSession();
-  const user = session.data?.user as { id?: string; email?: string | null } | undefined;
-  const [isOpen, setOpen] = usePanelOpen(user?.id ?? user?.email ?? "anonymous", panel);
+  const [isOpen, setOpen] = useEditorPanel(panel);
   const bodyId = useId();
   return (
     <section

@@ -4,7 +4,8 @@ import { panelStorageKey, parseCollapsed } from "./panel-state";
 describe("parseCollapsed", () => {
   it("reads the stored panel names and ignores anything else", () => {
     expect([...parseCollapsed('["inspector","palette"]')]).toEqual(["inspector", "palette"]);
-    expect([...parseCollapsed('["problems","minimap",3]')]).toEqual(["problems"]);
+    expect([...parseCollapsed('["problems","sidebar",3]')]).toEqual(["problems"]);
+    expect([...parseCollapsed('["minimap"]')]).toEqual(["minimap"]);
   });
 
   it("treats a missing or unreadable value as every panel open", () => {

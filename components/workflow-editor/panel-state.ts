@@ -1,12 +1,14 @@
 /**
- * Which editor panels a person has collapsed, kept in localStorage under a key per user (two
+ * Which editor panels a person has collapsed (the mini map counts as one), kept in localStorage under a key per user (two
  * people sharing a browser keep their own). Read through useSyncExternalStore: the server and
  * the first client render show every panel open, then the stored state applies without a
  * hydration mismatch.
  */
 import { useCallback, useSyncExternalStore } from "react";
 
-export type EditorPanel = "palette" | "inspector" | "problems";
+export const EDITOR_PANELS = ["palette", "inspector", "problems", "minimap"] as const;
+export type EditorPanel = (typeof EDITOR_PANELS)[number];
+const isPanel = (v: unknown): v is EditorPanel => EDITOR_PANELS.includes(v as EditorPanel);
 
 export const panelStorageKey = (userId: string) => `sluice.editor.collapsed.${userId}`;
 
@@ -16,11 +18,7 @@ export function parseCollapsed(raw: string | null): ReadonlySet<EditorPanel> {
   try {
     const value: unknown = JSON.parse(raw);
     if (!Array.isArray(value)) return new Set();
-    return new Set(
-      value.filter(
-        (v): v is EditorPanel => v === "palette" || v === "inspector" || v === "problems",
-      ),
-    );
+    return new Set(value.filter(isPanel));
   } catch {
     // A hand-edited or foreign value: start with every panel open rather than fail the editor.
     return new Set();

@@ -13,6 +13,7 @@ import { ProposeChangeDialog } from "@/components/proposals/propose-change-dialo
 import { IssueCounts, IssueList, type EditorIssue } from "@/components/workflows/issue-list";
 import { PublishDialog } from "@/components/workflows/publish-dialog";
 import { useWorkflow } from "@/components/workflows/use-workflow";
+import { useIsNarrowScreen } from "./narrow-screen";
 import styles from "./workflow-editor.module.css";
 
 type View = "json" | "graph";
@@ -73,7 +74,9 @@ function LoadedEditor({
   currentHash: string | null;
 }) {
   const { can } = useRole();
-  const readOnly = !can("editor");
+  // A phone-sized window shows the workflow read-only: no palette, no inspector, no Publish.
+  const isNarrow = useIsNarrowScreen();
+  const readOnly = !can("editor") || isNarrow;
   const draft = useDraft({ workflowId, initial, readOnly });
   const { parsed, issues, draftHash, save, dirty, doSave } = draft;
   const [view, setView] = useState<View>(initialView);
@@ -202,6 +205,11 @@ function LoadedEditor({
           </button>
         </div>
       ) : null}
+      {isNarrow ? (
+        <p className={`callout ${styles.narrow}`} role="status">
+          Editing needs a wider screen; showing the workflow read-only.
+        </p>
+      ) : null}
       <RunOverlayBanner overlay={overlay} onClose={hideRun} />
       <RecordingSuggestions workflowId={workflowId} draft={draft} readOnly={readOnly} />
       {view === "graph" ? (
@@ -214,6 +222,7 @@ function LoadedEditor({
             <GraphEditor
               draft={draft}
               readOnly={readOnly}
+              compact={isNarrow}
               aside={<IssueList issues={issues} onSelect={onIssue} embedded />}
               asideSummary={<IssueCounts issues={issues} />}
               handle={graph}

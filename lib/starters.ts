@@ -2,7 +2,7 @@
  * Built-in starting points for a new workflow. Each shows off part of the language and runs green
  * out of the box: every input has a default (the run form comes prefilled) and no step calls an
  * outside service. Tests validate each one and run it through the real engine
- * (inngest/run-driver/starters.test.ts), so they stay correct as the language evolves.
+ * (server/services/workflows/starters.test.ts), so they stay correct as the language evolves.
  */
 export interface Starter {
   id: string;

@@ -57,9 +57,10 @@ function DiffStepNode({ data }: NodeProps<DiffNode>) {
       className={`${styles.node} ${STATUS_CLASS[data.status]}${data.isSelected ? ` ${styles.selected}` : ""}`}
     >
       <Handle type="target" position={Position.Top} isConnectable={false} />
-      <div className={styles.nodeTitle}>{data.label}</div>
+      {/* The spaces keep the visible words apart for the accessible-name check (WCAG 2.5.3). */}
+      <div className={styles.nodeTitle}>{data.label}</div>{" "}
       <div className={styles.nodeMeta}>
-        <span>{data.typeLabel}</span>
+        <span>{data.typeLabel}</span>{" "}
         {data.status !== "unchanged" ? (
           <span className={styles.nodeStatus}>
             {s.mark} {s.label}
@@ -112,7 +113,8 @@ export function GraphDiffCanvas({
         position: { x: n.x, y: n.y },
         data: { label: n.label, typeLabel, status, isSelected: n.id === selected },
         selected: n.id === selected,
-        ariaLabel: `Step ${n.label} (${typeLabel}), ${STATUS_TEXT[status].label}`,
+        // The visible words in order (no parenthesis: WCAG 2.5.3 label in name).
+        ariaLabel: `Step ${n.label}, ${typeLabel}, ${STATUS_TEXT[status].label}`,
         ariaRole: "button",
         domAttributes: { "aria-pressed": n.id === selected },
         draggable: false,

@@ -60,7 +60,7 @@ export class ProposalReviewPage {
   /** A node of the graph diff, found by its accessible name (which states the change in text). */
   node(stepId: string, change: "added" | "removed" | "changed" | "unchanged") {
     return this.canvas().getByRole("button", {
-      name: new RegExp(`^Step ${stepId} \\(.*\\), ${change}$`),
+      name: new RegExp(`^Step ${stepId}, .*, ${change}$`),
     });
   }
 

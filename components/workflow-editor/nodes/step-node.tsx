@@ -71,6 +71,8 @@ function StepNodeView({ id, data, selected }: NodeProps<CanvasStepNode>) {
           <span
             className={classes(styles.issues, data.errors > 0 && styles.issuesError)}
             data-severity={data.errors ? "error" : "warning"}
+            // role="img": ARIA allows a name (the count in words) on it, not on a bare span.
+            role="img"
             aria-label={`${data.issues} problem${data.issues === 1 ? "" : "s"}`}
             title={`${data.issues} problem${data.issues === 1 ? "" : "s"}`}
           >

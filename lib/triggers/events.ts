@@ -2,7 +2,8 @@
  * Event-trigger matching (SPEC §7), pure: a name pattern (exact, or a prefix ending in `*`) and an
  * optional structured condition evaluated with the event as `trigger.*`.
  */
-import { evaluateCondition, type Condition } from "@/lib/workflow/conditions";
+import { type Condition } from "@/lib/workflow/conditions";
+import { evaluateCondition } from "@/lib/workflow/condition-eval";
 
 export interface WorkflowEvent {
   id: string;

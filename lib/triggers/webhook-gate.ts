@@ -3,7 +3,8 @@
  * condition over the delivery as `trigger.*` (the same payload the run gets). A delivery that
  * fails either is skipped, with a reason a person can read.
  */
-import { ConditionError, explainCondition, type Condition } from "@/lib/workflow/conditions";
+import { ConditionError, type Condition } from "@/lib/workflow/conditions";
+import { explainCondition } from "@/lib/workflow/condition-eval";
 import { preview } from "@/lib/workflow/json";
 
 /** Why the delivery's headers do not match (first mismatch), or null. */

@@ -1,17 +1,14 @@
 import { describe, expect, it } from "vitest";
+import { checkConditionShape, Condition, ConditionError, conditionRefs } from "./conditions";
+import { regexProblem } from "./condition-regex";
 import {
   applyOperator,
-  checkConditionShape,
-  Condition,
-  ConditionError,
-  conditionRefs,
   evaluateCondition,
   explainCondition,
   isTruthy,
   MAX_RECORDED_CHECKS,
-  regexProblem,
   traceCondition,
-} from "./conditions";
+} from "./condition-eval";
 import type { TemplateContext } from "./template-resolve";
 
 const ctx: TemplateContext = {

@@ -17,6 +17,8 @@ export * from "./templates";
 export * from "./template-resolve";
 export * from "./template-scan";
 export * from "./conditions";
+export * from "./condition-eval";
+export * from "./condition-regex";
 export {
   STEP_TYPES,
   StepType,

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { STEP_CATALOG } from "./catalog";
-import { evaluateCondition } from "./conditions";
+import { evaluateCondition } from "./condition-eval";
 import { parseResolvedConfig, resolveStepConfig } from "./resolve-config";
 import type { StepType } from "./steps";
 import type { TemplateContext } from "./template-resolve";

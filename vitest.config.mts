@@ -38,7 +38,12 @@ export default defineConfig({
         test: {
           ...shared,
           name: "unit",
-          include: ["lib/**/*.test.ts", "bin/**/*.test.ts", "components/**/*.test.ts"],
+          include: [
+            "lib/**/*.test.ts",
+            "bin/**/*.test.ts",
+            "components/**/*.test.ts",
+            "scripts/**/*.test.ts",
+          ],
         },
       },
       {

@@ -32,7 +32,7 @@ test.describe("workspaces", () => {
 
   test("create a second workspace and switch between them", async ({ page }) => {
     await page.goto("/workflows");
-    await page.getByRole("button", { name: "+ New workspace" }).click();
+    await page.getByRole("button", { name: "New workspace", exact: true }).click();
     const name = `Second ${Date.now()}`;
     await page.getByRole("dialog").getByLabel("Workspace name").fill(name);
     await page.getByRole("dialog").getByRole("button", { name: "Create workspace" }).click();

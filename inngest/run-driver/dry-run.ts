@@ -34,7 +34,8 @@ import type {
 } from "@/lib/workflow/dry-run-types";
 import { createLogger } from "@/lib/log";
 import type { RunPlan } from "@/server/services/run-state/run-plan";
-import { countAttempt, runLoopIterations, type LoopStart } from "./execute-step";
+import { countAttempt } from "./execute-step";
+import { runLoopIterations, type LoopStart } from "./loop-iterations";
 import { runEnding } from "@/server/services/step-execution/finish-bodies";
 import { resolveLoopStart } from "@/server/services/step-execution/loop-bodies";
 import { evaluatePureStep as evaluatePure, PURE_STEP_TYPES } from "./pure-step";

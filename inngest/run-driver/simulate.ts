@@ -16,7 +16,8 @@ import {
 import type { GraphSource } from "@/lib/workflow/graph";
 import { isPlainObject } from "@/lib/workflow/json";
 import { beginLoop, evaluatePureStep, noDurableSteps } from "./dry-run";
-import { countAttempt, loopIterationCount, runLoopIterations } from "./execute-step";
+import { countAttempt } from "./execute-step";
+import { loopIterationCount, runLoopIterations } from "./loop-iterations";
 import { runGraph } from "./run-graph";
 import { Semaphore } from "./semaphore";
 import type { DriverEffects, DriverEnv, DriverNode, Scope } from "./types";

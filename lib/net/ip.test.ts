@@ -1,12 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  allowedHostEntryProblem,
-  classifyAddress,
-  classifyHostName,
-  compileHostAllowList,
-  normalizeIp,
-  parseIp,
-} from "./ip";
+import { classifyAddress, normalizeIp, parseIp } from "./ip";
+import { allowedHostEntryProblem, classifyHostName, compileHostAllowList } from "./host-allow-list";
 
 describe("normalizeIp", () => {
   it.each([

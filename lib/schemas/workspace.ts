@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { allowedHostEntryProblem, isHostName, parseIp } from "../net/ip";
+import { parseIp } from "../net/ip";
+import { allowedHostEntryProblem, isHostName } from "../net/host-allow-list";
 import { SecretName } from "../workflow/primitives";
 import { MCP_SERVER_NAME, StepType } from "../workflow/steps";
 import { APPROVAL_TARGETS } from "../workflow/required-approvals";

@@ -7,14 +7,16 @@ import type { Readable } from "node:stream";
 import zlib from "node:zlib";
 import {
   ADDRESS_CLASS_LABELS,
-  classifyHostName,
   classifyIp,
-  compileHostAllowList,
   formatIp,
   parseIp,
   type AddressClass,
-  type HostAllowList,
 } from "@/lib/net/ip";
+import {
+  classifyHostName,
+  compileHostAllowList,
+  type HostAllowList,
+} from "@/lib/net/host-allow-list";
 import { hostMatches } from "@/lib/workflow/steps";
 
 /**

@@ -18,7 +18,7 @@ async function importErrors(file: string, source: string): Promise<string[]> {
   const [result] = await eslint.lintText(`${source}\nexport { x };\n`, {
     filePath: path.join(ROOT, file),
   });
-  return result.messages.filter((m) => m.ruleId === "no-restricted-imports").map((m) => m.message);
+  return result!.messages.filter((m) => m.ruleId === "no-restricted-imports").map((m) => m.message);
 }
 
 describe("lint enforces the engine's layers", () => {

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { describeZodIssue } from "@/lib/workflow/issues";
+import { describeZodIssue } from "@/lib/workflow/zod-issues";
 import { clip, quote } from "@/lib/workflow/json";
 
 /**

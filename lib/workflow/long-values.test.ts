@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { resolveRunInput } from "./inputs";
-import { describeZodIssue } from "./issues";
+import { describeZodIssue } from "./zod-issues";
 import { validateDefinition } from "./validate";
 
 const long = "x".repeat(10_000);

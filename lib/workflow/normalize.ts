@@ -6,12 +6,8 @@
 import { defaultPortOf } from "./catalog";
 import { WorkflowDefinition } from "./definition";
 import type { GraphEdgeLike } from "./graph";
-import {
-  DefinitionValidationError,
-  fromZodIssue,
-  type IssuePath,
-  type ValidationIssue,
-} from "./issues";
+import { DefinitionValidationError, type IssuePath, type ValidationIssue } from "./issues";
+import { fromZodIssue } from "./zod-issues";
 import type { z } from "zod";
 import type { Edge, Step } from "./steps";
 import { allowedKeysAt } from "./schema-walk";

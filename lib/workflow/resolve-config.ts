@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { STEP_CATALOG } from "./catalog";
-import { describeZodIssue, fieldText } from "./issues";
+import { fieldText } from "./issues";
+import { describeZodIssue } from "./zod-issues";
 import { isPlainObject } from "./json";
 import { isStepType } from "./steps";
 import { parseTemplate } from "./templates";

@@ -2,14 +2,16 @@ import { describe, expect, it } from "vitest";
 import {
   checkMinInterval,
   compileSchedule,
-  MISSED_REASON_LATEST,
-  MISSED_REASON_SKIP,
-  MISSED_REASON_WINDOW,
   nextFireTimes,
-  planTicks,
   ScheduleError,
   scheduleIssues,
 } from "./cron";
+import {
+  MISSED_REASON_LATEST,
+  MISSED_REASON_SKIP,
+  MISSED_REASON_WINDOW,
+  planTicks,
+} from "./tick-plan";
 
 const at = (iso: string) => new Date(iso);
 const times = (cron: string, timezone: string, from: string, n: number) =>

@@ -15,7 +15,7 @@ import {
   MISSED_REASON_LATEST,
   MISSED_REASON_SKIP,
   MISSED_REASON_WINDOW,
-} from "@/lib/triggers/cron";
+} from "@/lib/triggers/tick-plan";
 import {
   createWorkspaceFixture,
   testConfig,

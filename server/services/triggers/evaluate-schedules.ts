@@ -10,9 +10,9 @@ import {
   type CompiledSchedule,
   DEFAULT_MIN_INTERVAL_SECONDS,
   offsetMinutes,
-  planTicks,
   ScheduleError,
 } from "@/lib/triggers/cron";
+import { planTicks } from "@/lib/triggers/tick-plan";
 import { scheduleZone } from "@/lib/triggers/schedule-zone";
 import type { Keys } from "../../keys";
 import { DomainError } from "../../errors";

@@ -1,9 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   buildGraph,
-  buildRunnableGraph,
   computeAncestry,
-  findCycles,
   GraphError,
   pathFromRoot,
   reachFromRoots,
@@ -11,6 +9,8 @@ import {
   unreachableSteps,
   waitsFor,
 } from "./graph";
+import { buildRunnableGraph } from "./graph-cycles";
+import { findCycles } from "./graph-cycles";
 
 const s = (id: string, type = "transform", when?: unknown) => ({
   id,

@@ -133,8 +133,6 @@ export * from "./hash";
 export * from "./diff";
 export {
   buildGraph,
-  buildRunnableGraph,
-  findCycles,
   computeAncestry,
   unreachableSteps,
   rootSteps,
@@ -144,9 +142,10 @@ export {
   type GraphNode,
   type GraphEdge,
   type GraphSource,
-  type Cycle,
   type Ancestry,
 } from "./graph";
+export { buildRunnableGraph } from "./graph-cycles";
+export { findCycles, type Cycle } from "./graph-cycles";
 export * from "./run-semantics";
 export * from "./run-decisions";
 export * from "./run-context";

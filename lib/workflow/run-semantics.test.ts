@@ -11,7 +11,8 @@ import {
 } from "./run-semantics";
 import { contextForStep, iterationValue, lastOutputFor, loopOutcome } from "./run-context";
 import { applyDecisions, nextActions } from "./run-decisions";
-import { buildRunnableGraph, type GraphEdgeLike } from "./graph";
+import { type GraphEdgeLike } from "./graph";
+import { buildRunnableGraph } from "./graph-cycles";
 
 const step = (id: string, type = "transform") => ({ id, type });
 const env = (data: unknown, type = "transform") => ({ type, data, meta: {} });

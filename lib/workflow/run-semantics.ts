@@ -36,12 +36,8 @@ import { STEP_CATALOG } from "./catalog";
 import { isPlainObject } from "./json";
 import { isStepType } from "./steps";
 import type { StepStatus } from "./status";
-import {
-  buildRunnableGraph,
-  type GraphSource,
-  type GraphStepLike,
-  type WorkflowGraph,
-} from "./graph";
+import { type GraphSource, type GraphStepLike, type WorkflowGraph } from "./graph";
+import { buildRunnableGraph } from "./graph-cycles";
 
 export type SkipReason = "branch_not_taken" | "upstream_failed" | "when_false" | "run_ended";
 

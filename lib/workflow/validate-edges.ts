@@ -1,6 +1,7 @@
 /** validateDefinition's checks of one level's edges and graph shape (cycles, reachability). */
 import { defaultPortOf, portsOf } from "./catalog";
-import { findCycles, unreachableSteps, type WorkflowGraph } from "./graph";
+import { unreachableSteps, type WorkflowGraph } from "./graph";
+import { findCycles } from "./graph-cycles";
 import { makeIssue, type IssuePath } from "./issues";
 import { didYouMean, isPlainObject, quote } from "./json";
 import { isStepType } from "./steps";

@@ -1,5 +1,5 @@
 "use client";
-import { memo, useId, useMemo, useState, type DragEvent } from "react";
+import { memo, useId, useMemo, useState, type DragEvent, type KeyboardEvent } from "react";
 import {
   STEP_CATALOG,
   STEP_CATEGORIES,
@@ -61,6 +61,29 @@ export const Palette = memo(function Palette({
   const [query, setQuery] = useState("");
   const groups = useMemo(() => paletteGroups(query), [query]);
   const searchId = useId();
+  // One Tab stop for the whole list (roving tabindex), arrows move inside it: Tab reaches the
+  // canvas toolbar past 1 entry instead of 18.
+  const [active, setActive] = useState<StepType | null>(null);
+  const shown = groups.flatMap((g) => g.types);
+  const tabStop = active && shown.includes(active) ? active : shown[0];
+  const onListKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
+    const buttons = [...e.currentTarget.querySelectorAll<HTMLButtonElement>("button:enabled")];
+    const at = buttons.indexOf(document.activeElement as HTMLButtonElement);
+    if (at === -1) return;
+    const to =
+      e.key === "ArrowDown" || e.key === "ArrowRight"
+        ? Math.min(at + 1, buttons.length - 1)
+        : e.key === "ArrowUp" || e.key === "ArrowLeft"
+          ? Math.max(at - 1, 0)
+          : e.key === "Home"
+            ? 0
+            : e.key === "End"
+              ? buttons.length - 1
+              : null;
+    if (to === null) return;
+    e.preventDefault();
+    buttons[to]!.focus();
+  };
   const onDragStart = (e: DragEvent<HTMLButtonElement>, type: StepType) => {
     e.dataTransfer.setData(PALETTE_MIME, type);
     e.dataTransfer.setData("text/plain", type);
@@ -78,7 +101,12 @@ export const Palette = memo(function Palette({
         value={query}
         onChange={(e) => setQuery(e.target.value)}
       />
-      <div>
+      <div
+        role="toolbar"
+        aria-orientation="vertical"
+        aria-label="Step types"
+        onKeyDown={onListKeyDown}
+      >
         {groups.map((g) => (
           <section key={g.category} aria-label={CATEGORY_LABELS[g.category]}>
             <h3>{CATEGORY_LABELS[g.category]}</h3>
@@ -94,6 +122,8 @@ export const Palette = memo(function Palette({
                       disabled={disabled}
                       onDragStart={(e) => onDragStart(e, t)}
                       onClick={() => onAdd(t)}
+                      onFocus={() => setActive(t)}
+                      tabIndex={t === tabStop ? 0 : -1}
                       aria-label={`Add ${info.label}`}
                       title={oneLine(info.description)}
                     >

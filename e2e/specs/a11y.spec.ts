@@ -18,8 +18,14 @@ import { WorkflowsPage } from "../pages/workflow-pages";
 
 const stamp = () => Date.now().toString(36);
 
-/** Tab stops from page load to the canvas toolbar (48 today, 19 of them the step palette). */
-const TAB_BOUND = 48;
+/**
+ * Tab stops from page load to the editor's canvas toolbar, without the skip link. 31 today: 2 skip
+ * links, the app sidebar (11), the workflow's actions (5) and tabs (6), Graph/JSON (2), Propose,
+ * the palette's collapse button, search and step list (one stop: arrows move inside it), then
+ * the toolbar. Every stop is one page-level control; the bound leaves room for 3 more, and fails
+ * when a list puts each of its items on the path again (the 18 palette entries made it 48).
+ */
+const TAB_BOUND = 34;
 
 /** An order workflow touching every node kind the screens draw: input, condition, approval. */
 function orders(name: string) {
@@ -205,6 +211,25 @@ test.describe("signed in", () => {
     expect(stops[1]).toBe("a: Skip to canvas toolbar");
     expect(stops.length, stops.join("\n")).toBeLessThanOrEqual(TAB_BOUND);
     expect(stops.at(-1), stops.join("\n")).toBe("button: Workflow");
+    expect(stops.filter((n) => n.startsWith("button: Add ")).length).toBe(1);
+
+    // Inside the step list, arrows move; Tab leaves it for the toolbar.
+    const palette = page.getByRole("toolbar", { name: "Step types" });
+    await palette.getByRole("button", { name: "Add Condition" }).focus();
+    await page.keyboard.press("ArrowDown");
+    await expect(palette.getByRole("button", { name: "Add Transform" })).toBeFocused();
+    await page.keyboard.press("End");
+    await expect(palette.getByRole("button", { name: "Add Return" })).toBeFocused();
+    await page.keyboard.press("Tab");
+    await expect(toolbar.getByRole("button", { name: "Workflow", exact: true })).toBeFocused();
+
+    // With the skip link: Tab, Tab, Enter.
+    await editor.goto(workflowId);
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Tab");
+    await expect(page.getByRole("link", { name: "Skip to canvas toolbar" })).toBeFocused();
+    await page.keyboard.press("Enter");
+    await expect(toolbar.getByRole("button", { name: "Workflow", exact: true })).toBeFocused();
   });
 
   test.describe("on a phone", () => {

@@ -49,7 +49,7 @@ describe("lint enforces the engine's layers", () => {
   it("keeps the run driver's effects behind step execution", async () => {
     const outside = await importErrors(
       "inngest/run-driver/fixture.ts",
-      'import { recordWave as x } from "@/server/services/run-state/step-records";',
+      'import { recordWave as x } from "@/server/services/run-state/wave-records";',
     );
     expect(outside).toEqual([expect.stringContaining("its effects go through")]);
     const db = await importErrors(

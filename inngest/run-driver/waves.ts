@@ -24,7 +24,7 @@ import {
   type TemplateContext,
   type WorkflowGraph,
 } from "@/lib/workflow";
-import type { WaveRecord } from "@/server/services/run-state/step-records";
+import type { WaveRecord } from "@/server/services/run-state/wave-records";
 import { recordWaveBody } from "@/server/services/step-execution/record-bodies";
 import { countAttempt } from "./execute-step";
 import { finishRunBody, type RunEnded } from "@/server/services/step-execution/finish-bodies";

@@ -1,13 +1,12 @@
 import "server-only";
-import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
-import type { PgInsertValue } from "drizzle-orm/pg-core";
+import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { Db, Queryable } from "@/db/client";
 import { runSteps } from "@/db/schema";
 import type { FailureClass, StepStatus } from "@/lib/workflow";
 import { appendRunEvents } from "../runs/run-events";
 import { refreshRunStatus } from "./run-plan";
 import { transitionStep } from "./transition";
-import { EXECUTING_STATUSES, TERMINAL_STEP_STATUSES } from "@/lib/workflow/status";
+import { EXECUTING_STATUSES } from "@/lib/workflow/status";
 
 export interface AttemptKey {
   runId: string;
@@ -19,7 +18,7 @@ export interface AttemptKey {
 }
 
 /** The columns that identify an attempt's row (its id is stable: re-inserts conflict). */
-function attemptIdentity(key: AttemptKey) {
+export function attemptIdentity(key: AttemptKey) {
   return {
     id: `${key.runId}:${key.path}:${key.attempt}`,
     runId: key.runId,
@@ -59,7 +58,7 @@ export async function beginAttempt(
  * Inserts an attempt's row unless it exists, and for a new row counts the attempt on the run and
  * appends its `step.started` (or `step.waiting`) event. Returns whether the row is new.
  */
-async function insertAttempt(
+export async function insertAttempt(
   tx: Queryable,
   key: AttemptKey,
   row: {
@@ -153,138 +152,6 @@ export interface AttemptResult {
   willRetry?: boolean;
   /** The failure's Retry-After, kept so a repeated delivery returns the same outcome. */
   retryAfterMs?: number;
-}
-
-/** A finished attempt's row, as a repeated delivery of it returns it (claimAttempt). */
-export interface RecordedAttempt {
-  status: StepStatus;
-  output: unknown;
-  error: Record<string, unknown> | null;
-  failureClass: FailureClass | null;
-  port: string | null;
-  retryAfterMs: number | null;
-}
-
-export type AttemptClaim =
-  | { kind: "claimed"; token: string; takeover: boolean }
-  | { kind: "recorded"; row: RecordedAttempt };
-
-/**
- * Claims a side-effecting attempt before its effect runs (compare-and-set, SPEC §10: a step body
- * never runs twice for one attempt). Engines deliver a step more than once — real Inngest runs a
- * lone step inline in each of several concurrent discoveries, any engine retries a request whose
- * answer was lost — so the first delivery inserts the row with a claim token and a lease, and:
- * - a delivery that finds the attempt finished gets its recorded result (`recorded`);
- * - one that finds it claimed and the lease alive waits for that result (polling);
- * - one that finds the lease lapsed (the holder's process died, or a row from before claims)
- *   takes the claim over (`takeover`): the effect runs again with the same Idempotency-Key, the
- *   at-least-once case every engine documents.
- * Lease times are the database's clock, so instances with skewed clocks agree.
- */
-export async function claimAttempt(
-  db: Db,
-  key: AttemptKey,
-  args: {
-    input?: unknown;
-    now: () => Date;
-    token: string;
-    leaseMs: number;
-    refresh?: boolean;
-    /** Gives up waiting for another holder at this time (ms since the epoch). */
-    waitUntil: number;
-    pollMs?: number;
-  },
-): Promise<AttemptClaim> {
-  const lease = sql`now() + make_interval(secs => ${args.leaseMs / 1000})`;
-  for (;;) {
-    const now = args.now();
-    const inserted = await db.transaction((tx) =>
-      insertAttempt(
-        tx,
-        key,
-        { status: "running", input: args.input, claimToken: args.token, claimedUntil: lease },
-        now,
-      ),
-    );
-    if (inserted) {
-      if (args.refresh !== false) await refreshRunStatus(db, key.runId, now);
-      return { kind: "claimed", token: args.token, takeover: false };
-    }
-    const id = attemptIdentity(key).id;
-    const taken = await db
-      .update(runSteps)
-      .set({ claimToken: args.token, claimedUntil: lease as unknown as Date })
-      .where(
-        and(
-          eq(runSteps.id, id),
-          inArray(runSteps.status, [...EXECUTING_STATUSES]),
-          sql`(${runSteps.claimedUntil} is null or ${runSteps.claimedUntil} < now())`,
-        ),
-      )
-      .returning({ id: runSteps.id });
-    if (taken.length) return { kind: "claimed", token: args.token, takeover: true };
-    const row = await loadRecordedAttempt(db, key);
-    if (row && (TERMINAL_STEP_STATUSES as readonly StepStatus[]).includes(row.status))
-      return { kind: "recorded", row };
-    if (Date.now() > args.waitUntil)
-      return {
-        kind: "recorded",
-        row: {
-          status: "failed",
-          output: null,
-          error: {
-            message:
-              "Another delivery of this step attempt is still running it; gave up waiting for its result",
-          },
-          failureClass: "operational",
-          port: null,
-          retryAfterMs: null,
-        },
-      };
-    await new Promise((r) => setTimeout(r, args.pollMs ?? 100));
-  }
-}
-
-/** Extends a held claim's lease; false when the claim is no longer this token's. */
-export async function renewClaim(
-  db: Db,
-  key: AttemptKey,
-  token: string,
-  leaseMs: number,
-): Promise<boolean> {
-  const rows = await db
-    .update(runSteps)
-    .set({
-      claimedUntil: sql`now() + make_interval(secs => ${leaseMs / 1000})` as unknown as Date,
-    })
-    .where(
-      and(
-        eq(runSteps.id, attemptIdentity(key).id),
-        eq(runSteps.claimToken, token),
-        inArray(runSteps.status, [...EXECUTING_STATUSES]),
-      ),
-    )
-    .returning({ id: runSteps.id });
-  return rows.length > 0;
-}
-
-/** An attempt's recorded outcome columns (undefined when there is no row). */
-export async function loadRecordedAttempt(
-  db: Db,
-  key: AttemptKey,
-): Promise<RecordedAttempt | undefined> {
-  const [row] = await db
-    .select({
-      status: runSteps.status,
-      output: runSteps.output,
-      error: runSteps.error,
-      failureClass: runSteps.failureClass,
-      port: runSteps.port,
-      retryAfterMs: runSteps.retryAfterMs,
-    })
-    .from(runSteps)
-    .where(eq(runSteps.id, attemptIdentity(key).id));
-  return row;
 }
 
 /**
@@ -471,140 +338,4 @@ export async function recordInstantAttempt(
     );
     return true;
   });
-}
-
-/** One row of a wave (see inngest/run-driver/waves.ts): a skipped step, or a pure step's attempt. */
-export type WaveRecord =
-  | ({ kind: "skip" } & SkipRecord)
-  | {
-      kind: "attempt";
-      stepId: string;
-      path: string;
-      stepType: string;
-      status: "completed" | "failed";
-      /** The resolved config (null when it did not resolve). */
-      input: unknown;
-      output?: unknown;
-      port?: string;
-      error?: Record<string, unknown>;
-      failureClass?: FailureClass;
-    };
-
-/** Rows per multi-row insert (run_steps has 16 columns; Postgres allows 65,535 parameters). */
-const WAVE_CHUNK = 1_000;
-
-/**
- * Records a whole wave in ONE transaction: every row the per-step path would write for these
- * skips and attempts (recordSkips, recordInstantAttempt, beginAttempt + endAttempt for a failure),
- * with the same columns and run events, as multi-row inserts. Idempotent like those: a wave
- * re-executed after a crash finds its rows and adds nothing. Rows get creation times a
- * microsecond apart, so lists ordered by creation keep the wave's order.
- */
-export async function recordWave(
-  db: Db,
-  run: { runId: string; workspaceId: string },
-  items: WaveRecord[],
-  now: Date,
-): Promise<void> {
-  if (!items.length) return;
-  await db.transaction((tx) => writeWave(tx, run, items, now));
-}
-
-/** recordWave's writes inside a caller's transaction (the plan or the finish of a run). */
-export async function writeWave(
-  tx: Queryable,
-  run: { runId: string; workspaceId: string },
-  items: WaveRecord[],
-  now: Date,
-): Promise<void> {
-  if (!items.length) return;
-  const at = (i: number) =>
-    sql`${now.toISOString()}::timestamptz + ${i} * interval '1 microsecond'`;
-  const inserted = new Set<string>();
-  for (let from = 0; from < items.length; from += WAVE_CHUNK) {
-    const rows = await tx
-      .insert(runSteps)
-      .values(
-        items.slice(from, from + WAVE_CHUNK).map((item, k): PgInsertValue<typeof runSteps> => {
-          const time = at(from + k);
-          const common = {
-            runId: run.runId,
-            workspaceId: run.workspaceId,
-            stepId: item.stepId,
-            path: item.path,
-            stepType: item.stepType,
-            createdAt: time,
-            finishedAt: time,
-          };
-          return item.kind === "skip"
-            ? {
-                ...common,
-                id: `${run.runId}:${item.path}:0`,
-                attempt: 0,
-                status: item.status,
-                skipReason: item.detail ? `${item.reason}: ${item.detail}` : item.reason,
-              }
-            : {
-                ...common,
-                id: `${run.runId}:${item.path}:1`,
-                attempt: 1,
-                status: item.status,
-                input: item.input ?? null,
-                output: item.output ?? null,
-                error: item.error ?? null,
-                failureClass: item.failureClass ?? null,
-                port: item.port ?? null,
-                startedAt: time,
-              };
-        }),
-      )
-      .onConflictDoNothing()
-      .returning({ id: runSteps.id });
-    for (const r of rows) inserted.add(r.id);
-  }
-  const events: Parameters<typeof appendRunEvents>[1] = [];
-  let attempts = 0;
-  for (const item of items) {
-    const base = { runId: run.runId, workspaceId: run.workspaceId, stepPath: item.path };
-    if (item.kind === "skip") {
-      if (!inserted.has(`${run.runId}:${item.path}:0`)) continue;
-      events.push({
-        ...base,
-        type: item.status === "skipped" ? "step.skipped" : "step.cancelled",
-        data: {
-          stepId: item.stepId,
-          reason: item.detail ? `${item.reason}: ${item.detail}` : item.reason,
-        },
-      });
-      continue;
-    }
-    if (!inserted.has(`${run.runId}:${item.path}:1`)) continue;
-    attempts++;
-    const data = { stepId: item.stepId, type: item.stepType, attempt: 1 };
-    events.push({ ...base, type: "step.started", data });
-    events.push(
-      item.status === "completed"
-        ? {
-            ...base,
-            type: "step.completed",
-            data: { ...data, durationMs: 0, ...(item.port ? { port: item.port } : {}) },
-          }
-        : {
-            ...base,
-            type: "step.failed",
-            data: {
-              stepId: item.stepId,
-              attempt: 1,
-              durationMs: 0,
-              error: { message: item.error?.message, class: item.failureClass },
-            },
-          },
-    );
-  }
-  if (attempts)
-    await tx.execute(
-      sql`update runs set step_attempts = step_attempts + ${attempts} where id = ${run.runId}`,
-    );
-  for (let from = 0; from < events.length; from += WAVE_CHUNK)
-    await appendRunEvents(tx, events.slice(from, from + WAVE_CHUNK), now);
 }

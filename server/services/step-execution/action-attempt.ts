@@ -16,14 +16,16 @@ import {
 } from "@/lib/workflow";
 import {
   beginAttempt,
-  claimAttempt,
   endAttempt,
-  loadRecordedAttempt,
   recordInstantAttempt,
-  renewClaim,
   type AttemptKey,
-  type RecordedAttempt,
 } from "@/server/services/run-state/step-records";
+import {
+  claimAttempt,
+  loadRecordedAttempt,
+  renewClaim,
+  type RecordedAttempt,
+} from "@/server/services/run-state/attempt-claims";
 import { randomUUID } from "node:crypto";
 import { finalizeCancelledRun } from "@/server/services/run-state/finish-run";
 import { currentRunStatus } from "@/server/services/runs/load-run";
@@ -32,7 +34,8 @@ import {
   repositoryAccessFor,
   repositoryCacheRoot,
 } from "@/server/services/run-state/pin-run-repository";
-import { checkoutRepository, GIT_TIMEOUT_MS, removeCheckout } from "@/server/repository/git";
+import { checkoutRepository, removeCheckout } from "@/server/repository/git";
+import { GIT_TIMEOUT_MS } from "@/server/repository/git-command";
 import { enqueueWorkflowEvents } from "@/server/services/run-state/workflow-events";
 import { MissingSecretsError, resolveSecrets } from "@/server/services/secrets/resolve-secrets";
 import { loadWorkspaceIntegrations } from "@/server/services/settings/load-workspace-integrations";

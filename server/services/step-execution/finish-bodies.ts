@@ -7,7 +7,7 @@ import {
   type TemplateContext,
 } from "@/lib/workflow";
 import { finishRun } from "@/server/services/run-state/finish-run";
-import { writeWave, type WaveRecord } from "@/server/services/run-state/step-records";
+import { writeWave, type WaveRecord } from "@/server/services/run-state/wave-records";
 import { loadRunPlan } from "@/server/services/run-state/run-plan";
 import { runtimeNow, stepRuntime, inlineAfterParallel } from "./runtime";
 

@@ -1,10 +1,6 @@
 import "server-only";
-import {
-  recordSkips,
-  recordWave,
-  type SkipRecord,
-  type WaveRecord,
-} from "@/server/services/run-state/step-records";
+import { recordSkips, type SkipRecord } from "@/server/services/run-state/step-records";
+import { recordWave, type WaveRecord } from "@/server/services/run-state/wave-records";
 import { runtimeNow, stepRuntime } from "./runtime";
 
 /** Durable-step body: records skipped and never-started steps. */

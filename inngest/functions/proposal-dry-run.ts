@@ -1,5 +1,6 @@
-import { dryRunDefinition } from "@/inngest/run-driver/dry-run";
+import { replayRecordedRun } from "@/inngest/run-driver/replay";
 import { EVENTS, ProposalDryRunRequestedData } from "@/inngest/events";
+import { dryRunDefinition } from "@/server/services/proposals/dry-run";
 import {
   loadRecordedRuns,
   recordDryRun,
@@ -46,6 +47,7 @@ export const proposalDryRun = inngest.createFunction(
       const runs = await loadRecordedRuns(db, req.workspaceId, job.workflowId, proposalDryRunRuns);
       try {
         const report = await dryRunDefinition({
+          replay: replayRecordedRun,
           definition: job.definition,
           baseHash: job.baseHash,
           proposedHash: job.proposedHash,

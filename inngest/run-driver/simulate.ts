@@ -15,7 +15,7 @@ import {
 } from "@/lib/workflow";
 import type { GraphSource } from "@/lib/workflow/graph";
 import { isPlainObject } from "@/lib/workflow/json";
-import { beginLoop, evaluatePureStep, noDurableSteps } from "./dry-run";
+import { beginLoop, evaluatePureStep, noDurableSteps } from "./replay";
 import { countAttempt } from "./execute-step";
 import { loopIterationCount, runLoopIterations } from "./loop-iterations";
 import { runGraph } from "./run-graph";

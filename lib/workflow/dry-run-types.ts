@@ -1,10 +1,14 @@
 /**
  * The proposal dry run's contract (SPEC §8): the last runs of a workflow, replayed through a
  * proposed definition with every side effect taken from what the original run recorded.
- * Produced by the engine (`inngest/run-driver/dry-run.ts`), stored with the proposal, shown on the
- * review screen.
+ * Produced by server/services/proposals/dry-run.ts, which replays each run through the run driver
+ * (`inngest/run-driver/replay.ts`, passed in as a `ReplayRecordedRun`), stored with the proposal,
+ * shown on the review screen.
  */
 import type { JsonValue } from "./json";
+import type { RunState, RunVerdict, StepOutcome } from "./run-semantics";
+import type { TemplateContext } from "./template-resolve";
+import type { WorkflowDefinition } from "./definition";
 
 /** One step attempt as the original run recorded it (its final attempt). */
 export interface RecordedStep {
@@ -57,3 +61,36 @@ export interface DryRunReport {
   runs: DryRunRunReport[];
   totals: Record<DryRunVerdict, number>;
 }
+
+export interface DryRunOptions {
+  /** Overrides the proposed definition's `variables` (the `vars` template root). */
+  vars?: Record<string, JsonValue>;
+  /** `run.workflowId` in templates. */
+  workflowId?: string;
+}
+
+/** What one recorded run's replay through the driver saw (the dry run's verdict input). */
+export interface RecordedReplay {
+  verdict: RunVerdict;
+  state: RunState;
+  /** The run's template context without `steps` (input, vars, run, trigger). */
+  base: TemplateContext;
+  /** Set when a run-wide limit (constraints.maxSteps) ended the run. */
+  abort?: { status: "failed" | "timed_out" | "cancelled"; reason: string; message: string };
+  /** Executed paths in start order (loop iterations included), with their outcome once known. */
+  executed: Map<string, StepOutcome | null>;
+  /** Paths whose outcome is a guess: no recorded side effect, or a pure step that reads secrets. */
+  notComparable: Set<string>;
+  /** The path at which constraints.maxSteps stopped the run. */
+  abortPath: string | null;
+}
+
+/**
+ * Replays one recorded run through a normalized definition with simulated effects: the run
+ * driver's side of the dry run, passed into the proposals service by its caller.
+ */
+export type ReplayRecordedRun = (
+  definition: WorkflowDefinition,
+  run: RecordedRun,
+  options: DryRunOptions,
+) => Promise<RecordedReplay>;

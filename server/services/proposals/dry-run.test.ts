@@ -7,7 +7,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { JsonValue } from "@/lib/workflow";
 import type { RecordedRun, RecordedStep } from "@/lib/workflow/dry-run-types";
-import { dryRunDefinition, dryRunOne } from "./dry-run";
+import { replayRecordedRun } from "@/inngest/run-driver/replay";
+import { dryRunDefinition as dryRunWith, dryRunOne as dryRunOneWith } from "./dry-run";
+import type { DryRunOptions, RecordedRun as Recorded } from "@/lib/workflow/dry-run-types";
+
+/** The service with production's replay (the driver) plugged in, as proposal-dry-run.ts does. */
+const dryRunOne = (definition: unknown, run: Recorded, options?: DryRunOptions) =>
+  dryRunOneWith(replayRecordedRun, definition, run, options);
+const dryRunDefinition = (args: Omit<Parameters<typeof dryRunWith>[0], "replay">) =>
+  dryRunWith({ ...args, replay: replayRecordedRun });
 import { startRunHarness, type RunHarness } from "@/server/testing/run-harness";
 
 type Json = JsonValue;

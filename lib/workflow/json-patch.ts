@@ -1,6 +1,6 @@
 /**
  * RFC 6902 patches against a workflow definition (proposals written as a patch, SPEC §8). The
- * operation schema is the `propose_change` step's `PatchOperation` (steps.ts), tightened here so
+ * operation schema is the `propose_change` step's `PatchOperation` (steps/flow.ts), tightened here so
  * a pointer can never walk into `__proto__`/`constructor`/`prototype`. Applying is delegated to
  * `rfc6902`; this module only checks shapes first and turns the library's errors into one
  * sentence naming the operation. The result is NOT validated as a definition: callers run

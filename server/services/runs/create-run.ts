@@ -22,7 +22,8 @@ import { IdempotencyKeyReusedError, PreconditionFailedError, ValidationError } f
 import type { ServiceContext } from "../context";
 import { loadVersion, loadWorkflow, type VersionRow } from "../workflows/load-workflow";
 import { definitionByHash } from "../workflows/version-content";
-import { admissionLimits, applyAdmission, planAdmission, slotRefusal } from "./admission";
+import { applyAdmission, planAdmission } from "./admission";
+import { admissionLimits, slotRefusal } from "./admission-limits";
 import { chargeRun } from "../quotas/enforce-quotas";
 import { loadWorkspaceQuota } from "../quotas/workspace-quota";
 import { appendRunEvents } from "./run-events";

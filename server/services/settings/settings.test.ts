@@ -11,7 +11,7 @@ import {
   testKeys,
   type WorkspaceFixture,
 } from "../../testing/harness";
-import { admissionLimits } from "../runs/admission";
+import { admissionLimits } from "../runs/admission-limits";
 import { updateAdmissionLimits } from "./update-admission-limits";
 import { startSmtpServer, type LocalSmtp } from "../../testing/local-smtp";
 import { createSecret } from "../secrets/create-secret";

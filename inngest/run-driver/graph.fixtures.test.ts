@@ -1,14 +1,14 @@
 /**
  * The engine's graph semantics as a fixture table (SPEC §3): each case is a graph, a script of
  * step outcomes, and the exact executed / skipped / cancelled sets and final status, driven by
- * production's own driver (`runGraph`) with scripted effects (./simulate.ts). Effects settle at
+ * production's own driver (`runGraph`) with scripted effects (./test-fixtures/scripted-run.ts). Effects settle at
  * once, so steps complete in the order they started and `executed` is the start order.
  */
 import { describe, expect, it } from "vitest";
 import { makeLargeDefinition } from "@/lib/workflow/fixtures";
 import type { GraphEdgeLike } from "@/lib/workflow/graph";
 import { validateDefinition } from "@/lib/workflow/validate";
-import { simulateRun, type Script, type SimulateOptions } from "./simulate";
+import { simulateRun, type Script, type SimulateOptions } from "./test-fixtures/scripted-run";
 
 interface S {
   id: string;

@@ -1,11 +1,13 @@
 /**
- * Scripted runs through production's own driver (`runGraph`: the same planner, join rules, `when`
- * evaluation and loop orchestration as a real run), for the graph fixture table and the editor's
- * "what would run" questions. Step outcomes come from a script; unscripted `transform`,
- * `condition` and `return` steps run their real handlers (templates resolved, config parsed),
- * loops with a body run their iterations through `runGraph`, every other step completes on its
- * primary port with `data: null`. Nothing durable, no database, no network: `env.step` throws if
- * reached. Deterministic: effects settle at once, so steps complete in the order they started.
+ * Test fixture, not production source: scripted runs through production's own driver
+ * (`runGraph`: the same planner, join rules, `when` evaluation and loop orchestration as a real
+ * run), for the graph fixture table (../graph.fixtures.test.ts). Only the effects are scripted (a
+ * `DriverEffects` stand-in for the step bodies); the graph walk is the real one, so no rule is
+ * written twice here. Step outcomes come from a script; unscripted `transform`, `condition` and
+ * `return` steps run their real handlers (templates resolved, config parsed), loops with a body
+ * run their iterations through `runGraph`, every other step completes on its primary port with
+ * `data: null`. Nothing durable, no database, no network: `env.step` throws if reached.
+ * Deterministic: effects settle at once, so steps complete in the order they started.
  */
 import {
   buildRunnableGraph,
@@ -15,12 +17,12 @@ import {
 } from "@/lib/workflow";
 import type { GraphSource } from "@/lib/workflow/graph";
 import { isPlainObject } from "@/lib/workflow/json";
-import { beginLoop, evaluatePureStep, noDurableSteps } from "./replay";
-import { countAttempt } from "./execute-step";
-import { loopIterationCount, runLoopIterations } from "./loop-iterations";
-import { runGraph } from "./run-graph";
-import { Semaphore } from "./semaphore";
-import type { DriverEffects, DriverEnv, DriverNode, Scope } from "./types";
+import { beginLoop, evaluatePureStep, noDurableSteps } from "../replay";
+import { countAttempt } from "../execute-step";
+import { loopIterationCount, runLoopIterations } from "../loop-iterations";
+import { runGraph } from "../run-graph";
+import { Semaphore } from "../semaphore";
+import type { DriverEffects, DriverEnv, DriverNode, Scope } from "../types";
 
 /**
  * A scripted outcome: a port name (`"success"`, `"false"`, `"rejected"`, …), `"fail"`, `"cancel"`,

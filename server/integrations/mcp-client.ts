@@ -1,11 +1,8 @@
 import "server-only";
 import { parseRetryAfter } from "@/lib/net/retry-after";
-import {
-  safeFetch,
-  SafeFetchError,
-  type OutboundPolicy,
-  type SafeResponse,
-} from "../net/safe-fetch";
+import type { OutboundPolicy } from "../net/outbound-host";
+import { safeFetch, type SafeResponse } from "../net/safe-fetch";
+import { SafeFetchError } from "../net/safe-fetch-error";
 
 /**
  * A Model Context Protocol client over the streamable HTTP transport, enough for agent tools:

@@ -1,6 +1,8 @@
 import "server-only";
 import { parseRetryAfter } from "@/lib/net/retry-after";
-import { safeFetch, SafeFetchError, type OutboundPolicy } from "../net/safe-fetch";
+import type { OutboundPolicy } from "../net/outbound-host";
+import { safeFetch } from "../net/safe-fetch";
+import { SafeFetchError } from "../net/safe-fetch-error";
 
 /**
  * A minimal client for OpenAI-compatible chat completions (OpenAI, Azure-style gateways, Ollama,

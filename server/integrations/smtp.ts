@@ -2,7 +2,8 @@ import "server-only";
 import nodemailer from "nodemailer";
 import type SMTPTransport from "nodemailer/lib/smtp-transport";
 import { parseIp } from "@/lib/net/ip";
-import { resolveOutboundHost, SafeFetchError, type OutboundPolicy } from "../net/safe-fetch";
+import { resolveOutboundHost, type OutboundPolicy } from "../net/outbound-host";
+import { SafeFetchError } from "../net/safe-fetch-error";
 
 /**
  * Email through the workspace's SMTP server (nodemailer). The SMTP host goes through the same

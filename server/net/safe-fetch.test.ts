@@ -8,7 +8,9 @@ import tls from "node:tls";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sendJson, startHttpServer, type LocalServer } from "../testing/local-http";
-import { safeFetch, SafeFetchError, type Resolver } from "./safe-fetch";
+import type { Resolver } from "./outbound-host";
+import { safeFetch } from "./safe-fetch";
+import { SafeFetchError } from "./safe-fetch-error";
 
 let target: LocalServer;
 let second: LocalServer;

@@ -4,7 +4,8 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { isCommitSha, parseRepositoryUrl } from "@/lib/workflow/repository";
-import { resolveOutboundHost, SafeFetchError, type Resolver } from "@/server/net/safe-fetch";
+import { resolveOutboundHost, type Resolver } from "@/server/net/outbound-host";
+import { SafeFetchError } from "@/server/net/safe-fetch-error";
 import {
   runProcess,
   SANDBOX_PATH,

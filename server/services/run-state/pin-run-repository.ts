@@ -5,7 +5,7 @@ import { and, eq, isNull } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { runs } from "@/db/schema";
 import type { Keys } from "@/server/keys";
-import type { Resolver } from "@/server/net/safe-fetch";
+import type { Resolver } from "@/server/net/outbound-host";
 import {
   RepositoryError,
   resolveRepositoryRef,

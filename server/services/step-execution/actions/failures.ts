@@ -1,11 +1,8 @@
 import type { FailureClass } from "@/lib/workflow/status";
 import type { LlmError } from "@/server/integrations/openai-compatible";
 import { parseRetryAfter } from "@/lib/net/retry-after";
-import {
-  SafeFetchError,
-  type SafeFetchErrorCode,
-  type SafeResponse,
-} from "@/server/net/safe-fetch";
+import type { SafeResponse } from "@/server/net/safe-fetch";
+import { SafeFetchError, type SafeFetchErrorCode } from "@/server/net/safe-fetch-error";
 import { StepFailure, type ActionContext } from "./types";
 
 /**

@@ -1,5 +1,6 @@
 import type { StepConfig } from "@/lib/workflow/steps";
-import { safeFetch, SafeFetchError, type SafeResponse } from "@/server/net/safe-fetch";
+import { safeFetch, type SafeResponse } from "@/server/net/safe-fetch";
+import { SafeFetchError } from "@/server/net/safe-fetch-error";
 import {
   failureFromFetch,
   failureFromStatus,

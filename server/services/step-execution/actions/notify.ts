@@ -1,6 +1,7 @@
 import type { StepConfig } from "@/lib/workflow/steps";
 import { sendMail, SmtpError } from "@/server/integrations/smtp";
-import { safeFetch, SafeFetchError, type SafeResponse } from "@/server/net/safe-fetch";
+import { safeFetch, type SafeResponse } from "@/server/net/safe-fetch";
+import { SafeFetchError } from "@/server/net/safe-fetch-error";
 import {
   failureFromFetch,
   failureFromStatus,

@@ -6,7 +6,7 @@ import {
   requiredArguments,
   type McpCallResult,
 } from "@/server/integrations/mcp-client";
-import { SafeFetchError } from "@/server/net/safe-fetch";
+import { SafeFetchError } from "@/server/net/safe-fetch-error";
 import { runQuickJs } from "@/server/sandbox/quickjs";
 import { sandboxFailure } from "./code";
 import { outboundPolicy, remainingMs, userFailure } from "./failures";

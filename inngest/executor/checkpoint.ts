@@ -17,7 +17,8 @@ import { execRows } from "../../db/client";
 import { inTx, type ExecutorContext } from "./context";
 import { failExecution, markExecutionStarted, recordStepRun, type SdkOp } from "./ops";
 import type { Job } from "./queue";
-import { loadExecution, memoizedAmong, saveExecution, stepCount } from "./execution-state";
+import { loadExecution, memoizedAmong, stepCount } from "./execution-state";
+import { saveExecution } from "./execution-save";
 
 /** `ctx.qi_id` of a call: names the job and the lease its request runs under. */
 export function queueItemRef(job: Pick<Job, "id" | "leaseToken">): string {

@@ -28,10 +28,10 @@ import {
   completeJobAndLoadExecution,
   isActiveExecution,
   memoize,
-  saveExecution,
   stateFromSnapshot,
   type Memo,
 } from "./execution-state";
+import { saveExecution } from "./execution-save";
 import { signatureHeader, verifySdkSignature } from "./signing";
 
 /**

@@ -13,7 +13,8 @@ import { claimIdempotency, concurrencyGroups } from "./flow-control";
 import { resolveInvoke } from "./pauses";
 import { deleteExecutionJobs, enqueue } from "./queue";
 import type { RegisteredFunction } from "./registry";
-import { loadExecution, saveExecution, type ExecutionState } from "./execution-state";
+import { loadExecution, type ExecutionState } from "./execution-state";
+import { saveExecution } from "./execution-save";
 import { ulid } from "../../lib/ids";
 
 export interface NewExecution {

@@ -12,13 +12,8 @@ import type { TxCtx } from "./context";
 import type { EventPayload } from "./events";
 import { matches } from "./expressions";
 import type { Job } from "./queue";
-import {
-  later,
-  loadExecution,
-  memoize,
-  saveExecution,
-  type ExecutionState,
-} from "./execution-state";
+import { later, loadExecution, memoize, type ExecutionState } from "./execution-state";
+import { saveExecution } from "./execution-save";
 import { ulid } from "../../lib/ids";
 
 export const INVOKE_TIMEOUT_ERROR = {

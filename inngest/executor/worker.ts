@@ -17,7 +17,8 @@ import {
   renewLeases,
   type Job,
 } from "./queue";
-import { completeJobAndLoadExecution, saveExecution } from "./execution-state";
+import { completeJobAndLoadExecution } from "./execution-state";
+import { saveExecution } from "./execution-save";
 
 export interface Worker {
   wake(at?: number): void;

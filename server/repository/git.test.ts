@@ -2,13 +2,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createGitFixture, type GitFixture } from "@/server/testing/git-fixture";
-import {
-  checkoutRepository,
-  pruneRepositoryCaches,
-  removeCheckout,
-  RepositoryError,
-  resolveRepositoryRef,
-} from "./git";
+import { checkoutRepository, removeCheckout, resolveRepositoryRef } from "./git";
+import { RepositoryError } from "./git-command";
+import { pruneRepositoryCaches } from "./repository-cache";
 
 /*
  * The git layer on its own, against a bare repository made here:

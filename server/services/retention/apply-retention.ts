@@ -3,7 +3,7 @@ import { and, inArray, lt } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { executorExecutions, runs, runSteps, scheduleTicks, webhookInbox } from "@/db/schema";
 import { TERMINAL_RUN_STATUSES } from "@/lib/workflow/status";
-import { pruneRepositoryCaches } from "@/server/repository/git";
+import { pruneRepositoryCaches } from "@/server/repository/repository-cache";
 import { pruneAuthThrottles } from "../auth-throttle/counters";
 import { pruneOutbox } from "../outbox/relay-outbox";
 import { pruneSessions } from "../sessions/prune-sessions";

@@ -6,11 +6,8 @@ import type { Db } from "@/db/client";
 import { runs } from "@/db/schema";
 import type { Keys } from "@/server/keys";
 import type { Resolver } from "@/server/net/outbound-host";
-import {
-  RepositoryError,
-  resolveRepositoryRef,
-  type RepositoryAccess,
-} from "@/server/repository/git";
+import { resolveRepositoryRef } from "@/server/repository/git";
+import { RepositoryError, type RepositoryAccess } from "@/server/repository/git-command";
 import type { ServiceConfig } from "../context";
 import { appendRunEvents } from "../runs/run-events";
 import { MissingSecretsError, resolveSecrets } from "../secrets/resolve-secrets";

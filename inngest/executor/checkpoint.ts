@@ -15,7 +15,7 @@
 import { sql } from "drizzle-orm";
 import { execRows } from "../../db/client";
 import { inTx, type ExecutorContext } from "./context";
-import { failExecution, markExecutionStarted, recordStepRun, type SdkOp } from "./ops";
+import { failExecution, markExecutionStarted, recordStepRun, type SdkOp } from "./call-results";
 import type { Job } from "./queue";
 import { loadExecution, memoizedAmong, stepCount } from "./execution-state";
 import { saveExecution } from "./execution-save";

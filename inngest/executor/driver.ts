@@ -15,14 +15,14 @@ import { MAX_WAIT_MS } from "./durations";
 import { queueItemRef } from "./checkpoint";
 import { canonicalize } from "./jcs";
 import { finishExecution } from "./lifecycle";
+import { applyCallOutcome } from "./ops";
 import {
-  applyCallOutcome,
   failExecution,
   type CallInfo,
   type CallOutcome,
   type ErrorObject,
   type SdkOp,
-} from "./ops";
+} from "./call-results";
 import { newLeaseToken, type ClaimedExecution, type Job } from "./queue";
 import {
   completeJobAndLoadExecution,

@@ -1,68 +1,32 @@
 import "server-only";
-import { createHash } from "node:crypto";
-import { and, eq, ne, sql } from "drizzle-orm";
-import type { Db } from "@/db/client";
-import { runs, triggerDeliveries, webhookInbox } from "@/db/schema";
 import { newId } from "@/lib/ids";
-import type { Logger } from "@/lib/log";
 import type { WebhookConfig } from "@/lib/schemas/triggers";
 import { applyMapping, mapRepositoryRef } from "@/lib/triggers/mapping";
 import { filterMiss, headerMismatch } from "@/lib/triggers/webhook-gate";
 import { resolveRunInput } from "@/lib/workflow";
-import { TERMINAL_RUN_STATUSES } from "@/lib/workflow/status";
-import { DomainError, HTTP_STATUS, QuotaExceededError } from "../../errors";
 import { assertRunsLeft, takeWebhookRequest } from "../quotas/enforce-quotas";
 import { loadWorkspaceQuota, type WorkspaceQuota } from "../quotas/workspace-quota";
-import type { Keys } from "../../keys";
 import { sensitiveHeaders, verifySignature } from "../../webhooks/signatures";
 import { takeToken } from "../../webhooks/token-bucket";
-import type { ServiceConfig } from "../context";
-import { startTriggerRun, triggerContext, type TriggerRow } from "./start-trigger-run";
+import { startDirectly } from "./start-webhook-run";
 import { webhookEntry, type WebhookEntry } from "./webhook-cache";
+import {
+  deliveryKeyOf,
+  errorAnswer,
+  quotaRefusal,
+  recordDelivery,
+  STALE,
+  type DeliveryStatus,
+  type IncomingWebhook,
+  type WebhookAnswer,
+  type WebhookDeps,
+} from "./webhook-delivery";
 import { insertIntoInbox, type DeliveryRequest } from "./webhook-inbox";
 import { wakeWebhookAdmitter } from "./webhook-admitter";
 import { deepJsonRefusal } from "@/lib/json-depth";
 import { describePath, storableCopy, unstorableText } from "@/lib/storable-text";
 
-export interface WebhookDeps {
-  db: Db;
-  keys: Keys;
-  config: ServiceConfig;
-  log: Logger;
-  now?: () => Date;
-}
-
-export interface IncomingWebhook {
-  method: string;
-  path: string;
-  headers: Headers;
-  query: URLSearchParams;
-  /** The raw body, read with a cap: `null` when it grew past `maxBytes`. */
-  readBody(maxBytes: number): Promise<Buffer | null>;
-}
-
-export interface WebhookAnswer {
-  status: number;
-  body: Record<string, unknown>;
-  headers?: Record<string, string>;
-}
-
-type DeliveryStatus = (typeof triggerDeliveries.$inferInsert)["status"];
-
 const BODY_PREVIEW_BYTES = 4096;
-const TERMINAL = new Set<string>(TERMINAL_RUN_STATUSES);
-/** handle() met a cached entry that may be out of date: reload it and decide again. */
-const STALE = Symbol("stale");
-
-const error = (
-  status: number,
-  code: string,
-  message: string,
-  extra: Record<string, unknown> = {},
-): WebhookAnswer => ({
-  status,
-  body: { error: { code, message, ...extra } },
-});
 
 /** What survives a reload of the trigger: the body is read and the rate token taken once. */
 interface Attempt {
@@ -90,10 +54,10 @@ export async function receiveWebhook(
   const attempt: Attempt = {};
   // No webhook path holds text Postgres cannot store; looking one up would fail in the driver.
   if (unstorableText(req.path))
-    return error(404, "not_found", "No webhook is configured at this path");
+    return errorAnswer(404, "not_found", "No webhook is configured at this path");
   let { entry, fresh } = await webhookEntry(deps.db, deps.keys, req.path);
   for (;;) {
-    if (!entry) return error(404, "not_found", "No webhook is configured at this path");
+    if (!entry) return errorAnswer(404, "not_found", "No webhook is configured at this path");
     const answer = await handle(deps, req, entry, fresh, attempt);
     if (answer !== STALE) return answer;
     ({ entry, fresh } = await webhookEntry(deps.db, deps.keys, req.path, { reload: true }));
@@ -111,7 +75,7 @@ async function handle(
   const now = deps.now ?? (() => new Date());
   const { trigger, config } = entry;
   if (!config)
-    return fresh ? error(500, "internal", "This webhook's configuration is invalid") : STALE;
+    return fresh ? errorAnswer(500, "internal", "This webhook's configuration is invalid") : STALE;
   const hidden = sensitiveHeaders(config.verification);
   const recordedHeaders: Record<string, string> = {};
   req.headers.forEach((value, name) => {
@@ -157,7 +121,10 @@ async function handle(
     fresh
       ? record(
           kind,
-          { ...error(status, code, reason, details === undefined ? {} : { details }), headers },
+          {
+            ...errorAnswer(status, code, reason, details === undefined ? {} : { details }),
+            headers,
+          },
           { reason },
         )
       : Promise.resolve(STALE);
@@ -400,198 +367,4 @@ function acceptsInInbox(
     d.constraints.overflow !== "coalesce" &&
     resolveRunInput(d.inputs, input).ok
   );
-}
-
-type QuotaAnswer = [
-  status: number,
-  code: string,
-  reason: string,
-  kind: "rate_limited",
-  headers: Record<string, string>,
-];
-
-/** A quota refusal as the receiver answers it: 429 + Retry-After, or 403 for a standing cap. */
-function quotaAnswer(e: QuotaExceededError): QuotaAnswer {
-  const retry = (e.details as { retryAfterSeconds?: number }).retryAfterSeconds;
-  return [
-    HTTP_STATUS[e.code],
-    "quota_exceeded",
-    e.message,
-    "rate_limited",
-    retry === undefined ? {} : { "retry-after": String(retry) },
-  ];
-}
-
-async function quotaRefusal(check: () => Promise<void>): Promise<QuotaAnswer | null> {
-  try {
-    await check();
-    return null;
-  } catch (e) {
-    if (e instanceof QuotaExceededError) return quotaAnswer(e);
-    throw e;
-  }
-}
-
-/** The delivery's idempotency key: the preset's delivery id, the body hash, or none. */
-function deliveryKeyOf(
-  config: WebhookConfig,
-  deliveryId: string | null | undefined,
-  payload: unknown,
-  headers: Headers,
-  body: Buffer,
-): string | null {
-  if (config.idempotency === "body_hash")
-    return `sha256:${createHash("sha256").update(body).digest("hex")}`;
-  if (config.idempotency !== "delivery_id") return null;
-  const key =
-    deliveryId ??
-    (config.verification.preset === "stripe" &&
-    payload &&
-    typeof payload === "object" &&
-    typeof (payload as { id?: unknown }).id === "string"
-      ? (payload as { id: string }).id
-      : null) ??
-    headers.get(config.idHeader);
-  return key ? key.slice(0, 200) : null;
-}
-
-/** A delivery row (every outcome but an inbox accept, whose row the admitter writes). */
-async function recordDelivery(
-  db: Db,
-  trigger: TriggerRow,
-  receivedAt: Date,
-  request: DeliveryRequest,
-  status: DeliveryStatus,
-  answer: WebhookAnswer,
-  extra: { id?: string; reason?: string; runId?: string | null; deliveryKey?: string | null },
-): Promise<WebhookAnswer> {
-  await db.insert(triggerDeliveries).values({
-    id: extra.id ?? newId("dlv"),
-    workspaceId: trigger.workspaceId,
-    triggerId: trigger.id,
-    receivedAt,
-    status,
-    reason: extra.reason ?? null,
-    httpStatus: answer.status,
-    deliveryKey: extra.deliveryKey ?? null,
-    // A duplicate of a delivery still in the inbox names a run that does not exist yet.
-    runId: extra.runId
-      ? sql`(select ${runs.id} from ${runs} where ${runs.id} = ${extra.runId})`
-      : null,
-    request: { ...request },
-  });
-  return answer;
-}
-
-/** Today's synchronous path: the run is created in the request (and awaited in sync mode). */
-async function startDirectly(
-  deps: WebhookDeps,
-  req: IncomingWebhook,
-  trigger: TriggerRow,
-  config: WebhookConfig,
-  d: {
-    input: Record<string, unknown>;
-    payload: unknown;
-    repositoryRef?: string;
-    deliveryKey: string | null;
-    record: (
-      status: DeliveryStatus,
-      answer: WebhookAnswer,
-      extra?: { id?: string; reason?: string; runId?: string | null; deliveryKey?: string | null },
-    ) => Promise<WebhookAnswer>;
-    reject: (
-      status: number,
-      code: string,
-      reason: string,
-      kind?: "rejected" | "too_large" | "rate_limited" | "failed",
-      headers?: Record<string, string>,
-    ) => Promise<WebhookAnswer | typeof STALE>;
-  },
-): Promise<WebhookAnswer | typeof STALE> {
-  const now = deps.now ?? (() => new Date());
-  // The key may already sit in the inbox (accepted, run not created yet): answer that run, or
-  // the admitter would later find this path's run and the id answered first would never exist.
-  if (d.deliveryKey) {
-    const [queued] = await deps.db
-      .select({ runId: webhookInbox.runId })
-      .from(webhookInbox)
-      .where(
-        and(
-          eq(webhookInbox.triggerId, trigger.id),
-          eq(webhookInbox.deliveryKey, d.deliveryKey),
-          ne(webhookInbox.status, "failed"),
-        ),
-      )
-      .limit(1);
-    if (queued)
-      return d.record(
-        "duplicate",
-        { status: 200, body: { runId: queued.runId, duplicate: true } },
-        {
-          runId: queued.runId,
-          deliveryKey: d.deliveryKey,
-          reason: "already received: the existing run is answered",
-        },
-      );
-  }
-  const ctx = triggerContext({ ...deps, now }, trigger.workspaceId, "webhook");
-  let started: { runId: string; duplicate: boolean };
-  try {
-    started = await deps.db.transaction(async (tx) => {
-      const r = await startTriggerRun(tx, ctx, trigger, {
-        input: d.input,
-        payload: d.payload,
-        idempotencyKey: d.deliveryKey,
-        repositoryRef: d.repositoryRef,
-      });
-      return { runId: r.run.id, duplicate: r.deduplicated };
-    });
-  } catch (e) {
-    if (!(e instanceof DomainError)) throw e;
-    if (e instanceof QuotaExceededError) return d.reject(...quotaAnswer(e));
-    const status = e.code === "VALIDATION" ? 422 : 409;
-    return d.reject(status, e.code.toLowerCase(), e.message, "failed");
-  }
-  if (started.duplicate)
-    return d.record(
-      "duplicate",
-      { status: 200, body: { runId: started.runId, duplicate: true } },
-      {
-        runId: started.runId,
-        deliveryKey: d.deliveryKey,
-        reason: "already received: the existing run is answered",
-      },
-    );
-  const deliveryId = newId("dlv");
-  await d.record(
-    "accepted",
-    { status: 202, body: {} },
-    { id: deliveryId, runId: started.runId, deliveryKey: d.deliveryKey },
-  );
-  if (config.mode === "async") return { status: 202, body: { runId: started.runId, deliveryId } };
-
-  // Sync mode: wait for the run to finish, up to the configured time.
-  const deadline = Date.now() + config.syncTimeoutSeconds * 1000;
-  for (;;) {
-    const [run] = await deps.db
-      .select({ status: runs.status, output: runs.output, error: runs.error })
-      .from(runs)
-      .where(eq(runs.id, started.runId));
-    if (run && TERMINAL.has(run.status))
-      return {
-        status: 200,
-        body: {
-          runId: started.runId,
-          status: run.status,
-          output: run.output ?? null,
-          ...(run.error ? { error: run.error } : {}),
-        },
-      };
-    if (Date.now() >= deadline)
-      return {
-        status: 202,
-        body: { runId: started.runId, status: run?.status ?? "queued", timedOut: true },
-      };
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }

@@ -1,5 +1,5 @@
 import "server-only";
-import { and, desc, eq, getTableColumns, isNull } from "drizzle-orm";
+import { and, desc, eq, getTableColumns } from "drizzle-orm";
 import type { Queryable } from "@/db/client";
 import { isUniqueViolation } from "@/db/errors";
 import { runs } from "@/db/schema";
@@ -10,15 +10,10 @@ import {
   type InitiatorType,
   type TriggerType,
 } from "@/lib/schemas/runs";
-import {
-  canonicalStringify,
-  resolveRunInput,
-  WorkflowDefinition,
-  type RepositoryOverride,
-} from "@/lib/workflow";
+import { resolveRunInput, WorkflowDefinition, type RepositoryOverride } from "@/lib/workflow";
 import { runLimitIssues, storedRunLimits, type RunLimits } from "@/lib/workflow/run-limits";
 import { tighterCap } from "@/lib/quotas/plans";
-import { IdempotencyKeyReusedError, PreconditionFailedError, ValidationError } from "../../errors";
+import { PreconditionFailedError, ValidationError } from "../../errors";
 import type { ServiceContext } from "../context";
 import { loadVersion, loadWorkflow, type VersionRow } from "../workflows/load-workflow";
 import { definitionByHash } from "../workflows/version-content";
@@ -28,6 +23,8 @@ import { chargeRun } from "../quotas/enforce-quotas";
 import { loadWorkspaceQuota } from "../quotas/workspace-quota";
 import { appendRunEvents } from "./run-events";
 import type { RunRow } from "./load-run";
+import { runRepository, type RunRepositoryColumns } from "./new-run-repository";
+import { findByKey, replay } from "./run-idempotency";
 import { transitionRun } from "../run-state/transition";
 
 export interface CreateRunArgs {
@@ -93,11 +90,6 @@ export interface CreateRunArgs {
    */
   deferAdmission?: boolean;
 }
-
-export type RunRepositoryColumns = Pick<
-  RunRow,
-  "repositoryUrl" | "repositoryRef" | "repositorySha" | "repositoryCredentialsSecret"
->;
 
 export interface CreateRunResult {
   run: RunRow;
@@ -326,50 +318,6 @@ async function checkRunLimits(
   if (issues.length) throw new ValidationError(issues.map((i) => i.message).join("; "), issues);
 }
 
-/** Manual run starts that may override the repository (a token's run is a manual API call). */
-const OVERRIDE_TRIGGERS: readonly TriggerType[] = ["manual", "api"];
-
-/**
- * The repository columns of a new run: the definition's repository, with a manual run's
- * override applied. Credentials stay with the definition's URL: a run pointed at another URL
- * gets none, so a token is never sent to a host its workflow did not name.
- */
-function runRepository(definition: WorkflowDefinition, args: CreateRunArgs): RunRepositoryColumns {
-  const declared = definition.repository;
-  const override = args.repositoryOverride;
-  const mayOverride =
-    OVERRIDE_TRIGGERS.includes(args.trigger.type) ||
-    (args.trigger.type === "webhook" && override?.url === undefined);
-  if (override && !mayOverride)
-    throw new ValidationError(
-      `Only manual runs may override the repository (webhooks: its ref only); this run is started by ${args.trigger.type}`,
-      [
-        {
-          path: ["repository"],
-          message: "Only manual runs may override the repository (webhooks: its ref only).",
-        },
-      ],
-    );
-  if (override && !declared)
-    throw new ValidationError("This workflow declares no repository to override", [
-      { path: ["repository"], message: "The workflow declares no repository." },
-    ]);
-  if (!declared)
-    return {
-      repositoryUrl: null,
-      repositoryRef: null,
-      repositorySha: null,
-      repositoryCredentialsSecret: null,
-    };
-  const url = override?.url ?? declared.url;
-  return {
-    repositoryUrl: url,
-    repositoryRef: override?.ref ?? declared.ref,
-    repositorySha: null,
-    repositoryCredentialsSecret: url === declared.url ? (declared.credentialsSecret ?? null) : null,
-  };
-}
-
 /**
  * The "skip" overflow policy for a run admission left queued: cancels it (compare-and-set on
  * `queued`) with the reason. Returns the cancelled run, or undefined when it was not queued.
@@ -411,54 +359,7 @@ export async function skipOverflowedRun(
   return skipped;
 }
 
-/** The run a repeated idempotency key belongs to, if the request is the same one. */
-async function replay(
-  tx: Queryable,
-  args: CreateRunArgs,
-  existing: RunRow,
-): Promise<CreateRunResult> {
-  if (args.strictIdempotency && !(await sameRequest(tx, args, existing)))
-    throw new IdempotencyKeyReusedError(args.idempotencyKey!, existing.id);
-  return { run: existing, deduplicated: true, reason: "idempotency_key" };
-}
-
-/**
- * Same request = same version (when one was named) and the same input once the definition's
- * defaults are applied, compared as canonical JSON (key order does not matter).
- */
-async function sameRequest(tx: Queryable, args: CreateRunArgs, existing: RunRow) {
-  if (args.versionId && args.versionId !== existing.versionId) return false;
-  if (args.inlineHash && args.inlineHash !== existing.hash) return false;
-  if (
-    canonicalStringify(storedRunLimits(args.limits)) !== canonicalStringify(existing.limits ?? null)
-  )
-    return false;
-  const definition = await definitionByHash(tx, args.workspaceId, existing.hash);
-  const input = resolveRunInput(definition.inputs, args.input);
-  return input.ok && canonicalStringify(input.value) === canonicalStringify(existing.input);
-}
-
 async function isTestRun(tx: Queryable, runId: string): Promise<boolean> {
   const [row] = await tx.select({ isTest: runs.isTest }).from(runs).where(eq(runs.id, runId));
   return !!row?.isTest;
-}
-
-async function findByKey(
-  tx: Queryable,
-  workspaceId: string,
-  workflowId: string | null,
-  key: string,
-): Promise<RunRow | undefined> {
-  const [row] = await tx
-    .select()
-    .from(runs)
-    .where(
-      and(
-        eq(runs.workspaceId, workspaceId),
-        workflowId === null ? isNull(runs.workflowId) : eq(runs.workflowId, workflowId),
-        eq(runs.idempotencyKey, key),
-      ),
-    )
-    .limit(1);
-  return row;
 }

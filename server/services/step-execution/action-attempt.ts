@@ -1,12 +1,8 @@
 import "server-only";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { createRedactor, type Redactor } from "@/lib/redact";
 import { EXECUTING_STATUSES } from "@/lib/workflow/status";
 import { defaultTimeoutMs, INSTANT_STEP_TYPES } from "@/lib/workflow/step-traits";
 import {
-  collectReferences,
   parseResolvedConfig,
   resolveStepConfig,
   TemplateResolutionError,
@@ -29,23 +25,11 @@ import {
 import { randomUUID } from "node:crypto";
 import { finalizeCancelledRun } from "@/server/services/run-state/finish-run";
 import { currentRunStatus } from "@/server/services/runs/load-run";
-import {
-  loadRunRepository,
-  repositoryAccessFor,
-  repositoryCacheRoot,
-} from "@/server/services/run-state/pin-run-repository";
-import { checkoutRepository, removeCheckout } from "@/server/repository/git";
-import { GIT_TIMEOUT_MS } from "@/server/repository/git-command";
 import { enqueueWorkflowEvents } from "@/server/services/run-state/workflow-events";
-import { MissingSecretsError, resolveSecrets } from "@/server/services/secrets/resolve-secrets";
-import { loadWorkspaceIntegrations } from "@/server/services/settings/load-workspace-integrations";
-import { loadMcpServer } from "@/server/services/settings/load-mcp-server";
-import { recordMcpTools } from "@/server/services/settings/record-mcp-tools";
-import { loadWorkspacePolicy } from "@/server/services/settings/load-workspace-policy";
-import { llmBudget } from "@/server/services/quotas/enforce-quotas";
 import { handlerFor } from "@/server/services/step-execution/actions/registry";
-import { StepFailure, type ActionContext } from "@/server/services/step-execution/actions/types";
-import { invokeChildWorkflow } from "./invoke-child";
+import { StepFailure } from "@/server/services/step-execution/actions/types";
+import { actionContext, instantContext } from "./attempt-context";
+import { prepareAttempt } from "./attempt-prepare";
 import { runtimeNow, stepRuntime } from "./runtime";
 
 /** What an action attempt returns to the orchestrator (memoized by the durable step). */
@@ -108,31 +92,6 @@ export function outcomeFromRecord(row: RecordedAttempt): AttemptOutcome {
   };
 }
 
-function instantContext(
-  args: AttemptArgs,
-  config: unknown,
-  log: ActionContext["log"],
-): ActionContext {
-  return {
-    workspaceId: args.key.workspaceId,
-    workflowId: args.workflowId,
-    runId: args.key.runId,
-    rootRunId: args.rootRunId,
-    stepId: args.key.stepId,
-    stepPath: args.key.path,
-    attempt: args.key.attempt,
-    idempotencyKey: `${args.rootRunId}:${args.key.path}:${args.key.attempt}`,
-    config,
-    signal: new AbortController().signal,
-    deadline: args.deadline,
-    policy: { scriptStepsEnabled: false, allowedPrivateHosts: [], forbiddenStepTypes: [] },
-    log,
-    scratchDir: () => Promise.reject(new Error("instant steps have no scratch directory")),
-    secretValues: [],
-    templateContext: args.context,
-  };
-}
-
 /**
  * One attempt of an action step, inside a durable step: resolves the config's templates and
  * secrets, records the attempt, runs the handler under a deadline and a cancel watch, redacts
@@ -141,7 +100,7 @@ function instantContext(
  */
 export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcome> {
   const rt = await stepRuntime();
-  const { db, keys } = rt;
+  const { db } = rt;
   const type = args.key.stepType as StepType;
   const log = rt.log.child({
     runId: args.key.runId,
@@ -198,65 +157,15 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
     };
   };
 
-  // 1. Secrets named in templates (and script's env → secret map), resolved just for this attempt.
-  const refs = collectReferences(args.config);
-  const scriptSecretNames =
-    type === "script"
-      ? Object.values(
-          ((args.config as { secrets?: Record<string, string> })?.secrets ?? {}) as Record<
-            string,
-            string
-          >,
-        )
-      : [];
-  let secretValues: Record<string, string>;
-  try {
-    secretValues = await resolveSecrets(db, keys, args.key.workspaceId, [
-      ...refs.secrets,
-      ...scriptSecretNames,
-    ]);
-  } catch (e) {
-    if (e instanceof MissingSecretsError)
-      return fail(new StepFailure(e.message, "user", { missing: e.names }));
-    throw e;
-  }
-  const integrations =
-    ["llm", "agent"].includes(type) ||
-    (type === "notify" && (args.config as { channel?: string })?.channel === "email")
-      ? await loadWorkspaceIntegrations(
-          db,
-          keys,
-          args.key.workspaceId,
-          type === "notify" ? ["smtp"] : ["llm"],
-        ).catch((e: unknown) => (e instanceof MissingSecretsError ? e : Promise.reject(e)))
-      : undefined;
-  if (integrations instanceof MissingSecretsError)
-    return fail(new StepFailure(integrations.message, "user"));
-  // `tool` steps name a workspace MCP server; a missing one is reported by the handler.
-  const mcp =
-    type === "tool"
-      ? await loadMcpServer(
-          db,
-          keys,
-          args.key.workspaceId,
-          String((args.config as { server?: unknown })?.server ?? ""),
-        ).catch((e: unknown) => (e instanceof MissingSecretsError ? e : Promise.reject(e)))
-      : null;
-  if (mcp instanceof MissingSecretsError) return fail(new StepFailure(mcp.message, "user"));
-  const integrationSecrets = [...(integrations?.secretValues ?? []), ...(mcp?.secretValues ?? [])];
-  const repository = type === "script" ? await runRepositoryAccess(args.key) : undefined;
-  if (repository instanceof StepFailure) return fail(repository);
-  if (repository?.access.credentials)
-    secretValues = { ...secretValues, [repository.secretName!]: repository.access.credentials };
-  redactor = createRedactor([
-    ...Object.entries(secretValues).map(([name, value]) => ({ name, value })),
-    ...integrationSecrets.map((value) => ({ value })),
-  ]);
+  // 1. Secrets, integrations, the MCP server and the repository, just for this attempt.
+  const prepared = await prepareAttempt(rt, args, type);
+  if (prepared instanceof StepFailure) return fail(prepared);
+  redactor = prepared.redactor;
 
   // 2. Templates → the concrete config, validated again against the type's schema.
   const resolvedConfig = resolveActionConfig(type, args.config, {
     ...args.context,
-    secrets: (n) => secretValues[n],
+    secrets: (n) => prepared.secretValues[n],
   });
   if (!resolvedConfig.ok) return fail(new StepFailure(resolvedConfig.message, "user"));
   const config = resolvedConfig.config;
@@ -353,81 +262,17 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
       log.warn("could not renew the step's claim", { err: e }),
     );
   }, STEP_CLAIM_LEASE_MS / 3);
-  const ctx: ActionContext = {
-    workspaceId: args.key.workspaceId,
-    workflowId: args.workflowId,
-    runId: args.key.runId,
-    rootRunId: args.rootRunId,
-    stepId: args.key.stepId,
-    stepPath: args.key.path,
-    attempt: args.key.attempt,
-    idempotencyKey: `${args.rootRunId}:${args.key.path}:${args.key.attempt}`,
+  const ctx = await actionContext({
+    rt,
+    args,
+    type,
     config,
+    prepared,
     signal: controller.signal,
     deadline,
-    policy: await loadWorkspacePolicy(db, args.key.workspaceId),
+    now,
     log,
-    scriptSandbox: rt.config.scriptSandbox,
-    scratchDir: async () => {
-      const dir = path.join(os.tmpdir(), "sluice-runs", args.key.runId);
-      await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 });
-      return dir;
-    },
-    secretValues: [...Object.values(secretValues), ...integrationSecrets],
-    // Keyed by SECRET name (the handler maps env var → secret name itself); keying by the env
-    // var name only worked when both names were equal.
-    secrets:
-      type === "script"
-        ? Object.fromEntries(scriptSecretNames.map((name) => [name, secretValues[name]!]))
-        : undefined,
-    templateContext: args.context,
-    ...(repository
-      ? {
-          repository: {
-            ...repository.pin,
-            checkout: (dest, opts) =>
-              checkoutRepository(
-                repository.where,
-                // The step's deadline still applies through the signal.
-                { ...repository.access, signal: controller.signal, timeoutMs: GIT_TIMEOUT_MS },
-                repository.pin,
-                dest,
-                opts,
-              ),
-            remove: removeCheckout,
-          },
-        }
-      : {}),
-    ...(integrations?.llm
-      ? {
-          llm: integrations.llm,
-          llmBudget: await llmBudget(
-            db,
-            rt.config,
-            // Inline runs share one monthly LLM budget (they have no workflow of their own).
-            { workspaceId: args.key.workspaceId, workflowId: args.workflowId ?? "inline" },
-            now,
-          ),
-        }
-      : {}),
-    ...(integrations?.smtp ? { smtp: integrations.smtp } : {}),
-    ...(mcp
-      ? {
-          mcpServer: mcp.server,
-          recordMcpTools: (tools) =>
-            recordMcpTools(db, args.key.workspaceId, mcp.server, tools, now()),
-        }
-      : {}),
-    invokeWorkflow: (ref, input) =>
-      invokeChildWorkflow({
-        parent: args.key,
-        rootRunId: args.rootRunId,
-        ref,
-        input,
-        deadline,
-        signal: controller.signal,
-      }),
-  };
+  });
   try {
     const result = await entry.handler(ctx);
     const output = {
@@ -491,34 +336,6 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
       await finalizeCancelledRun(db, rt.config, args.key.runId, now()).catch((e: unknown) =>
         log.error("could not finalize the cancelled run", { err: e }),
       );
-  }
-}
-
-/**
- * The run's pinned repository and how git reaches it, for script steps; undefined when the run
- * has none, a StepFailure when it cannot be used (credentials secret gone, commit not pinned).
- */
-async function runRepositoryAccess(key: AttemptKey) {
-  const rt = await stepRuntime();
-  const run = await loadRunRepository(rt.db, key);
-  if (!run?.repositoryUrl || !run.repositoryRef) return undefined;
-  if (!run.repositorySha)
-    return new StepFailure("The run's repository commit was never pinned", "internal");
-  try {
-    const access = await repositoryAccessFor(rt.db, rt.keys, {
-      ...run,
-      repositoryUrl: run.repositoryUrl,
-    });
-    return {
-      access,
-      secretName: run.repositoryCredentialsSecret,
-      where: { cacheRoot: repositoryCacheRoot(rt.config), workspaceId: run.workspaceId },
-      pin: { url: run.repositoryUrl, ref: run.repositoryRef, sha: run.repositorySha },
-    };
-  } catch (e) {
-    if (e instanceof MissingSecretsError)
-      return new StepFailure(`The repository's credentialsSecret is missing: ${e.message}`, "user");
-    throw e;
   }
 }
 

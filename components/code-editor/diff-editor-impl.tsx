@@ -1,7 +1,7 @@
 "use client";
 import { DiffEditor, type DiffOnMount } from "@monaco-editor/react";
 import { useEffect, useRef } from "react";
-import "./monaco-env";
+import { MONACO_THEME } from "./monaco-env";
 import styles from "./code-editor.module.css";
 
 type DiffEditorInstance = Parameters<DiffOnMount>[0];
@@ -88,6 +88,7 @@ export default function DiffEditorImpl({
       <DiffEditor
         height="100%"
         language={language}
+        theme={MONACO_THEME}
         original={original}
         modified={modified}
         keepCurrentOriginalModel
@@ -102,6 +103,9 @@ export default function DiffEditorImpl({
           automaticLayout: true,
           scrollBeyondLastLine: false,
           ariaLabel,
+          // Each side is its own text input (and the inline view on a phone keeps both): name them.
+          originalAriaLabel: `${ariaLabel}: before`,
+          modifiedAriaLabel: `${ariaLabel}: after`,
           hideUnchangedRegions: { enabled: hideUnchangedRegions },
         }}
       />

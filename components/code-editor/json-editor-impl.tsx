@@ -1,7 +1,7 @@
 "use client";
 import Editor, { type OnMount } from "@monaco-editor/react";
 import { useEffect, useRef } from "react";
-import { monaco } from "./monaco-env";
+import { monaco, MONACO_THEME } from "./monaco-env";
 import { locateJsonPath, type JsonPath } from "@/lib/json-locate";
 import styles from "./code-editor.module.css";
 
@@ -111,6 +111,7 @@ export default function JsonEditorImpl({
     <div className={styles.frame} style={{ height }} data-testid="json-editor">
       <Editor
         height="100%"
+        theme={MONACO_THEME}
         language="json"
         path={modelPath}
         value={value}

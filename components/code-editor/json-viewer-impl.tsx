@@ -1,7 +1,7 @@
 "use client";
 import Editor, { type OnMount } from "@monaco-editor/react";
 import { useDeferredValue, useEffect, useId, useMemo, useRef, useState } from "react";
-import "./monaco-env";
+import { MONACO_THEME } from "./monaco-env";
 import styles from "./json-viewer.module.css";
 import frame from "./code-editor.module.css";
 
@@ -95,6 +95,7 @@ export default function JsonViewerImpl({
       <div className={frame.frame} style={{ height }} data-testid="json-viewer">
         <Editor
           height="100%"
+          theme={MONACO_THEME}
           language="json"
           path={`sluice://viewer/${id.replace(/\W/g, "")}.json`}
           value={text}

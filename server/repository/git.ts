@@ -23,9 +23,6 @@ import {
 
 /** Repository context for runs (SPEC §3): resolving a ref to a commit, and checkouts of it. */
 
-// Re-exported while step execution still imports it from here (its split is in flight).
-export { GIT_TIMEOUT_MS };
-
 /** Resolves a branch, tag or commit of the repository to a full commit SHA (SPEC §3). */
 export async function resolveRepositoryRef(
   where: CacheLocation,

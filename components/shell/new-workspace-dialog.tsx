@@ -1,18 +1,16 @@
 "use client";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation } from "@tanstack/react-query";
 import { useSession } from "next-auth/react";
-import { useRouter } from "next/navigation";
 import { FormIssues, FormText, useIssueForm } from "@/components/forms/form";
 import { issuesOf } from "@/components/forms/issues";
 import { Dialog } from "@/components/ui/dialog";
 import { CreateWorkspaceInput } from "@/lib/schemas/workspace";
 import { useTRPC } from "@/lib/trpc/client";
+import { enterWorkspace } from "./enter-workspace";
 
 /** Creates a workspace (the caller becomes its owner) and switches to it. */
 export function NewWorkspaceDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
   const trpc = useTRPC();
-  const router = useRouter();
-  const qc = useQueryClient();
   const { update } = useSession();
   const form = useIssueForm(CreateWorkspaceInput, { defaultValues: { name: "" } });
   const create = useMutation(trpc.workspace.create.mutationOptions());
@@ -20,11 +18,9 @@ export function NewWorkspaceDialog({ open, onClose }: { open: boolean; onClose: 
     try {
       const ws = await create.mutateAsync(input);
       await update({ workspaceId: ws.id });
-      qc.clear();
       form.reset();
       onClose();
-      router.push("/workflows");
-      router.refresh();
+      enterWorkspace();
     } catch (e) {
       const issues = issuesOf(e);
       if (issues.length) form.applyIssues(issues);

@@ -1,8 +1,8 @@
 "use client";
 import Link from "next/link";
-import { usePathname, useRouter } from "next/navigation";
+import { usePathname } from "next/navigation";
 import { signOut, useSession } from "next-auth/react";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { useEffect, useState, type ReactNode } from "react";
 import {
   BookOpen,
@@ -22,6 +22,7 @@ import { useTRPC } from "@/lib/trpc/client";
 import { useToast } from "@/components/ui/toast";
 import { CommandPalette } from "@/components/command-palette/command-palette";
 import { NewWorkspaceDialog } from "./new-workspace-dialog";
+import { enterWorkspace } from "./enter-workspace";
 import { SkipToCanvas } from "./skip-links";
 import styles from "./shell.module.css";
 import { RoleProvider } from "./role-context";
@@ -52,9 +53,7 @@ export function Shell({
   children: ReactNode;
 }) {
   const pathname = usePathname();
-  const router = useRouter();
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
   const toast = useToast();
   const { update } = useSession();
   const switchWs = useMutation(trpc.workspace.switch.mutationOptions());
@@ -101,9 +100,7 @@ export function Shell({
     try {
       await switchWs.mutateAsync({ workspaceId: id });
       await update({ workspaceId: id });
-      queryClient.clear();
-      router.push("/workflows");
-      router.refresh();
+      enterWorkspace();
     } catch (e) {
       toast((e as Error).message, "error");
     }

@@ -4,10 +4,12 @@ import nextTs from "eslint-config-next/typescript";
 // Dependency direction (CONVENTIONS.md): app → components, lib, server · components → lib ·
 // server/trpc → server/services, lib · server/services → db, lib, inngest/{client,events} ·
 // inngest/functions → inngest/run-driver, server/services, lib ·
-// inngest/run-driver → server/services/step-execution (its effects), lib · lib → nothing internal.
-// The engine: a run goes down inngest/functions → inngest/run-driver (graph walk, waves, gates;
-// Inngest step tools) → server/services/step-execution (step bodies, runActionAttempt, handlers)
-// → server/services/run-state and the other services → db. Nothing calls back up.
+// inngest/run-driver → lib (server/ as types only) · lib → nothing internal.
+// The engine: a run goes down inngest/functions (builds the StepEffects object once:
+// inngest/functions/step-effects.ts) → inngest/run-driver (graph walk, waves, gates; Inngest step
+// tools; calls step execution only through env.stepEffects) → server/services/step-execution
+// (step bodies, runActionAttempt, handlers) → server/services/run-state and the other services
+// → db. Nothing calls back up.
 // Tests and test harnesses may reach across layers to set up fixtures.
 const TEST_FILES = ["**/*.test.ts", "**/*.test.tsx", "**/testing/**", "**/testing.ts"];
 const restrict = (files, patterns, { ignores = [], allowTypeImports = false } = {}) => ({
@@ -23,10 +25,10 @@ const restrict = (files, patterns, { ignores = [], allowTypeImports = false } = 
 
 const internal = (dirs) => dirs.flatMap((d) => [`@/${d}`, `@/${d}/*`, `**/${d}/*`]);
 
-// The run driver reaches the services only through step execution (types of run-state rows and
-// plans are data shapes and may be imported as types).
-const OUTSIDE_STEP_EXECUTION =
-  "^(@/|(\\.\\./)+)((app|components|db)(/|$)|server/(?!services/step-execution(/|$)))";
+// The run driver is orchestration: it imports nothing of app/, components/, db/ or server/ but
+// types (row and plan shapes, step execution's signatures). Every call into step execution goes
+// through the StepEffects object its caller hands down (inngest/run-driver/types.ts).
+const OUTSIDE_DRIVER = "^(@/|(\\.\\./)+)(app|components|db|server)(/|$)";
 
 const config = [
   ...nextVitals,
@@ -167,10 +169,10 @@ const config = [
         {
           patterns: [
             {
-              regex: OUTSIDE_STEP_EXECUTION,
+              regex: OUTSIDE_DRIVER,
               allowTypeImports: true,
               message:
-                "The run driver is orchestration: its effects go through server/services/step-execution.",
+                "The run driver is orchestration: it imports server/ as types only, and calls step execution through env.stepEffects (StepEffects).",
             },
             {
               group: internal(["inngest/functions", "inngest/executor"]),

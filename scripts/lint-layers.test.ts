@@ -46,28 +46,47 @@ describe("lint enforces the engine's layers", () => {
     expect(errors).toEqual([]);
   });
 
-  it("keeps the run driver's effects behind step execution", async () => {
+  it("keeps the run driver to orchestration: server/ only as types", async () => {
     const outside = await importErrors(
       "inngest/run-driver/fixture.ts",
       'import { recordWave as x } from "@/server/services/run-state/wave-records";',
     );
-    expect(outside).toEqual([expect.stringContaining("its effects go through")]);
+    expect(outside).toEqual([expect.stringContaining("imports server/ as types only")]);
     const db = await importErrors(
       "inngest/run-driver/fixture.ts",
       'import { db as x } from "@/db";',
     );
-    expect(db).toEqual([expect.stringContaining("its effects go through")]);
+    expect(db).toEqual([expect.stringContaining("imports server/ as types only")]);
+    // Step execution too: the driver calls it through env.stepEffects, never by import.
     const effects = await importErrors(
       "inngest/run-driver/fixture.ts",
       'import { recordWaveBody as x } from "@/server/services/step-execution/record-bodies";',
     );
-    expect(effects).toEqual([]);
-    // Row and plan shapes are data: a type import is allowed.
+    expect(effects).toEqual([expect.stringContaining("through env.stepEffects")]);
+    const relative = await importErrors(
+      "inngest/run-driver/fixture.ts",
+      'import { runActionAttempt as x } from "../../server/services/step-execution/action-attempt";',
+    );
+    expect(relative).toEqual([expect.stringContaining("through env.stepEffects")]);
+    // Row and plan shapes and step execution's signatures are data: a type import is allowed.
     const types = await importErrors(
       "inngest/run-driver/fixture.ts",
       'import type { AttemptKey as x } from "@/server/services/run-state/step-records";',
     );
     expect(types).toEqual([]);
+    const signatures = await importErrors(
+      "inngest/run-driver/fixture.ts",
+      'import type { AttemptOutcome as x } from "@/server/services/step-execution/action-attempt";',
+    );
+    expect(signatures).toEqual([]);
+  });
+
+  it("lets the functions that start the driver build its step effects", async () => {
+    const errors = await importErrors(
+      "inngest/functions/fixture.ts",
+      'import { recordWaveBody as x } from "@/server/services/step-execution/record-bodies";',
+    );
+    expect(errors).toEqual([]);
   });
 
   it("bans the run driver from importing the functions that call it", async () => {

@@ -1,4 +1,4 @@
-import { replayRecordedRun } from "@/inngest/run-driver/replay";
+import { recordedRunReplay } from "@/inngest/run-driver/replay";
 import { EVENTS, ProposalDryRunRequestedData } from "@/inngest/events";
 import { dryRunDefinition } from "@/server/services/proposals/dry-run";
 import {
@@ -9,6 +9,9 @@ import {
 import { loadWorkspacePolicy } from "@/server/services/settings/load-workspace-policy";
 import { inngest } from "../client";
 import { runtimeNow, stepRuntime } from "@/server/services/step-execution/runtime";
+import { stepEffects } from "./step-effects";
+
+const replayRecordedRun = recordedRunReplay(stepEffects);
 
 /**
  * Replays the workflow's last finished runs through a proposal's definition (side effects taken

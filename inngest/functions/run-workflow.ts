@@ -9,6 +9,7 @@ import { firstWaveBody, runGraph } from "../run-driver/run-graph";
 import { Semaphore } from "../run-driver/semaphore";
 import { sid, type DriverEnv, type StepTools } from "../run-driver/types";
 import type { WaveMemo } from "../run-driver/waves";
+import { stepEffects } from "./step-effects";
 import type { RunPlan } from "@/server/services/run-state/run-plan";
 import { failRunBody } from "@/server/services/step-execution/fail-bodies";
 import { pinRepositoryBody } from "@/server/services/step-execution/repository-bodies";
@@ -114,6 +115,7 @@ function engine(step: StepTools, plan: RunPlan) {
     danglingWaits: 0,
     active: 0,
     waiting: 0,
+    stepEffects,
   };
   const seed = plan.seed
     ? (Object.fromEntries(

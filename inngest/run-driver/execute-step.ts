@@ -9,23 +9,7 @@ import type { OrchestratedStepType } from "@/lib/workflow/step-traits";
 import type { AttemptKey } from "@/server/services/run-state/step-records";
 import { quotaMessage } from "@/lib/quotas/plans";
 import { EVENTS, RUN_WORKFLOW_FUNCTION_ID } from "../events";
-import { handlerFor } from "@/server/services/step-execution/actions/registry";
-import {
-  runActionAttempt,
-  type AttemptOutcome,
-} from "@/server/services/step-execution/action-attempt";
-import { beginDelayBody, endDelayBody } from "@/server/services/step-execution/delay-bodies";
-import { beginLoopBody, endLoopBody } from "@/server/services/step-execution/loop-bodies";
-import {
-  checkChildBody,
-  endChildBody,
-  startChildBody,
-} from "@/server/services/step-execution/subworkflow-bodies";
-import {
-  beginWaitBody,
-  endWaitBody,
-  lookbackWaitBody,
-} from "@/server/services/step-execution/wait-bodies";
+import type { AttemptOutcome } from "@/server/services/step-execution/action-attempt";
 import { runLoopIterations } from "./loop-iterations";
 import { raceWait } from "./race-wait";
 import { deadlineReached, HALTED, runApproval, runTask } from "./gates";
@@ -60,7 +44,7 @@ export async function executeStep(
   if (env.halted) return HALTED;
   if (!opts?.counted && !countAttempt(env, path))
     return { kind: "failed", error: { message: env.abort!.message } };
-  const entry = handlerFor(node.type as StepType);
+  const entry = env.stepEffects.actions.handlerFor(node.type as StepType);
   if (entry.kind === "action") return runAction(env, node, path, key, ctx);
   const type = node.type as OrchestratedStepType;
   switch (type) {
@@ -140,7 +124,7 @@ async function runAction(
     let outcome: AttemptOutcome;
     try {
       outcome = (await env.step.run(sid(env, `${path}@${attempt}`), () =>
-        runActionAttempt({
+        env.stepEffects.actions.runActionAttempt({
           key: key(attempt),
           workflowId: env.plan.workflowId,
           rootRunId: env.plan.rootRunId,
@@ -176,13 +160,22 @@ async function runDelay(
   ctx: TemplateContext,
 ): Promise<StepOutcome> {
   const begun = await env.step.run(sid(env, `${path}@1~begin`), () =>
-    beginDelayBody({ key, config: node.config, context: ctx, deadline: env.deadline }),
+    env.stepEffects.bodies.beginDelayBody({
+      key,
+      config: node.config,
+      context: ctx,
+      deadline: env.deadline,
+    }),
   );
   if ("error" in begun) return { kind: "failed", error: begun.error };
   if (env.halted) return HALTED;
   await env.step.sleepUntil(sid(env, `${path}@1~sleep`), new Date(begun.until));
   const ended = await env.step.run(sid(env, `${path}@1~end`), () =>
-    endDelayBody({ key, until: begun.until, cappedByDeadline: begun.cappedByDeadline }),
+    env.stepEffects.bodies.endDelayBody({
+      key,
+      until: begun.until,
+      cappedByDeadline: begun.cappedByDeadline,
+    }),
   );
   if (ended.deadlineHit) return deadlineReached(env);
   return { kind: "completed", output: ended.output };
@@ -196,7 +189,12 @@ async function runWait(
   ctx: TemplateContext,
 ): Promise<StepOutcome> {
   const begun = await env.step.run(sid(env, `${path}@1~begin`), () =>
-    beginWaitBody({ key, config: node.config, context: ctx, deadline: env.deadline }),
+    env.stepEffects.bodies.beginWaitBody({
+      key,
+      config: node.config,
+      context: ctx,
+      deadline: env.deadline,
+    }),
   );
   if ("error" in begun) return { kind: "failed", error: begun.error };
   if (env.halted) return HALTED;
@@ -207,7 +205,7 @@ async function runWait(
     { event: EVENTS.workflowEvent, if: begun.expression, timeout: new Date(begun.until) },
     "lookback",
     () =>
-      lookbackWaitBody({
+      env.stepEffects.bodies.lookbackWaitBody({
         workspaceId: env.plan.workspaceId,
         event: begun.event,
         match: begun.match,
@@ -215,7 +213,11 @@ async function runWait(
       }),
   );
   const ended = await env.step.run(sid(env, `${path}@1~end`), () =>
-    endWaitBody({ key, event: event ?? null, cappedByDeadline: begun.cappedByDeadline }),
+    env.stepEffects.bodies.endWaitBody({
+      key,
+      event: event ?? null,
+      cappedByDeadline: begun.cappedByDeadline,
+    }),
   );
   if (ended.deadlineHit) return deadlineReached(env);
   return { kind: "completed", output: ended.output };
@@ -236,7 +238,7 @@ export async function runSubworkflow(
   override?: { workflow: string; version?: string | null; input: unknown },
 ): Promise<StepOutcome> {
   const started = await env.step.run(sid(env, `${path}@1~start`), () =>
-    startChildBody({
+    env.stepEffects.bodies.startChildBody({
       key,
       rootRunId: env.plan.rootRunId,
       config,
@@ -266,7 +268,7 @@ export async function runSubworkflow(
       };
     }
   const ended = await env.step.run(sid(env, `${path}@1~end`), () =>
-    endChildBody({ key, childRunId: started.childRunId, result }),
+    env.stepEffects.bodies.endChildBody({ key, childRunId: started.childRunId, result }),
   );
   return ended.ok
     ? { kind: "completed", output: ended.output }
@@ -285,7 +287,7 @@ async function awaitQueuedChild(
 ): Promise<{ ok: true; output: unknown } | { ok: false; message: string } | undefined> {
   for (let n = 0; ; n++) {
     const seen = await env.step.run(sid(env, `${path}@1~child${n}`), () =>
-      checkChildBody({ ...started, deadline: env.deadline }),
+      env.stepEffects.bodies.checkChildBody({ ...started, deadline: env.deadline }),
     );
     if (seen.done) return seen.ok ? { ok: true, output: seen.output } : seen;
     if (env.halted) return undefined;
@@ -302,12 +304,12 @@ async function runLoop(
   ctx: TemplateContext,
 ): Promise<StepOutcome> {
   const begun = await env.step.run(sid(env, `${path}@1~begin`), () =>
-    beginLoopBody({ key, config: node.config, context: ctx }),
+    env.stepEffects.bodies.beginLoopBody({ key, config: node.config, context: ctx }),
   );
   if ("error" in begun) return { kind: "failed", error: begun.error };
   const outcome = await runLoopIterations(env, scope, path, node, ctx, begun);
   await env.step.run(sid(env, `${path}@1~end`), () =>
-    endLoopBody({ key, outcome: outcome as never }),
+    env.stepEffects.bodies.endLoopBody({ key, outcome: outcome as never }),
   );
   return outcome;
 }

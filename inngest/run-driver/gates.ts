@@ -2,17 +2,7 @@ import type { StepOptionsOrId } from "inngest";
 import type { StepOutcome, TemplateContext } from "@/lib/workflow";
 import type { AttemptKey } from "@/server/services/run-state/step-records";
 import { EVENTS } from "../events";
-import {
-  checkApprovalBody,
-  closeApprovalBody,
-  openApprovalBody,
-} from "@/server/services/step-execution/approval-bodies";
 import { raceWait } from "./race-wait";
-import {
-  checkTaskBody,
-  closeTaskBody,
-  openTaskBody,
-} from "@/server/services/step-execution/task-bodies";
 import { sid, type DriverEnv } from "./types";
 
 /** What a step that was about to start returns once the run has already ended. */
@@ -81,7 +71,7 @@ export function runApproval(
   return runGate(env, path, {
     open: (id) =>
       env.step.run(id, () =>
-        openApprovalBody({
+        env.stepEffects.bodies.openApprovalBody({
           key,
           workflowId: env.plan.workflowId,
           hash: env.plan.hash,
@@ -95,10 +85,10 @@ export function runApproval(
       event: EVENTS.approvalDecided,
       if: `async.data.approvalId == ${JSON.stringify(opened.approvalId)}`,
     }),
-    check: (opened) => checkApprovalBody({ approvalId: opened.approvalId }),
+    check: (opened) => env.stepEffects.bodies.checkApprovalBody({ approvalId: opened.approvalId }),
     close: (id, opened) =>
       env.step.run(id, () =>
-        closeApprovalBody({
+        env.stepEffects.bodies.closeApprovalBody({
           key,
           approvalId: opened.approvalId,
           cappedByDeadline: opened.cappedByDeadline,
@@ -119,7 +109,7 @@ export function runTask(
   return runGate(env, path, {
     open: (id) =>
       env.step.run(id, () =>
-        openTaskBody({
+        env.stepEffects.bodies.openTaskBody({
           key,
           workflowId: env.plan.workflowId,
           config: node.config,
@@ -131,10 +121,14 @@ export function runTask(
       event: EVENTS.taskFinished,
       if: `async.data.taskId == ${JSON.stringify(opened.taskId)}`,
     }),
-    check: (opened) => checkTaskBody({ taskId: opened.taskId }),
+    check: (opened) => env.stepEffects.bodies.checkTaskBody({ taskId: opened.taskId }),
     close: (id, opened) =>
       env.step.run(id, () =>
-        closeTaskBody({ key, taskId: opened.taskId, cappedByDeadline: opened.cappedByDeadline }),
+        env.stepEffects.bodies.closeTaskBody({
+          key,
+          taskId: opened.taskId,
+          cappedByDeadline: opened.cappedByDeadline,
+        }),
       ),
     outcome: (closed) =>
       "error" in closed && closed.error

@@ -10,9 +10,6 @@ import {
   type TemplateContext,
 } from "@/lib/workflow";
 import type { Logger } from "@/lib/log";
-import { handlerFor } from "@/server/services/step-execution/actions/registry";
-import { StepFailure } from "@/server/services/step-execution/actions/types";
-import { resolveActionConfig } from "@/server/services/step-execution/action-attempt";
 import { PURE_STEP_TYPES } from "@/lib/workflow/step-traits";
 import type { DriverEnv, DriverNode } from "./types";
 
@@ -49,13 +46,14 @@ export interface PureStepResult {
  * (`{ message, class, details? }`: `user` for templates and conditions, `internal` for a crash).
  */
 export async function evaluatePureStep(
-  env: Pick<DriverEnv, "plan" | "deadline">,
+  env: Pick<DriverEnv, "plan" | "deadline" | "stepEffects">,
   path: string,
   node: DriverNode,
   ctx: TemplateContext,
   log: Logger,
 ): Promise<PureStepResult> {
   const type = node.type as StepType;
+  const { handlerFor, resolveActionConfig, StepFailure } = env.stepEffects.actions;
   // Templates resolve as in runActionAttempt: a pure step in a wave names no secret.
   const resolved = resolveActionConfig(type, node.config ?? {}, {
     ...ctx,

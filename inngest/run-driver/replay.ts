@@ -31,36 +31,41 @@ import { createLogger } from "@/lib/log";
 import type { RunPlan } from "@/server/services/run-state/run-plan";
 import { countAttempt } from "./execute-step";
 import { runLoopIterations, type LoopStart } from "./loop-iterations";
-import { resolveLoopStart } from "@/server/services/step-execution/loop-bodies";
 import { evaluatePureStep as evaluatePure, PURE_STEP_TYPES } from "./pure-step";
 import { runGraph } from "./run-graph";
 import { Semaphore } from "./semaphore";
-import type { DriverEffects, DriverEnv, DriverNode, Scope, StepTools } from "./types";
+import type { DriverEffects, DriverEnv, DriverNode, Scope, StepEffects, StepTools } from "./types";
 
 type SimLog = Pick<RecordedReplay, "executed" | "notComparable" | "abortPath">;
 
-/** Replays `run` through `def` (already normalized); the dry run's verdicts are the caller's. */
-export const replayRecordedRun: ReplayRecordedRun = async (def, run, options) => {
-  const graph = buildRunnableGraph(def);
-  const recorded = new Map(run.steps.map((s) => [s.path, s]));
-  const log: SimLog = { executed: new Map(), notComparable: new Set(), abortPath: null };
-  const env = simulationEnv(def, run, options, simulatedEffects(recorded, log));
-  const result = await runGraph(env, graph, { prefix: "" });
-  env.halted = true;
-  return {
-    verdict: result.verdict,
-    state: result.state,
-    base: env.base,
-    ...(env.abort ? { abort: env.abort } : {}),
-    ...log,
+/**
+ * The replay with step execution's real pure evaluation plugged in (`stepEffects`, built by the
+ * caller): replays `run` through `def` (already normalized); the dry run's verdicts are the caller's.
+ */
+export const recordedRunReplay =
+  (stepEffects: StepEffects): ReplayRecordedRun =>
+  async (def, run, options) => {
+    const graph = buildRunnableGraph(def);
+    const recorded = new Map(run.steps.map((s) => [s.path, s]));
+    const log: SimLog = { executed: new Map(), notComparable: new Set(), abortPath: null };
+    const env = simulationEnv(def, run, options, simulatedEffects(recorded, log), stepEffects);
+    const result = await runGraph(env, graph, { prefix: "" });
+    env.halted = true;
+    return {
+      verdict: result.verdict,
+      state: result.state,
+      base: env.base,
+      ...(env.abort ? { abort: env.abort } : {}),
+      ...log,
+    };
   };
-};
 
 function simulationEnv(
   def: WorkflowDefinition,
   run: RecordedRun,
   options: DryRunOptions,
   effects: DriverEffects,
+  stepEffects: StepEffects,
 ): DriverEnv {
   const workflowId = options.workflowId ?? "dry-run";
   const startedAt = new Date();
@@ -102,6 +107,7 @@ function simulationEnv(
     active: 0,
     waiting: 0,
     effects,
+    stepEffects,
   };
 }
 
@@ -159,7 +165,7 @@ async function simulateStep(
   }
   const body = (node.config as { body?: unknown } | undefined)?.body;
   if (node.type === "loop" && body) {
-    const begun = beginLoop(node, ctx);
+    const begun = beginLoop(env, node, ctx);
     if ("error" in begun) return { kind: "failed", error: begun.error };
     return runLoopIterations(env, scope, path, node, ctx, begun);
   }
@@ -217,9 +223,10 @@ const dryRunLog = createLogger({ component: "dry-run" });
 
 /** A loop's items, by the production rule (`resolveLoopStart`), nothing recorded. */
 export function beginLoop(
+  env: Pick<DriverEnv, "stepEffects">,
   node: DriverNode,
   ctx: TemplateContext,
 ): { error: { message: string; class: "user" } } | LoopStart {
-  const start = resolveLoopStart(node.config, ctx);
+  const start = env.stepEffects.bodies.resolveLoopStart(node.config, ctx);
   return "error" in start ? { error: { message: start.error, class: "user" } } : start;
 }

@@ -8,7 +8,6 @@ import {
   type TemplateContext,
   type WorkflowGraph,
 } from "@/lib/workflow";
-import { recordSkipsBody } from "@/server/services/step-execution/record-bodies";
 import { executeStep } from "./execute-step";
 import type { RunEnded } from "@/server/services/step-execution/finish-bodies";
 import { planRound, stepContext } from "./planning";
@@ -51,7 +50,11 @@ export const durableEffects: DriverEffects = {
   execute: (env, scope, node, ctx, opts) => executeStep(env, scope, node, ctx, opts),
   async recordSkips(env, scope, round, items) {
     await env.step.run(sid(env, `${scope.prefix || "run"}~skip#${round}`), () =>
-      recordSkipsBody({ runId: env.plan.runId, workspaceId: env.plan.workspaceId, items }),
+      env.stepEffects.bodies.recordSkipsBody({
+        runId: env.plan.runId,
+        workspaceId: env.plan.workspaceId,
+        items,
+      }),
     );
   },
   async wave<T>(env: DriverEnv, scope: Scope, n: number, body: () => Promise<T>) {

@@ -48,6 +48,49 @@ export interface DriverEnv {
    * graphs with the same `runGraph` (loop iterations included, they recurse through it).
    */
   effects?: DriverEffects;
+  /**
+   * Step execution (server/services/step-execution) as the driver may call it: built once by
+   * whoever starts the driver (inngest/functions/step-effects.ts) and handed down in this env.
+   */
+  stepEffects: StepEffects;
+}
+
+// Type-only views of step execution's modules: the driver never imports their values.
+type Registry = typeof import("@/server/services/step-execution/actions/registry");
+type ActionTypes = typeof import("@/server/services/step-execution/actions/types");
+type Attempt = typeof import("@/server/services/step-execution/action-attempt");
+type Runtime = typeof import("@/server/services/step-execution/runtime");
+type ApprovalBodies = typeof import("@/server/services/step-execution/approval-bodies");
+type DelayBodies = typeof import("@/server/services/step-execution/delay-bodies");
+type FinishBodies = typeof import("@/server/services/step-execution/finish-bodies");
+type LoopBodies = typeof import("@/server/services/step-execution/loop-bodies");
+type RecordBodies = typeof import("@/server/services/step-execution/record-bodies");
+type ChildBodies = typeof import("@/server/services/step-execution/subworkflow-bodies");
+type TaskBodies = typeof import("@/server/services/step-execution/task-bodies");
+type WaitBodies = typeof import("@/server/services/step-execution/wait-bodies");
+
+/**
+ * Everything the driver asks of step execution, one object: the driver is orchestration, and each
+ * call into step execution goes down through it (eslint: run-driver imports server/ as types only).
+ * `DriverEffects` decides what running a whole step means (durable or simulated); these are the
+ * step-execution calls the durable path and pure evaluation make.
+ */
+export interface StepEffects {
+  /** Action steps: the catalog's handler, templates resolved, one recorded attempt. */
+  actions: Pick<Registry, "handlerFor"> &
+    Pick<ActionTypes, "StepFailure"> &
+    Pick<Attempt, "resolveActionConfig" | "runActionAttempt">;
+  /** The bodies of durable steps (one call each), and a loop's items resolved without recording. */
+  bodies: Pick<DelayBodies, "beginDelayBody" | "endDelayBody"> &
+    Pick<WaitBodies, "beginWaitBody" | "endWaitBody" | "lookbackWaitBody"> &
+    Pick<ChildBodies, "startChildBody" | "checkChildBody" | "endChildBody"> &
+    Pick<LoopBodies, "beginLoopBody" | "endLoopBody" | "resolveLoopStart"> &
+    Pick<ApprovalBodies, "openApprovalBody" | "checkApprovalBody" | "closeApprovalBody"> &
+    Pick<TaskBodies, "openTaskBody" | "checkTaskBody" | "closeTaskBody"> &
+    Pick<RecordBodies, "recordSkipsBody" | "recordWaveBody"> &
+    Pick<FinishBodies, "finishRunBody">;
+  /** The database handle, clock and logger of a wave's body. */
+  stepRuntime: Runtime["stepRuntime"];
 }
 
 /** A step as the driver hands it to `execute` (top level or loop body). */

@@ -25,12 +25,10 @@ import {
   type WorkflowGraph,
 } from "@/lib/workflow";
 import type { WaveRecord } from "@/server/services/run-state/wave-records";
-import { recordWaveBody } from "@/server/services/step-execution/record-bodies";
 import { countAttempt } from "./execute-step";
-import { finishRunBody, type RunEnded } from "@/server/services/step-execution/finish-bodies";
+import type { RunEnded } from "@/server/services/step-execution/finish-bodies";
 import { planRound, stepContext } from "./planning";
 import { evaluatePureStep, isWaveStep, type PureStepResult } from "./pure-step";
-import { stepRuntime } from "@/server/services/step-execution/runtime";
 import type { DriverEnv, DriverNode, Scope, SkipItem } from "./types";
 
 type Graph = WorkflowGraph<DriverNode>;
@@ -158,7 +156,7 @@ export async function waveBody(
   input: WaveInput,
   finish?: { leftInFlight: number },
 ): Promise<WaveMemo> {
-  const rt = await stepRuntime();
+  const rt = await env.stepEffects.stepRuntime();
   const log = rt.log.child({ runId: env.plan.runId, wave: scope.prefix || "run" });
   const results = new Map<string, PureStepResult>();
   const wave = await planWave(env, graph, scope, input, async (step) => {
@@ -176,7 +174,7 @@ export async function waveBody(
   );
   const run = { runId: env.plan.runId, workspaceId: env.plan.workspaceId };
   if (wave.finished && finish) {
-    const ended = await finishRunBody({
+    const ended = await env.stepEffects.bodies.finishRunBody({
       runId: env.plan.runId,
       verdict: verdictWithAbort(wave.finished, env.abort ?? wave.abort),
       state: wave.state,
@@ -188,7 +186,7 @@ export async function waveBody(
     });
     return { outcomes, ended };
   }
-  await recordWaveBody(run, rows);
+  await env.stepEffects.bodies.recordWaveBody(run, rows);
   await waveTestHooks.afterRecord?.(
     run.runId,
     wave.entries.map((e) => (e.kind === "step" ? e.step.path : e.item.path)),

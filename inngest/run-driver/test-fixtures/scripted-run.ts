@@ -18,6 +18,7 @@ import {
 import type { GraphSource } from "@/lib/workflow/graph";
 import { isPlainObject } from "@/lib/workflow/json";
 import { beginLoop, evaluatePureStep, noDurableSteps } from "../replay";
+import { stepEffects } from "../../functions/step-effects";
 import { countAttempt } from "../execute-step";
 import { loopIterationCount, runLoopIterations } from "../loop-iterations";
 import { runGraph } from "../run-graph";
@@ -170,6 +171,7 @@ function scriptedEnv(
     active: 0,
     waiting: 0,
     effects,
+    stepEffects,
   };
 }
 
@@ -244,7 +246,7 @@ async function outcomeFor(
         ),
       };
     }
-    let begun = beginLoop(node, ctx);
+    let begun = beginLoop(env, node, ctx);
     if ("error" in begun) {
       // Items that are not literal (e.g. an upstream output the script left null): the script's
       // iteration count stands in for them.

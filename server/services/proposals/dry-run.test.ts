@@ -7,11 +7,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { JsonValue } from "@/lib/workflow";
 import type { RecordedRun, RecordedStep } from "@/lib/workflow/dry-run-types";
-import { replayRecordedRun } from "@/inngest/run-driver/replay";
+import { recordedRunReplay } from "@/inngest/run-driver/replay";
+import { stepEffects } from "@/inngest/functions/step-effects";
 import { dryRunDefinition as dryRunWith, dryRunOne as dryRunOneWith } from "./dry-run";
 import type { DryRunOptions, RecordedRun as Recorded } from "@/lib/workflow/dry-run-types";
 
 /** The service with production's replay (the driver) plugged in, as proposal-dry-run.ts does. */
+const replayRecordedRun = recordedRunReplay(stepEffects);
 const dryRunOne = (definition: unknown, run: Recorded, options?: DryRunOptions) =>
   dryRunOneWith(replayRecordedRun, definition, run, options);
 const dryRunDefinition = (args: Omit<Parameters<typeof dryRunWith>[0], "replay">) =>

@@ -109,6 +109,34 @@ const EnvSchema = z
     SLUICE_REPOSITORY_CACHE_DAYS: z.coerce.number().int().min(1).default(14),
     /** Closed change proposals are deleted after this many days (their audit rows stay). */
     SLUICE_PROPOSAL_RETENTION_DAYS: z.coerce.number().int().min(1).default(365),
+    /**
+     * `/api/metrics` (Prometheus, docs/operations.md "Metrics"): answered only when a token or an
+     * address list is set (404 otherwise). The token is sent as `Authorization: Bearer <token>`;
+     * with both set, a scrape needs both.
+     */
+    SLUICE_METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+    /** Addresses allowed to scrape `/api/metrics`: comma-separated IPs or CIDRs (`10.0.0.0/8,::1`). */
+    SLUICE_METRICS_ALLOW: z
+      .string()
+      .transform((v, ctx) => {
+        const items = v
+          .split(",")
+          .map((s) => s.trim())
+          .filter(Boolean);
+        for (const item of items)
+          if (!isCidr(item))
+            ctx.addIssue({ code: "custom", message: `"${item}" is not an IP address or CIDR` });
+        return items;
+      })
+      .optional(),
+    /**
+     * OpenTelemetry traces (docs/operations.md "Tracing"): the OTLP/HTTP base URL of a collector
+     * (`http://otel-collector:4318`; spans go to `<url>/v1/traces`). Unset: no tracing SDK is loaded.
+     */
+    OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
+    /** Headers sent with every export, `key=value` pairs separated by commas (W3C baggage style). */
+    OTEL_EXPORTER_OTLP_HEADERS: z.string().optional(),
+    OTEL_SERVICE_NAME: z.string().min(1).default("sluice"),
   })
   .superRefine((env, ctx) => {
     if (Boolean(env.GITHUB_ID) !== Boolean(env.GITHUB_SECRET)) {
@@ -135,6 +163,22 @@ const EnvSchema = z
   });
 
 export type Env = z.infer<typeof EnvSchema>;
+
+const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+
+/**
+ * `10.0.0.0/8`, `::1/128` or a bare address. Without node:net (proxy.ts imports this file): IPv6
+ * is checked by the URL parser, which accepts exactly the valid bracketed hosts.
+ */
+function isCidr(item: string): boolean {
+  const [addr = "", prefix, ...rest] = item.split("/");
+  let bits: number;
+  if (IPV4.test(addr)) bits = 32;
+  else if (addr.includes(":") && URL.canParse(`http://[${addr}]/`)) bits = 128;
+  else return false;
+  if (rest.length) return false;
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits);
+}
 
 export function parseEnv(source: Record<string, string | undefined>): Env {
   // Empty strings mean "unset" (docker-compose and .env files often produce them).

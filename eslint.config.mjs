@@ -151,6 +151,16 @@ const config = [
       ],
     ],
   ),
+  // Metrics and traces sit beside db/: services and HTTP adapters call into them, never the reverse.
+  restrict(
+    ["server/observability/**"],
+    [
+      [
+        internal(["app", "components", "inngest", "server/trpc", "server/services", "server/http"]),
+        "server/observability is called by services and adapters; it reads db/ and lib/ only.",
+      ],
+    ],
+  ),
   restrict(
     ["inngest/functions/**"],
     [

@@ -18,7 +18,7 @@ const COMMON = commonSecurityHeaders({ isHttps });
  * procedure; this only spares an anonymous visitor a server render.
  */
 const SESSION_COOKIES = ["next-auth.session-token", "__Secure-next-auth.session-token"];
-const GATED = /^\/(workflows|runs|approvals|settings|account)(\/|$)/;
+const GATED = /^\/(workflows|runs|approvals|settings|account|operations)(\/|$)/;
 
 /**
  * Every page, static file and unknown path gets the security headers here; pages also get a

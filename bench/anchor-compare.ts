@@ -19,7 +19,7 @@ import postgres from "postgres";
 import { runs, workspaces } from "../db/schema";
 import { startRunHarness, type RunHarness } from "../server/testing/run-harness";
 import { cancelRun } from "../server/services/runs/cancel-run";
-import { updateWorkspacePolicies } from "../server/services/settings/update-workspace-policies";
+import { allowLocalStub } from "../server/testing/allow-local-stub";
 import { sendJson, startHttpServer, type LocalServer } from "../server/testing/local-http";
 import { startDbosAnchor, type DbosAnchor } from "./anchors/dbos";
 import { median, report, round } from "./stats";
@@ -123,15 +123,7 @@ async function prepareWorkspace(e: RunHarness) {
     .update(workspaces)
     .set({ settings: { maxActiveRunsPerUser: 100_000, maxActiveRunsPerWorkspace: 100_000 } })
     .where(eq(workspaces.id, e.ws.workspaceId));
-  // The SSRF guard has no test mode: the stub server's address is allow-listed like a private API.
-  await updateWorkspacePolicies({
-    ctx: e.ws.ctx("admin"),
-    input: {
-      scriptStepsEnabled: false,
-      allowedPrivateHosts: ["127.0.0.1"],
-      forbiddenStepTypes: [],
-    },
-  });
+  await allowLocalStub(e.ws);
 }
 
 async function defineWorkloads(

@@ -10,6 +10,8 @@ import { eq, inArray, sql } from "drizzle-orm";
 import { setQueryProbe, type Db } from "../db/client";
 import { runs } from "../db/schema";
 import { startRunHarness } from "../server/testing/run-harness";
+import { sendJson, startHttpServer } from "../server/testing/local-http";
+import { allowLocalStub } from "../server/testing/allow-local-stub";
 import { median, percentile, report, round } from "./stats";
 
 const CHAIN = Number(process.env.BENCH_CHAIN ?? 100);
@@ -35,8 +37,16 @@ async function main() {
       if (kind === "begin") inTx.add(conn);
       else if (kind === "commit" || kind === "rollback") inTx.delete(conn);
       if (!counting) return;
+      // BENCH_TRACE=1: every counted statement, one line each (what a run's work is made of).
+      if (process.env.BENCH_TRACE)
+        console.log(
+          `SQL ${Math.round(performance.now())} ${conn} ${text.replace(/\s+/g, " ").slice(0, 220)}`,
+        );
       statements[kind] = (statements[kind] ?? 0) + 1;
       if (autocommit) statements.autocommit = (statements.autocommit ?? 0) + 1;
+      // The executor's job claims (one autocommit each): a wake-up's or a timed poll's, so their
+      // number grows with wall time on a loaded machine; reported apart as well.
+      if (/^\s*with picked as/.test(text)) statements.jobClaims = (statements.jobClaims ?? 0) + 1;
     });
   if (process.env.BENCH_MODE === "sequential")
     return sequential(driver, statements, (on) => {
@@ -147,7 +157,7 @@ async function main() {
       // The bench's own completion polls are one autocommitted select each: left out below.
       statements.select = (statements.select ?? 0) - polls;
       statements.autocommit = (statements.autocommit ?? 0) - polls;
-      const { autocommit = 0, ...byKind } = statements;
+      const { autocommit = 0, jobClaims = 0, ...byKind } = statements;
       const total = Object.values(byKind).reduce((a, b) => a + b, 0);
       report(`database work per three-step run (postgres)`, {
         runs: THROUGHPUT_RUNS,
@@ -164,6 +174,7 @@ async function main() {
           statements: round(idleStatementsPerSecond),
         },
         clientCommits: per((statements.commit ?? 0) + autocommit, 0),
+        jobClaims: per(jobClaims, 0),
         statementsByKind: Object.fromEntries(
           Object.entries(byKind).map(([k, v]) => [k, per(v, 0)]),
         ),
@@ -179,7 +190,7 @@ async function main() {
 
 /**
  * Database work per three-step run, runs one after another (BENCH_MODE=sequential, Postgres): no
- * batching across runs, and background polls every 2 s instead of 50 ms, so what is counted is
+ * batching across runs, and background polls every 60 s instead of 50 ms (wake-ups on commit still run), so what is counted is
  * (nearly) only the runs' own work: pg_stat commits and the client's statements, minus this
  * script's completion polls.
  */
@@ -190,18 +201,32 @@ async function sequential(
 ) {
   const runsN = Number(process.env.BENCH_SEQUENTIAL_RUNS ?? 30);
   const e = await startRunHarness("benchseq", {
-    executor: { pollIntervalMs: 2_000 },
-    relayPollMs: 2_000,
+    executor: { pollIntervalMs: 60_000 },
+    relayPollMs: 60_000,
   });
+  // BENCH_SEQ_WORKLOAD=http-20: 20 chained `http` GETs to a local stub instead (anchor-compare's
+  // http-20), counted per run; the per-step figure is the count ÷ 20.
+  const httpSteps = process.env.BENCH_SEQ_WORKLOAD === "http-20" ? 20 : 0;
+  const stub = httpSteps
+    ? await startHttpServer((_req, res) => sendJson(res, 200, { ok: true, n: 1 }))
+    : undefined;
   try {
+    if (stub) await allowLocalStub(e.ws);
     const three = await e.workflow({
       schemaVersion: 1,
-      name: "Three",
-      steps: [
-        { id: "a", type: "transform", config: { value: 1 } },
-        { id: "b", type: "transform", config: { value: 2 } },
-        { id: "c", type: "transform", config: { value: 3 } },
-      ],
+      name: stub ? "HTTP 20" : "Three",
+      ...(stub ? { constraints: { maxSteps: 1000 } } : {}),
+      steps: stub
+        ? Array.from({ length: httpSteps }, (_, i) => ({
+            id: `h${i}`,
+            type: "http",
+            config: { method: "GET", url: `${stub.origin}/ok` },
+          }))
+        : [
+            { id: "a", type: "transform", config: { value: 1 } },
+            { id: "b", type: "transform", config: { value: 2 } },
+            { id: "c", type: "transform", config: { value: 3 } },
+          ],
     });
     let polls = 0;
     const one = async () => {
@@ -234,7 +259,7 @@ async function sequential(
     const per = (a: number, b: number) => round((a - b) / runsN, 1);
     statements.select = (statements.select ?? 0) - polls;
     statements.autocommit = (statements.autocommit ?? 0) - polls;
-    const { autocommit = 0, ...byKind } = statements;
+    const { autocommit = 0, jobClaims = 0, ...byKind } = statements;
     const total = Object.values(byKind).reduce((a, b) => a + b, 0);
     const tables = Object.keys(after.tables)
       .map((t) => {
@@ -243,21 +268,31 @@ async function sequential(
       })
       .filter(([, v]) => v.some((x) => x > 0))
       .sort((x, y) => y[1].reduce((p, q) => p + q) - x[1].reduce((p, q) => p + q));
-    report(`database work per three-step run, one at a time (${driver})`, {
-      runs: runsN,
-      msPerRun: round((seconds * 1000) / runsN),
-      // Counted by the client: transactions committed (begin … commit, plus autocommitted
-      // statements), this script's polls left out. pg_stat's count lags (an idle backend
-      // flushes its statistics only every 10 s), so it is shown apart.
-      commits: per((statements.commit ?? 0) + autocommit, 0),
-      pgStatCommits: per(after.commits - polls - 2, before.commits),
-      statements: per(total, 0),
-      statementsByKind: Object.fromEntries(Object.entries(byKind).map(([k, v]) => [k, per(v, 0)])),
-      rowsWritten: per(after.written, before.written),
-      tables: Object.fromEntries(tables),
-    });
+    report(
+      `database work per ${stub ? "20-http-step" : "three-step"} run, one at a time (${driver})`,
+      {
+        runs: runsN,
+        ...(stub ? { requestsServed: stub.requests.length } : {}),
+        msPerRun: round((seconds * 1000) / runsN),
+        // Counted by the client: transactions committed (begin … commit, plus autocommitted
+        // statements), this script's polls left out. pg_stat's count lags (an idle backend
+        // flushes its statistics only every 10 s), so it is shown apart.
+        commits: per((statements.commit ?? 0) + autocommit, 0),
+        pgStatCommits: per(after.commits - polls - 2, before.commits),
+        statements: per(total, 0),
+        jobClaims: per(jobClaims, 0),
+        commitsWithoutClaims: per((statements.commit ?? 0) + autocommit - jobClaims, 0),
+        statementsWithoutClaims: per(total - jobClaims, 0),
+        statementsByKind: Object.fromEntries(
+          Object.entries(byKind).map(([k, v]) => [k, per(v, 0)]),
+        ),
+        rowsWritten: per(after.written, before.written),
+        tables: Object.fromEntries(tables),
+      },
+    );
   } finally {
     await e.close();
+    await stub?.close();
   }
 }
 

@@ -3,13 +3,16 @@
  * production): completion time of a 4-branch fan-out + join, p50/p99 over N runs started one after
  * another, and how many runs recorded a failed SDK call (`function.errored`, the stall of issue 11).
  * BENCH_FANOUT_SHAPES=all also runs the other parallel shapes (2-branch, 5 fan-out stages, a
- * fan-out inside a loop body) for the same number of runs each.
+ * fan-out inside a loop body) for the same number of runs each. Always also: issue 28's shape, 4
+ * side-effecting branches (`http` GETs to a local stub) + a join, timed the same way.
  *   npm run bench    ·    BENCH_FANOUT_RUNS=1000 BENCH_FANOUT_SHAPES=all node <bundle>
  */
 import { eq, sql } from "drizzle-orm";
 import { execRows } from "../db/client";
 import { workspaces } from "../db/schema";
 import { defaultBackoff } from "../inngest/executor/options";
+import { allowLocalStub } from "../server/testing/allow-local-stub";
+import { sendJson, startHttpServer } from "../server/testing/local-http";
 import { startRunHarness, type RunHarness } from "../server/testing/run-harness";
 import {
   fanOut,
@@ -73,9 +76,29 @@ async function main() {
     .update(workspaces)
     .set({ settings: { maxActiveRunsPerUser: 1000, maxActiveRunsPerWorkspace: 1000 } })
     .where(eq(workspaces.id, e.ws.workspaceId));
+  await allowLocalStub(e.ws);
+  const stub = await startHttpServer((_req, res) => sendJson(res, 200, { ok: true }));
   try {
     for (const [name, def] of Object.entries(shapes())) await measure(e, name, def, driver);
+    const branches = ["b0", "b1", "b2", "b3"];
+    await measure(
+      e,
+      "fan-out of 4 http branches + join",
+      {
+        steps: [
+          ...branches.map((id) => ({
+            id,
+            type: "http",
+            config: { method: "GET", url: `${stub.origin}/${id}` },
+          })),
+          { id: "join", type: "transform", config: { value: "{{ steps.b0.output.data.status }}" } },
+        ],
+        edges: branches.map((from) => ({ from, to: "join" })),
+      },
+      driver,
+    );
   } finally {
+    await stub.close();
     await e.close();
   }
 }

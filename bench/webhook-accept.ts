@@ -15,9 +15,10 @@
 import { createHmac } from "node:crypto";
 import http from "node:http";
 import { Worker } from "node:worker_threads";
+import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
 import { eq, sql } from "drizzle-orm";
 import { setProcessDb } from "../db";
-import { openDb, type DbHandle } from "../db/client";
+import { openDb, setQueryProbe, type DbHandle } from "../db/client";
 import { migrateDb } from "../db/migrate";
 import { setLogLevel } from "../lib/log";
 import { runs } from "../db/schema";
@@ -90,6 +91,13 @@ async function open(): Promise<{ handle: DbHandle; drop?: () => Promise<void>; d
 
 async function main() {
   setLogLevel("silent");
+  // Statements sent (Postgres only): per request over the rounds, per run over the drain.
+  let statements = 0;
+  const byText = new Map<string, number>();
+  setQueryProbe((text) => {
+    statements++;
+    if (process.env.BENCH_STATEMENTS === "1") byText.set(text, (byText.get(text) ?? 0) + 1);
+  });
   const { handle, drop, driver } = await open();
   await migrateDb(handle);
   setProcessDb(handle);
@@ -178,6 +186,23 @@ async function main() {
     return result;
   };
   await round1(100, 2); // warm-up
+  // Where a tail comes from: event-loop stalls of this process (the receiver and the admitter
+  // share it) and GC pauses, measured over the rounds only.
+  const loopDelay = monitorEventLoopDelay({ resolution: 5 });
+  const gc = { minorMs: 0, majorMs: 0, maxMs: 0, count: 0 };
+  const gcObserver = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      const kind = (e as unknown as { detail?: { kind?: number } }).detail?.kind;
+      if (kind === 4 /* major (mark-compact) */) gc.majorMs += e.duration;
+      else gc.minorMs += e.duration;
+      gc.maxMs = Math.max(gc.maxMs, e.duration);
+      gc.count++;
+    }
+  });
+  gcObserver.observe({ entryTypes: ["gc"] });
+  loopDelay.enable();
+  const cpuBefore = process.cpuUsage();
+  const statementsBefore = statements;
   const p50s: number[] = [];
   const p99s: number[] = [];
   const achieved: number[] = [];
@@ -189,11 +214,33 @@ async function main() {
     achieved.push((RATE * SECONDS) / r.seconds);
     statuses = r.statuses;
   }
+  loopDelay.disable();
+  const cpu = process.cpuUsage(cpuBefore);
+  const roundStatements = statements - statementsBefore;
+  gcObserver.disconnect();
+  const heapMb = process.memoryUsage().heapUsed / 2 ** 20;
+  // The rounds' numbers first: on a loaded machine the drain below can take minutes.
+  report(
+    `webhook accept rounds at ${RATE} req/s (${driver}${ADMIT_AFTER ? ", admitter after" : ""})`,
+    {
+      p50Ms: round(median(p50s)),
+      p99Ms: round(median(p99s)),
+      achievedRps: round(median(achieved), 1),
+      eventLoopDelayP99Ms: round(loopDelay.percentile(99) / 1e6),
+      cpuMsPerRequest: round((cpu.user + cpu.system) / 1000 / (RATE * SECONDS * ROUNDS), 3),
+      statementsPerRequest: round(roundStatements / (RATE * SECONDS * ROUNDS), 2),
+    },
+  );
   // Settle the inbox, then hold every answer against the runs table.
   const drainStart = performance.now();
+  const drainCpuBefore = process.cpuUsage();
+  const drainStatementsBefore = statements;
+  const queuedBeforeDrain = await handle.db.$count(runs, eq(runs.triggerId, created.trigger.id));
   admitter ??= startAdmitter();
   await admitter.drain();
   const drainSeconds = (performance.now() - drainStart) / 1000;
+  const drainCpu = process.cpuUsage(drainCpuBefore);
+  const drainStatements = statements - drainStatementsBefore;
   await admitter.stop();
   const made = await handle.db
     .select({ id: runs.id })
@@ -224,8 +271,26 @@ async function main() {
     // A body answered with two run ids, or a run nobody was answered.
     doubled: split + made.filter((r) => !answeredIds.has(r.id)).length,
     admitterDrainSeconds: round(drainSeconds, 1),
+    eventLoopDelayMs: {
+      p50: round(loopDelay.percentile(50) / 1e6),
+      p99: round(loopDelay.percentile(99) / 1e6),
+      max: round(loopDelay.max / 1e6),
+    },
+    gcMs: { minor: round(gc.minorMs), major: round(gc.majorMs), max: round(gc.maxMs), n: gc.count },
+    heapUsedMbAfterRounds: round(heapMb, 1),
+    // CPU of this process (all threads, the load generator included) per request over the
+    // rounds, and per run left for the drain: what load-independent comparisons should use.
+    cpuMsPerRequest: round((cpu.user + cpu.system) / 1000 / (RATE * SECONDS * ROUNDS), 3),
+    cpuSystemShare: round(cpu.system / (cpu.user + cpu.system), 2),
+    drainCpuMs: round((drainCpu.user + drainCpu.system) / 1000),
+    statementsPerRequest: round(roundStatements / (RATE * SECONDS * ROUNDS), 2),
+    drainRuns: made.length - queuedBeforeDrain,
+    drainStatementsPerRun: round(drainStatements / Math.max(1, made.length - queuedBeforeDrain), 2),
     targetP99Ms: 25,
   });
+  if (process.env.BENCH_STATEMENTS === "1")
+    for (const [text, n] of [...byText].sort((a, b) => b[1] - a[1]).slice(0, 40))
+      console.log(String(n).padStart(7), text.replace(/\s+/g, " ").slice(0, 160));
   server.close();
   await handle.close();
   await drop?.();

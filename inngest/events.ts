@@ -12,6 +12,8 @@ export const EVENTS = {
   taskFinished: "sluice/task.finished",
   workflowEvent: "sluice/workflow.event",
   proposalDryRunRequested: "proposal/dry-run.requested",
+  alertDeliver: "sluice/alert.deliver",
+  proposalShadowRun: "sluice/proposal.shadow-run",
 } as const;
 
 /** The function that drives a run (subworkflow steps invoke it by this id). */
@@ -26,6 +28,10 @@ export const RunCancelData = z.object({
   reason: z.string().optional(),
 });
 export type RunCancelData = z.infer<typeof RunCancelData>;
+
+/** A finished run to replay onto the open proposals on its version (sent only when one exists). */
+export const ProposalShadowRunData = z.object({ runId: z.string(), workspaceId: z.string() });
+export type ProposalShadowRunData = z.infer<typeof ProposalShadowRunData>;
 
 export const ApprovalDecidedData = z.object({
   approvalId: z.string(),
@@ -57,3 +63,7 @@ export const ProposalDryRunRequestedData = z.object({
   request: z.number().int(),
 });
 export type ProposalDryRunRequestedData = z.infer<typeof ProposalDryRunRequestedData>;
+
+/** Sends one recorded alert to its channels (server/services/alerts/deliver-alert.ts). */
+export const AlertDeliverData = z.object({ alertId: z.string(), workspaceId: z.string() });
+export type AlertDeliverData = z.infer<typeof AlertDeliverData>;

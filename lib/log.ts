@@ -22,13 +22,22 @@ export interface Logger {
 }
 
 type Redactor = (line: string) => string;
+/** Adds fields derived from a record's own (e.g. a trace id from its runId); never overrides. */
+type Enricher = (rec: Readonly<Record<string, unknown>>) => Record<string, unknown> | undefined;
 const g = globalThis as typeof globalThis & {
-  __sluiceLog?: { level: LogLevel | "silent"; redactors: Set<Redactor> };
+  __sluiceLog?: { level: LogLevel | "silent"; redactors: Set<Redactor>; enrichers?: Set<Enricher> };
 };
 const state = (g.__sluiceLog ??= { level: "info", redactors: new Set() });
+const enrichers = (state.enrichers ??= new Set());
 
 export function setLogLevel(level: LogLevel | "silent"): void {
   state.level = level;
+}
+
+/** Registers a function whose fields are added to every record (observability: trace ids). */
+export function addLogEnricher(fn: Enricher): () => void {
+  enrichers.add(fn);
+  return () => enrichers.delete(fn);
 }
 
 /** Registers a function applied to every serialized log line (e.g. secret scrubbing). */
@@ -154,6 +163,8 @@ function write(
   if (fields)
     for (const [k, v] of Object.entries(fields))
       rec[k] = k === "err" || k === "error" ? serializeError(v) : v;
+  for (const enrich of enrichers)
+    for (const [k, v] of Object.entries(enrich(rec) ?? {})) if (!(k in rec)) rec[k] = v;
   let line: string;
   try {
     line = JSON.stringify(rec);

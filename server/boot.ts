@@ -6,6 +6,7 @@ import { registryParity } from "./services/step-execution/actions/registry";
 import { createOutboxDeliverer, type WorkflowEventHook } from "./services/outbox/deliver";
 import { startOutboxRelay, type RelayHandle } from "./services/outbox/relay-runner";
 import type { OutboxRow } from "./services/outbox/relay-outbox";
+import { alertsEventHook } from "./services/alerts/on-run-failed";
 import { fireEventTriggers } from "./services/triggers/fire-event-triggers";
 import { triggerContext } from "./services/triggers/start-trigger-run";
 import { admitterYieldRatio, startWebhookAdmitter } from "./services/triggers/webhook-admitter";
@@ -21,7 +22,11 @@ const g = globalThis as Global;
 
 /** Hooks that see every workflow event before it is forwarded (event triggers register here). */
 export function workflowEventHooks(): WorkflowEventHook[] {
-  return (g.__sluiceEventHooks ??= [eventTriggerHook]);
+  // What each acts on (see WorkflowEventHook): events no hook wants may skip the relay.
+  return (g.__sluiceEventHooks ??= [
+    Object.assign(eventTriggerHook, { eventTriggers: true }),
+    Object.assign(alertsEventHook, { eventNames: ["run.failed"] }),
+  ]);
 }
 
 /** Event triggers: every delivered workflow event starts the runs of matching triggers. */

@@ -1,8 +1,13 @@
 import { parseCommandArgs, type ParsedArgs } from "./args";
 import type { Command } from "./command";
+import { auditCommand } from "./commands/audit";
+import { backupCommand, restoreCommand } from "./commands/backup";
 import { loginCommand } from "./commands/login";
 import { logsCommand } from "./commands/logs";
+import { proposalRulesCommand } from "./commands/proposal-rules";
+import { proposalsCommand } from "./commands/proposals";
 import { proposeCommand } from "./commands/propose";
+import { rerunCommand } from "./commands/rerun";
 import { resumeCommand } from "./commands/resume";
 import { runCommand } from "./commands/run";
 import { runsCommand } from "./commands/runs";
@@ -19,10 +24,16 @@ export const COMMANDS: readonly Command[] = [
   runCommand,
   resumeCommand,
   runsCommand,
+  rerunCommand,
   logsCommand,
   proposeCommand,
+  proposalsCommand,
+  proposalRulesCommand,
   syncCommand,
   validateCliCommand,
+  auditCommand,
+  backupCommand,
+  restoreCommand,
 ];
 
 export function usage(): string {

@@ -7,6 +7,7 @@ import { buildDiffGraph } from "./graph-diff-model";
 import { JsonDiff } from "./json-diff";
 import { StepDiffPanel } from "./step-diff-panel";
 import styles from "./diff.module.css";
+import type { ReplayStepVerdict } from "@/lib/workflow/dry-run-types";
 
 /**
  * Everything a reviewer reads about a change between two definitions: the change summary, the
@@ -20,6 +21,7 @@ export function DefinitionDiffView({
   afterLabel,
   changeSummary,
   idPrefix = "diff",
+  verdicts,
 }: {
   before: unknown;
   after: unknown;
@@ -29,6 +31,8 @@ export function DefinitionDiffView({
   changeSummary?: readonly ChangeSummaryLine[];
   /** Prefix of heading ids, unique per page. */
   idPrefix?: string;
+  /** A proposal replay's verdict per step (issue #29), shown on the canvas nodes. */
+  verdicts?: Readonly<Record<string, ReplayStepVerdict>>;
 }) {
   const [selected, setSelected] = useState<string | null>(null);
   const model = useMemo(() => {
@@ -60,6 +64,7 @@ export function DefinitionDiffView({
             after={after}
             selected={selected}
             onSelect={setSelected}
+            verdicts={verdicts}
           />
           {model ? (
             <StepDiffPanel before={before} after={after} diff={model.diff} stepId={selected} />

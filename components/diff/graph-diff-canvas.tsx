@@ -23,12 +23,28 @@ import {
   type DiffStatus,
 } from "./graph-diff-model";
 import styles from "./graph-diff-canvas.module.css";
+import type { ReplayStepVerdict } from "@/lib/workflow/dry-run-types";
+
+/** A proposal replay's step verdict (issue #29) on a node: in words, with a coloured bar. */
+const VERDICT_TEXT: Record<ReplayStepVerdict, string> = {
+  same: "= replay: same",
+  different_output: "≠ replay: different output",
+  different_path: "↷ replay: different path",
+  unverified: "? replay: unverified",
+};
+const VERDICT_CLASS: Record<ReplayStepVerdict, string> = {
+  same: styles.vSame!,
+  different_output: styles.vOutput!,
+  different_path: styles.vPath!,
+  unverified: styles.vUnverified!,
+};
 
 type DiffNodeData = {
   label: string;
   typeLabel: string;
   status: DiffStatus;
   isSelected: boolean;
+  verdict?: ReplayStepVerdict;
 };
 type DiffNode = Node<DiffNodeData, "diffStep">;
 
@@ -67,6 +83,11 @@ function DiffStepNode({ data }: NodeProps<DiffNode>) {
           </span>
         ) : null}
       </div>
+      {data.verdict ? (
+        <div className={`${styles.verdict} ${VERDICT_CLASS[data.verdict]}`}>
+          {VERDICT_TEXT[data.verdict]}
+        </div>
+      ) : null}
       <Handle type="source" position={Position.Bottom} isConnectable={false} />
     </div>
   );
@@ -86,12 +107,14 @@ export function GraphDiffCanvas({
   selected,
   onSelect,
   height = 440,
+  verdicts,
 }: {
   before: unknown;
   after: unknown;
   selected: string | null;
   onSelect: (stepId: string) => void;
   height?: number;
+  verdicts?: Readonly<Record<string, ReplayStepVerdict>>;
 }) {
   const model = useMemo((): { ok: true; value: DiffGraphModel } | { ok: false; error: string } => {
     try {
@@ -111,10 +134,16 @@ export function GraphDiffCanvas({
         id: n.id,
         type: "diffStep",
         position: { x: n.x, y: n.y },
-        data: { label: n.label, typeLabel, status, isSelected: n.id === selected },
+        data: {
+          label: n.label,
+          typeLabel,
+          status,
+          isSelected: n.id === selected,
+          ...(verdicts?.[n.id] ? { verdict: verdicts[n.id] } : {}),
+        },
         selected: n.id === selected,
         // The visible words in order (no parenthesis: WCAG 2.5.3 label in name).
-        ariaLabel: `Step ${n.label}, ${typeLabel}, ${STATUS_TEXT[status].label}`,
+        ariaLabel: `Step ${n.label}, ${typeLabel}, ${STATUS_TEXT[status].label}${verdicts?.[n.id] ? `, ${VERDICT_TEXT[verdicts[n.id]!]}` : ""}`,
         ariaRole: "button",
         domAttributes: { "aria-pressed": n.id === selected },
         draggable: false,
@@ -140,7 +169,7 @@ export function GraphDiffCanvas({
       };
     });
     return { nodes, edges };
-  }, [model, selected]);
+  }, [model, selected, verdicts]);
 
   if (!model.ok) return <ErrorState message={`The graph diff cannot be drawn: ${model.error}`} />;
   const summary = model.value.diff.summary;
@@ -156,6 +185,17 @@ export function GraphDiffCanvas({
             {STATUS_TEXT[s].label}
           </li>
         ))}
+        {verdicts && Object.keys(verdicts).length > 0
+          ? (Object.keys(VERDICT_TEXT) as ReplayStepVerdict[]).map((v) => (
+              <li key={v}>
+                <span
+                  className={`${styles.swatch} ${styles.verdict} ${VERDICT_CLASS[v]}`}
+                  aria-hidden
+                />
+                {VERDICT_TEXT[v]}
+              </li>
+            ))
+          : null}
         <li className={styles.legendNote}>
           {summary.stepsAdded} added, {summary.stepsRemoved} removed, {summary.stepsChanged} changed
           step{summary.stepsChanged === 1 ? "" : "s"}

@@ -15,11 +15,14 @@ export function ApplyPanel({
   currentVersion,
   canApply,
   why,
+  needsOverride = false,
 }: {
   proposalId: string;
   currentVersion: string;
   canApply: boolean;
   why: string | null;
+  /** The workspace applies only verified proposals and this one is not: an admin gives a reason. */
+  needsOverride?: boolean;
 }) {
   const trpc = useTRPC();
   const toast = useToast();
@@ -27,6 +30,8 @@ export function ApplyPanel({
   const bumpId = useId();
   const whyId = useId();
   const [bump, setBump] = useState<Bump>("patch");
+  const [overrideReason, setOverrideReason] = useState("");
+  const overrideId = useId();
   const apply = useMutation(
     trpc.proposal.applyChange.mutationOptions({
       onSuccess: (r) => {
@@ -42,6 +47,22 @@ export function ApplyPanel({
         Applying re-checks the base hash, expiry and policies, then publishes the proposed
         definition as a new version in one step. New runs use it; running ones keep theirs.
       </p>
+      {needsOverride ? (
+        <div className="field">
+          <label htmlFor={overrideId}>Reason to apply without verification (admins only)</label>
+          <textarea
+            id={overrideId}
+            rows={2}
+            value={overrideReason}
+            onChange={(e) => setOverrideReason(e.target.value)}
+            disabled={!canApply || apply.isPending}
+          />
+          <div className="muted small">
+            This proposal is not verified and the workspace requires it. The reason is kept in the
+            audit log.
+          </div>
+        </div>
+      ) : null}
       <div className="row">
         <label htmlFor={bumpId} className="small">
           Version
@@ -64,7 +85,15 @@ export function ApplyPanel({
           className="btn btn-primary"
           disabled={!canApply || apply.isPending}
           aria-describedby={!canApply && why ? whyId : undefined}
-          onClick={() => apply.mutate({ proposalId, bump })}
+          onClick={() =>
+            apply.mutate({
+              proposalId,
+              bump,
+              ...(needsOverride && overrideReason.trim()
+                ? { overrideReason: overrideReason.trim() }
+                : {}),
+            })
+          }
         >
           {apply.isPending ? <span className="spinner" aria-hidden /> : null}
           Apply as v{previewBump(currentVersion, bump)}

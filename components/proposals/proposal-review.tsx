@@ -8,10 +8,13 @@ import { useTRPC } from "@/lib/trpc/client";
 import { isOpenProposalStatus, proposalStatusLabel } from "@/lib/workflow/status";
 import { ApplyPanel, RollbackPanel } from "./apply-panel";
 import { DryRunReport } from "./dry-run-report";
+import { ReplayEvidence, verdictsByStep } from "./replay-evidence";
+import { InflightImpactPanel } from "./inflight-impact-panel";
 import { ProposalStatusBadge, RiskBadge } from "./proposal-badges";
 import { authorText, PROPOSAL_POLL_MS } from "./proposal-format";
 import { ReviewForm } from "./review-form";
 import { PolicyVerdicts, RiskReasons } from "./risk-panel";
+import { RuleVerdictList } from "./rule-verdict-list";
 import { ThreeWayView } from "./three-way-view";
 import { useInvalidateProposals } from "./use-invalidate-proposals";
 import grid from "@/components/ui/grids.module.css";
@@ -180,6 +183,7 @@ export function ProposalReview({
               currentVersion={currentVersion}
               canApply={p.can.apply}
               why={p.can.why}
+              needsOverride={p.requireVerifiedToApply && p.verification.level !== "verified"}
             />
           ) : p.status === "applied" && p.appliedVersion ? (
             <RollbackPanel
@@ -221,6 +225,8 @@ export function ProposalReview({
         </div>
       </section>
 
+      {open ? <InflightImpactPanel proposalId={p.id} /> : null}
+
       <div className={grid.overview}>
         <section className="card" aria-labelledby="risk-h">
           <div className="card-head">
@@ -239,6 +245,14 @@ export function ProposalReview({
             <PolicyVerdicts verdicts={p.verdicts} />
           </div>
         </section>
+        <section className="card" aria-labelledby="rules-h">
+          <div className="card-head">
+            <h2 id="rules-h">Proposal rules</h2>
+          </div>
+          <div className="card-body">
+            <RuleVerdictList verdicts={p.ruleVerdicts} />
+          </div>
+        </section>
       </div>
 
       <section className="card" aria-labelledby="dryrun-h">
@@ -252,6 +266,12 @@ export function ProposalReview({
             onRetry={open ? () => retry.mutate({ proposalId: p.id }) : undefined}
             retrying={retry.isPending}
             retryError={retry.error?.message}
+          />
+          <ReplayEvidence
+            verification={p.verification}
+            requireVerifiedToApply={p.requireVerifiedToApply}
+            runs={p.dryRun.report?.runs ?? []}
+            shadowRuns={p.shadowRuns}
           />
         </div>
       </section>
@@ -268,6 +288,7 @@ export function ProposalReview({
             afterLabel="proposed"
             changeSummary={p.changeSummary}
             idPrefix="proposal"
+            verdicts={verdictsByStep([...(p.dryRun.report?.runs ?? []), ...p.shadowRuns])}
           />
         </div>
       </section>

@@ -9,6 +9,7 @@ import { useTRPC } from "@/lib/trpc/client";
 import type { InputSpec } from "@/lib/workflow/definition";
 import { RunInputFields } from "./run-input-fields";
 import { initialFormValues, parseFormValues, type FormValues } from "./run-input-form";
+import { IdempotencyLine } from "./idempotency-line";
 
 /** A fresh idempotency key per form opening (getRandomValues works outside secure contexts too). */
 const newKey = () => newId("ui-rerun");
@@ -198,6 +199,7 @@ function RerunForm({
                   {sideEffects.map((s) => (
                     <li key={s.stepId}>
                       <span className="mono">{s.stepId}</span> ({s.type})
+                      {s.idempotency ? <IdempotencyLine idem={s.idempotency} /> : null}
                     </li>
                   ))}
                 </ul>

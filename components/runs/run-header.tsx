@@ -89,6 +89,11 @@ export function RunHeader({
       </div>
       <div className="row">
         <CopyButton value={r.id} label="Copy run id" />
+        {r.workflowId || r.rerunOfRunId ? (
+          <Link className="btn" href={`/runs/${r.id}/compare`}>
+            Compare with previous run
+          </Link>
+        ) : null}
         {r.workflowId ? (
           <Link className="btn" href={`/workflows/${r.workflowId}/edit?run=${r.id}`}>
             Open in editor

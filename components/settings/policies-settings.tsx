@@ -54,6 +54,7 @@ function PoliciesForm({ saved, isAdmin }: { saved: WorkspacePolicies; isAdmin: b
   const [required, setRequired] = useState<ApprovalTarget[]>(saved.requiredApprovals);
   const [selfApproval, setSelfApproval] = useState(saved.allowSelfApproval);
   const [dryRunRuns, setDryRunRuns] = useState(String(saved.proposalDryRunRuns));
+  const [requireVerified, setRequireVerified] = useState(saved.requireVerifiedToApply);
   const dryRunRunsId = useId();
   const [draftHost, setDraftHost] = useState("");
   const [hostError, setHostError] = useState<string | undefined>();
@@ -74,7 +75,8 @@ function PoliciesForm({ saved, isAdmin }: { saved: WorkspacePolicies; isAdmin: b
       JSON.stringify([...saved.forbiddenStepTypes].sort()) ||
     JSON.stringify([...required].sort()) !== JSON.stringify([...saved.requiredApprovals].sort()) ||
     selfApproval !== saved.allowSelfApproval ||
-    Number(dryRunRuns) !== saved.proposalDryRunRuns;
+    Number(dryRunRuns) !== saved.proposalDryRunRuns ||
+    requireVerified !== saved.requireVerifiedToApply;
   const readOnly = !isAdmin;
 
   const addHost = () => {
@@ -100,6 +102,7 @@ function PoliciesForm({ saved, isAdmin }: { saved: WorkspacePolicies; isAdmin: b
           requiredApprovals: required,
           allowSelfApproval: selfApproval,
           proposalDryRunRuns: Number(dryRunRuns),
+          requireVerifiedToApply: requireVerified,
         });
       }}
     >
@@ -299,6 +302,20 @@ function PoliciesForm({ saved, isAdmin }: { saved: WorkspacePolicies; isAdmin: b
               (1–100).
             </div>
           </div>
+          <label className={check.check}>
+            <input
+              type="checkbox"
+              checked={requireVerified}
+              disabled={readOnly}
+              onChange={(e) => setRequireVerified(e.target.checked)}
+            />
+            <span>Apply only proposals the engine verified</span>
+          </label>
+          <p className="section-note">
+            Verified: every changed step ran in a replayed run, served from recorded side effects,
+            with nothing unverified. An admin may still apply with a written reason, which is
+            audited.
+          </p>
         </div>
       </section>
 

@@ -9,7 +9,9 @@ const SECTIONS = [
   { href: "/settings/secrets", label: "Secrets" },
   { href: "/settings/integrations", label: "Integrations" },
   { href: "/settings/policies", label: "Policies" },
+  { href: "/settings/proposal-rules", label: "Proposal rules" },
   { href: "/settings/quotas", label: "Quotas" },
+  { href: "/settings/alerts", label: "Alerts" },
 ];
 
 /** The settings sections; Audit only for admins and above (the server refuses others anyway). */

@@ -5,6 +5,7 @@ import { signOut, useSession } from "next-auth/react";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useEffect, useState, type ReactNode } from "react";
 import {
+  Activity,
   BookOpen,
   CheckCircle,
   GitPullRequest,
@@ -26,17 +27,18 @@ import { enterWorkspace } from "./enter-workspace";
 import { SkipToCanvas } from "./skip-links";
 import styles from "./shell.module.css";
 import { RoleProvider } from "./role-context";
-import type { Role } from "@/lib/schemas/roles";
+import { hasRole, type Role } from "@/lib/schemas/roles";
 import { MY_APPROVALS_INPUT, MY_TASKS_INPUT } from "@/components/queue/my-queue";
 
 type Ws = { id: string; name: string; role: Role };
 
-const NAV: { href: string; label: string; icon: LucideIcon }[] = [
+const NAV: { href: string; label: string; icon: LucideIcon; minRole?: Role }[] = [
   { href: "/workflows", label: "Workflows", icon: Workflow },
   { href: "/runs", label: "Runs", icon: Play },
   { href: "/queue", label: "My queue", icon: Inbox },
   { href: "/approvals", label: "Approvals", icon: CheckCircle },
   { href: "/proposals", label: "Proposals", icon: GitPullRequest },
+  { href: "/operations", label: "Operations", icon: Activity, minRole: "admin" },
   { href: "/settings", label: "Settings", icon: Settings },
   { href: "/api-docs", label: "API", icon: BookOpen },
 ];
@@ -175,7 +177,7 @@ export function Shell({
               </button>
             </div>
             <nav className={styles.nav}>
-              {NAV.map((n) => (
+              {NAV.filter((n) => !n.minRole || hasRole(current.role, n.minRole)).map((n) => (
                 <Link
                   key={n.href}
                   href={n.href}

@@ -2,6 +2,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
+import { WorkflowAlertsCard } from "@/components/alerts/workflow-alerts-card";
 import { SelfModificationCard } from "@/components/proposals/self-modification-card";
 import { useRole } from "@/components/shell/role-context";
 import { Field } from "@/components/ui/field";
@@ -76,6 +77,7 @@ export function WorkflowOverview({ workflowId }: { workflowId: string }) {
           currentVersionId={d.currentVersion?.id ?? null}
         />
       ) : null}
+      <WorkflowAlertsCard workflowId={workflowId} />
     </div>
   );
 }

@@ -16,3 +16,5 @@ export * from "./two-factor";
 export * from "./auth-throttles";
 export * from "./tasks";
 export * from "./mcp-tools";
+export * from "./alerts";
+export * from "./history-chain";

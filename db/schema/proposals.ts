@@ -69,6 +69,11 @@ export const proposals = pgTable(
       .notNull()
       .default(sql`'[]'::jsonb`),
     needsSeniorReviewer: boolean("needs_senior_reviewer").notNull().default(false),
+    /** The workspace's proposal rules' verdicts (CEL, issue #29 item 8): at creation, then at apply. */
+    ruleVerdicts: jsonb("rule_verdicts")
+      .$type<Record<string, unknown>[]>()
+      .notNull()
+      .default(sql`'[]'::jsonb`),
     dryRunStatus: dryRunStatusEnum("dry_run_status").notNull().default("pending"),
     dryRunDone: integer("dry_run_done").notNull().default(0),
     dryRunTotal: integer("dry_run_total").notNull().default(0),
@@ -76,6 +81,15 @@ export const proposals = pgTable(
     dryRunError: text("dry_run_error"),
     /** Bumped on every dry-run request: a late report of an older request is discarded. */
     dryRunRequest: integer("dry_run_request").notNull().default(0),
+    /**
+     * Shadow runs (issue #29 item 2): real runs of the base version that finished while the
+     * proposal was pending, each replayed on the proposed version (DryRunRunReport[], at most
+     * SHADOW_RUNS_PER_PROPOSAL, appended atomically).
+     */
+    shadowRuns: jsonb("shadow_runs")
+      .$type<Record<string, unknown>[]>()
+      .notNull()
+      .default(sql`'[]'::jsonb`),
     appliedVersionId: text("applied_version_id"),
     appliedAt: tstz("applied_at"),
     appliedBy: text("applied_by"),

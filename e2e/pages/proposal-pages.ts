@@ -57,10 +57,13 @@ export class ProposalReviewPage {
     return this.page.getByRole("region", { name: "Graph diff" });
   }
 
-  /** A node of the graph diff, found by its accessible name (which states the change in text). */
+  /**
+   * A node of the graph diff, found by its accessible name (which states the change in text, then
+   * the replay's verdict when the dry run has one for the step).
+   */
   node(stepId: string, change: "added" | "removed" | "changed" | "unchanged") {
     return this.canvas().getByRole("button", {
-      name: new RegExp(`^Step ${stepId}, .*, ${change}$`),
+      name: new RegExp(`^Step ${stepId}, .*, ${change}(, \\S+ replay: .*)?$`),
     });
   }
 

@@ -6,6 +6,7 @@ import { publishWorkflow, startRun, trpcQuery } from "../fixtures/workflows";
 import { SignInPage } from "../pages/auth-pages";
 import { expectNoSeriousAxeViolations, expectReadablePlaceholders } from "../pages/axe";
 import { GraphEditorPage } from "../pages/graph-editor-page";
+import { OperationsPage } from "../pages/operations-page";
 import { ProposalReviewPage } from "../pages/proposal-pages";
 import { ApprovalsPage, RunPage, RunsListPage } from "../pages/run-pages";
 import { WorkflowsPage } from "../pages/workflow-pages";
@@ -19,10 +20,11 @@ import { WorkflowsPage } from "../pages/workflow-pages";
 const stamp = () => Date.now().toString(36);
 
 /**
- * Tab stops from page load to the editor's canvas toolbar, without the skip link. 31 today: 2 skip
- * links, the app sidebar (11), the workflow's actions (5) and tabs (6), Graph/JSON (2), Propose,
- * the palette's collapse button, search and step list (one stop: arrows move inside it), then
- * the toolbar. Every stop is one page-level control; the bound leaves room for 3 more, and fails
+ * Tab stops from page load to the editor's canvas toolbar, without the skip link. 32 today: 2 skip
+ * links, the app sidebar (12 for an owner, Operations included), the workflow's actions (5) and
+ * tabs (6), Graph/JSON (2), Propose, the palette's collapse button, search and step list (one
+ * stop: arrows move inside it), then the toolbar. Every stop is one page-level control; the bound
+ * leaves room for 2 more, and fails
  * when a list puts each of its items on the path again (the 18 palette entries made it 48).
  */
 const TAB_BOUND = 34;
@@ -165,6 +167,14 @@ test.describe("signed in", () => {
     await approvals.goto();
     await expect(approvals.gate(`Ship order ${f.name}?`)).toBeVisible();
     await audit(page, "the approvals inbox");
+  });
+
+  test("the operations page, with the runs of the fixture charted", async ({ page }) => {
+    const ops = new OperationsPage(page);
+    await ops.goto();
+    await expect(ops.bars("Runs per hour").first()).toBeVisible();
+    await expect(ops.workflowRow(f.name)).toBeVisible();
+    await audit(page, "the operations page");
   });
 
   test("every settings tab has no serious violations", async ({ page }) => {

@@ -50,7 +50,7 @@ test("a second reviewer's approval appears on the owner's open review screen and
   await review.goto(workflowId, proposalId);
   await expect(review.status(summary)).toHaveAttribute("data-status", "pending");
   // The dry run is over (nothing left to poll for under the old rule), then the other person acts.
-  await expect(page.getByText("No finished runs to replay")).toBeVisible();
+  await expect(page.getByText(/^No finished runs to replay/)).toBeVisible();
   const listTab = await page.context().newPage();
   const list = new ProposalListPage(listTab);
   await list.gotoWorkflow(workflowId);

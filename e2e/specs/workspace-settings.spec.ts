@@ -91,7 +91,7 @@ test("admission limits: shown with their effective values, set by an admin, kept
   await policies.goto();
   const card = page.getByRole("region", { name: "Admission limits" });
   const perPerson = card.getByLabel("Active runs per person");
-  await expect(card).toContainText("In effect: 5 (the server default)");
+  await expect(card).toContainText("In effect: 50 (the server default)");
   await perPerson.fill("0");
   await card.getByRole("button", { name: "Save limits" }).click();
   await expect(perPerson).toHaveAttribute("aria-invalid", "true");
@@ -104,7 +104,7 @@ test("admission limits: shown with their effective values, set by an admin, kept
   // Back to the default for other specs.
   await card.getByLabel("Active runs per person").fill("");
   await card.getByRole("button", { name: "Save limits" }).click();
-  await expect(card).toContainText("In effect: 5 (the server default)");
+  await expect(card).toContainText("In effect: 50 (the server default)");
 });
 
 test("integrations: validation, a real test connection that names the refusal, save and remove", async ({

@@ -44,9 +44,14 @@ export interface Executor {
    * database (embedded): the events are stored and routed with the caller's writes, vanish with
    * its rollback, and the worker is woken after its commit. Undefined (nothing written) when the
    * executor is not running or an event would trigger no synced function yet: the caller then
-   * sends it later through the event API, as before.
+   * sends it later through the event API, as before. `waitsOnly`: events no function is meant to
+   * trigger (workflow events: only `waitForEvent` pauses match them), so no synced function is needed.
    */
-  sendInTransaction(tx: Tx, events: EventPayload[]): Promise<string[] | undefined>;
+  sendInTransaction(
+    tx: Tx,
+    events: EventPayload[],
+    opts?: { waitsOnly?: boolean },
+  ): Promise<string[] | undefined>;
   /** Runs a cron scan now (normally on its own timer). */
   scanCron(): Promise<number>;
   /** Resolves once the start-up background sync has finished (at once if there is none). */
@@ -180,9 +185,10 @@ export function createExecutor(options: ExecutorOptions): Executor {
       const list = Array.isArray(events) ? events : [events];
       return inTx(ctx, (c) => ingestEvents(c, list));
     },
-    async sendInTransaction(tx, events) {
+    async sendInTransaction(tx, events, opts) {
       if (!started || stopping || !worker) return undefined;
-      if (events.some((e) => ctx.registry.forEvent(e.name).length === 0)) return undefined;
+      if (!opts?.waitsOnly && events.some((e) => ctx.registry.forEvent(e.name).length === 0))
+        return undefined;
       return ingestEvents(
         { tx, ex: ctx, now: ctx.clock.now(), afterCommit: (fn) => afterCommit(tx, fn) },
         events,

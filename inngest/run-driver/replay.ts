@@ -3,11 +3,15 @@
  * server/services/proposals/dry-run.ts): replays one recorded run through a proposed definition
  * with production's own driver (`runGraph`: the same planner, join rules, `when` evaluation and
  * loop orchestration) and simulated effects instead of durable ones:
- * - `transform`, `condition` and `return` run for real: config resolved and parsed as production
- *   does, then the real action handler;
- * - every other step type (and `code`, which needs the sandbox) returns the outcome the original
- *   run recorded at the same step path; a step it never executed completes with a null output
- *   and is reported as not comparable;
+ * - `transform`, `condition`, `return` and `code` (QuickJS, in process, no host access) run for
+ *   real: config resolved and parsed as production does, then the real action handler;
+ * - side-effecting steps (catalog `sideEffect`: http, script, llm, agent, tool, notify,
+ *   emit_event, propose_change, subworkflow) are never executed: the original run's recorded
+ *   outcome at the same path is served when the step type and the resolved config (canonical
+ *   JSON, secrets as their redaction labels) match; otherwise the step is `unverified` and fails
+ *   with class `unverified`, so its branch stops there (issue #29);
+ * - waits, approvals, tasks and delays return the outcome the original run recorded at the same
+ *   step path; one it never executed completes with a null output and is not comparable;
  * - loops with a body resolve their items for real and run each iteration through `runGraph`;
  * - nothing durable, no database, no network, no scripts, no LLM: `env.step` throws if reached.
  */
@@ -27,7 +31,10 @@ import type {
   RecordedStep,
   ReplayRecordedRun,
 } from "@/lib/workflow/dry-run-types";
+import canonicalize from "canonicalize";
 import { createLogger } from "@/lib/log";
+import type { JsonValue } from "@/lib/workflow/json";
+import { SIDE_EFFECT_STEP_TYPES } from "@/lib/workflow/step-traits";
 import type { RunPlan } from "@/server/services/run-state/run-plan";
 import { countAttempt } from "./execute-step";
 import { runLoopIterations, type LoopStart } from "./loop-iterations";
@@ -36,7 +43,13 @@ import { runGraph } from "./run-graph";
 import { Semaphore } from "./semaphore";
 import type { DriverEffects, DriverEnv, DriverNode, Scope, StepEffects, StepTools } from "./types";
 
-type SimLog = Pick<RecordedReplay, "executed" | "notComparable" | "abortPath">;
+type SimLog = Pick<
+  RecordedReplay,
+  "executed" | "notComparable" | "abortPath" | "unverified" | "types"
+>;
+
+/** Recomputed in the replay: pure types, and `code` (QuickJS in process, no host access). */
+const RECOMPUTED_STEP_TYPES: ReadonlySet<string> = new Set([...PURE_STEP_TYPES, "code"]);
 
 /**
  * The replay with step execution's real pure evaluation plugged in (`stepEffects`, built by the
@@ -47,7 +60,13 @@ export const recordedRunReplay =
   async (def, run, options) => {
     const graph = buildRunnableGraph(def);
     const recorded = new Map(run.steps.map((s) => [s.path, s]));
-    const log: SimLog = { executed: new Map(), notComparable: new Set(), abortPath: null };
+    const log: SimLog = {
+      executed: new Map(),
+      notComparable: new Set(),
+      unverified: new Map(),
+      types: new Map(),
+      abortPath: null,
+    };
     const env = simulationEnv(def, run, options, simulatedEffects(recorded, log), stepEffects);
     const result = await runGraph(env, graph, { prefix: "" });
     env.halted = true;
@@ -131,6 +150,7 @@ function simulatedEffects(recorded: Map<string, RecordedStep>, log: SimLog): Dri
       const path = scope.prefix + node.id;
       if (env.halted) return { kind: "cancelled", reason: "run_ended" };
       log.executed.set(path, null);
+      log.types.set(path, node.type);
       let outcome: StepOutcome;
       if (!countAttempt(env, path)) {
         log.abortPath ??= path;
@@ -155,7 +175,7 @@ async function simulateStep(
   recorded: Map<string, RecordedStep>,
   log: SimLog,
 ): Promise<StepOutcome> {
-  if (PURE_STEP_TYPES.has(node.type)) {
+  if (RECOMPUTED_STEP_TYPES.has(node.type)) {
     // Production would resolve the secrets; the dry run has none, so it cannot know the value.
     if (collectReferences(node.config ?? {}).secrets.length > 0) {
       log.notComparable.add(path);
@@ -169,6 +189,8 @@ async function simulateStep(
     if ("error" in begun) return { kind: "failed", error: begun.error };
     return runLoopIterations(env, scope, path, node, ctx, begun);
   }
+  if (SIDE_EFFECT_STEP_TYPES.has(node.type))
+    return servedFromRecording(env, path, node, ctx, recorded.get(path), log);
   const outcome = recordedOutcome(recorded.get(path), node);
   if (!outcome) {
     log.notComparable.add(path);
@@ -184,6 +206,54 @@ async function simulateStep(
     }
   }
   return outcome;
+}
+
+/**
+ * A side-effecting step: the recording at this path when the step resolves the same config the
+ * original attempt ran with; otherwise `unverified`, failed with class `unverified` so that only
+ * an error or `continue` edge leads on (a default edge skips its branch). Never executed.
+ */
+function servedFromRecording(
+  env: DriverEnv,
+  path: string,
+  node: DriverNode,
+  ctx: TemplateContext,
+  rec: RecordedStep | undefined,
+  log: SimLog,
+): StepOutcome {
+  if (!rec || rec.status === "skipped" || rec.status === "cancelled")
+    return unverified(log, path, "The original run did not run it: no recording to serve");
+  if (rec.stepType !== node.type)
+    return unverified(log, path, `The step's type changed (${rec.stepType} → ${node.type})`);
+  // Secrets resolve to the redaction labels the recorded input carries instead of their values.
+  const resolved = env.stepEffects.actions.resolveActionConfig(
+    node.type as StepType,
+    node.config ?? {},
+    { ...ctx, secrets: (name) => `[REDACTED:${name}]` },
+  );
+  // Production fails the same way, before any effect: a real outcome, recomputed.
+  if (!resolved.ok) return { kind: "failed", error: { message: resolved.message, class: "user" } };
+  const after = JSON.parse(JSON.stringify(resolved.config ?? null)) as JsonValue;
+  if (rec.input !== undefined && canonicalize(after) !== canonicalize(rec.input ?? null))
+    return unverified(log, path, "Its resolved input changed: no recording to serve", {
+      before: rec.input ?? null,
+      after,
+    });
+  return (
+    recordedOutcome(rec, node) ??
+    unverified(log, path, `The original attempt did not finish (it was ${rec.status})`)
+  );
+}
+
+function unverified(
+  log: SimLog,
+  path: string,
+  reason: string,
+  input?: { before: JsonValue | null; after: JsonValue | null },
+): StepOutcome {
+  log.unverified.set(path, { reason, ...input });
+  log.notComparable.add(path);
+  return { kind: "failed", error: { message: `Unverified: ${reason}`, class: "unverified" } };
 }
 
 /** A side effect nobody recorded: assumed to succeed on the type's primary port, output null. */

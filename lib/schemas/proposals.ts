@@ -1,5 +1,6 @@
 import { z } from "zod";
-import type { DryRunReport } from "../workflow/dry-run-types";
+import type { DryRunReport, DryRunRunReport } from "../workflow/dry-run-types";
+import type { Verification } from "../workflow/verification";
 import type { ChangeLine } from "../workflow/change-summary";
 import type { DefinitionDiff } from "../workflow/diff";
 import { RISK_LEVELS, type PolicyVerdict, type RiskReason } from "../workflow/proposal-risk-change";
@@ -7,6 +8,7 @@ import { PROPOSAL_STATUSES, ProposalStatus } from "../workflow/status";
 import { HASH_PATTERN } from "../workflow/hash";
 import { quote } from "../workflow/json";
 import { Bump } from "./workflows";
+import type { RuleVerdict } from "./proposal-rules";
 
 export { PROPOSAL_STATUSES, ProposalStatus };
 
@@ -50,6 +52,7 @@ export const PROPOSAL_ERROR_REASONS = [
   "INVALID_STATUS",
   "SHOWN_CONTENT_CHANGED",
   "LLM_UNAVAILABLE",
+  "NOT_VERIFIED",
 ] as const;
 export type ProposalErrorReason = (typeof PROPOSAL_ERROR_REASONS)[number];
 
@@ -136,7 +139,20 @@ export const ReviewProposalInput = z.object({
 });
 export type ReviewProposalInput = z.input<typeof ReviewProposalInput>;
 
-export const ApplyProposalInput = z.object({ proposalId: id, bump: Bump.default("patch") });
+export const ApplyProposalInput = z.object({
+  proposalId: id,
+  bump: Bump.default("patch"),
+  /**
+   * Applies a proposal that is not `verified` although the workspace requires it (admins only):
+   * why, in words, kept in the audit row.
+   */
+  overrideReason: z
+    .string()
+    .trim()
+    .min(10, "Say why in at least 10 characters")
+    .max(2000, "At most 2000 characters")
+    .optional(),
+});
 export type ApplyProposalInput = z.input<typeof ApplyProposalInput>;
 
 export const RollbackProposalInput = z.object({ proposalId: id });
@@ -211,8 +227,16 @@ export interface ProposalDetail extends ProposalListItem {
   changeSummary: ChangeLine[];
   riskReasons: RiskReason[];
   verdicts: PolicyVerdict[];
+  /** The workspace's proposal rules (CEL): stored at creation, recomputed at review and apply. */
+  ruleVerdicts: RuleVerdict[];
   needsSeniorReviewer: boolean;
   dryRun: ProposalDryRun;
+  /** Real runs of the base version replayed on the proposal as they finished (issue #29). */
+  shadowRuns: DryRunRunReport[];
+  /** Computed by the engine from the replays; never set by the proposer. */
+  verification: Verification;
+  /** Whether this workspace applies only `verified` proposals (admins may override). */
+  requireVerifiedToApply: boolean;
   reviews: ProposalReviewView[];
   appliedVersion: { id: string; version: string } | null;
   /** Links back to the run and step that proposed the change (propose_change steps). */

@@ -88,6 +88,11 @@ export const WorkspacePolicies = z.object({
     .min(1, "Replay at least 1 run")
     .max(100, "At most 100 runs")
     .default(10),
+  /**
+   * Apply only proposals the engine verified (issue #29: every changed step exercised by a
+   * replayed run, nothing unverified); an admin may override with a written reason, audited.
+   */
+  requireVerifiedToApply: z.boolean().default(false),
 });
 export type WorkspacePolicies = z.infer<typeof WorkspacePolicies>;
 
@@ -99,6 +104,7 @@ export const DEFAULT_WORKSPACE_POLICIES: WorkspacePolicies = {
   requiredApprovals: [],
   allowSelfApproval: false,
   proposalDryRunRuns: 10,
+  requireVerifiedToApply: false,
 };
 
 export const UpdateWorkspacePoliciesInput = WorkspacePolicies;
@@ -270,6 +276,7 @@ export const WorkspaceSettings = z.object({
   maxActiveRunsPerWorkspace: z.number().int().min(1).max(10000).optional(),
   allowSelfApproval: WorkspacePolicies.shape.allowSelfApproval.optional(),
   proposalDryRunRuns: WorkspacePolicies.shape.proposalDryRunRuns.optional(),
+  requireVerifiedToApply: z.boolean().optional(),
   scriptStepsEnabled: WorkspacePolicies.shape.scriptStepsEnabled.optional(),
   scriptNetwork: z.enum(SCRIPT_NETWORK_MODES).optional(),
   allowedPrivateHosts: WorkspacePolicies.shape.allowedPrivateHosts.optional(),

@@ -22,6 +22,12 @@ export interface RecordedStep {
   /** The port the step took (`success`, `true`, `approved`, …), when it completed. */
   port: string | null;
   error: { message: string } | null;
+  /**
+   * The resolved config the attempt ran with (secrets redacted as `[REDACTED:name]`); a
+   * side-effecting step is served from this recording only when the replay resolves the same.
+   * Absent: not known (hand-made fixtures), matched by step id alone.
+   */
+  input?: JsonValue | null;
 }
 
 /** A finished run of the workflow, as input to the dry run. */
@@ -37,6 +43,32 @@ export interface RecordedRun {
 
 export type DryRunVerdict = "same_path" | "different_path" | "would_fail" | "not_comparable";
 
+/** One step of a replayed run compared with the original (issue #29 item 1). */
+export type ReplayStepVerdict = "same" | "different_output" | "different_path" | "unverified";
+/** A replayed run as a whole: its status and output against the original's. */
+export type ReplayOutcome = "same_outcome" | "different_outcome" | "cannot_tell";
+
+/** One change of a JSON diff: where, and the values before and after (absent: not there). */
+export interface JsonChange {
+  op: "added" | "removed" | "changed";
+  path: Array<string | number>;
+  before?: JsonValue;
+  after?: JsonValue;
+}
+
+export interface ReplayStepReport {
+  path: string;
+  stepId: string;
+  stepType: string;
+  verdict: ReplayStepVerdict;
+  /** Which side executed it: both, only the proposal (replayed), or only the original run. */
+  ran: "both" | "proposal" | "original";
+  /** `different_output`: the output (data and port) before → after; `unverified`: the input's. */
+  diff?: JsonChange[];
+  /** Why, in a sentence (which side ran it, why it has no recording). */
+  reason?: string;
+}
+
 export interface DryRunRunReport {
   runId: string;
   verdict: DryRunVerdict;
@@ -51,6 +83,14 @@ export interface DryRunRunReport {
   outputBefore: JsonValue | null;
   outputAfter: JsonValue | null;
   outputChanged: boolean;
+  /** The run as a whole (absent in reports stored before issue #29). */
+  outcome?: ReplayOutcome;
+  /** Every step either side executed, in the proposal's start order then the original's. */
+  steps?: ReplayStepReport[];
+  /** The replay itself threw (a definition the driver cannot run): no evidence, an error. */
+  replayError?: string;
+  /** Set on shadow runs: when the replay was made. */
+  replayedAt?: string;
 }
 
 export interface DryRunReport {
@@ -81,6 +121,13 @@ export interface RecordedReplay {
   executed: Map<string, StepOutcome | null>;
   /** Paths whose outcome is a guess: no recorded side effect, or a pure step that reads secrets. */
   notComparable: Set<string>;
+  /**
+   * Side-effecting steps with no recording to serve (new, type changed, resolved input changed):
+   * never executed, their branch stops there. Path → why (and the input diff when it changed).
+   */
+  unverified: Map<string, { reason: string; before?: JsonValue | null; after?: JsonValue | null }>;
+  /** Each executed path's step type. */
+  types: Map<string, string>;
   /** The path at which constraints.maxSteps stopped the run. */
   abortPath: string | null;
 }

@@ -10,6 +10,8 @@ import {
   type StepRunState,
 } from "./run-semantics";
 import { isEdgeTaken } from "./run-decisions";
+import { getOwn } from "./json";
+import { recordView, storeOf } from "./run-steps-store";
 
 // --- context for templates -------------------------------------------------------------------
 
@@ -28,16 +30,56 @@ export function lastOutputFor(graph: WorkflowGraph, state: RunState, stepId: str
   return best && best.status === "completed" ? (best.output ?? null) : null;
 }
 
-/** The `steps` part of a template context: outputs and statuses of every step so far. */
-export function stepsContext(state: RunState): Record<string, StepContextEntry> {
-  const out: Record<string, StepContextEntry> = {};
-  for (const [id, step] of Object.entries(state.steps)) {
-    out[id] =
+const entries = new WeakMap<StepRunState, StepContextEntry>();
+
+/** A step's `steps.<id>` entry (one object per step state, shared by every context). */
+function entryOf(step: StepRunState): StepContextEntry {
+  let entry = entries.get(step);
+  if (!entry) {
+    entry =
       step.status === "completed" || step.status === "failed"
         ? { output: step.output ?? null, status: step.status }
         : { status: step.status };
+    entries.set(step, entry);
   }
-  return out;
+  return entry;
+}
+
+/**
+ * The `steps` part of a template context: outputs and statuses of every step so far. A read-only
+ * view over the (immutable) state, built in O(1): a chain no longer rebuilds it per step.
+ */
+export function stepsContext(state: RunState): Record<string, StepContextEntry> {
+  const store = storeOf(state.steps);
+  return recordView(store.keys, (id) => {
+    const step = store.map.get(id);
+    return step && entryOf(step);
+  });
+}
+
+const unionKeys = new WeakMap<object, WeakMap<readonly string[], string[]>>();
+
+/** `{ ...outer, ...stepsContext(state) }` as a view (loop bodies see the outer steps too). */
+function withOuter(
+  outer: Record<string, StepContextEntry>,
+  state: RunState,
+): Record<string, StepContextEntry> {
+  const store = storeOf(state.steps);
+  const byKeys = unionKeys.get(outer) ?? new WeakMap<readonly string[], string[]>();
+  unionKeys.set(outer, byKeys);
+  let keys = byKeys.get(store.keys);
+  if (!keys) {
+    // Built through a plain object so the order is a spread's (integer-like ids first).
+    const union: Record<string, true> = {};
+    for (const k of Object.keys(outer)) union[k] = true;
+    for (const k of store.keys) union[k] = true;
+    keys = Object.keys(union);
+    byKeys.set(store.keys, keys);
+  }
+  return recordView(keys, (id) => {
+    const step = store.map.get(id);
+    return step ? entryOf(step) : (getOwn(outer, id) as StepContextEntry | undefined);
+  });
 }
 
 /** A step's template context: the run-wide parts plus `steps` and `lastOutput` from the state. */
@@ -49,7 +91,7 @@ export function contextForStep(
 ): TemplateContext {
   return {
     ...base,
-    steps: { ...base.steps, ...stepsContext(state) },
+    steps: base.steps ? withOuter(base.steps, state) : stepsContext(state),
     lastOutput: lastOutputFor(graph, state, stepId),
   };
 }

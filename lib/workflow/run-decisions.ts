@@ -17,6 +17,8 @@ import {
   type SkipReason,
   type StepRunState,
 } from "./run-semantics";
+import { ownValue } from "./run-steps-store";
+import { RoundQueue, scheduleOf } from "./run-schedule";
 
 const TERMINAL: ReadonlySet<StepStatus> = new Set(TERMINAL_STEP_STATUSES);
 
@@ -54,11 +56,11 @@ export function isFailureHandled(graph: WorkflowGraph, stepId: string): boolean 
 
 export function unhandledFailures(graph: WorkflowGraph, state: RunState): string[] {
   return graph.ids.filter(
-    (id) => state.steps[id]?.status === "failed" && !isFailureHandled(graph, id),
+    (id) => ownValue(state.steps, id)?.status === "failed" && !isFailureHandled(graph, id),
   );
 }
 
-interface Halt {
+export interface Halt {
   readonly seq: number;
   readonly status: RunVerdict["status"];
   readonly reason: RunEndReason;
@@ -75,7 +77,7 @@ export function findHalt(graph: WorkflowGraph, state: RunState): Halt | null {
     if (!first || halt.seq < first.seq) first = halt;
   };
   for (const id of graph.ids) {
-    const step = state.steps[id];
+    const step = ownValue(state.steps, id);
     if (!step || step.endSeq === undefined) continue;
     const halt = haltOf(graph, id, step);
     if (halt) consider(halt);
@@ -128,24 +130,67 @@ function haltOf(graph: WorkflowGraph, id: string, step: StepRunState): Halt | nu
 
 /** What the engine should do next. Pure: apply the returned skips/cancels with applyOutcome. */
 export function nextActions(graph: WorkflowGraph, state: RunState): NextActions {
-  const halt = findHalt(graph, state);
+  // Acyclic graphs (every runnable one) use the state's incremental schedule: a round visits
+  // only the steps it can decide, not every step of the run.
+  if (!graph.isAcyclic) return nextActionsByScan(graph, state);
+  const schedule = scheduleOf(graph, state, haltOf);
+  const abort: Halt | null = state.abort
+    ? { seq: state.abort.seq, status: state.abort.status, reason: "aborted" }
+    : null;
+  const halt = abort && (!schedule.halt || abort.seq < schedule.halt.seq) ? abort : schedule.halt;
   if (halt) return haltActions(graph, state, halt);
-  const effective = new Map<string, StepRunState>(
-    graph.ids.map((id) => [id, getStepState(state, id)]),
-  );
+  const skipped = new Map<string, StepRunState>();
+  const effective: Effective = (id) => skipped.get(id) ?? getStepState(state, id);
   const skip: Array<{ stepId: string; reason: SkipReason; detail: string }> = [];
   const ready: string[] = [];
-  for (const id of graph.order) {
-    if (effective.get(id)!.status !== "pending") continue;
+  const queue = new RoundQueue(schedule);
+  for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+    const current = effective(id);
+    if (current.status !== "pending") continue;
     const decision = decide(graph, id, effective);
     if (decision.kind === "skip") {
       skip.push({ stepId: id, reason: decision.reason, detail: decision.detail });
-      effective.set(id, { ...effective.get(id)!, status: "skipped", reason: decision.reason });
+      skipped.set(id, { ...current, status: "skipped", reason: decision.reason });
+      queue.resolved(id, (d) => effective(d).status === "pending");
     } else if (decision.kind === "ready") {
       ready.push(id);
     }
   }
-  const running = graph.ids.filter((id) => isActiveStatus(effective.get(id)!.status)).length;
+  return roundActions(graph, state, effective, ready, skip, schedule.active);
+}
+
+/** nextActions by visiting every step (cyclic graphs; and the reference the schedule is tested against). */
+export function nextActionsByScan(graph: WorkflowGraph, state: RunState): NextActions {
+  const halt = findHalt(graph, state);
+  if (halt) return haltActions(graph, state, halt);
+  // The state with this round's skips applied: only the skips are kept apart.
+  const skipped = new Map<string, StepRunState>();
+  const effective: Effective = (id) => skipped.get(id) ?? getStepState(state, id);
+  const skip: Array<{ stepId: string; reason: SkipReason; detail: string }> = [];
+  const ready: string[] = [];
+  for (const id of graph.order) {
+    const current = effective(id);
+    if (current.status !== "pending") continue;
+    const decision = decide(graph, id, effective);
+    if (decision.kind === "skip") {
+      skip.push({ stepId: id, reason: decision.reason, detail: decision.detail });
+      skipped.set(id, { ...current, status: "skipped", reason: decision.reason });
+    } else if (decision.kind === "ready") {
+      ready.push(id);
+    }
+  }
+  const running = graph.ids.filter((id) => isActiveStatus(effective(id).status)).length;
+  return roundActions(graph, state, effective, ready, skip, running);
+}
+
+function roundActions(
+  graph: WorkflowGraph,
+  state: RunState,
+  effective: Effective,
+  ready: string[],
+  skip: NextActions["skip"],
+  running: number,
+): NextActions {
   const slots = Math.max(0, graph.maxParallel - running);
   const start = ready.slice(0, slots);
   const finished =
@@ -153,35 +198,31 @@ export function nextActions(graph: WorkflowGraph, state: RunState): NextActions 
   return { start, waitingForSlot: ready.slice(slots), skip, cancel: [], finished };
 }
 
+type Effective = (id: string) => StepRunState;
+
 type Decision =
   { kind: "wait" } | { kind: "ready" } | { kind: "skip"; reason: SkipReason; detail: string };
 
 /** The join rule for one pending step, given the (hypothetical) states of its sources. */
-function decide(
-  graph: WorkflowGraph,
-  id: string,
-  effective: ReadonlyMap<string, StepRunState>,
-): Decision {
+function decide(graph: WorkflowGraph, id: string, effective: Effective): Decision {
   const incoming = graph.incoming.get(id) ?? [];
-  if (incoming.some((e) => !isTerminalStep(effective.get(e.from)!))) return { kind: "wait" };
-  const vetoes = incoming
-    .filter((e) => isFailureVeto(e, effective.get(e.from)!))
-    .map((e) => e.from);
+  if (incoming.some((e) => !isTerminalStep(effective(e.from)))) return { kind: "wait" };
+  const vetoes = incoming.filter((e) => isFailureVeto(e, effective(e.from))).map((e) => e.from);
   if (vetoes.length > 0)
     return {
       kind: "skip",
       reason: "upstream_failed",
       detail: `${quoteList([...new Set(vetoes)])} failed (onFailure "skip")`,
     };
-  if (incoming.length > 0 && !incoming.some((e) => isEdgeTaken(e, effective.get(e.from)!))) {
+  if (incoming.length > 0 && !incoming.some((e) => isEdgeTaken(e, effective(e.from)))) {
     return {
       kind: "skip",
       reason: "branch_not_taken",
-      detail: `no incoming edge was taken (${incoming.map((e) => describeEdge(e, effective.get(e.from)!)).join("; ")})`,
+      detail: `no incoming edge was taken (${incoming.map((e) => describeEdge(e, effective(e.from))).join("; ")})`,
     };
   }
   const deps = graph.whenDeps.get(id) ?? [];
-  if (deps.some((dep) => !isTerminalStep(effective.get(dep)!))) return { kind: "wait" };
+  if (deps.some((dep) => !isTerminalStep(effective(dep)))) return { kind: "wait" };
   return { kind: "ready" };
 }
 
@@ -193,10 +234,10 @@ function describeEdge(edge: GraphEdge, source: StepRunState): string {
 function settledVerdict(
   graph: WorkflowGraph,
   state: RunState,
-  effective: ReadonlyMap<string, StepRunState>,
+  effective: Effective,
 ): RunVerdict | null {
   const unhandled = unhandledFailures(graph, state);
-  if ([...effective.values()].some((s) => s.status === "pending")) {
+  if (graph.ids.some((id) => effective(id).status === "pending")) {
     // Only reachable with a cyclic graph, which buildRunnableGraph refuses.
     return { status: "failed", reason: "stalled", unhandledFailures: unhandled, returned: false };
   }

@@ -38,6 +38,7 @@ import { isStepType } from "./steps";
 import type { StepStatus } from "./status";
 import { type GraphSource, type GraphStepLike, type WorkflowGraph } from "./graph";
 import { buildRunnableGraph } from "./graph-cycles";
+import { ownValue, storeOf, storeView, withValue } from "./run-steps-store";
 
 export type SkipReason = "branch_not_taken" | "upstream_failed" | "when_false" | "run_ended";
 
@@ -136,13 +137,19 @@ function isGraph(value: WorkflowGraph | GraphSource): value is WorkflowGraph {
 }
 
 export function getStepState(state: RunState, stepId: string): StepRunState {
-  if (!Object.prototype.hasOwnProperty.call(state.steps, stepId))
-    throw new RunStateError(`Unknown step "${stepId}" in this run state.`);
-  return state.steps[stepId]!;
+  const step = ownValue(state.steps, stepId);
+  if (step === undefined) throw new RunStateError(`Unknown step "${stepId}" in this run state.`);
+  return step;
+}
+
+/** One step replaced, the others shared with `state` (run-steps-store.ts: O(log n), not a copy). */
+function setStep(state: RunState, stepId: string, next: StepRunState, seq: number): RunState {
+  const steps = storeView(withValue(storeOf(state.steps), stepId, next));
+  return { ...state, steps, seq };
 }
 
 function withStep(state: RunState, stepId: string, next: StepRunState): RunState {
-  return { ...state, steps: { ...state.steps, [stepId]: next }, seq: state.seq + 1 };
+  return setStep(state, stepId, next, state.seq + 1);
 }
 
 export function markStarted(state: RunState, stepId: string): RunState {
@@ -157,7 +164,7 @@ export function markWaiting(state: RunState, stepId: string): RunState {
   const current = getStepState(state, stepId);
   if (current.status !== "running")
     throw new RunStateError(`Step "${stepId}" cannot wait: it is ${current.status}.`);
-  return { ...state, steps: { ...state.steps, [stepId]: { ...current, status: "waiting" } } };
+  return setStep(state, stepId, { ...current, status: "waiting" }, state.seq);
 }
 
 /** Records a terminal outcome. Throws if the step is already terminal or the port is unknown. */

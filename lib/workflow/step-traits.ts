@@ -21,6 +21,14 @@ export const PURE_STEP_TYPES: ReadonlySet<string> = new Set<string>(
   typesWhere<PureStepType>((t) => t.execution === "pure"),
 );
 
+/**
+ * Act on the world (catalog `sideEffect`): a proposal's replay never executes them, it serves the
+ * original run's recorded output when step id and resolved input match.
+ */
+export const SIDE_EFFECT_STEP_TYPES: ReadonlySet<string> = new Set<string>(
+  STEP_TYPES.filter((t) => STEP_CATALOG[t].sideEffect),
+);
+
 /** No I/O of their own: no secrets, no policy, no deadline machinery, one transaction. */
 export const INSTANT_STEP_TYPES: ReadonlySet<string> = new Set<string>(
   typesWhere((t) => t.execution === "pure" || t.execution === "instant"),

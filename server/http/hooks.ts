@@ -4,6 +4,7 @@ import { getRuntime } from "../runtime";
 import { receiveWebhook } from "../services/triggers/receive-webhook";
 import { readBodyCapped } from "@/lib/server-only/read-body";
 import { domainErrorResponse } from "./api";
+import { countWebhookAnswer } from "../observability/webhook-metrics";
 
 /** `/api/hooks/<path>` adapter: Request → receiveWebhook → JSON Response. */
 export async function handleWebhook(
@@ -23,8 +24,10 @@ export async function handleWebhook(
         readBody: (max) => readBodyCapped(req, max),
       },
     );
+    countWebhookAnswer(answer);
     return Response.json(answer.body, { status: answer.status, headers: answer.headers });
   } catch (e) {
+    countWebhookAnswer({ status: 500, body: { error: { code: "error" } } });
     return domainErrorResponse(e);
   }
 }

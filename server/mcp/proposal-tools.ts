@@ -2,6 +2,8 @@ import "server-only";
 import { z } from "zod";
 import { ListProposalsInput, ProposalBaseHash, ProposalStatus } from "@/lib/schemas/proposals";
 import { createMcpProposal } from "../services/proposals/create-mcp-proposal";
+import { getInflightImpact } from "../services/proposals/get-inflight-impact";
+import { getProposalReplay } from "../services/proposals/get-proposal-replay";
 import { listProposals } from "../services/proposals/list-proposals";
 import { findWorkflow } from "../services/workflows/find-workflow";
 import { READ, workflowRef, type ToolKit } from "./tool-kit";
@@ -68,5 +70,31 @@ export function registerProposalTools({ tool, ctx }: ToolKit): void {
         : undefined;
       return listProposals({ ctx, input: { ...rest, workflowId } });
     },
+  );
+
+  tool(
+    "get_proposal_impact",
+    {
+      title: "In-flight impact of applying a proposal",
+      description:
+        "Before a proposal is applied: the runs in flight on its base version (they keep their pinned version and finish on it) and the enabled triggers — webhooks, schedules with their next fire time, event triggers — that will start the new version from then on.",
+      minRole: "viewer",
+      annotations: READ,
+      input: { proposalId: z.string().min(1).max(64).describe("The proposal id (prop_…)") },
+    },
+    (args) => getInflightImpact({ ctx, input: args }),
+  );
+
+  tool(
+    "get_proposal_replay",
+    {
+      title: "Replay evidence and verification level of a proposal",
+      description:
+        "The engine's evidence for a proposal: recent real runs of the base version (and shadow runs that finished while it was open) replayed on the proposed definition with every side effect served from its recording, never executed. Per run: outcome (same_outcome, different_outcome, cannot_tell) and per step a verdict (same, different_output with a JSON diff, different_path, unverified with its reason). `verification.level` (verified, partial, unproven) and its reasons are computed by the engine; a proposer cannot set them.",
+      minRole: "viewer",
+      annotations: READ,
+      input: { proposalId: z.string().min(1).max(64).describe("The proposal id (prop_…)") },
+    },
+    (args) => getProposalReplay({ ctx, input: args }),
   );
 }

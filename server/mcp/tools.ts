@@ -1,7 +1,9 @@
 import "server-only";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { registerGovernanceTools } from "./governance-tools";
 import { registerProposalTools } from "./proposal-tools";
 import { registerRecordingTools } from "./recording-tools";
+import { registerRunCompareTools } from "./run-compare-tools";
 import { registerRunTools } from "./run-tools";
 import { registerTaskTools } from "./task-tools";
 import { toolKit, type ToolContext } from "./tool-kit";
@@ -20,7 +22,9 @@ export function registerTools(server: McpServer, context: ToolContext): void {
   const kit = toolKit(server, context);
   registerWorkflowTools(kit);
   registerRunTools(kit);
+  registerRunCompareTools(kit);
   registerProposalTools(kit);
   registerTaskTools(kit);
   registerRecordingTools(kit);
+  registerGovernanceTools(kit);
 }

@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
+import http from "node:http";
 import https from "node:https";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
@@ -378,4 +379,102 @@ describe("https", () => {
       }
     },
   );
+});
+
+/** A server that counts the TCP connections it accepts and notes which local address each hit. */
+async function countingServer(
+  host: string,
+  onRequest: (req: http.IncomingMessage, res: http.ServerResponse, served: number) => void = (
+    _req,
+    res,
+  ) => res.end("ok"),
+) {
+  const connections: string[] = [];
+  const servedOn = new WeakMap<object, number>();
+  const server = http.createServer((req, res) => {
+    const served = servedOn.get(req.socket) ?? 0;
+    servedOn.set(req.socket, served + 1);
+    onRequest(req, res, served);
+  });
+  server.on("connection", (s) => connections.push(s.localAddress ?? ""));
+  await new Promise<void>((r) => server.listen(0, host, r));
+  return {
+    port: (server.address() as AddressInfo).port,
+    connections,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    },
+  };
+}
+
+describe("keep-alive connections", () => {
+  it("reuses one connection for consecutive requests to the same pinned address", async () => {
+    const srv = await countingServer("127.0.0.1");
+    try {
+      for (let i = 0; i < 3; i++) {
+        const res = await safeFetch(`http://127.0.0.1:${srv.port}/x`, {
+          allowedPrivateHosts: LOCAL,
+        });
+        expect(res.text()).toBe("ok");
+      }
+      // A POST may only reuse a connection when the receiver can dedupe a repeat of it.
+      await safeFetch(`http://127.0.0.1:${srv.port}/x`, {
+        method: "POST",
+        body: "{}",
+        headers: { "Idempotency-Key": "k1" },
+        allowedPrivateHosts: LOCAL,
+      });
+      expect(srv.connections).toHaveLength(1);
+      await safeFetch(`http://127.0.0.1:${srv.port}/x`, {
+        method: "POST",
+        body: "{}",
+        allowedPrivateHosts: LOCAL,
+      });
+      expect(srv.connections).toHaveLength(2);
+    } finally {
+      await srv.close();
+    }
+  });
+
+  it("never reuses a connection for a different pinned address of the same host", async () => {
+    const srv = await countingServer("0.0.0.0");
+    try {
+      let answer = "127.0.0.1";
+      const resolver: Resolver = async () => [{ address: answer, family: 4 }];
+      const get = () =>
+        safeFetch(`http://multi.test:${srv.port}/x`, {
+          resolver,
+          allowedPrivateHosts: ["127.0.0.0/8"],
+        });
+      expect((await get()).address).toBe("127.0.0.1");
+      answer = "127.0.0.2";
+      expect((await get()).address).toBe("127.0.0.2");
+      expect(srv.connections).toEqual(["127.0.0.1", "127.0.0.2"]);
+      answer = "127.0.0.1";
+      expect((await get()).address).toBe("127.0.0.1");
+      answer = "127.0.0.2";
+      expect((await get()).address).toBe("127.0.0.2");
+      // Each pinned address kept its own connection; none crossed over.
+      expect(srv.connections).toEqual(["127.0.0.1", "127.0.0.2"]);
+    } finally {
+      await srv.close();
+    }
+  });
+
+  it("sends again on a fresh connection when a reused one is reset before any answer", async () => {
+    const srv = await countingServer("127.0.0.1", (req, res, served) => {
+      // The second request on a connection finds it gone, as when a server drops an idle socket.
+      if (served > 0) req.socket.resetAndDestroy();
+      else res.end("fresh");
+    });
+    try {
+      const get = () => safeFetch(`http://127.0.0.1:${srv.port}/x`, { allowedPrivateHosts: LOCAL });
+      expect((await get()).text()).toBe("fresh");
+      expect((await get()).text()).toBe("fresh");
+      expect(srv.connections).toHaveLength(2);
+    } finally {
+      await srv.close();
+    }
+  });
 });

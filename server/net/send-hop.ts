@@ -5,6 +5,7 @@ import type { LookupFunction } from "node:net";
 import type { Readable } from "node:stream";
 import zlib from "node:zlib";
 import { parseIp } from "@/lib/net/ip";
+import { keepAliveAgent } from "./keep-alive-agents";
 import { bareHost, type ResolvedAddress } from "./outbound-host";
 import { abortError, classifyNodeError, SafeFetchError, tooLarge } from "./safe-fetch-error";
 
@@ -28,8 +29,20 @@ export interface Hop {
   location?: string;
 }
 
-/** Sends one request to one pinned address; reads the body unless it is a redirect to follow. */
-export function sendOnce(
+const IDEMPOTENT_METHODS = new Set(["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"]);
+
+/**
+ * A pooled socket the server closed while it sat idle fails the next request on it before any
+ * response (ECONNRESET / EPIPE): such a request is sent again once on a fresh connection.
+ */
+class StaleSocketError extends Error {}
+
+/**
+ * Sends one request to one pinned address; reads the body unless it is a redirect to follow.
+ * Requests that may be sent twice (idempotent methods, or an Idempotency-Key the receiver
+ * dedupes by) reuse a keep-alive connection to the same pinned address; the rest open their own.
+ */
+export async function sendOnce(
   url: URL,
   pinned: ResolvedAddress,
   method: string,
@@ -39,6 +52,48 @@ export function sendOnce(
   maxBytes: number,
   followRedirect: boolean,
   stopWhen: ((bodySoFar: Buffer) => boolean) | undefined,
+): Promise<Hop> {
+  const host = bareHost(url.hostname);
+  const servername = url.protocol === "https:" && !parseIp(host) ? host : undefined;
+  const request: HopRequest = {
+    url,
+    pinned,
+    method,
+    headers,
+    body,
+    signal,
+    maxBytes,
+    followRedirect,
+    stopWhen,
+  };
+  const send = (agent: http.Agent | false) => exchange(request, servername, agent);
+  if (!IDEMPOTENT_METHODS.has(method) && headers["idempotency-key"] === undefined)
+    return send(false);
+  try {
+    return await send(keepAliveAgent(url, pinned, servername));
+  } catch (e) {
+    if (e instanceof StaleSocketError) return send(false);
+    throw e;
+  }
+}
+
+/** What one hop sends, as `sendOnce` was given it. */
+interface HopRequest {
+  url: URL;
+  pinned: ResolvedAddress;
+  method: string;
+  headers: Record<string, string>;
+  body: Buffer | undefined;
+  signal: AbortSignal;
+  maxBytes: number;
+  followRedirect: boolean;
+  stopWhen: ((bodySoFar: Buffer) => boolean) | undefined;
+}
+
+function exchange(
+  { url, pinned, method, headers, body, signal, maxBytes, followRedirect, stopWhen }: HopRequest,
+  servername: string | undefined,
+  agent: http.Agent | false,
 ): Promise<Hop> {
   return new Promise<Hop>((resolve, reject) => {
     const host = bareHost(url.hostname);
@@ -67,21 +122,33 @@ export function sendOnce(
         path: `${url.pathname}${url.search}`,
         method,
         headers,
-        agent: false,
+        agent,
         lookup,
         signal,
-        ...(url.protocol === "https:" && !parseIp(host) ? { servername: host } : {}),
+        ...(servername ? { servername } : {}),
       });
     } catch (e) {
       fail(classifyNodeError(e, url.href));
       return;
     }
+    let responded = false;
     req.on("error", (e) => {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (
+        req.reusedSocket &&
+        !responded &&
+        !signal.aborted &&
+        (code === "ECONNRESET" || code === "EPIPE")
+      ) {
+        fail(new StaleSocketError(e.message));
+        return;
+      }
       fail(
         signal.aborted ? abortError(signal, undefined, url.href) : classifyNodeError(e, url.href),
       );
     });
     req.on("response", (res) => {
+      responded = true;
       const status = res.statusCode ?? 0;
       const resHeaders = headerRecord(res.headers);
       const isRedirect = [301, 302, 303, 307, 308].includes(status) && !!res.headers.location;

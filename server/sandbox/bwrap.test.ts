@@ -65,17 +65,19 @@ describe("script sandbox (bwrap)", () => {
   });
 
   it("writes its scratch folder; the system folders are read-only; /tmp is its own", async () => {
-    await fs.writeFile(path.join(os.tmpdir(), "sluice-host-tmp-marker"), "host");
+    // Per process: the PGlite and Postgres projects run this file at the same time.
+    const marker = `sluice-host-tmp-marker-${process.pid}`;
+    await fs.writeFile(path.join(os.tmpdir(), marker), "host");
     const r = await run(
       "echo made > /scratch/made.txt && echo wrote; touch /usr/sluice-x 2>&1; touch /etc/sluice-x 2>&1; ls -A /tmp; echo private > /tmp/t && cat /tmp/t",
     );
     expect(r.out).toContain("wrote\n");
     expect(r.out).toMatch(/\/usr\/sluice-x': Read-only file system/);
     expect(r.out).toMatch(/\/etc\/sluice-x': Read-only file system/);
-    expect(r.out).not.toContain("sluice-host-tmp-marker");
+    expect(r.out).not.toContain(marker);
     expect(r.out).toContain("private\n");
     expect(await fs.readFile(path.join(scratch, "made.txt"), "utf8")).toBe("made\n");
-    await fs.rm(path.join(os.tmpdir(), "sluice-host-tmp-marker"));
+    await fs.rm(path.join(os.tmpdir(), marker), { force: true });
   });
 
   it("sees only the system folders: not the app's folder, the host's /tmp or its processes", async () => {

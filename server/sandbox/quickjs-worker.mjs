@@ -1,22 +1,39 @@
-// QuickJS sandbox worker for `code` steps (spawned by server/sandbox/quickjs.ts, one per run).
+// QuickJS sandbox worker for `code` steps (kept warm in a pool by server/sandbox/quickjs.ts).
 // Plain JavaScript on purpose: a worker thread loads a file from disk, outside the Next bundle.
-// The guest gets a fresh QuickJS runtime with no host access: no fetch, fs, process, require,
-// timers or module loader; only `console`, which is captured. Limits: memory and stack through
-// the runtime, time through the interrupt handler (the parent also terminates the worker).
-import { parentPort, workerData } from "node:worker_threads";
+// The worker compiles the WASM module once; each job then gets its own WASM instance with its
+// own capped memory, runtime and context, dropped when the job ends, so nothing a guest does
+// (globals, prototypes, a heap it filled) reaches the next job. The guest has no host access: no
+// fetch, fs, process, require, timers or module loader; only `console`, which is captured.
+// Limits: memory and stack through the runtime and the capped WASM memory, time through the
+// interrupt handler (the parent also terminates the worker if that ever fails).
+import fs from "node:fs";
+import path from "node:path";
+import { createRequire } from "node:module";
+import { parentPort } from "node:worker_threads";
 import { newQuickJSWASMModule, newVariant, RELEASE_SYNC } from "quickjs-emscripten";
 
-const {
-  source,
-  inputJson,
-  contextJson,
-  timeoutMs,
-  memoryBytes,
-  stackBytes,
-  maxLogBytes,
-  maxResultBytes,
-  filename,
-} = workerData;
+const wasmModule = await WebAssembly.compile(fs.readFileSync(wasmFile()));
+
+/**
+ * The QuickJS WASM file. Resolved through quickjs-emscripten's own dependencies (a non-hoisted
+ * install works too) when this file runs as itself; Next's bundler (which bundles worker_threads
+ * entry files) turns `require.resolve` into a module id, so the bundled copy falls back to the
+ * installed package under the app's folder.
+ */
+function wasmFile() {
+  const installed = path.join(
+    process.cwd(),
+    "node_modules/@jitl/quickjs-wasmfile-release-sync/dist/emscripten-module.wasm",
+  );
+  try {
+    const entry = createRequire(import.meta.url).resolve("quickjs-emscripten");
+    if (typeof entry !== "string") return installed;
+    const resolved = createRequire(entry).resolve("@jitl/quickjs-wasmfile-release-sync/wasm");
+    return typeof resolved === "string" ? resolved : installed;
+  } catch {
+    return installed;
+  }
+}
 
 // Runs inside QuickJS before the guest module. Returns the result converter, which refuses
 // values JSON cannot represent instead of silently turning them into something else.
@@ -32,46 +49,58 @@ const PRELUDE = `(() => {
   globalThis.console = Object.freeze({
     log: logger("log"), info: logger("info"), warn: logger("warn"), error: logger("error"), debug: logger("debug"),
   });
+  // The guest may replace any global or prototype method before returning; the converter
+  // uses only what it captured here, before the guest's module ran.
+  const stringify = JSON.stringify, keys = Object.keys, protoOf = Object.getPrototypeOf;
+  const isArray = Array.isArray, isFinite = Number.isFinite, apply = Reflect.apply;
+  const ObjectProto = Object.prototype, reTest = RegExp.prototype.test;
+  const TypeErr = TypeError, RangeErr = RangeError, identifier = /^[A-Za-z_$][\\w$]*$/;
   const describe = (v) => {
     if (typeof v === "bigint") return "a BigInt";
     if (typeof v === "symbol") return "a symbol";
     if (typeof v === "function") return "a function";
     const name = v && v.constructor && v.constructor.name;
-    return name ? "a " + name : "an object with a custom prototype";
+    return typeof name === "string" && name ? "a " + name : "an object with a custom prototype";
   };
   const check = (v, path, depth, ancestors) => {
     if (v === null || typeof v === "string" || typeof v === "boolean" || v === undefined) return;
     if (typeof v === "number") {
-      if (!Number.isFinite(v)) throw new TypeError(path + " is " + v + ", which JSON cannot represent");
+      if (!isFinite(v)) throw new TypeErr(path + " is " + v + ", which JSON cannot represent");
       return;
     }
-    if (typeof v !== "object") throw new TypeError(path + " is " + describe(v) + "; return JSON values only (objects, arrays, strings, numbers, booleans, null)");
-    if (depth > 200) throw new TypeError(path + " is nested more than 200 levels deep");
+    if (typeof v !== "object") throw new TypeErr(path + " is " + describe(v) + "; return JSON values only (objects, arrays, strings, numbers, booleans, null)");
+    if (depth > 200) throw new TypeErr(path + " is nested more than 200 levels deep");
     if (typeof v.toJSON === "function") return;
-    const proto = Object.getPrototypeOf(v);
-    if (!Array.isArray(v) && proto !== Object.prototype && proto !== null) {
-      throw new TypeError(path + " is " + describe(v) + "; return plain objects and arrays");
+    const proto = protoOf(v);
+    const arr = isArray(v);
+    if (!arr && proto !== ObjectProto && proto !== null) {
+      throw new TypeErr(path + " is " + describe(v) + "; return plain objects and arrays");
     }
-    if (ancestors.includes(v)) throw new TypeError(path + " contains a circular reference");
-    ancestors.push(v);
-    if (Array.isArray(v)) v.forEach((item, i) => check(item, path + "[" + i + "]", depth + 1, ancestors));
-    else for (const k of Object.keys(v)) check(v[k], path + (/^[A-Za-z_$][\\w$]*$/.test(k) ? "." + k : "[" + JSON.stringify(k) + "]"), depth + 1, ancestors);
-    ancestors.pop();
+    for (let i = 0; i < ancestors.length; i++) {
+      if (ancestors[i] === v) throw new TypeErr(path + " contains a circular reference");
+    }
+    ancestors[ancestors.length] = v;
+    if (arr) {
+      for (let i = 0; i < v.length; i++) check(v[i], path + "[" + i + "]", depth + 1, ancestors);
+    } else {
+      const ks = keys(v);
+      for (let i = 0; i < ks.length; i++) {
+        const k = ks[i];
+        check(v[k], path + (apply(reTest, identifier, [k]) ? "." + k : "[" + stringify(k) + "]"), depth + 1, ancestors);
+      }
+    }
+    ancestors.length = ancestors.length - 1;
   };
   return (value, maxChars) => {
     check(value, "The result", 0, []);
-    const json = JSON.stringify(value === undefined ? null : value);
+    const json = stringify(value === undefined ? null : value);
     // Checked here so an oversized result never crosses into the host as one giant string.
-    if (json.length > maxChars) throw new RangeError("TOO_LARGE");
+    if (typeof json === "string" && json.length > maxChars) throw new RangeErr("TOO_LARGE");
     return json;
   };
 })()`;
 
-const logs = [];
-let logBytes = 0;
-let logsTruncated = false;
-
-function errorInfo(vm, handle, fallbackKind) {
+function errorInfo(vm, handle, fallbackKind, filename) {
   let dumped;
   try {
     dumped = vm.dump(handle);
@@ -96,36 +125,67 @@ function errorInfo(vm, handle, fallbackKind) {
   return { kind, name, message, stack, line, column };
 }
 
-function postTooLarge() {
-  return post({
-    ok: false,
-    error: {
-      kind: "result_too_large",
-      name: "RangeError",
-      message: `The result is larger than ${Math.round(maxResultBytes / 1024)} KiB of JSON`,
-    },
-  });
+// QuickJS's own limit does not count every allocation (typed array data escapes it), so the
+// WASM memory itself is capped too: the limit plus room for the interpreter and its stack.
+const PAGE = 65536;
+const maxPages = (bytes) => Math.max(256, Math.ceil(bytes / PAGE) + 256);
+
+function newInstance(pages) {
+  const wasmMemory = new WebAssembly.Memory({ initial: 256, maximum: pages });
+  return newQuickJSWASMModule(newVariant(RELEASE_SYNC, { wasmMemory, wasmModule }));
 }
 
-function post(payload) {
-  parentPort.postMessage({ ...payload, logs, logsTruncated });
+// The next job's instance is made while the worker waits, off the job's critical path. It is
+// never used twice: a job takes it, and a new one is made after the job replied.
+let spare;
+function prepareSpare(bytes) {
+  const pages = maxPages(bytes);
+  const instance = newInstance(pages);
+  instance.catch(() => {});
+  spare = { pages, instance };
 }
 
-async function main() {
-  // QuickJS's own limit does not count every allocation (typed array data escapes it), so the
-  // WASM memory itself is capped too: the limit plus room for the interpreter and its stack.
-  const PAGE = 65536;
-  const wasmMemory = new WebAssembly.Memory({
-    initial: 256,
-    maximum: Math.max(256, Math.ceil((memoryBytes + stackBytes) / PAGE) + 256),
-  });
-  const QuickJS = await newQuickJSWASMModule(newVariant(RELEASE_SYNC, { wasmMemory }));
+function takeInstance(bytes) {
+  const pages = maxPages(bytes);
+  const taken = spare;
+  spare = undefined;
+  return taken && taken.pages === pages ? taken.instance : newInstance(pages);
+}
+
+async function runJob(job) {
+  const {
+    source,
+    inputJson,
+    contextJson,
+    timeoutMs,
+    memoryBytes,
+    stackBytes,
+    maxLogBytes,
+    maxResultBytes,
+    filename,
+  } = job;
+  const logs = [];
+  let logBytes = 0;
+  let logsTruncated = false;
+  const done = (payload) => ({ ...payload, logs, logsTruncated });
+  const tooLarge = () =>
+    done({
+      ok: false,
+      error: {
+        kind: "result_too_large",
+        name: "RangeError",
+        message: `The result is larger than ${Math.round(maxResultBytes / 1024)} KiB of JSON`,
+      },
+    });
+
+  const QuickJS = await takeInstance(memoryBytes + stackBytes);
+  const deadline = Date.now() + timeoutMs;
   const rt = QuickJS.newRuntime();
   rt.setMemoryLimit(memoryBytes);
   rt.setMaxStackSize(stackBytes);
-  const deadline = Date.now() + timeoutMs;
   rt.setInterruptHandler(() => Date.now() > deadline);
   const vm = rt.newContext();
+  const errorOf = (handle, kind) => errorInfo(vm, handle, kind, filename);
 
   const logFn = vm.newFunction("__sluiceLog", (levelHandle, textHandle) => {
     if (logsTruncated) return;
@@ -143,7 +203,7 @@ async function main() {
   logFn.dispose();
 
   const prelude = vm.evalCode(PRELUDE, "sluice-prelude.js", { type: "global" });
-  if (prelude.error) return post({ ok: false, error: errorInfo(vm, prelude.error, "internal") });
+  if (prelude.error) return done({ ok: false, error: errorOf(prelude.error, "internal") });
   const toJson = prelude.value;
 
   const settle = (handle, phase) => {
@@ -152,11 +212,11 @@ async function main() {
     if (state.notAPromise) return { value: handle };
     if (state.type === "pending") {
       const jobs = rt.executePendingJobs(-1);
-      if (jobs.error) return { error: errorInfo(vm, jobs.error, phase) };
+      if (jobs.error) return { error: errorOf(jobs.error, phase) };
     }
     const after = vm.getPromiseState(handle);
     if (after.type === "fulfilled") return { value: after.value };
-    if (after.type === "rejected") return { error: errorInfo(vm, after.error, phase) };
+    if (after.type === "rejected") return { error: errorOf(after.error, phase) };
     return {
       error: {
         kind: "never_settled",
@@ -168,12 +228,12 @@ async function main() {
   };
 
   const loaded = vm.evalCode(source, filename, { type: "module" });
-  if (loaded.error) return post({ ok: false, error: errorInfo(vm, loaded.error, "load") });
+  if (loaded.error) return done({ ok: false, error: errorOf(loaded.error, "load") });
   const ns = settle(loaded.value, "load");
-  if (ns.error) return post({ ok: false, error: ns.error });
+  if (ns.error) return done({ ok: false, error: ns.error });
   const fn = vm.getProp(ns.value, "default");
   if (vm.typeof(fn) !== "function") {
-    return post({
+    return done({
       ok: false,
       error: {
         kind: "no_default",
@@ -192,7 +252,7 @@ async function main() {
   const inputHandle = parse(inputJson);
   const ctxHandle = parse(contextJson);
   if (!inputHandle || !ctxHandle) {
-    return post({
+    return done({
       ok: false,
       error: {
         kind: "internal",
@@ -202,16 +262,16 @@ async function main() {
     });
   }
   const called = vm.callFunction(fn, vm.undefined, inputHandle, ctxHandle);
-  if (called.error) return post({ ok: false, error: errorInfo(vm, called.error, "runtime") });
+  if (called.error) return done({ ok: false, error: errorOf(called.error, "runtime") });
   const result = settle(called.value, "runtime");
-  if (result.error) return post({ ok: false, error: result.error });
+  if (result.error) return done({ ok: false, error: result.error });
   const maxChars = vm.newNumber(maxResultBytes);
   const converted = vm.callFunction(toJson, vm.undefined, result.value, maxChars);
   if (converted.error) {
-    const info = errorInfo(vm, converted.error, "result");
-    if (info.name === "RangeError" && info.message === "TOO_LARGE") return postTooLarge();
+    const info = errorOf(converted.error, "result");
+    if (info.name === "RangeError" && info.message === "TOO_LARGE") return tooLarge();
     // A timeout or memory error while converting keeps its own kind.
-    return post({
+    return done({
       ok: false,
       error: {
         ...info,
@@ -222,14 +282,27 @@ async function main() {
     });
   }
   const json = vm.getString(converted.value);
-  if (Buffer.byteLength(json) > maxResultBytes) return postTooLarge();
-  return post({ ok: true, resultJson: json });
-  // The runtime is not disposed: the worker exits next and takes the whole WASM heap with it.
+  if (Buffer.byteLength(json) > maxResultBytes) return tooLarge();
+  return done({ ok: true, resultJson: json });
+  // Handles are not disposed one by one: the whole instance (its memory included) is dropped
+  // with this job, which frees everything at once.
 }
 
-main().catch((e) => {
-  post({
-    ok: false,
-    error: { kind: "internal", name: e?.name ?? "Error", message: String(e?.message ?? e) },
-  });
+parentPort.on("message", async ({ id, job }) => {
+  let reply;
+  try {
+    reply = await runJob(job);
+  } catch (e) {
+    reply = {
+      ok: false,
+      error: { kind: "internal", name: e?.name ?? "Error", message: String(e?.message ?? e) },
+      logs: [],
+      logsTruncated: false,
+    };
+  }
+  parentPort.postMessage({ id, ...reply });
+  prepareSpare(job.memoryBytes + job.stackBytes);
 });
+// Most code steps use the default limits (64 MiB memory, 1 MiB stack).
+prepareSpare(64 * 1024 * 1024 + 1024 * 1024);
+parentPort.postMessage({ ready: true });

@@ -450,6 +450,11 @@ const CASES: Record<string, Case> = {
     input: async (fx) => ({ runId: await runIn(fx) }),
     foreign: async (o) => ({ runId: await runIn(o) }),
   },
+  "run.diff": {
+    access: "viewer",
+    input: async (fx) => ({ runId: await runIn(fx), withRunId: await runIn(fx) }),
+    foreign: async (o) => ({ runId: await runIn(o), withRunId: await runIn(o) }),
+  },
   "approval.list": { access: "viewer" },
   "approval.decide": {
     access: "approver",
@@ -550,6 +555,11 @@ const CASES: Record<string, Case> = {
     input: async (fx) => ({ proposalId: await proposalIn(fx) }),
     foreign: async (o) => ({ proposalId: await proposalIn(o) }),
   },
+  "proposal.inflightImpact": {
+    access: "viewer",
+    input: async (fx) => ({ proposalId: await proposalIn(fx) }),
+    foreign: async (o) => ({ proposalId: await proposalIn(o) }),
+  },
   "proposal.create": {
     access: "editor",
     input: async (fx) => ({
@@ -594,6 +604,42 @@ const CASES: Record<string, Case> = {
     access: "admin",
     input: () => ({ action: "secret.*", limit: 5, direction: "forward" }),
   },
+  // Reads the caller's workspace only (isolation: server/services/history tests).
+  "audit.verify": { access: "admin" },
+  "proposalRules.get": { access: "viewer" },
+  // A warning only: later rows still create and review proposals in this workspace.
+  "proposalRules.update": {
+    access: "admin",
+    input: () => ({
+      rules: [{ name: "Note every change", expression: "true", effect: "warn" }],
+      allowedDomains: [],
+    }),
+  },
+  "proposalRules.preview": {
+    access: "admin",
+    input: () => ({
+      rules: [{ name: "Risky", expression: 'change.risk == "high"', effect: "warn" }],
+      allowedDomains: [],
+    }),
+  },
+  // Reads the caller's workspace only (isolation: server/services/operations tests).
+  "alert.workspace": { access: "viewer" },
+  "alert.updateWorkspace": {
+    access: "admin",
+    input: () => ({ channels: [], windowMinutes: 60, gateAgeHours: 24, rejectThreshold: 20 }),
+  },
+  "alert.workflow": {
+    access: "viewer",
+    input: async (fx) => ({ workflowId: await wf(fx) }),
+    foreign: async (o) => ({ workflowId: await wf(o) }),
+  },
+  "alert.updateWorkflow": {
+    access: "editor",
+    input: async (fx) => ({ workflowId: await wf(fx), channels: null, errorWorkflowId: null }),
+    foreign: async (o) => ({ workflowId: await wf(o), channels: null, errorWorkflowId: null }),
+  },
+  "alert.list": { access: "viewer", input: () => ({}) },
+  "operations.overview": { access: "admin", input: () => ({ range: "7d" }) },
   "twoFactor.status": { access: "authed" },
   "twoFactor.beginEnrolment": {
     access: "authed",

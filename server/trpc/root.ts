@@ -1,3 +1,4 @@
+import { alertRouter } from "./routers/alert";
 import { apiTokenRouter } from "./routers/api-token";
 import { approvalRouter } from "./routers/approval";
 import { taskRouter } from "./routers/task";
@@ -13,9 +14,11 @@ import { meRouter } from "./routers/me";
 import { memberRouter } from "./routers/member";
 import { workflowRouter } from "./routers/workflow";
 import { proposalRouter } from "./routers/proposal";
+import { proposalRulesRouter } from "./routers/proposal-rules";
 import { secretRouter } from "./routers/secret";
 import { sessionRouter } from "./routers/session";
 import { quotaRouter } from "./routers/quota";
+import { operationsRouter } from "./routers/operations";
 import { settingsRouter } from "./routers/settings";
 import { twoFactorRouter } from "./routers/two-factor";
 import { workspaceRouter } from "./routers/workspace";
@@ -39,10 +42,13 @@ export const appRouter = router({
   quota: quotaRouter,
   schedule: scheduleRouter,
   proposal: proposalRouter,
+  proposalRules: proposalRulesRouter,
   audit: auditRouter,
   search: searchRouter,
   session: sessionRouter,
   twoFactor: twoFactorRouter,
+  alert: alertRouter,
+  operations: operationsRouter,
 });
 
 export type AppRouter = typeof appRouter;

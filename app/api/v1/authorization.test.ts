@@ -187,6 +187,44 @@ const ROUTES: Record<string, RouteCase> = {
       for (const e of body.items) expect(e.action).toMatch(/^api_token\./);
     },
   },
+  "GET /api/v1/audit/verify": {
+    minRole: "admin",
+    expectOk: async (res) => {
+      const body = await res.json();
+      // The token's own creation is a chained audit row, so the chain has at least one link.
+      expect(body).toMatchObject({ ok: true, firstBroken: null });
+      expect(body.checked).toBeGreaterThan(0);
+    },
+  },
+  "GET /api/v1/proposal-rules": {
+    minRole: "viewer",
+    expectOk: async (res) => {
+      const body = await res.json();
+      expect(Array.isArray(body.rules)).toBe(true);
+      expect(body.presets.length).toBeGreaterThan(0);
+    },
+  },
+  // A warning only, so later rows still create and review proposals in the workspace.
+  "PUT /api/v1/proposal-rules": {
+    minRole: "admin",
+    prepare: async () => ({
+      body: { rules: [{ name: "Note", expression: "true", effect: "warn" }], allowedDomains: [] },
+    }),
+    expectOk: async (res) => {
+      expect((await res.json()).rules).toEqual([
+        { name: "Note", expression: "true", effect: "warn", message: "" },
+      ]);
+    },
+  },
+  "POST /api/v1/proposal-rules/preview": {
+    minRole: "admin",
+    prepare: async () => ({
+      body: { rules: [{ name: "Risky", expression: 'change.risk == "high"', effect: "warn" }] },
+    }),
+    expectOk: async (res) => {
+      expect(Array.isArray((await res.json()).items)).toBe(true);
+    },
+  },
   "GET /api/v1/me": {
     minRole: "viewer",
     expectOk: async (res, fx) => {
@@ -544,6 +582,56 @@ const ROUTES: Record<string, RouteCase> = {
     minRole: "editor",
     prepare: async (fx) => ({ params: { id: await endedRunIn(fx) }, body: {} }),
     foreign: async (o) => ({ params: { id: await endedRunIn(o) }, body: {} }),
+  },
+  "GET /api/v1/runs/[id]/diff": {
+    minRole: "viewer",
+    prepare: async (fx) => ({ params: { id: await runIn(fx) }, query: { with: await runIn(fx) } }),
+    foreign: async (o) => ({ params: { id: await runIn(o) }, query: { with: await runIn(o) } }),
+    expectOk: async (res) => {
+      expect(Array.isArray((await res.json()).steps)).toBe(true);
+    },
+  },
+  "GET /api/v1/runs/[id]/rerun/preview": {
+    minRole: "viewer",
+    prepare: async (fx) => ({ params: { id: await endedRunIn(fx) } }),
+    foreign: async (o) => ({ params: { id: await endedRunIn(o) } }),
+  },
+  "GET /api/v1/proposals/[id]/impact": {
+    minRole: "viewer",
+    prepare: proposalParams,
+    foreign: proposalParams,
+  },
+  "GET /api/v1/proposals/[id]/replay": {
+    minRole: "viewer",
+    prepare: proposalParams,
+    foreign: proposalParams,
+    expectOk: async (res) => {
+      expect((await res.json()).verification.level).toBeTypeOf("string");
+    },
+  },
+  "GET /api/v1/alerts": { minRole: "viewer" },
+  "GET /api/v1/alerts/settings": { minRole: "viewer" },
+  "PUT /api/v1/alerts/settings": {
+    minRole: "admin",
+    prepare: async () => ({
+      body: { channels: [], windowMinutes: 60, gateAgeHours: 24, rejectThreshold: 20 },
+    }),
+  },
+  "GET /api/v1/workflows/[id]/alerts": {
+    minRole: "viewer",
+    prepare: workflowParams,
+    foreign: workflowParams,
+  },
+  "PUT /api/v1/workflows/[id]/alerts": {
+    minRole: "editor",
+    prepare: async (fx) => ({
+      params: { id: await workflowIn(fx) },
+      body: { channels: null, errorWorkflowId: null },
+    }),
+    foreign: async (o) => ({
+      params: { id: await workflowIn(o) },
+      body: { channels: null, errorWorkflowId: null },
+    }),
   },
   "GET /api/v1/triggers/[id]": {
     minRole: "viewer",

@@ -1,20 +1,30 @@
 import { intFlag, str } from "../args";
 import { connect, type Command } from "../command";
 import { EXIT } from "../exit-codes";
+import { usageError } from "../errors";
 import { printEnvelope } from "../io";
 
 export const runsCommand: Command = {
   name: "runs",
-  summary: "List runs (filter by workflow and status)",
+  summary: "List runs (filter by workflow and status); runs diff <a> <b> compares two",
   help: `Usage: sluice runs [--workflow <id|slug> | --inline] [--status <s>[,<s>…]] [--trigger <type>]
                   [--limit <1-200>] [--cursor <nextCursor>]
+       sluice runs diff [<a>] <b>
 
 Prints { ok, items, nextCursor } (GET /api/v1/runs), newest first. Statuses: queued,
 running, waiting, cancel_requested, completed, failed, cancelled, timed_out. --inline
 lists only inline runs (unsaved definitions; workflowId null).
 
+sluice runs diff <a> <b> compares run b with run a step by step (GET /api/v1/runs/<b>/diff?with=<a>):
+prints { ok, a, b, sameVersion, input, output, steps, summary } — per step a verdict (same,
+different, only_a, only_b), status, duration and capped JSON diffs of input and result;
+summary.pathsDiffer with the steps only in a or b, changed branches and loop iteration
+counts. With one id, b is compared with the previous run of its workflow. Viewer role.
+
 Examples:
   sluice runs --status failed,timed_out --limit 20
+  sluice runs diff run_01a… run_01b… | jq '.summary'
+  sluice runs diff run_01b… | jq '.steps[] | select(.verdict != "same") | .path'
   sluice runs --workflow nightly-report | jq -r '.items[].id'`,
   options: {
     workflow: { type: "string" },
@@ -24,7 +34,9 @@ Examples:
     limit: { type: "string" },
     cursor: { type: "string" },
   },
-  async run({ values }) {
+  maxPositionals: 3,
+  async run({ values, positionals }) {
+    if (positionals.length) return diffRuns(positionals);
     const api = connect();
     let workflowId = str(values, "workflow");
     // The runs filter takes an id; a slug is looked up first.
@@ -43,3 +55,16 @@ Examples:
     return EXIT.ok;
   },
 };
+
+/** `sluice runs diff [<a>] <b>`: b against a, or against the previous run of b's workflow. */
+async function diffRuns(positionals: string[]): Promise<number> {
+  const [verb, ...ids] = positionals;
+  if (verb !== "diff" || ids.length < 1 || ids.length > 2)
+    throw usageError(
+      "Compare two runs with: sluice runs diff <a> <b> (or one id: its previous run)",
+    );
+  const [a, b] = ids.length === 2 ? ids : [undefined, ids[0]!];
+  const diff = await connect().get(`/runs/${encodeURIComponent(b!)}/diff`, { with: a });
+  printEnvelope({ ok: true, ...diff });
+  return EXIT.ok;
+}

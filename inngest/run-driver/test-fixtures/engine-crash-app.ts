@@ -35,7 +35,7 @@ import {
   startWebhookAdmitter,
 } from "@/server/services/triggers/webhook-admitter";
 import { decideApproval } from "@/server/services/approvals/decide-approval";
-import { updateWorkspacePolicies } from "@/server/services/settings/update-workspace-policies";
+import { allowLocalStub } from "@/server/testing/allow-local-stub";
 import { createTrigger } from "@/server/services/triggers/create-trigger";
 import { newId } from "@/lib/ids";
 import { emitEvents } from "@/server/services/events/emit-events";
@@ -315,14 +315,7 @@ async function setUpMix(db: Db, count: number): Promise<void> {
     .update(workspaces)
     .set({ settings: { maxActiveRunsPerUser: 1000, maxActiveRunsPerWorkspace: 1000 } })
     .where(eq(workspaces.id, ws.workspaceId));
-  await updateWorkspacePolicies({
-    ctx: ws.ctx("admin"),
-    input: {
-      scriptStepsEnabled: false,
-      allowedPrivateHosts: ["127.0.0.1"],
-      forbiddenStepTypes: [],
-    },
-  });
+  await allowLocalStub(ws);
   const definition = {
     schemaVersion: 1,
     name: "Mix",

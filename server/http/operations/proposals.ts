@@ -89,5 +89,5 @@ export const applyProposalOp = defineOperation({
   params: IdParams,
   body: ApplyProposalInput.omit({ proposalId: true }),
   responses: { 200: { description: "The new version", schema: JsonObject } },
-  errors: [409, 410],
+  errors: [409, 410, 412],
 });

@@ -204,7 +204,14 @@ export const rerunRunOp = defineOperation({
   tag,
   minRole: "editor",
   params: IdParams,
-  body: RerunInput.omit({ runId: true }).strict(),
+  body: RerunInput.omit({ runId: true })
+    .extend({
+      dryRun: z.boolean().optional().meta({
+        description:
+          "true: start nothing, answer the preview of GET /runs/{id}/rerun/preview (200) — the steps that would repeat, with each side effect's idempotency key",
+      }),
+    })
+    .strict(),
   responses: {
     201: { description: "The new run", schema: JsonObject },
     200: { description: "The rerun an earlier request with this key started", schema: JsonObject },

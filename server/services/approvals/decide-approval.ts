@@ -17,6 +17,7 @@ import {
 } from "../../errors";
 import { requireRole, requireUserId, type ServiceContext } from "../context";
 import { recordAudit } from "../audit/record-audit";
+import { chainHistory } from "../history/chain-history";
 import { enqueueOutbox } from "../outbox/enqueue-outbox";
 import { appendRunEvents } from "../runs/run-events";
 import { transitionApproval } from "../run-state/transition";
@@ -109,8 +110,9 @@ export async function decideApproval({
 
     try {
       await tx.transaction(async (sp) => {
+        const decisionId = newId("dec");
         await sp.insert(approvalDecisions).values({
-          id: newId("dec"),
+          id: decisionId,
           approvalId: a.id,
           workspaceId: ws.id,
           actorType: ctx.actor.type === "token" ? "token" : "user",
@@ -123,6 +125,9 @@ export async function decideApproval({
           formData,
           createdAt: now,
         });
+        await chainHistory(sp, [
+          { workspaceId: ws.id, kind: "approval_decision", rowId: decisionId },
+        ]);
       });
     } catch (e) {
       if (isUniqueViolation(e)) throw new ConflictError("You already decided this approval");

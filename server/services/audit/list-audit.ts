@@ -1,6 +1,6 @@
 import "server-only";
-import { and, desc, eq, gte, like, lt, lte, or, type SQL } from "drizzle-orm";
-import { apiTokens, auditEvents, users } from "@/db/schema";
+import { and, desc, eq, gte, like, lt, lte, or, sql, type SQL } from "drizzle-orm";
+import { apiTokens, auditEvents, historyChain, users } from "@/db/schema";
 import { redactSecretKeys } from "@/lib/redact";
 import { ListAuditInput } from "@/lib/schemas/audit";
 import { fromZodError, ValidationError } from "../../errors";
@@ -58,6 +58,10 @@ export async function listAudit({ ctx, input }: { ctx: ServiceContext; input?: u
       data: auditEvents.data,
       clientAddress: auditEvents.clientAddress,
       userAgent: auditEvents.userAgent,
+      chainSeq: historyChain.seq,
+      chainHash: historyChain.hash,
+      chainPrevHash: historyChain.prevHash,
+      chainContentHash: historyChain.contentHash,
     })
     .from(auditEvents)
     .leftJoin(users, and(eq(auditEvents.actorType, "user"), eq(users.id, auditEvents.actorId)))
@@ -70,17 +74,47 @@ export async function listAudit({ ctx, input }: { ctx: ServiceContext; input?: u
         eq(apiTokens.workspaceId, ws.id),
       ),
     )
+    // Exports carry the history chain: each row's link (null for rows older than the chain).
+    .leftJoin(
+      historyChain,
+      and(
+        eq(historyChain.workspaceId, ws.id),
+        eq(historyChain.kind, "audit"),
+        eq(historyChain.rowId, sql`${auditEvents.id}::text`),
+      ),
+    )
     .where(and(...where))
     .orderBy(desc(auditEvents.createdAt), desc(auditEvents.id))
     .limit(f.limit + 1);
   const page = rows.slice(0, f.limit);
   const last = page[page.length - 1];
   return {
-    items: page.map(({ userName, userEmail, tokenName, data, ...r }) => ({
-      ...r,
-      actorName: userName ?? userEmail ?? tokenName ?? null,
-      details: redactSecretKeys(data),
-    })),
+    items: page.map(
+      ({
+        userName,
+        userEmail,
+        tokenName,
+        data,
+        chainSeq,
+        chainHash,
+        chainPrevHash,
+        chainContentHash,
+        ...r
+      }) => ({
+        ...r,
+        actorName: userName ?? userEmail ?? tokenName ?? null,
+        details: redactSecretKeys(data),
+        chain:
+          chainSeq === null || chainHash === null
+            ? null
+            : {
+                seq: chainSeq,
+                hash: chainHash,
+                prevHash: chainPrevHash!,
+                contentHash: chainContentHash!,
+              },
+      }),
+    ),
     nextCursor: rows.length > f.limit && last ? `${last.createdAt.toISOString()}|${last.id}` : null,
   };
 }

@@ -1,7 +1,8 @@
 import "server-only";
 import { sql } from "drizzle-orm";
-import type { Queryable } from "@/db/client";
+import { execRows, type Queryable } from "@/db/client";
 import type { ServiceContext } from "../context";
+import { chainHistory } from "../history/chain-history";
 
 export interface UserAuditEntry {
   /** The account the event is about, by id or by the email someone typed (may match no one). */
@@ -29,7 +30,9 @@ export async function recordUserAudit(
     "id" in entry.user ? sql`u.id = ${entry.user.id}` : sql`u.email = ${entry.user.email}`;
   const actorType = entry.actor === "user" ? sql`'user'` : sql`'anonymous'`;
   const actorId = entry.actor === "user" ? sql`u.id` : sql`null`;
-  await tx.execute(sql`
+  const rows = await execRows<{ id: string | number; workspace_id: string | null }>(
+    tx,
+    sql`
     insert into audit_events
       (workspace_id, actor_type, actor_id, action, target_type, target_id, data,
        client_address, user_agent, created_at)
@@ -45,5 +48,11 @@ export async function recordUserAudit(
            ${ctx.now().toISOString()}::timestamptz
     from (select 1) as one
     left join users u on ${match}
-    left join memberships m on m.user_id = u.id`);
+    left join memberships m on m.user_id = u.id
+    returning id, workspace_id`,
+  );
+  await chainHistory(
+    tx,
+    rows.map((r) => ({ workspaceId: r.workspace_id, kind: "audit" as const, rowId: String(r.id) })),
+  );
 }

@@ -8,8 +8,35 @@ export interface InngestEvent {
   data: Record<string, unknown>;
 }
 
-/** Hooks run for each workflow event before it is forwarded (event triggers start runs here). */
-export type WorkflowEventHook = (row: OutboxRow) => Promise<void>;
+/**
+ * Hooks run for each workflow event before it is forwarded (event triggers start runs here).
+ * A hook may say what it acts on: `eventNames` (only these events) or `eventTriggers` (only when
+ * the workspace has an enabled event trigger). Events no hook acts on may skip the relay when
+ * the executor is embedded (run-state/workflow-events.ts); a hook that says nothing sees every
+ * event through the relay.
+ */
+export type WorkflowEventHook = ((row: OutboxRow) => Promise<void>) & {
+  eventNames?: readonly string[];
+  eventTriggers?: boolean;
+};
+
+type Global = typeof globalThis & { __sluiceEventHooks?: WorkflowEventHook[] };
+
+/**
+ * Whether event `name` must travel through the relay for the hooks registered in this process
+ * (server/boot.ts): "always", "if-triggers" (only the event-trigger hook may act), or "never".
+ * No hooks registered (no relay in this process): "always", to be safe.
+ */
+export function relayNeededFor(name: string): "always" | "if-triggers" | "never" {
+  const hooks = (globalThis as Global).__sluiceEventHooks;
+  if (!hooks) return "always";
+  let need: "always" | "if-triggers" | "never" = "never";
+  for (const hook of hooks) {
+    if (hook.eventTriggers) need = "if-triggers";
+    else if (!hook.eventNames || hook.eventNames.includes(name)) return "always";
+  }
+  return need;
+}
 
 /**
  * Delivery of outbox rows: Inngest messages are sent as events with the row id as the event id

@@ -12,7 +12,11 @@ export type InProcessEvent = { id: string; name: string; data: Record<string, un
  */
 export interface InProcessExecutor {
   /** Undefined when it cannot take these events now: the caller uses the outbox instead. */
-  sendInTransaction(tx: Tx, events: InProcessEvent[]): Promise<string[] | undefined>;
+  sendInTransaction(
+    tx: Tx,
+    events: InProcessEvent[],
+    opts?: { waitsOnly?: boolean },
+  ): Promise<string[] | undefined>;
 }
 
 type Global = typeof globalThis & { __sluiceInProcessExecutor?: InProcessExecutor };

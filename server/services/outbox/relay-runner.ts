@@ -2,6 +2,7 @@ import "server-only";
 import type { Db } from "@/db/client";
 import type { Logger } from "@/lib/log";
 import { relayOutboxOnce, type OutboxDeliver } from "./relay-outbox";
+import { relayHeartbeat } from "./relay-heartbeat";
 import { onOutboxWake } from "./relay-signal";
 import { startSignalledLoop } from "../background-loop";
 
@@ -22,10 +23,23 @@ export function startOutboxRelay(opts: {
   log: Logger;
   pollMs?: number;
 }): RelayHandle {
-  return startSignalledLoop({
-    step: async () => (await relayOutboxOnce(opts.db, opts.deliver, opts.log)) > 0,
+  // The readiness probe reads the heartbeat: a failing pass (database gone) does not beat.
+  const heartbeat = relayHeartbeat();
+  const loop = startSignalledLoop({
+    step: async () => {
+      const more = (await relayOutboxOnce(opts.db, opts.deliver, opts.log)) > 0;
+      heartbeat.beat();
+      return more;
+    },
     onError: (e) => opts.log.error("outbox relay pass failed", { err: e }),
     subscribe: onOutboxWake,
     pollMs: opts.pollMs ?? 1_000,
   });
+  return {
+    stop: async () => {
+      heartbeat.stop();
+      await loop.stop();
+    },
+    drain: () => loop.drain(),
+  };
 }

@@ -6,6 +6,8 @@ import { canTransitionProposal } from "@/lib/workflow/status";
 import { ConflictError, DomainError, fromZodError, ValidationError } from "../../errors";
 import { requireRole, requireUserId, type ServiceContext } from "../context";
 import { recordAudit } from "../audit/record-audit";
+import { chainHistory } from "../history/chain-history";
+import { refuseByRules, requireAdminReviewed, ruleVerdictsFor } from "./rule-verdicts";
 import { enqueueWorkflowEvents } from "../run-state/workflow-events";
 import { loadWorkflow } from "../workflows/load-workflow";
 import { recordVersion } from "../workflows/record-version";
@@ -17,6 +19,7 @@ import { applyRefusal, throwRefusal } from "./proposal-rules";
 import { publishedState, staleBase } from "./published-state";
 import { transitionProposal } from "../run-state/transition";
 import { requestDryRunsForWorkflow } from "./request-dry-runs";
+import { enforceVerification } from "./verification-gate";
 
 /** Re-check failures that make the proposal unusable for good (recorded as `failed`). */
 function isFinalRecheckFailure(e: unknown): e is DomainError {
@@ -37,7 +40,7 @@ export async function applyProposal({ ctx, input }: { ctx: ServiceContext; input
   const userId = requireUserId(ctx);
   const parsed = ApplyProposalInput.safeParse(input);
   if (!parsed.success) throw fromZodError(parsed.error, "Apply");
-  const { proposalId, bump } = parsed.data;
+  const { proposalId, bump, overrideReason } = parsed.data;
   const first = await loadProposal(ctx.db, ws.id, proposalId);
   try {
     return await ctx.db.transaction(async (tx) => {
@@ -51,6 +54,13 @@ export async function applyProposal({ ctx, input }: { ctx: ServiceContext; input
       const proposed = await contentOf(tx, ws.id, p.proposedHash);
       if (state.version.hash !== p.baseHash)
         throw await staleBase(tx, wf, { baseHash: p.baseHash, current: state, proposed });
+      await enforceVerification(tx, ctx, {
+        workspace: ws,
+        proposal: p,
+        base: state.definition,
+        proposed,
+        overrideReason,
+      });
       const checked = await checkChange(tx, {
         workspaceId: ws.id,
         workflowId: wf.id,
@@ -58,6 +68,15 @@ export async function applyProposal({ ctx, input }: { ctx: ServiceContext; input
         proposed,
         what: "The proposed definition",
       });
+      // The rules again, as they are now and on the current assessment.
+      const ruleVerdicts = await ruleVerdictsFor(tx, ws.id, {
+        base: state.definition,
+        proposed,
+        assessment: checked,
+        author: { type: p.authorType, role: p.authorRole },
+      });
+      refuseByRules(ruleVerdicts, "Applying this proposal");
+      await requireAdminReviewed(tx, p.id, ruleVerdicts);
       const result = await recordVersion(tx, ctx, wf, {
         definition: checked.compiled.normalized,
         hash: checked.compiled.hash,
@@ -82,9 +101,16 @@ export async function applyProposal({ ctx, input }: { ctx: ServiceContext; input
       const moved = await transitionProposal(tx, {
         id: p.id,
         to: "applied",
-        set: { appliedVersionId: version.id, appliedAt: now, appliedBy: userId, updatedAt: now },
+        set: {
+          appliedVersionId: version.id,
+          appliedAt: now,
+          appliedBy: userId,
+          updatedAt: now,
+          ruleVerdicts: ruleVerdicts as unknown as Record<string, unknown>[],
+        },
       });
       if (!moved.won) throw new ConflictError("The proposal changed meanwhile; reload it");
+      await chainHistory(tx, [{ workspaceId: ws.id, kind: "proposal_apply", rowId: p.id }]);
       const { rows: superseded } = await transitionProposal(tx, {
         to: "superseded",
         where: and(

@@ -18,6 +18,7 @@ import { loadWorkflow } from "../workflows/load-workflow";
 import { checkChange } from "./change-checks";
 import { dryRunRequestMessage } from "./dry-run-messages";
 import { ProposalError } from "./errors";
+import { refuseByRules, ruleVerdictsFor } from "./rule-verdicts";
 import { generateFromIntent } from "./generate-from-intent";
 import { publishedState, requireSelfModification, staleBase } from "./published-state";
 import { storeDefinitionContent } from "../workflows/definition-content";
@@ -201,6 +202,14 @@ export async function createProposal({
         [{ path: [], message: "No change" }],
       );
     const author = await resolveAuthor(tx, ctx, ws.id, origin);
+    // The workspace's proposal rules judge the change; a refusal stops it here.
+    const ruleVerdicts = await ruleVerdictsFor(tx, ws.id, {
+      base: state.definition,
+      proposed: checked.compiled.normalized,
+      assessment: checked,
+      author: { type: author.type, role: author.role },
+    });
+    refuseByRules(ruleVerdicts, "The proposed change");
     const now = ctx.now();
     await storeDefinitionContent(tx, {
       workspaceId: ws.id,
@@ -236,6 +245,7 @@ export async function createProposal({
       riskReasons: checked.reasons as unknown as Record<string, unknown>[],
       verdicts: checked.verdicts as unknown as Record<string, unknown>[],
       needsSeniorReviewer: checked.needsSeniorReviewer,
+      ruleVerdicts: ruleVerdicts as unknown as Record<string, unknown>[],
       dryRunStatus: "pending",
       dryRunRequest: 1,
       createdAt: now,

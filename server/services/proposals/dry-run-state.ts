@@ -32,6 +32,29 @@ export async function loadRecordedRuns(
     )
     .orderBy(desc(runs.finishedAt), desc(runs.id))
     .limit(limit);
+  return withSteps(db, workspaceId, rows);
+}
+
+/** Internal (shadow runs): one finished run of the workspace as replay input, null if absent. */
+export async function loadRecordedRun(
+  db: Queryable,
+  workspaceId: string,
+  runId: string,
+): Promise<{ run: RecordedRun; versionId: string | null; workflowId: string | null } | null> {
+  const [row] = await db
+    .select()
+    .from(runs)
+    .where(and(eq(runs.workspaceId, workspaceId), eq(runs.id, runId)));
+  if (!row || !row.finishedAt) return null;
+  const [run] = await withSteps(db, workspaceId, [row]);
+  return { run: run!, versionId: row.versionId, workflowId: row.workflowId };
+}
+
+async function withSteps(
+  db: Queryable,
+  workspaceId: string,
+  rows: Array<typeof runs.$inferSelect>,
+): Promise<RecordedRun[]> {
   if (rows.length === 0) return [];
   const steps = await db
     .select()
@@ -69,6 +92,7 @@ export async function loadRecordedRuns(
         output: (s.output ?? null) as JsonValue | null,
         port: s.port,
         error: s.error ? { message: String(s.error.message ?? "failed") } : null,
+        input: (s.input ?? null) as JsonValue | null,
       })),
   }));
 }

@@ -212,7 +212,7 @@ describe("dry run: orders", () => {
   it("(b) a raised threshold sends the 250 order down the false branch", async () => {
     const proposed = orders({ check: { ref: "steps.fetch.output.data.body.total", gt: 300 } });
     const [a, b, c] = await Promise.all([r1, r2, r3].map((r) => dryRunOne(proposed, r)));
-    expect(a).toEqual({
+    expect(a).toMatchObject({
       runId: "r1",
       verdict: "different_path",
       newlyExecuted: ["small"],
@@ -222,7 +222,19 @@ describe("dry run: orders", () => {
       outputBefore: { checked: true, total: 250 },
       outputAfter: { checked: false, total: 250 },
       outputChanged: true,
+      outcome: "different_outcome",
     });
+    expect(a!.steps?.map((s) => [s.path, s.verdict])).toEqual([
+      ["fetch", "same"],
+      ["check", "different_output"],
+      ["small", "different_path"],
+      ["approve", "different_path"],
+      ["big", "different_path"],
+    ]);
+    expect(a!.steps?.[1]?.diff).toEqual([
+      { op: "changed", path: ["port"], before: "true", after: "false" },
+      { op: "changed", path: ["output"], before: true, after: false },
+    ]);
     expect(b).toMatchObject({ verdict: "same_path", outputChanged: false });
     // r3 no longer reaches the approval: the run that was cancelled would now complete.
     expect(c).toMatchObject({
@@ -259,7 +271,13 @@ describe("dry run: orders", () => {
       newlyExecuted: ["audit"],
       newlySkipped: [],
       notComparable: ["audit"],
-      outputChanged: false,
+      // Unverified: never executed, its branch stops there, so the run cannot tell its output.
+      outputChanged: true,
+      outcome: "cannot_tell",
+    });
+    expect(b!.steps?.find((s) => s.path === "audit")).toMatchObject({
+      verdict: "unverified",
+      reason: "The original run did not run it: no recording to serve",
     });
     // On r1 the new step sits on the untaken branch: skipped, nothing to compare.
     expect(a).toMatchObject({ verdict: "same_path", newlyExecuted: [], notComparable: [] });
@@ -339,9 +357,11 @@ describe("dry run: orders", () => {
         { id: "three", type: "transform", config: { value: 3 } },
       ],
     };
+    // The new http step has no recording: unverified, and its branch stops there.
     expect(await dryRunOne(fresh, r2)).toMatchObject({
       verdict: "not_comparable",
-      notComparable: ["one", "two"],
+      notComparable: ["one"],
+      outcome: "cannot_tell",
     });
   });
 });
@@ -504,18 +524,27 @@ describe("dry run: loops", () => {
 
   it("(f) a body threshold change sends iteration 1 to the bulk http step, which was never recorded", async () => {
     const r = await dryRunOne(lines({ ref: "loop.item.qty", gt: 1 }), looped);
-    expect(r).toEqual({
+    expect(r).toMatchObject({
       runId: "l1",
       verdict: "different_path",
       newlyExecuted: ["each[1].bulk"],
       newlySkipped: ["each[1].single"],
       notComparable: ["each[1].bulk"],
-      failure: null,
+      // The unrecorded http step is unverified: never executed, its branch (and the loop) stop.
+      failure: { stepPath: "each[1].bulk" },
       outputBefore: [bulkData, { sku: "b", one: true }],
-      // The unrecorded http step's output is a null placeholder.
-      outputAfter: [bulkData, null],
-      outputChanged: true,
+      outputAfter: null,
+      outcome: "cannot_tell",
     });
+    expect(r.steps?.map((s) => [s.path, s.verdict])).toEqual([
+      ["list", "same"],
+      ["each", "unverified"],
+      ["each[0].score", "same"],
+      ["each[0].bulk", "same"],
+      ["each[1].score", "different_output"],
+      ["each[1].bulk", "unverified"],
+      ["each[1].single", "different_path"],
+    ]);
   });
 
   it("(f) a body condition that fails is reported at the iteration's step path", async () => {

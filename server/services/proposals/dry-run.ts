@@ -23,6 +23,7 @@ import type {
   ReplayRecordedRun,
 } from "@/lib/workflow/dry-run-types";
 import { runEnding } from "@/server/services/step-execution/finish-bodies";
+import { compareReplay } from "./replay-verdicts";
 
 /**
  * A run is `not_comparable` when more than this share of the steps the proposal would execute
@@ -79,7 +80,8 @@ export async function dryRunDefinition(args: {
  *    proposal would execute have no recorded outcome (new side-effecting steps, steps whose
  *    type changed, pure steps that read secrets);
  * 2. `would_fail`: the simulated run ends failed/cancelled/timed out and the recorded run did
- *    not end with that status (a run that already failed and still fails is judged by its path);
+ *    not end with that status (a run that already failed and still fails is judged by its path),
+ *    unless an unverified side effect (no recording to serve) is what stopped it;
  * 3. `different_path`: the executed sets differ;
  * 4. `same_path`.
  * `failure` is set whenever the simulated run does not complete, whatever the verdict.
@@ -115,7 +117,11 @@ export async function dryRunOne(
     (simExecuted.length > 0 && notComparable.length / simExecuted.length > NOT_COMPARABLE_SHARE)
   ) {
     verdict = "not_comparable";
-  } else if (end.status !== "completed" && end.status !== run.status) {
+  } else if (
+    end.status !== "completed" &&
+    end.status !== run.status &&
+    !(end.failure?.stepPath && log.unverified.has(end.failure.stepPath))
+  ) {
     verdict = "would_fail";
   } else if (newlyExecuted.length > 0 || newlySkipped.length > 0) {
     verdict = "different_path";
@@ -132,6 +138,7 @@ export async function dryRunOne(
     outputBefore,
     outputAfter,
     outputChanged: !deepEqual(outputBefore, outputAfter),
+    ...compareReplay(run, log, end),
   };
 }
 

@@ -1,10 +1,12 @@
 import "server-only";
-import { and, lt, notInArray } from "drizzle-orm";
+import { and, inArray, isNotNull, lt, notInArray } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { auditEvents, proposals } from "@/db/schema";
+import { auditEvents, proposalReviews, proposals } from "@/db/schema";
 import { PROPOSAL_RETENTION_DAYS } from "@/lib/schemas/proposals";
 import { OPEN_PROPOSAL_STATUSES } from "@/lib/workflow/status";
 import { transitionProposal } from "../run-state/transition";
+import { chainHistory } from "../history/chain-history";
+import { recordPruned } from "../history/record-pruned";
 
 const DAY_MS = 86_400_000;
 
@@ -33,28 +35,56 @@ export async function expireProposals(
         workflowId: proposals.workflowId,
       },
     });
-    if (expired.length)
-      await tx.insert(auditEvents).values(
-        expired.map((p) => ({
-          workspaceId: p.workspaceId,
-          actorType: "system",
-          actorId: "expire-proposals",
-          action: "proposal.expired",
-          targetType: "proposal",
-          targetId: p.id,
-          data: { workflowId: p.workflowId },
-          createdAt: now,
+    if (expired.length) {
+      const rows = await tx
+        .insert(auditEvents)
+        .values(
+          expired.map((p) => ({
+            workspaceId: p.workspaceId,
+            actorType: "system",
+            actorId: "expire-proposals",
+            action: "proposal.expired",
+            targetType: "proposal",
+            targetId: p.id,
+            data: { workflowId: p.workflowId },
+            createdAt: now,
+          })),
+        )
+        .returning({ id: auditEvents.id, workspaceId: auditEvents.workspaceId });
+      await chainHistory(
+        tx,
+        rows.map((r) => ({
+          workspaceId: r.workspaceId,
+          kind: "audit" as const,
+          rowId: String(r.id),
         })),
       );
-    const deleted = await tx
-      .delete(proposals)
-      .where(
-        and(
-          notInArray(proposals.status, [...OPEN_PROPOSAL_STATUSES]),
-          lt(proposals.updatedAt, new Date(now.getTime() - retentionDays * DAY_MS)),
-        ),
-      )
-      .returning({ id: proposals.id });
+    }
+    const old = and(
+      notInArray(proposals.status, [...OPEN_PROPOSAL_STATUSES]),
+      lt(proposals.updatedAt, new Date(now.getTime() - retentionDays * DAY_MS)),
+    );
+    // Their chained reviews and applies go too: say so in the chain first.
+    const oldIds = tx.select({ id: proposals.id }).from(proposals).where(old);
+    await recordPruned(
+      tx,
+      "proposal_review",
+      tx
+        .select({ workspaceId: proposalReviews.workspaceId, id: proposalReviews.id })
+        .from(proposalReviews)
+        .where(inArray(proposalReviews.proposalId, oldIds)),
+      now,
+    );
+    await recordPruned(
+      tx,
+      "proposal_apply",
+      tx
+        .select({ workspaceId: proposals.workspaceId, id: proposals.id })
+        .from(proposals)
+        .where(and(old, isNotNull(proposals.appliedAt))),
+      now,
+    );
+    const deleted = await tx.delete(proposals).where(old).returning({ id: proposals.id });
     return { expired: expired.length, deleted: deleted.length };
   });
 }

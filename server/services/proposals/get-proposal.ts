@@ -2,11 +2,13 @@ import "server-only";
 import { asc, eq } from "drizzle-orm";
 import { proposalReviews, users, workflowVersions } from "@/db/schema";
 import { ProposalRef, type ProposalDetail } from "@/lib/schemas/proposals";
+import type { RuleVerdict } from "@/lib/schemas/proposal-rules";
 import { hasRole } from "@/lib/schemas/roles";
 import { diffDefinitions } from "@/lib/workflow/diff";
 import { summarizeChange } from "@/lib/workflow/change-summary";
 import { isOpenProposalStatus } from "@/lib/workflow/status";
-import type { DryRunReport } from "@/lib/workflow/dry-run-types";
+import type { DryRunReport, DryRunRunReport } from "@/lib/workflow/dry-run-types";
+import { computeVerification } from "@/lib/workflow/verification";
 import type { PolicyVerdict, RiskReason } from "@/lib/workflow/proposal-risk-change";
 import { fromZodError, NotFoundError, PreconditionFailedError } from "../../errors";
 import { requireRole, type ServiceContext } from "../context";
@@ -63,6 +65,14 @@ export async function getProposal({
         .where(eq(workflowVersions.id, p.appliedVersionId))
     : [];
   const diff = diffDefinitions(base, proposed);
+  const dryRun = {
+    status: p.dryRunStatus,
+    done: p.dryRunDone,
+    total: p.dryRunTotal,
+    report: (p.dryRunReport as DryRunReport | null) ?? null,
+    error: p.dryRunError,
+  };
+  const shadowRuns = p.shadowRuns as unknown as DryRunRunReport[];
   const now = ctx.now();
   // Staleness matters only while the proposal can still be applied: once applied, the current
   // version is its own (≠ base), and a rejected or expired one will never be applied.
@@ -109,14 +119,12 @@ export async function getProposal({
     changeSummary: summarizeChange(diff),
     riskReasons: p.riskReasons as unknown as RiskReason[],
     verdicts: p.verdicts as unknown as PolicyVerdict[],
+    ruleVerdicts: p.ruleVerdicts as unknown as RuleVerdict[],
     needsSeniorReviewer: p.needsSeniorReviewer,
-    dryRun: {
-      status: p.dryRunStatus,
-      done: p.dryRunDone,
-      total: p.dryRunTotal,
-      report: (p.dryRunReport as DryRunReport | null) ?? null,
-      error: p.dryRunError,
-    },
+    dryRun,
+    shadowRuns,
+    verification: computeVerification({ diff, dryRun, shadowRuns }),
+    requireVerifiedToApply: settings.requireVerifiedToApply === true,
     reviews: reviews.map(({ r, name }) => ({
       reviewer: { id: r.userId, name },
       decision: r.decision,

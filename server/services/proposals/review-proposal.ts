@@ -6,10 +6,12 @@ import { canTransitionProposal } from "@/lib/workflow/status";
 import { ConflictError, fromZodError } from "../../errors";
 import { requireRole, requireUserId, type ServiceContext } from "../context";
 import { recordAudit } from "../audit/record-audit";
+import { chainHistory } from "../history/chain-history";
 import { readRawSettings } from "../settings/read-settings";
 import { ProposalError } from "./errors";
 import { loadProposal } from "./load-proposal";
 import { reviewRefusal, throwRefusal } from "./proposal-rules";
+import { currentRuleVerdicts, refuseByRules, requireAdminReviewer } from "./rule-verdicts";
 import { reviewedContentHash } from "./shown-hash";
 import { transitionProposal } from "../run-state/transition";
 
@@ -39,6 +41,12 @@ export async function reviewProposal({ ctx, input }: { ctx: ServiceContext; inpu
         "SHOWN_CONTENT_CHANGED",
         "What you reviewed is not this proposal's current content; reload it and review again",
       );
+    // Approving answers to the workspace's rules as they are now (rejecting never does).
+    if (decision === "approve") {
+      const verdicts = await currentRuleVerdicts(tx, p);
+      refuseByRules(verdicts, "Approving this proposal");
+      requireAdminReviewer(verdicts, ws.role);
+    }
     const next = decision === "approve" ? "approved" : "rejected";
     if (!canTransitionProposal(p.status, next))
       throw new ProposalError("INVALID_STATUS", `A ${p.status} proposal cannot become ${next}`);
@@ -49,8 +57,9 @@ export async function reviewProposal({ ctx, input }: { ctx: ServiceContext; inpu
     });
     if (!moved.won)
       throw new ConflictError("The proposal was decided by someone else meanwhile; reload it");
+    const reviewId = newId("prv");
     await tx.insert(proposalReviews).values({
-      id: newId("prv"),
+      id: reviewId,
       proposalId: p.id,
       workspaceId: ws.id,
       actorType: ctx.actor.type === "token" ? "token" : "user",
@@ -62,6 +71,7 @@ export async function reviewProposal({ ctx, input }: { ctx: ServiceContext; inpu
       shownHash: currentHash,
       createdAt: now,
     });
+    await chainHistory(tx, [{ workspaceId: ws.id, kind: "proposal_review", rowId: reviewId }]);
     await recordAudit(tx, ctx, {
       workspaceId: ws.id,
       action: decision === "approve" ? "proposal.approved" : "proposal.rejected",

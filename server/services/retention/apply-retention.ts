@@ -1,16 +1,26 @@
 import "server-only";
-import { and, inArray, lt } from "drizzle-orm";
+import { and, eq, inArray, lt } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { executorExecutions, runs, runSteps, scheduleTicks, webhookInbox } from "@/db/schema";
+import {
+  alerts,
+  approvalDecisions,
+  approvals,
+  executorExecutions,
+  runs,
+  runSteps,
+  scheduleTicks,
+  webhookInbox,
+} from "@/db/schema";
 import { TERMINAL_RUN_STATUSES } from "@/lib/workflow/status";
 import { pruneRepositoryCaches } from "@/server/repository/repository-cache";
 import { pruneAuthThrottles } from "../auth-throttle/counters";
 import { pruneOutbox } from "../outbox/relay-outbox";
 import { pruneSessions } from "../sessions/prune-sessions";
+import { recordPruned } from "../history/record-pruned";
 
 /**
- * Daily: runs older than the run retention, step rows older than the step retention, delivered
- * outbox messages, expired sessions, stale auth throttle counters, and repository caches idle for
+ * Daily: runs older than the run retention, step rows older than the step retention, alert
+ * occurrences older than the run retention, delivered outbox messages, expired sessions, stale auth throttle counters, and repository caches idle for
  * `days.repositoryCache` (when a cache root is given).
  */
 export async function applyRetention(
@@ -22,10 +32,24 @@ export async function applyRetention(
   const now = at.getTime();
   const runCutoff = new Date(now - days.runs * 86_400_000);
   const stepCutoff = new Date(now - days.steps * 86_400_000);
-  const deletedRuns = await db
-    .delete(runs)
-    .where(and(inArray(runs.status, [...TERMINAL_RUN_STATUSES]), lt(runs.finishedAt, runCutoff)))
-    .returning({ id: runs.id });
+  const oldRuns = and(
+    inArray(runs.status, [...TERMINAL_RUN_STATUSES]),
+    lt(runs.finishedAt, runCutoff),
+  );
+  const deletedRuns = await db.transaction(async (tx) => {
+    // Approval decisions go with their runs; the history chain is told first (same transaction).
+    await recordPruned(
+      tx,
+      "approval_decision",
+      tx
+        .select({ workspaceId: approvalDecisions.workspaceId, id: approvalDecisions.id })
+        .from(approvalDecisions)
+        .innerJoin(approvals, eq(approvals.id, approvalDecisions.approvalId))
+        .where(inArray(approvals.runId, tx.select({ id: runs.id }).from(runs).where(oldRuns))),
+      at,
+    );
+    return tx.delete(runs).where(oldRuns).returning({ id: runs.id });
+  });
   const deletedSteps = await db
     .delete(runSteps)
     .where(
@@ -57,6 +81,9 @@ export async function applyRetention(
         lt(webhookInbox.createdAt, runCutoff),
       ),
     );
+  // Alert occurrences (sent and suppressed) follow the run retention: the rate-limit window that
+  // reads them is hours long, and the runs they link to are gone after it anyway.
+  await db.delete(alerts).where(lt(alerts.createdAt, runCutoff));
   // The embedded executor keeps its own history; finished executions follow the step retention.
   await db
     .delete(executorExecutions)

@@ -50,13 +50,11 @@ export async function claimAttempt(
   const lease = sql`now() + make_interval(secs => ${args.leaseMs / 1000})`;
   for (;;) {
     const now = args.now();
-    const inserted = await db.transaction((tx) =>
-      insertAttempt(
-        tx,
-        key,
-        { status: "running", input: args.input, claimToken: args.token, claimedUntil: lease },
-        now,
-      ),
+    const inserted = await insertAttempt(
+      db,
+      key,
+      { status: "running", input: args.input, claimToken: args.token, claimedUntil: lease },
+      now,
     );
     if (inserted) {
       if (args.refresh !== false) await refreshRunStatus(db, key.runId, now);

@@ -1,7 +1,7 @@
 import "server-only";
-import { and, eq, inArray, lt } from "drizzle-orm";
+import { and, eq, inArray, lt, sql } from "drizzle-orm";
 import type { Db, Queryable, Tx } from "@/db/client";
-import { approvals, runs, runSteps, tasks, workflows } from "@/db/schema";
+import { approvals, proposals, runs, runSteps, tasks, workflows } from "@/db/schema";
 import type { TerminalRunStatus } from "@/lib/workflow";
 import { INLINE_WORKFLOW_NAME } from "@/lib/schemas/runs";
 import { EVENTS } from "@/inngest/events";
@@ -9,8 +9,13 @@ import type { ServiceConfig } from "../context";
 import { enqueueWorkflowEvents } from "./workflow-events";
 import { enqueueOutbox } from "../outbox/enqueue-outbox";
 import { admitQueuedRuns } from "../runs/admission";
-import { appendRunEvents } from "../runs/run-events";
-import { ACTIVE_RUN_STATUSES, EXECUTING_STATUSES, canTransition } from "@/lib/workflow/status";
+import { appendEventsChunked, writeWaveTail, type WaveTail } from "./wave-records";
+import {
+  ACTIVE_RUN_STATUSES,
+  EXECUTING_STATUSES,
+  OPEN_PROPOSAL_STATUSES,
+  canTransition,
+} from "@/lib/workflow/status";
 import { transitionApproval, transitionRun, transitionStep, transitionTask } from "./transition";
 import { PROCESS_STEP_TYPES } from "@/lib/workflow/step-traits";
 
@@ -53,14 +58,39 @@ export async function finishRun(
   config: ServiceConfig,
   args: FinishArgs,
   now: Date,
-  /** Writes that commit with the finish whatever it decides (the rows of the run's last wave). */
-  first?: (tx: Tx, run: { workspaceId: string }) => Promise<void>,
+  /**
+   * Writes that commit with the finish whatever it decides (the rows of the run's last wave). A
+   * returned tail (attempt count, run events) is folded into the finish's own run update and
+   * event insert, or written apart when the run does not change.
+   */
+  first?: (tx: Tx, run: { workspaceId: string }) => Promise<void | WaveTail>,
 ): Promise<{ changed: boolean; status: string }> {
   return db.transaction(async (tx) => {
-    const [run] = await tx.select().from(runs).where(eq(runs.id, args.runId)).for("update");
-    if (!run) return { changed: false, status: "missing" };
-    if (first) await first(tx, run);
-    if (!canTransition(run.status, args.status)) return { changed: false, status: run.status };
+    // The workflow's name for the outcome event comes with the locked run (one read), and so
+    // does whether an open proposal sits on the run's version (shadow runs, issue #29 item 2).
+    const [row] = await tx
+      .select({
+        run: runs,
+        wfName: workflows.name,
+        wfSlug: workflows.slug,
+        shadowWanted: sql<boolean>`exists (select 1 from ${proposals} where ${and(
+          eq(proposals.workflowId, runs.workflowId),
+          eq(proposals.baseVersionId, runs.versionId),
+          inArray(proposals.status, [...OPEN_PROPOSAL_STATUSES]),
+        )})`,
+      })
+      .from(runs)
+      .leftJoin(workflows, eq(workflows.id, runs.workflowId))
+      .where(eq(runs.id, args.runId))
+      .for("update", { of: runs });
+    if (!row) return { changed: false, status: "missing" };
+    const { run } = row;
+    const tail = first ? await first(tx, run) : undefined;
+    const unchanged = async () => {
+      if (tail) await writeWaveTail(tx, run.id, tail, now);
+      return { changed: false, status: run.status };
+    };
+    if (!canTransition(run.status, args.status)) return unchanged();
     if (args.unlessProcessAlive && run.status === "cancel_requested") {
       // Under the run row's lock: an attempt that ends after this read finalizes the run itself.
       const [alive] = await tx
@@ -74,7 +104,7 @@ export async function finishRun(
           ),
         )
         .limit(1);
-      if (alive) return { changed: false, status: run.status };
+      if (alive) return unchanged();
     }
     const ended = await transitionRun(tx, {
       id: run.id,
@@ -84,9 +114,10 @@ export async function finishRun(
         error: args.error ?? null,
         finishedAt: now,
         updatedAt: now,
+        ...(tail?.attempts ? { stepAttempts: sql`${runs.stepAttempts} + ${tail.attempts}` } : {}),
       },
     });
-    if (!ended.won) return { changed: false, status: run.status };
+    if (!ended.won) return unchanged();
     const { rows: left } = await transitionStep(tx, {
       to: "cancelled",
       where: eq(runSteps.runId, run.id),
@@ -103,9 +134,10 @@ export async function finishRun(
       where: eq(tasks.runId, run.id),
       set: { finishedAt: now, failureReason: `run ${args.status}` },
     });
-    await appendRunEvents(
+    await appendEventsChunked(
       tx,
       [
+        ...(tail?.events ?? []),
         ...left.map((l) => ({
           runId: run.id,
           workspaceId: run.workspaceId,
@@ -137,7 +169,12 @@ export async function finishRun(
           {
             id: `sys_${run.id}`,
             name: runOutcomeEvent(args.status),
-            data: await runSystemEventData(tx, run, { status: args.status, reason: args.reason }),
+            data: await runSystemEventData(
+              tx,
+              run,
+              { status: args.status, reason: args.reason },
+              { name: row.wfName, slug: row.wfSlug },
+            ),
             source: { runId: run.id, system: true },
           },
         ],
@@ -151,6 +188,15 @@ export async function finishRun(
         name: EVENTS.runCancel,
         payload: { runId: run.id, workspaceId: run.workspaceId, reason: "run_ended" },
         id: `stop_${run.id}`,
+      });
+    // Only when a proposal can use it: a function run per finished run cost ~21 statements.
+    if (row.shadowWanted && !run.isTest && args.status !== "cancelled")
+      messages.push({
+        workspaceId: run.workspaceId,
+        topic: "inngest",
+        name: EVENTS.proposalShadowRun,
+        payload: { runId: run.id, workspaceId: run.workspaceId },
+        id: `shadow_${run.id}`,
       });
     await enqueueOutbox(tx, messages, now);
     // A finished child frees its workflow's slot (children count towards maxConcurrentRuns).
@@ -167,13 +213,18 @@ export async function runSystemEventData(
   tx: Queryable,
   run: Pick<typeof runs.$inferSelect, "id" | "workflowId" | "version" | "parentRunId">,
   outcome: { status: string; reason: string | null },
+  /** The workflow's name and slug when the caller already read them (its run query joined them). */
+  known?: { name: string | null; slug: string | null },
 ) {
-  const [wf] = run.workflowId
-    ? await tx
-        .select({ name: workflows.name, slug: workflows.slug })
-        .from(workflows)
-        .where(eq(workflows.id, run.workflowId))
-    : [{ name: INLINE_WORKFLOW_NAME, slug: null }];
+  const [wf] =
+    run.workflowId && known
+      ? [known]
+      : run.workflowId
+        ? await tx
+            .select({ name: workflows.name, slug: workflows.slug })
+            .from(workflows)
+            .where(eq(workflows.id, run.workflowId))
+        : [{ name: INLINE_WORKFLOW_NAME, slug: null }];
   return {
     runId: run.id,
     workflowId: run.workflowId,

@@ -1,18 +1,20 @@
 import "server-only";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Db, Queryable } from "@/db/client";
-import { runs } from "@/db/schema";
-import { WorkflowDefinition, type RunRepository } from "@/lib/workflow";
+import { LRUCache } from "lru-cache";
+import { runs, workflows, workspaces } from "@/db/schema";
+import type { RunRepository } from "@/lib/workflow";
 import { tightenConstraints, type RunLimits } from "@/lib/workflow/run-limits";
 import type { PlanId } from "@/lib/quotas/plans";
 import type { ServiceConfig } from "../context";
-import { loadWorkspaceQuota, planBehind } from "../quotas/workspace-quota";
+import { planBehind, quotaFromSettings } from "../quotas/workspace-quota";
 import { appendRunEvents } from "../runs/run-events";
 import { runSystemEventData } from "./finish-run";
 import { enqueueWorkflowEvents } from "./workflow-events";
-import { contentOf } from "../workflows/version-content";
+import { contentOf, definitionByHash } from "../workflows/version-content";
 import { EXECUTING_STATUSES } from "@/lib/workflow/status";
 import { transitionRun } from "./transition";
+import { noteRunStarted } from "@/server/observability/run-observer";
 
 /**
  * The run driver's execution model, memoized with the plan so a run finishes on the path it
@@ -66,6 +68,27 @@ export interface RunPlan {
 
 export type LoadPlanResult = { ok: true; plan: RunPlan } | { ok: false; reason: string };
 
+// Stored definitions are immutable by hash: the plan's copy is read once per process (on
+// globalThis, as Next loads server modules more than once). Nothing mutates the plan's definition.
+type Global = typeof globalThis & { __sluicePlanDefinitions?: LRUCache<string, object> };
+const planDefinitions = ((globalThis as Global).__sluicePlanDefinitions ??= new LRUCache<
+  string,
+  object
+>({ max: 500 }));
+
+async function rawDefinition(
+  tx: Queryable,
+  workspaceId: string,
+  hash: string,
+): Promise<Record<string, unknown>> {
+  const key = `${workspaceId}:${hash}`;
+  const hit = planDefinitions.get(key);
+  if (hit) return hit as Record<string, unknown>;
+  const definition = await contentOf(tx, workspaceId, hash);
+  planDefinitions.set(key, definition);
+  return definition;
+}
+
 /**
  * Marks the run started (first time only: start time and deadline are set once, so a replayed
  * or restarted orchestrator sees the same values) and returns its plan. A run that already ended
@@ -79,31 +102,46 @@ export async function loadRunPlan(
   config: Pick<ServiceConfig, "defaultPlan" | "engineVersion"> = {},
 ): Promise<LoadPlanResult> {
   return db.transaction(async (tx) => {
-    const [run] = await tx.select().from(runs).where(eq(runs.id, runId)).for("update");
-    if (!run) return { ok: false, reason: "run not found" };
+    // The run (locked), its workspace's settings and its workflow's name in one read (issue 28).
+    const [row] = await tx
+      .select({
+        run: runs,
+        settings: workspaces.settings,
+        wfName: workflows.name,
+        wfSlug: workflows.slug,
+      })
+      .from(runs)
+      .innerJoin(workspaces, eq(workspaces.id, runs.workspaceId))
+      .leftJoin(workflows, eq(workflows.id, runs.workflowId))
+      .where(eq(runs.id, runId))
+      .for("update", { of: runs });
+    if (!row) return { ok: false, reason: "run not found" };
+    const { run } = row;
     if (!(EXECUTING_STATUSES as readonly string[]).includes(run.status))
       return { ok: false, reason: `run is ${run.status}` };
     // Exactly one durable execution drives a run: the first to load the plan claims it (a
     // re-sent start, e.g. by the reaper's safety net, finds it claimed and does nothing).
+    let claim: { inngestRunId?: string } = {};
     if (executionId) {
       if (run.inngestRunId && run.inngestRunId !== executionId)
         return { ok: false, reason: "another execution drives this run" };
-      if (!run.inngestRunId)
-        await tx.update(runs).set({ inngestRunId: executionId }).where(eq(runs.id, runId));
+      if (!run.inngestRunId) claim = { inngestRunId: executionId };
     }
-    const definition = await contentOf(tx, run.workspaceId, run.hash);
+    const definition = await rawDefinition(tx, run.workspaceId, run.hash);
     const { timeoutMs } = tightenConstraints(
-      WorkflowDefinition.parse(definition).constraints,
+      (await definitionByHash(tx, run.workspaceId, run.hash)).constraints,
       run.limits,
     );
     let { startedAt, deadlineAt } = run;
     if (!startedAt) {
       startedAt = now;
       deadlineAt = new Date(now.getTime() + timeoutMs);
+      // The claim and the start in one write (the row is locked above).
       await tx
         .update(runs)
-        .set({ startedAt, deadlineAt, updatedAt: now })
+        .set({ ...claim, startedAt, deadlineAt, updatedAt: now })
         .where(and(eq(runs.id, runId), isNull(runs.startedAt)));
+      noteRunStarted(tx, run, startedAt);
       await appendRunEvents(
         tx,
         [
@@ -127,15 +165,20 @@ export async function loadRunPlan(
             {
               id: `sys_started_${run.id}`,
               name: "run.started",
-              data: await runSystemEventData(tx, run, { status: "running", reason: null }),
+              data: await runSystemEventData(
+                tx,
+                run,
+                { status: "running", reason: null },
+                { name: row.wfName, slug: row.wfSlug },
+              ),
               source: { runId: run.id, system: true },
             },
           ],
           now,
         );
-    }
+    } else if (claim.inngestRunId) await tx.update(runs).set(claim).where(eq(runs.id, runId));
     const initiatorUserId = run.initiatorType === "user" ? run.initiatorId : run.accountableUserId;
-    const quota = await loadWorkspaceQuota(tx, run.workspaceId, config);
+    const quota = quotaFromSettings((row.settings ?? {}).quota, config);
     const stepsLimit = quota.limits.stepsPerRun;
     // Version 1 plans carry no version, exactly like the plans memoized before versions existed.
     const engineVersion = config.engineVersion ?? ENGINE_VERSION;

@@ -1,11 +1,11 @@
 import "server-only";
 import { and, eq, sql, type SQL } from "drizzle-orm";
-import type { Db, Queryable } from "@/db/client";
+import { execRows, type Db, type Queryable } from "@/db/client";
 import { runSteps } from "@/db/schema";
 import type { FailureClass, StepStatus } from "@/lib/workflow";
 import { appendRunEvents } from "../runs/run-events";
 import { refreshRunStatus } from "./run-plan";
-import { transitionStep } from "./transition";
+import { transitionStep, transitionStepStatement } from "./transition";
 import { EXECUTING_STATUSES } from "@/lib/workflow/status";
 
 export interface AttemptKey {
@@ -48,15 +48,19 @@ export async function beginAttempt(
   key: AttemptKey,
   args: { input?: unknown; status?: "running" | "waiting"; now: Date; refresh?: boolean },
 ): Promise<void> {
-  await db.transaction((tx) =>
-    insertAttempt(tx, key, { status: args.status ?? "running", input: args.input }, args.now),
-  );
+  await insertAttempt(db, key, { status: args.status ?? "running", input: args.input }, args.now);
   if (args.refresh !== false) await refreshRunStatus(db, key.runId, args.now);
 }
 
+/** A jsonb parameter (SQL NULL for null/undefined, as Drizzle writes a nullable jsonb column). */
+const jsonb = (v: unknown) =>
+  sql`${v === undefined || v === null ? null : JSON.stringify(v)}::jsonb`;
+const tstzParam = (d: Date) => sql`${d.toISOString()}::timestamptz`;
+
 /**
  * Inserts an attempt's row unless it exists, and for a new row counts the attempt on the run and
- * appends its `step.started` (or `step.waiting`) event. Returns whether the row is new.
+ * appends its `step.started` (or `step.waiting`) event — one statement (atomic on its own, one
+ * round trip: this is on every side-effecting step's path). Returns whether the row is new.
  */
 export async function insertAttempt(
   tx: Queryable,
@@ -69,36 +73,31 @@ export async function insertAttempt(
   },
   now: Date,
 ): Promise<boolean> {
-  const inserted = await tx
-    .insert(runSteps)
-    .values({
-      ...attemptIdentity(key),
-      status: row.status,
-      input: row.input ?? null,
-      ...(row.claimToken
-        ? { claimToken: row.claimToken, claimedUntil: row.claimedUntil as unknown as Date }
-        : {}),
-      createdAt: now,
-      startedAt: now,
-    })
-    .onConflictDoNothing()
-    .returning({ id: runSteps.id });
-  if (!inserted.length) return false;
-  await tx.execute(sql`update runs set step_attempts = step_attempts + 1 where id = ${key.runId}`);
-  await appendRunEvents(
+  const a = attemptIdentity(key);
+  const at = tstzParam(now);
+  const [inserted] = await execRows<{ n: number }>(
     tx,
-    [
-      {
-        runId: key.runId,
-        workspaceId: key.workspaceId,
-        type: row.status === "waiting" ? "step.waiting" : "step.started",
-        stepPath: key.path,
-        data: { stepId: key.stepId, type: key.stepType, attempt: key.attempt },
-      },
-    ],
-    now,
+    sql`with ins as (
+      insert into run_steps (id, run_id, workspace_id, step_id, path, step_type, attempt, status,
+        input, claim_token, claimed_until, created_at, started_at)
+      values (${a.id}, ${a.runId}, ${a.workspaceId}, ${a.stepId}, ${a.path}, ${a.stepType},
+        ${a.attempt}, ${row.status}::step_status, ${jsonb(row.input)},
+        ${row.claimToken ?? null}, ${row.claimToken && row.claimedUntil ? row.claimedUntil : sql`null`},
+        ${at}, ${at})
+      on conflict do nothing
+      returning id
+    ), counted as (
+      update runs set step_attempts = step_attempts + 1
+      where id = ${key.runId} and exists (select 1 from ins)
+    ), events as (
+      insert into run_events (run_id, workspace_id, type, step_path, data, created_at)
+      select ${key.runId}, ${key.workspaceId}, ${row.status === "waiting" ? "step.waiting" : "step.started"},
+        ${key.path}, ${jsonb({ stepId: key.stepId, type: key.stepType, attempt: key.attempt })}, ${at}
+      from ins
+    )
+    select count(*)::int as n from ins`,
   );
-  return true;
+  return (inserted?.n ?? 0) > 0;
 }
 
 /**
@@ -170,25 +169,101 @@ export async function endAttempt(
   /** Record only while this delivery still holds the attempt's claim (claimAttempt). */
   claimToken?: string,
 ): Promise<boolean> {
-  const recorded = await db.transaction(async (tx) => {
+  const recorded = inTx
+    ? await endAttemptInTx(db, key, result, now, inTx, claimToken)
+    : await endAttemptAlone(db, key, result, now, claimToken);
+  if (refresh) await refreshRunStatus(db, key.runId, now);
+  return recorded;
+}
+
+/** The transition's columns besides the status (the same for both paths of endAttempt). */
+function endColumns(result: AttemptResult, now: Date) {
+  return {
+    output: result.output ?? null,
+    error: result.error ?? null,
+    failureClass: result.failureClass ?? null,
+    port: result.port ?? null,
+    retryAfterMs: result.retryAfterMs ?? null,
+    claimedUntil: null,
+    finishedAt: now,
+  };
+}
+
+function endEventType(result: AttemptResult): string {
+  return result.status === "completed"
+    ? "step.completed"
+    : result.status === "failed"
+      ? "step.failed"
+      : "step.cancelled";
+}
+
+/** The end event's data; durationMs is added by the caller (it needs the row's started_at). */
+function endEventData(key: AttemptKey, result: AttemptResult): Record<string, unknown> {
+  return {
+    stepId: key.stepId,
+    attempt: key.attempt,
+    ...(result.port ? { port: result.port } : {}),
+    ...(result.error
+      ? { error: { message: result.error.message, class: result.failureClass } }
+      : {}),
+    ...(result.willRetry ? { willRetry: true } : {}),
+  };
+}
+
+/**
+ * endAttempt without writes of the caller's: the compare-and-set and its event in ONE statement
+ * (the event's durationMs from the moved row's started_at, in milliseconds as JavaScript counts).
+ */
+async function endAttemptAlone(
+  db: Db,
+  key: AttemptKey,
+  result: AttemptResult,
+  now: Date,
+  claimToken: string | undefined,
+): Promise<boolean> {
+  const moved = transitionStepStatement(db, {
+    to: result.status,
+    from: EXECUTING_STATUSES,
+    where: and(attemptRow(key), claimToken ? eq(runSteps.claimToken, claimToken) : undefined),
+    set: endColumns(result, now),
+    returning: { id: runSteps.id, startedAt: runSteps.startedAt },
+  });
+  if (!moved) return false;
+  const at = tstzParam(now);
+  const [row] = await execRows<{ n: number }>(
+    db,
+    sql`with moved as (${moved}), events as (
+      insert into run_events (run_id, workspace_id, type, step_path, data, created_at)
+      select ${key.runId}, ${key.workspaceId}, ${endEventType(result)}, ${key.path},
+        ${jsonb(endEventData(key, result))} || jsonb_build_object('durationMs',
+          (round(extract(epoch from (${at} - moved.started_at)) * 1000))::bigint),
+        ${at}
+      from moved
+    )
+    select count(*)::int as n from moved`,
+  );
+  return (row?.n ?? 0) > 0;
+}
+
+async function endAttemptInTx(
+  db: Db,
+  key: AttemptKey,
+  result: AttemptResult,
+  now: Date,
+  inTx: (tx: Queryable) => Promise<void>,
+  claimToken: string | undefined,
+): Promise<boolean> {
+  return db.transaction(async (tx) => {
     const { rows: done } = await transitionStep(tx, {
       to: result.status,
       // A never-started (pending) attempt is not ended here: recordSkips writes those.
       from: EXECUTING_STATUSES,
       where: and(attemptRow(key), claimToken ? eq(runSteps.claimToken, claimToken) : undefined),
-      set: {
-        output: result.output ?? null,
-        error: result.error ?? null,
-        failureClass: result.failureClass ?? null,
-        port: result.port ?? null,
-        retryAfterMs: result.retryAfterMs ?? null,
-        claimedUntil: null,
-        finishedAt: now,
-      },
+      set: endColumns(result, now),
       returning: { id: runSteps.id, startedAt: runSteps.startedAt },
     });
     if (!done.length) return false;
-    if (inTx) await inTx(tx);
+    await inTx(tx);
     const durationMs = done[0]!.startedAt ? now.getTime() - done[0]!.startedAt.getTime() : null;
     await appendRunEvents(
       tx,
@@ -196,31 +271,15 @@ export async function endAttempt(
         {
           runId: key.runId,
           workspaceId: key.workspaceId,
-          type:
-            result.status === "completed"
-              ? "step.completed"
-              : result.status === "failed"
-                ? "step.failed"
-                : "step.cancelled",
+          type: endEventType(result),
           stepPath: key.path,
-          data: {
-            stepId: key.stepId,
-            attempt: key.attempt,
-            durationMs,
-            ...(result.port ? { port: result.port } : {}),
-            ...(result.error
-              ? { error: { message: result.error.message, class: result.failureClass } }
-              : {}),
-            ...(result.willRetry ? { willRetry: true } : {}),
-          },
+          data: { ...endEventData(key, result), durationMs },
         },
       ],
       now,
     );
     return true;
   });
-  if (refresh) await refreshRunStatus(db, key.runId, now);
-  return recorded;
 }
 
 export interface SkipRecord {

@@ -17,6 +17,7 @@ import {
   type RunStatus,
   type StepStatus,
 } from "@/lib/workflow/status";
+import { observeRunEnds } from "@/server/observability/run-observer";
 
 /**
  * The one way a run, step, approval, task or proposal status is written (CONVENTIONS habit 6):
@@ -79,22 +80,36 @@ function startingStates<S extends string>(
   return [...from];
 }
 
+interface TransitionSpec<S extends string, TTable extends PgTable> {
+  kind: string;
+  table: TTable;
+  id: PgColumn;
+  status: PgColumn;
+  enumName: string;
+  transitions: Readonly<Record<S, readonly S[]>>;
+}
+
 async function transition<S extends string, TTable extends PgTable, R extends SelectedFields>(
   tx: Queryable,
-  spec: {
-    kind: string;
-    table: TTable;
-    id: PgColumn;
-    status: PgColumn;
-    enumName: string;
-    transitions: Readonly<Record<S, readonly S[]>>;
-  },
+  spec: TransitionSpec<S, TTable>,
   args: TransitionArgs<S, TTable, R>,
 ): Promise<TransitionResult<SelectResultFields<R>>> {
+  const statement = transitionStatement(tx, spec, args);
+  if (!statement) return { won: false, rows: [] };
+  const rows = (await statement) as SelectResultFields<R>[];
+  return { won: rows.length > 0, rows };
+}
+
+/** The compare-and-set UPDATE … RETURNING, not yet run (undefined: no legal starting state). */
+function transitionStatement<S extends string, TTable extends PgTable, R extends SelectedFields>(
+  tx: Queryable,
+  spec: TransitionSpec<S, TTable>,
+  args: TransitionArgs<S, TTable, R>,
+) {
   const from = startingStates(spec.kind, spec.transitions, args.to, args.from);
   if (args.id === undefined && !args.where)
     throw new Error(`A ${spec.kind} transition needs an id or a where clause`);
-  if (!from.length) return { won: false, rows: [] };
+  if (!from.length) return undefined;
   const to = args.to;
   const status =
     typeof to === "string"
@@ -106,20 +121,21 @@ async function transition<S extends string, TTable extends PgTable, R extends Se
       : typeof args.id === "string"
         ? eq(spec.id, args.id)
         : inArray(spec.id, [...args.id]);
-  const rows = (await tx
+  return tx
     .update(spec.table)
     .set({ ...args.set, status } as PgUpdateSetSource<TTable>)
     .where(and(byId, args.where, inArray(spec.status, from)))
-    .returning(args.returning ?? { id: spec.id })) as SelectResultFields<R>[];
-  return { won: rows.length > 0, rows };
+    .returning(args.returning ?? { id: spec.id });
 }
 
 /** Moves runs to `to` (compare-and-set on RUN_TRANSITIONS). */
-export function transitionRun<R extends SelectedFields = { id: typeof runs.id }>(
+export async function transitionRun<R extends SelectedFields = { id: typeof runs.id }>(
   tx: Queryable,
   args: TransitionArgs<RunStatus, typeof runs, R>,
 ) {
-  return transition(
+  // Ended runs feed metrics and traces (server/observability), which add RETURNING columns.
+  const seen = observeRunEnds(tx, args.to);
+  const moved = await transition(
     tx,
     {
       kind: "run",
@@ -129,27 +145,37 @@ export function transitionRun<R extends SelectedFields = { id: typeof runs.id }>
       enumName: "run_status",
       transitions: RUN_TRANSITIONS,
     },
-    args,
+    seen ? { ...args, returning: seen.returning(args.returning ?? { id: runs.id }) as R } : args,
   );
+  return seen ? { ...moved, rows: seen.take(moved.rows) } : moved;
 }
+
+const STEP_SPEC: TransitionSpec<StepStatus, typeof runSteps> = {
+  kind: "step",
+  table: runSteps,
+  id: runSteps.id,
+  status: runSteps.status,
+  enumName: "step_status",
+  transitions: STEP_TRANSITIONS,
+};
 
 /** Moves step attempts to `to` (compare-and-set on STEP_TRANSITIONS). */
 export function transitionStep<R extends SelectedFields = { id: typeof runSteps.id }>(
   tx: Queryable,
   args: TransitionArgs<StepStatus, typeof runSteps, R>,
 ) {
-  return transition(
-    tx,
-    {
-      kind: "step",
-      table: runSteps,
-      id: runSteps.id,
-      status: runSteps.status,
-      enumName: "step_status",
-      transitions: STEP_TRANSITIONS,
-    },
-    args,
-  );
+  return transition(tx, STEP_SPEC, args);
+}
+
+/**
+ * transitionStep's compare-and-set as SQL to embed (a `with moved as (…)` whose RETURNING rows a
+ * following write in the same statement reads); undefined when no starting state is legal.
+ */
+export function transitionStepStatement<R extends SelectedFields = { id: typeof runSteps.id }>(
+  tx: Queryable,
+  args: TransitionArgs<StepStatus, typeof runSteps, R>,
+): SQL | undefined {
+  return transitionStatement(tx, STEP_SPEC, args)?.getSQL();
 }
 
 /** Moves change proposals to `to` (compare-and-set on PROPOSAL_TRANSITIONS). */

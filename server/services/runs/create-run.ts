@@ -1,5 +1,5 @@
 import "server-only";
-import { and, desc, eq, getTableColumns } from "drizzle-orm";
+import { and, desc, eq } from "drizzle-orm";
 import type { Queryable } from "@/db/client";
 import { isUniqueViolation } from "@/db/errors";
 import { runs } from "@/db/schema";
@@ -13,7 +13,7 @@ import {
 import { resolveRunInput, WorkflowDefinition, type RepositoryOverride } from "@/lib/workflow";
 import { runLimitIssues, storedRunLimits, type RunLimits } from "@/lib/workflow/run-limits";
 import { tighterCap } from "@/lib/quotas/plans";
-import { PreconditionFailedError, ValidationError } from "../../errors";
+import { DomainError, PreconditionFailedError, ValidationError } from "../../errors";
 import type { ServiceContext } from "../context";
 import { loadVersion, loadWorkflow, type VersionRow } from "../workflows/load-workflow";
 import { definitionByHash } from "../workflows/version-content";
@@ -25,7 +25,8 @@ import { appendRunEvents } from "./run-events";
 import type { RunRow } from "./load-run";
 import { runRepository, type RunRepositoryColumns } from "./new-run-repository";
 import { findByKey, replay } from "./run-idempotency";
-import { transitionRun } from "../run-state/transition";
+import type { RunBatchCache } from "./run-batch-cache";
+import { skipOverflowedRun } from "./skip-overflowed-run";
 
 export interface CreateRunArgs {
   workspaceId: string;
@@ -89,6 +90,12 @@ export interface CreateRunArgs {
    * applies the "skip" overflow policy with skipOverflowedRun.
    */
   deferAdmission?: boolean;
+  /**
+   * One of many runs this transaction creates (the webhook admitter): version pins and workspace
+   * settings come from the batch's reads, and a keyed run skips the lookup before its insert (a
+   * repeated key is caught by the insert's unique index and answered the same way).
+   */
+  batchCache?: RunBatchCache;
 }
 
 export interface CreateRunResult {
@@ -109,13 +116,39 @@ export async function createRun(
   ctx: ServiceContext,
   args: CreateRunArgs,
 ): Promise<CreateRunResult> {
-  const now = ctx.now();
-  if (args.idempotencyKey) {
+  if (!args.idempotencyKey) return insertRun(tx, ctx, args);
+  if (!args.batchCache) {
     const existing = await findByKey(tx, args.workspaceId, args.workflowId, args.idempotencyKey);
     if (existing) return replay(tx, args, existing);
+    return insertRun(tx, ctx, args);
   }
+  // A batch looks the key up only when the run is refused: a repeated key is still answered with
+  // its run, as the lookup first would have (the insert's unique index catches the other case).
+  try {
+    return await insertRun(tx, ctx, args);
+  } catch (e) {
+    if (!(e instanceof DomainError)) throw e;
+    const existing = await findByKey(tx, args.workspaceId, args.workflowId, args.idempotencyKey);
+    if (existing) return replay(tx, args, existing);
+    throw e;
+  }
+}
+
+async function insertRun(
+  tx: Queryable,
+  ctx: ServiceContext,
+  args: CreateRunArgs,
+): Promise<CreateRunResult> {
+  const now = ctx.now();
   const isTest = !!args.test || (args.parent ? await isTestRun(tx, args.parent.runId) : false);
-  const version = await pinVersion(tx, args);
+  const cache = args.batchCache;
+  const version =
+    cache && args.workflowId !== null && !args.test
+      ? await cache.pin(
+          `${args.workflowId}\u0000${args.versionId ?? ""}\u0000${!!args.allowDisabled}`,
+          () => pinVersion(tx, args),
+        )
+      : await pinVersion(tx, args);
   const definition = await definitionByHash(tx, args.workspaceId, version.hash);
   const input = resolveRunInput(definition.inputs, args.input);
   if (!input.ok) {
@@ -237,7 +270,14 @@ export async function createRun(
   if (admitNow && !plan)
     plan = await planAdmission(tx, args.workspaceId, ctx.config, { ...candidate, inserted: true });
   // Runs per month (quota): counted with the run, in its transaction — children too; test runs not.
-  if (!isTest) await chargeRun(tx, ctx.config, args.workspaceId, now, plan?.settings);
+  if (!isTest)
+    await chargeRun(
+      tx,
+      ctx.config,
+      args.workspaceId,
+      now,
+      plan?.settings ?? (await cache?.workspaceSettings(tx, args.workspaceId)),
+    );
   // One creation event: `admitted` says whether it started at once (no separate run.admitted).
   const created = {
     runId: id,
@@ -316,47 +356,6 @@ async function checkRunLimits(
     maxParallel: c.maxParallel,
   });
   if (issues.length) throw new ValidationError(issues.map((i) => i.message).join("; "), issues);
-}
-
-/**
- * The "skip" overflow policy for a run admission left queued: cancels it (compare-and-set on
- * `queued`) with the reason. Returns the cancelled run, or undefined when it was not queued.
- */
-export async function skipOverflowedRun(
-  tx: Queryable,
-  run: { runId: string; workspaceId: string; definition: WorkflowDefinition },
-  now: Date,
-): Promise<RunRow | undefined> {
-  const {
-    rows: [skipped],
-  } = await transitionRun(tx, {
-    id: run.runId,
-    to: "cancelled",
-    from: ["queued"],
-    set: {
-      finishedAt: now,
-      updatedAt: now,
-      error: {
-        code: "overflow_skipped",
-        message: `Skipped: the workflow's concurrency limit (${run.definition.constraints.maxConcurrentRuns}) or the workspace's run limit was reached and its overflow policy is "skip"`,
-      },
-    },
-    returning: getTableColumns(runs),
-  });
-  if (skipped)
-    await appendRunEvents(
-      tx,
-      [
-        {
-          runId: run.runId,
-          workspaceId: run.workspaceId,
-          type: "run.finished",
-          data: { status: "cancelled", reason: "overflow_skipped" },
-        },
-      ],
-      now,
-    );
-  return skipped;
 }
 
 async function isTestRun(tx: Queryable, runId: string): Promise<boolean> {

@@ -66,6 +66,7 @@ export function parseWorkspaceSettings(raw: unknown): ParsedWorkspaceSettings {
         obj.proposalDryRunRuns,
         DEFAULT_WORKSPACE_POLICIES.proposalDryRunRuns,
       ),
+      requireVerifiedToApply: obj.requireVerifiedToApply === true,
     },
     llm: obj.llm === undefined ? null : field<LlmIntegration | null>(LlmIntegration, obj.llm, null),
     smtp:

@@ -76,6 +76,7 @@ describe("workspace policies", () => {
           requiredApprovals: [],
           allowSelfApproval: false,
           proposalDryRunRuns: 10,
+          requireVerifiedToApply: false,
         },
         llm: null,
         smtp: null,
@@ -97,6 +98,7 @@ describe("workspace policies", () => {
       requiredApprovals: [],
       allowSelfApproval: false,
       proposalDryRunRuns: 10,
+      requireVerifiedToApply: false,
     });
   });
 
@@ -133,6 +135,7 @@ describe("workspace policies", () => {
       requiredApprovals: ["http_write", "script"],
       allowSelfApproval: true,
       proposalDryRunRuns: 25,
+      requireVerifiedToApply: false,
     });
     expect(await loadWorkspacePolicy(t.db, fx.workspaceId)).toEqual({
       scriptStepsEnabled: true,
@@ -142,6 +145,7 @@ describe("workspace policies", () => {
       requiredApprovals: ["http_write", "script"],
       allowSelfApproval: true,
       proposalDryRunRuns: 25,
+      requireVerifiedToApply: false,
     });
     const [audit] = await audits(fx, "workspace.policies_updated");
     expect(audit!.data).toEqual({
@@ -153,6 +157,7 @@ describe("workspace policies", () => {
         requiredApprovals: [],
         allowSelfApproval: false,
         proposalDryRunRuns: 10,
+        requireVerifiedToApply: false,
       },
       after: {
         scriptStepsEnabled: true,
@@ -162,6 +167,7 @@ describe("workspace policies", () => {
         requiredApprovals: ["http_write", "script"],
         allowSelfApproval: true,
         proposalDryRunRuns: 25,
+        requireVerifiedToApply: false,
       },
     });
   });
@@ -217,6 +223,7 @@ describe("workspace policies", () => {
       requiredApprovals: ["notify"],
       allowSelfApproval: false,
       proposalDryRunRuns: 10,
+      requireVerifiedToApply: false,
     });
     expect(s.llm).toBeNull();
   });

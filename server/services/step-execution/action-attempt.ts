@@ -285,18 +285,20 @@ export async function runActionAttempt(args: AttemptArgs): Promise<AttemptOutcom
       args.key,
       { status: "completed", output, ...(result.port ? { port: result.port } : {}) },
       now(),
-      async (tx) => {
-        if (result.emit?.length && !args.isTest)
-          await enqueueWorkflowEvents(
-            tx,
-            args.key.workspaceId,
-            result.emit.map((e) => ({
-              ...e,
-              data: redactor.value(e.data),
-              source: { runId: args.key.runId, stepPath: args.key.path },
-            })),
-          );
-      },
+      // Only a result that emits events needs a transaction of its own around the outcome.
+      result.emit?.length && !args.isTest
+        ? async (tx) => {
+            await enqueueWorkflowEvents(
+              tx,
+              args.key.workspaceId,
+              result.emit!.map((e) => ({
+                ...e,
+                data: redactor.value(e.data),
+                source: { runId: args.key.runId, stepPath: args.key.path },
+              })),
+            );
+          }
+        : undefined,
       args.refreshStatus !== false,
       held.claimToken,
     );

@@ -4,9 +4,9 @@
  * the recorded result; only a claim whose lease lapsed (its holder died) is taken over, and the
  * effect then repeats with the same Idempotency-Key.
  */
-import { and, eq, sql } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runSteps } from "@/db/schema";
+import { runEvents, runs, runSteps } from "@/db/schema";
 import { updateWorkspacePolicies } from "@/server/services/settings/update-workspace-policies";
 import { sendJson, startHttpServer, type LocalServer } from "@/server/testing/local-http";
 import {
@@ -77,6 +77,42 @@ describe("claimed attempts", () => {
     expect(rows.map((r) => [r.status, r.attempt])).toEqual([["completed", 1]]);
     const events = (await e.events(runId)).filter((x) => x.endsWith(":twice"));
     expect(events).toEqual(["step.started:twice", "step.completed:twice"]);
+  });
+
+  it("records the attempt as before: one count on the run, its row, and both events with their data", async () => {
+    const attemptsOf = async () =>
+      (await e.db.db.select({ n: runs.stepAttempts }).from(runs).where(eq(runs.id, runId)))[0]!.n;
+    const before = await attemptsOf();
+    expect((await runActionAttempt(args("records"))).ok).toBe(true);
+    expect(await runActionAttempt(args("records"))).toMatchObject({ ok: true });
+    expect(await attemptsOf()).toBe(before + 1);
+    const [row] = await e.db.db
+      .select()
+      .from(runSteps)
+      .where(eq(runSteps.id, `${runId}:records:1`));
+    expect(row).toMatchObject({ status: "completed", claimedUntil: null, port: null });
+    expect(row!.input).toMatchObject({ method: "POST" });
+    const events = await e.db.db
+      .select({ type: runEvents.type, data: runEvents.data, at: runEvents.createdAt })
+      .from(runEvents)
+      .where(and(eq(runEvents.runId, runId), eq(runEvents.stepPath, "records")))
+      .orderBy(asc(runEvents.id));
+    expect(events.map((x) => [x.type, x.data])).toEqual([
+      ["step.started", { stepId: "records", type: "http", attempt: 1 }],
+      [
+        "step.completed",
+        {
+          stepId: "records",
+          attempt: 1,
+          durationMs: row!.finishedAt!.getTime() - row!.startedAt!.getTime(),
+        },
+      ],
+    ]);
+    expect(events.map((x) => x.at.getTime())).toEqual([
+      row!.startedAt!.getTime(),
+      row!.finishedAt!.getTime(),
+    ]);
+    expect((events[1]!.data as { durationMs: number }).durationMs).toBeGreaterThanOrEqual(200);
   });
 
   it("a delivery that finds a live claim waits for the holder's result instead of running it", async () => {

@@ -7,7 +7,11 @@ import {
   type TemplateContext,
 } from "@/lib/workflow";
 import { finishRun } from "@/server/services/run-state/finish-run";
-import { writeWave, type WaveRecord } from "@/server/services/run-state/wave-records";
+import {
+  writeWave,
+  type WaveRecord,
+  type WaveTail,
+} from "@/server/services/run-state/wave-records";
 import { loadRunPlan } from "@/server/services/run-state/run-plan";
 import { runtimeNow, stepRuntime, inlineAfterParallel } from "./runtime";
 
@@ -102,7 +106,12 @@ export async function finishRunBody(a: {
     },
     now,
     wave?.length
-      ? (tx, run) => writeWave(tx, { runId: a.runId, workspaceId: run.workspaceId }, wave, now)
+      ? async (tx, run) => {
+          // The wave's attempt count and events ride on the finish's own writes.
+          const tail: WaveTail = { attempts: 0, events: [] };
+          await writeWave(tx, { runId: a.runId, workspaceId: run.workspaceId }, wave, now, tail);
+          return tail;
+        }
       : undefined,
   );
   return { status: done.changed ? status : done.status, output, error };

@@ -6,7 +6,7 @@
  * a database built by the migrations before it. Real database (PGlite, and Postgres in the
  * postgres project), the real scheduler with a clock moved by hand.
  */
-import { asc, eq } from "drizzle-orm";
+import { asc, eq, sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { scheduleTicks, triggers } from "@/db/schema";
 import { migrateDb } from "@/db/migrate";
@@ -230,8 +230,12 @@ describe("migration 0018: existing schedules keep their zone", () => {
       migrationsFolder: migrationsBefore("0018_schedule_timezone_override"),
     });
     const fx = await createWorkspaceFixture(t.db, "Legacy");
-    // The workflow's own zone is neither of the triggers' zones: inheriting would move them.
-    const wf = await publishWithZone(fx, "Asia/Tokyo");
+    // A bare workflow row as the old schema takes it (today's services also write tables that
+    // later migrations add, e.g. the history chain); it is published after the migration.
+    const wf = newId("wf");
+    await t.db.execute(
+      sql`insert into workflows (id, workspace_id, name, slug, draft) values (${wf}, ${fx.workspaceId}, 'Zoned', ${wf}, '{}'::jsonb)`,
+    );
     const legacy: Record<string, Record<string, unknown>> = {
       // Written without a zone (the old schema default UTC applied when read).
       missing: { cron: "0 9 * * *", overlap: "allow" },
@@ -265,6 +269,8 @@ describe("migration 0018: existing schedules keep their zone", () => {
     );
 
     await migrateDb(t);
+    // The workflow's own zone is neither of the triggers' zones: inheriting would move them.
+    await publishWithZone(fx, "Asia/Tokyo", wf);
 
     for (const [name, id] of Object.entries(ids)) {
       const shown = await getTrigger({ ctx: fx.ctx("viewer"), input: { triggerId: id } });

@@ -4,6 +4,7 @@ import type { Queryable } from "@/db/client";
 import { triggers } from "@/db/schema";
 import type { Db } from "@/db/client";
 import { createRun, type CreateRunResult } from "../runs/create-run";
+import type { RunBatchCache } from "../runs/run-batch-cache";
 import type { ServiceConfig, ServiceContext } from "../context";
 import type { Keys } from "../../keys";
 import type { Logger } from "@/lib/log";
@@ -48,9 +49,10 @@ export interface StartTriggerRunArgs {
   owner?: string;
   /**
    * Part of a batch (the webhook admitter): the run gets this pre-generated id and stays queued;
-   * admission and the trigger's "last fired" columns are the caller's, once per batch.
+   * admission and the trigger's "last fired" columns are the caller's, once per batch; `cache`
+   * holds the reads the batch's runs share.
    */
-  batch?: { runId: string };
+  batch?: { runId: string; cache?: RunBatchCache };
 }
 
 /**
@@ -77,6 +79,7 @@ export async function startTriggerRun(
       : null,
     runId: args.batch?.runId,
     deferAdmission: !!args.batch,
+    batchCache: args.batch?.cache,
     ...(args.repositoryRef ? { repositoryOverride: { ref: args.repositoryRef } } : {}),
   });
   if (!result.deduplicated && !args.batch) {

@@ -22,6 +22,7 @@ import { createTrigger } from "./create-trigger";
 import { listTriggerDeliveries } from "./list-trigger-deliveries";
 import { rotateWebhookSecret } from "./rotate-webhook-secret";
 import { setTriggerEnabled } from "./set-trigger-enabled";
+import { startTriggerRun, triggerContext } from "./start-trigger-run";
 import { startWebhookAdmitter } from "./webhook-admitter";
 
 let db: TestDb;
@@ -185,6 +186,47 @@ describe("webhook inbox", () => {
     expect(await admitWebhookDeliveries(deps())).toBe(1);
     const [run] = await runsOf(hook.id);
     expect(run).toMatchObject({ id: second.runId, input: { order: "F-1" } });
+  });
+
+  it("a batch capped by time settles the oldest deliveries first and leaves the rest queued in order; a key that already has a run is answered with it", async () => {
+    const hook = await githubHook(await workflow("Paced"));
+    const answered: string[] = [];
+    for (const id of ["p-1", "p-2", "p-3"]) {
+      const res = await send(hook, id, id.toUpperCase());
+      expect(res.status).toBe(202);
+      answered.push((await res.json()).runId);
+    }
+    // p-3's key already has a run, started another way (as a sync-mode delivery would).
+    const [third] = (await inboxOf(hook.id)).filter((r) => r.runId === answered[2]);
+    const [trigger] = await db.db.select().from(triggers).where(eq(triggers.id, hook.id));
+    const earlier = await db.db.transaction((tx) =>
+      startTriggerRun(tx, triggerContext(deps(), trigger!.workspaceId, "webhook"), trigger!, {
+        input: { order: "P-3" },
+        payload: {},
+        idempotencyKey: third!.deliveryKey,
+      }),
+    );
+
+    // maxMs 0: each batch creates one run (at least one, or a slow batch would never progress).
+    const settledOrder: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      expect(await admitWebhookDeliveries(deps(), { maxMs: 0 })).toBe(1);
+      const inbox = await inboxOf(hook.id);
+      const admitted = inbox.filter((r) => r.status === "admitted").map((r) => r.deliveryKey);
+      expect(inbox.filter((r) => r.status === "accepted")).toHaveLength(2 - i);
+      settledOrder.push(admitted.find((k) => !settledOrder.includes(k!))!);
+    }
+    expect(await admitWebhookDeliveries(deps(), { maxMs: 0 })).toBe(0);
+    expect(settledOrder).toEqual(["p-1", "p-2", "p-3"].map((id) => expect.stringContaining(id)));
+
+    const made = await runsOf(hook.id);
+    expect(new Set(made.map((r) => r.id))).toEqual(
+      new Set([answered[0], answered[1], earlier.run.id]),
+    );
+    const [dup] = (await inboxOf(hook.id)).filter((r) => r.deliveryKey === third!.deliveryKey);
+    expect(dup).toMatchObject({ status: "admitted", runId: earlier.run.id });
+    const recorded = await deliveriesOf(hook.id);
+    expect(recorded.filter((d) => d.status === "duplicate")).toHaveLength(1);
   });
 
   it("cached trigger state never outlives a change: secret rotation, disable/enable, workflow disabled", async () => {

@@ -7,6 +7,7 @@ import type { Bump, VersionSource } from "@/lib/schemas/workflows";
 import { bumpVersion, FIRST_VERSION, formatVersion } from "@/lib/semver";
 import { auditActor, type ServiceContext } from "../context";
 import { recordAudit } from "../audit/record-audit";
+import { chainHistory } from "../history/chain-history";
 import { currentVersion, type VersionRow, type WorkflowRow } from "./load-workflow";
 import { requestDryRunsForWorkflow } from "../proposals/request-dry-runs";
 import { storeDefinitionContent } from "./definition-content";
@@ -63,6 +64,7 @@ export async function recordVersion(
       createdAt: ctx.now(),
     })
     .returning();
+  await chainHistory(tx, [{ workspaceId: wf.workspaceId, kind: "version", rowId: version!.id }]);
   await tx
     .update(workflows)
     .set({ currentVersionId: version!.id, updatedAt: ctx.now() })

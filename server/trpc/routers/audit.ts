@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { ListAuditInput } from "@/lib/schemas/audit";
+import { VerifyHistoryInput } from "@/lib/schemas/history";
 import { listAudit } from "../../services/audit/list-audit";
+import { verifyHistory } from "../../services/history/verify-history";
 import { roleProcedure, router } from "../init";
 
 /**
@@ -18,4 +20,8 @@ export const auditRouter = router({
     .query(({ ctx, input: { direction: _direction, ...input } }) =>
       listAudit({ ctx: ctx.svc, input }),
     ),
+  /** Recomputes the tamper-evident history chain and names the first broken link. */
+  verify: roleProcedure("admin")
+    .input(VerifyHistoryInput.optional())
+    .mutation(({ ctx, input }) => verifyHistory({ ctx: ctx.svc, input })),
 });

@@ -11,6 +11,7 @@ import {
 import { applyProposal } from "../../services/proposals/apply-proposal";
 import { countProposals } from "../../services/proposals/count-proposals";
 import { createProposal } from "../../services/proposals/create-proposal";
+import { getInflightImpact } from "../../services/proposals/get-inflight-impact";
 import { getProposal } from "../../services/proposals/get-proposal";
 import { listProposals } from "../../services/proposals/list-proposals";
 import { retryDryRun } from "../../services/proposals/retry-dry-run";
@@ -30,6 +31,9 @@ export const proposalRouter = router({
     .query(({ ctx, input }) => listProposals({ ctx: ctx.svc, input })),
   counts: viewer.query(({ ctx }) => countProposals({ ctx: ctx.svc })),
   get: viewer.input(ProposalRef).query(({ ctx, input }) => getProposal({ ctx: ctx.svc, input })),
+  inflightImpact: viewer
+    .input(ProposalRef)
+    .query(({ ctx, input }) => getInflightImpact({ ctx: ctx.svc, input })),
   create: editor.input(CreateProposalInput).mutation(async ({ ctx, input }) => {
     const r = await createProposal({ ctx: ctx.svc, input });
     return { id: r.id, status: r.status, risk: r.risk };

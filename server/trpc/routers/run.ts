@@ -7,7 +7,9 @@ import {
   StartInlineRunInput,
   StartRunInput,
 } from "@/lib/schemas/runs";
+import { DiffRunsInput } from "@/lib/schemas/run-diff";
 import { cancelRun } from "../../services/runs/cancel-run";
+import { diffRuns } from "../../services/runs/diff-runs";
 import { getRun } from "../../services/runs/get-run";
 import { listRunEvents } from "../../services/runs/list-run-events";
 import { listRunSteps } from "../../services/runs/list-run-steps";
@@ -45,4 +47,5 @@ export const runRouter = router({
   previewRerun: viewer
     .input(RerunInput)
     .query(({ ctx, input }) => previewRerun({ ctx: ctx.svc, input })),
+  diff: viewer.input(DiffRunsInput).query(({ ctx, input }) => diffRuns({ ctx: ctx.svc, input })),
 });

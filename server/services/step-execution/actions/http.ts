@@ -1,6 +1,7 @@
 import type { StepConfig } from "@/lib/workflow/steps";
 import { safeFetch, type SafeResponse } from "@/server/net/safe-fetch";
 import { SafeFetchError } from "@/server/net/safe-fetch-error";
+import { addTraceparent } from "@/server/observability/trace-ids";
 import {
   failureFromFetch,
   failureFromStatus,
@@ -94,6 +95,7 @@ export const httpHandler: ActionHandler<HttpStepConfig> = async (ctx) => {
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(config.headers ?? {})) headers[k.toLowerCase()] = v;
   headers["idempotency-key"] ??= ctx.idempotencyKey;
+  addTraceparent(headers, ctx);
   const method = config.method ?? "GET";
   const body = method === "GET" || method === "HEAD" ? undefined : encodeBody(config.body, headers);
 

@@ -1,0 +1,1 @@
+ALTER TABLE "proposals" ADD COLUMN "shadow_runs" jsonb DEFAULT '[]'::jsonb NOT NULL;

@@ -1,0 +1,1 @@
+ALTER TABLE "alerts" ADD COLUMN "claimed_until" timestamp with time zone;

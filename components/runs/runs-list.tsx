@@ -5,7 +5,7 @@ import Link from "next/link";
 import { usePathname, useSearchParams } from "next/navigation";
 import { PaginatedTable } from "@/components/ui/paginated-table";
 import { EmptyState } from "@/components/ui/states";
-import { LIVE_TICK_MS, NOW_TICK_MS, RelativeTime, useNow } from "@/components/ui/time";
+import { LIVE_TICK_MS, NOW_TICK_MS, RelativeTime, useHydrated, useNow } from "@/components/ui/time";
 import { INLINE_WORKFLOW_NAME, RUN_LIST_STATUSES, TRIGGER_TYPES } from "@/lib/schemas/runs";
 import { useTRPC } from "@/lib/trpc/client";
 import { WAITING_PRESETS, formatDuration, isActiveRun, runDuration, statusLabel } from "./format";
@@ -62,11 +62,14 @@ export function RunsList({ workflowId }: { workflowId?: string }) {
   // Active runs' durations run to "now", by the second; not known while server-rendering.
   const now = useNow(items.some((r) => isActiveRun(r.status)) ? LIVE_TICK_MS : NOW_TICK_MS);
   const filtered = hasFilters(filters, Boolean(workflowId));
+  const hydrated = useHydrated();
 
   return (
     <section className="card" aria-label="Runs">
       <div className="card-head" role="search" aria-label="Filter runs">
-        <div className="row grow" style={{ flexWrap: "wrap" }}>
+        {/* Disabled until hydrated: a choice made before React listens would be lost (the
+            select reverts to the URL's value and the list never filters). */}
+        <fieldset className="plain row grow" style={{ flexWrap: "wrap" }} disabled={!hydrated}>
           {!workflowId ? (
             <FilterField label="Workflow">
               <select
@@ -143,10 +146,15 @@ export function RunsList({ workflowId }: { workflowId?: string }) {
               Clear filters
             </button>
           ) : null}
-        </div>
+        </fieldset>
       </div>
       <div className="card-body" style={{ paddingTop: 8, paddingBottom: 8 }}>
-        <div className="row" role="group" aria-label="Status" style={{ flexWrap: "wrap", gap: 6 }}>
+        <fieldset
+          className="plain row"
+          aria-label="Status"
+          style={{ flexWrap: "wrap", gap: 6 }}
+          disabled={!hydrated}
+        >
           <span className="small muted">Status</span>
           {RUN_LIST_STATUSES.map((s) => {
             const on = filters.status.includes(s);
@@ -166,7 +174,7 @@ export function RunsList({ workflowId }: { workflowId?: string }) {
               </button>
             );
           })}
-        </div>
+        </fieldset>
       </div>
       <PaginatedTable
         query={list}

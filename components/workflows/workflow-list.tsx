@@ -6,7 +6,7 @@ import { useDeferredValue, useState } from "react";
 import { useRole } from "@/components/shell/role-context";
 import { PaginatedTable } from "@/components/ui/paginated-table";
 import { EmptyState } from "@/components/ui/states";
-import { RelativeTime } from "@/components/ui/time";
+import { RelativeTime, useHydrated } from "@/components/ui/time";
 import { useToast } from "@/components/ui/toast";
 import { useTRPC } from "@/lib/trpc/client";
 import { WorkflowStatusBadges } from "./workflow-status-badge";
@@ -54,12 +54,14 @@ export function WorkflowList() {
       onError: (e) => toast(e.message, "error"),
     }),
   );
+  const hydrated = useHydrated();
   const filtered = Boolean(deferredSearch) || status !== "all" || enabled !== "";
 
   return (
     <section className="card" aria-label="Workflows">
       <div className="card-head" role="search">
-        <div className="row grow">
+        {/* Disabled until hydrated: what is typed or chosen before React listens is lost. */}
+        <fieldset className="plain row grow" disabled={!hydrated}>
           <label htmlFor="wf-search" className="sr-only">
             Search workflows
           </label>
@@ -98,7 +100,7 @@ export function WorkflowList() {
             <option value="true">Enabled</option>
             <option value="false">Disabled</option>
           </select>
-        </div>
+        </fieldset>
         {list.isFetching && !list.isPending ? (
           <span className="spinner" aria-label="Refreshing" />
         ) : null}

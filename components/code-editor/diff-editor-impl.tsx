@@ -1,6 +1,6 @@
 "use client";
 import { DiffEditor, type DiffOnMount } from "@monaco-editor/react";
-import { useEffect, useRef } from "react";
+import { useEffect, useMemo, useRef } from "react";
 import { MONACO_THEME } from "./monaco-env";
 import styles from "./code-editor.module.css";
 
@@ -19,6 +19,12 @@ export interface DiffEditorHandle {
  * DiffEditorWidget model got reset". So the wrapper keeps the models, and this component detaches
  * them from the widget (`setModel(null)`) before disposing them, whichever cleanup runs first.
  */
+/** Names the two sides' text inputs (Monaco leaves them unnamed, see below). */
+function nameSides(editor: DiffEditorInstance, labels: { before: string; after: string }) {
+  editor.getOriginalEditor().updateOptions({ ariaLabel: labels.before });
+  editor.getModifiedEditor().updateOptions({ ariaLabel: labels.after });
+}
+
 export default function DiffEditorImpl({
   original,
   modified,
@@ -63,11 +69,47 @@ export default function DiffEditorImpl({
     };
   }, []);
 
+  // Monaco 0.57's diff editor leaves both sides' text inputs unnamed (aria-label ""): it builds
+  // each side's ariaLabel from originalAriaLabel/modifiedAriaLabel only when they are among the
+  // options it was just given, and it was not the case at creation here (axe caught it in
+  // Chromium 156, where the input is the EditContext div). So each side is named on mount and
+  // again after any change of options. Memoised: the wrapper calls updateOptions whenever this
+  // object's identity changes.
+  const labels = useMemo(
+    () => ({ before: `${ariaLabel}: before`, after: `${ariaLabel}: after` }),
+    [ariaLabel],
+  );
+  const options = useMemo(
+    () => ({
+      readOnly: true,
+      originalEditable: false,
+      renderSideBySide: true,
+      minimap: { enabled: false },
+      fontSize: 13,
+      automaticLayout: true,
+      scrollBeyondLastLine: false,
+      ariaLabel,
+      // Each side is its own text input (and the inline view on a phone keeps both): name them.
+      originalAriaLabel: labels.before,
+      modifiedAriaLabel: labels.after,
+      hideUnchangedRegions: { enabled: hideUnchangedRegions },
+    }),
+    [ariaLabel, labels, hideUnchangedRegions],
+  );
+  // After any real change of options (this runs after the wrapper's own updateOptions).
+  const labelsRef = useRef(labels);
+  useEffect(() => {
+    labelsRef.current = labels;
+    const editor = owned.current.editor;
+    if (editor && !owned.current.disposed) nameSides(editor, labels);
+  }, [options, labels]);
+
   const onMount: DiffOnMount = (editor) => {
     const holder = owned.current;
     holder.editor = editor;
     holder.models = editor.getModel();
     holder.disposed = false;
+    nameSides(editor, labelsRef.current);
     editor.onDidDispose(() => {
       holder.disposed = true;
     });
@@ -94,20 +136,7 @@ export default function DiffEditorImpl({
         keepCurrentOriginalModel
         keepCurrentModifiedModel
         onMount={onMount}
-        options={{
-          readOnly: true,
-          originalEditable: false,
-          renderSideBySide: true,
-          minimap: { enabled: false },
-          fontSize: 13,
-          automaticLayout: true,
-          scrollBeyondLastLine: false,
-          ariaLabel,
-          // Each side is its own text input (and the inline view on a phone keeps both): name them.
-          originalAriaLabel: `${ariaLabel}: before`,
-          modifiedAriaLabel: `${ariaLabel}: after`,
-          hideUnchangedRegions: { enabled: hideUnchangedRegions },
-        }}
+        options={options}
       />
     </div>
   );

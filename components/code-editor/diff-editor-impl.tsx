@@ -13,18 +13,43 @@ export interface DiffEditorHandle {
   focus(): void;
 }
 
+type SideLabels = { before: string; after: string };
+
+/**
+ * Names the two sides' text inputs, and names them again whenever Monaco resets them. Monaco
+ * 0.57's diff editor rebuilds each side's options from the options that just changed, and then
+ * sets ariaLabel to "" unless originalAriaLabel / modifiedAriaLabel are among them: at creation
+ * here, and again on its own relayouts (a width change re-runs that step with no options at all).
+ * axe caught both inputs unnamed on the proposal review (Chromium 156, where the input is the
+ * EditContext div, `aria-input-field-name`).
+ */
+function keepSidesNamed(editor: DiffEditorInstance, labels: () => SideLabels) {
+  const sides = [
+    [editor.getOriginalEditor(), "before"],
+    [editor.getModifiedEditor(), "after"],
+  ] as const;
+  for (const [side, which] of sides) {
+    let disposed = false;
+    side.onDidDispose(() => {
+      disposed = true;
+    });
+    const name = () => {
+      if (disposed) return;
+      const want = labels()[which];
+      if (side.getRawOptions().ariaLabel !== want) side.updateOptions({ ariaLabel: want });
+    };
+    name();
+    // Deferred: not inside Monaco's own configuration-change dispatch.
+    side.onDidChangeConfiguration(() => queueMicrotask(name));
+  }
+}
+
 /**
  * Monaco's diff editor, read-only. It owns its two text models: @monaco-editor/react disposes the
  * models BEFORE the widget on unmount, which makes Monaco throw "TextModel got disposed before
  * DiffEditorWidget model got reset". So the wrapper keeps the models, and this component detaches
  * them from the widget (`setModel(null)`) before disposing them, whichever cleanup runs first.
  */
-/** Names the two sides' text inputs (Monaco leaves them unnamed, see below). */
-function nameSides(editor: DiffEditorInstance, labels: { before: string; after: string }) {
-  editor.getOriginalEditor().updateOptions({ ariaLabel: labels.before });
-  editor.getModifiedEditor().updateOptions({ ariaLabel: labels.after });
-}
-
 export default function DiffEditorImpl({
   original,
   modified,
@@ -69,13 +94,8 @@ export default function DiffEditorImpl({
     };
   }, []);
 
-  // Monaco 0.57's diff editor leaves both sides' text inputs unnamed (aria-label ""): it builds
-  // each side's ariaLabel from originalAriaLabel/modifiedAriaLabel only when they are among the
-  // options it was just given, and it was not the case at creation here (axe caught it in
-  // Chromium 156, where the input is the EditContext div). So each side is named on mount and
-  // again after any change of options. Memoised: the wrapper calls updateOptions whenever this
-  // object's identity changes.
-  const labels = useMemo(
+  // Memoised: the wrapper calls updateOptions whenever this object's identity changes.
+  const labels = useMemo<SideLabels>(
     () => ({ before: `${ariaLabel}: before`, after: `${ariaLabel}: after` }),
     [ariaLabel],
   );
@@ -96,20 +116,17 @@ export default function DiffEditorImpl({
     }),
     [ariaLabel, labels, hideUnchangedRegions],
   );
-  // After any real change of options (this runs after the wrapper's own updateOptions).
   const labelsRef = useRef(labels);
   useEffect(() => {
     labelsRef.current = labels;
-    const editor = owned.current.editor;
-    if (editor && !owned.current.disposed) nameSides(editor, labels);
-  }, [options, labels]);
+  }, [labels]);
 
   const onMount: DiffOnMount = (editor) => {
     const holder = owned.current;
     holder.editor = editor;
     holder.models = editor.getModel();
     holder.disposed = false;
-    nameSides(editor, labelsRef.current);
+    keepSidesNamed(editor, () => labelsRef.current);
     editor.onDidDispose(() => {
       holder.disposed = true;
     });

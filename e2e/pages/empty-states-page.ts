@@ -14,10 +14,12 @@ export class EmptyWorkspace {
     await this.page.getByRole("button", { name: "New workspace", exact: true }).click();
     const dialog = this.page.getByRole("dialog");
     await dialog.getByLabel("Workspace name").fill(name);
+    // Creating switches to the workspace with a full load of /workflows (enterWorkspace): wait for
+    // that load, whose server render of the shell names the new workspace. (A reload of our own
+    // here raced it: net::ERR_ABORTED once in CI.)
+    const entered = this.page.waitForEvent("load");
     await dialog.getByRole("button", { name: "Create workspace" }).click();
-    await expect(dialog).toBeHidden();
-    // A fresh server render of the shell, so the switcher names the session's workspace.
-    await this.page.reload();
+    await entered;
     await expect(
       this.page.getByLabel("Workspace", { exact: true }).locator("option:checked"),
     ).toHaveText(name);

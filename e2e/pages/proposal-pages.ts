@@ -79,6 +79,18 @@ export class ProposalReviewPage {
     return this.page.getByRole("region", { name: "JSON" }).getByTestId("diff-editor");
   }
 
+  /**
+   * Waits for the JSON diff editor (it loads on its own, after the page) until both of its text
+   * inputs carry their names: Monaco creates them unnamed, the component names them.
+   */
+  async expectJsonDiffNamed() {
+    for (const side of ["before", "after"]) {
+      await expect(
+        this.jsonDiff().getByRole("textbox", { name: new RegExp(`: ${side}$`) }),
+      ).toBeAttached();
+    }
+  }
+
   decision() {
     return this.page.getByRole("region", { name: "Decision" });
   }

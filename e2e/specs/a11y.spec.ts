@@ -161,6 +161,7 @@ test.describe("signed in", () => {
     const review = new ProposalReviewPage(page);
     await review.goto(f.workflowId, f.proposalId);
     await expect(review.node("check", "changed")).toBeVisible();
+    await review.expectJsonDiffNamed();
     await audit(page, "the proposal review");
 
     const approvals = new ApprovalsPage(page);
@@ -264,7 +265,9 @@ test.describe("signed in", () => {
       await run.expectStatus("completed");
       await audit(page, "the run page on a phone");
 
-      await new ProposalReviewPage(page).goto(f.workflowId, f.proposalId);
+      const review = new ProposalReviewPage(page);
+      await review.goto(f.workflowId, f.proposalId);
+      await review.expectJsonDiffNamed();
       await audit(page, "the proposal review on a phone");
     });
   });

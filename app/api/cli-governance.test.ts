@@ -12,7 +12,7 @@ import { recordAudit } from "@/server/services/audit/record-audit";
 import { createProposal } from "@/server/services/proposals/create-proposal";
 import { getProposalRules } from "@/server/services/proposals/get-proposal-rules";
 import { bundleCli } from "@/server/testing/cli-bundle";
-import { runCli } from "@/server/testing/cli-subprocess";
+import { runCliJson } from "@/server/testing/cli-subprocess";
 import { startRouteServer, type RouteServer } from "@/server/testing/route-server";
 import {
   DOMAIN_RULE,
@@ -59,15 +59,8 @@ afterAll(async () => {
   if (home) fs.rmSync(home, { recursive: true, force: true });
 });
 
-interface Result {
-  code: number | null;
-  stderr: string;
-  json: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-}
-
-async function sluice(role: keyof typeof tokens, args: string[]): Promise<Result> {
-  const r = await runCli({ cli, home, origin: server.origin, token: tokens[role] }, args);
-  return { code: r.code, stderr: r.stderr, json: r.stdout ? JSON.parse(r.stdout) : {} };
+function sluice(role: keyof typeof tokens, args: string[]) {
+  return runCliJson({ cli, home, origin: server.origin, token: tokens[role] }, args);
 }
 
 function file(name: string, text: string): string {

@@ -13,7 +13,7 @@ import { createWorkflow } from "@/server/services/workflows/create-workflow";
 import { publishWorkflow } from "@/server/services/workflows/publish-workflow";
 import { saveDraft } from "@/server/services/workflows/save-draft";
 import { bundleCli } from "@/server/testing/cli-bundle";
-import { runCli } from "@/server/testing/cli-subprocess";
+import { runCliJson } from "@/server/testing/cli-subprocess";
 import { makeCtx } from "@/server/testing/harness";
 import { startRouteServer, type RouteServer } from "@/server/testing/route-server";
 import { startRunHarness, type RunHarness } from "@/server/testing/run-harness";
@@ -64,15 +64,8 @@ afterAll(async () => {
   if (home) fs.rmSync(home, { recursive: true, force: true });
 });
 
-interface Result {
-  code: number | null;
-  stderr: string;
-  json: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-}
-
-async function sluice(args: string[]): Promise<Result> {
-  const r = await runCli({ cli, home, origin: server.origin, token }, args);
-  return { code: r.code, stderr: r.stderr, json: r.stdout ? JSON.parse(r.stdout) : {} };
+function sluice(args: string[]) {
+  return runCliJson({ cli, home, origin: server.origin, token }, args);
 }
 
 describe("sluice proposals", () => {

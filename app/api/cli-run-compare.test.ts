@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runs } from "@/db/schema";
 import { createApiToken } from "@/server/services/api-tokens/create-api-token";
 import { bundleCli } from "@/server/testing/cli-bundle";
-import { runCli } from "@/server/testing/cli-subprocess";
+import { runCliJson } from "@/server/testing/cli-subprocess";
 import { startRouteServer, type RouteServer } from "@/server/testing/route-server";
 import { startRunHarness, type RunHarness } from "@/server/testing/run-harness";
 
@@ -40,16 +40,9 @@ afterAll(async () => {
   if (home) fs.rmSync(home, { recursive: true, force: true });
 });
 
-interface Result {
-  code: number | null;
-  stderr: string;
-  json: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-}
-
 /** The bundled CLI with `args`, stdin a pipe (not a terminal), as `as`. */
-async function sluice(args: string[], as: keyof typeof tokens): Promise<Result> {
-  const r = await runCli({ cli, home, origin: server.origin, token: tokens[as] }, args);
-  return { code: r.code, stderr: r.stderr, json: r.stdout ? JSON.parse(r.stdout) : {} };
+function sluice(args: string[], as: keyof typeof tokens) {
+  return runCliJson({ cli, home, origin: server.origin, token: tokens[as] }, args);
 }
 
 describe("sluice runs diff / sluice rerun", () => {

@@ -1,12 +1,12 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { issuesOf, mapIssues } from "@/components/forms/issues";
 import { useRole } from "@/components/shell/role-context";
 import { Field } from "@/components/ui/field";
 import { useToast } from "@/components/ui/toast";
 import type { AlertChannel } from "@/lib/schemas/alerts";
 import { useTRPC } from "@/lib/trpc/client";
+import { SaveIssues, saveIssues } from "./save-issues";
 import { ChannelsEditor, fromDrafts, toDrafts, type ChannelDraft } from "./channels-editor";
 
 type Saved = {
@@ -40,9 +40,7 @@ function Form({ workflowId, saved }: { workflowId: string; saved: Saved }) {
       },
     }),
   );
-  const { byField, unplaced } = save.error
-    ? mapIssues(issuesOf(save.error))
-    : { byField: {}, unplaced: [] };
+  const { byField } = saveIssues(save.error);
   const others = (workflows.data?.items ?? []).filter((w) => w.id !== workflowId);
   return (
     <section className="card" aria-labelledby="wf-alerts-h">
@@ -100,15 +98,7 @@ function Form({ workflowId, saved }: { workflowId: string; saved: Saved }) {
             </select>
           )}
         />
-        {unplaced.length ? (
-          <div className="form-error" role="alert">
-            {unplaced.map((u) => u.message).join(" ")}
-          </div>
-        ) : save.error && !Object.keys(byField).length ? (
-          <div className="form-error" role="alert">
-            {save.error.message}
-          </div>
-        ) : null}
+        <SaveIssues error={save.error} />
         {canEdit ? (
           <div>
             <button className="btn btn-primary" type="submit" disabled={save.isPending}>

@@ -1,13 +1,13 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { issuesOf, mapIssues } from "@/components/forms/issues";
 import { useRole } from "@/components/shell/role-context";
 import { Field } from "@/components/ui/field";
 import { useToast } from "@/components/ui/toast";
 import { UnsavedBadge, UnsavedChangesGuard } from "@/components/ui/unsaved-changes";
 import type { WorkspaceAlertSettings } from "@/lib/schemas/alerts";
 import { useTRPC } from "@/lib/trpc/client";
+import { SaveIssues, saveIssues } from "./save-issues";
 import { ChannelsEditor, fromDrafts, toDrafts, type ChannelDraft } from "./channels-editor";
 
 /**
@@ -45,9 +45,7 @@ function AlertsForm({ saved }: { saved: WorkspaceAlertSettings }) {
     windowMinutes !== String(saved.windowMinutes) ||
     gateAge !== num(saved.gateAgeHours) ||
     rejects !== num(saved.rejectThreshold);
-  const { byField, unplaced } = save.error
-    ? mapIssues(issuesOf(save.error))
-    : { byField: {}, unplaced: [] };
+  const { byField } = saveIssues(save.error);
   const orNull = (t: string) => (t.trim() === "" ? null : Number(t));
   return (
     <section className="card" aria-labelledby="alerts-h">
@@ -111,15 +109,7 @@ function AlertsForm({ saved }: { saved: WorkspaceAlertSettings }) {
             error={byField.rejectThreshold}
           />
         </div>
-        {unplaced.length ? (
-          <div className="form-error" role="alert">
-            {unplaced.map((u) => u.message).join(" ")}
-          </div>
-        ) : save.error && !Object.keys(byField).length ? (
-          <div className="form-error" role="alert">
-            {save.error.message}
-          </div>
-        ) : null}
+        <SaveIssues error={save.error} />
         {isAdmin ? (
           <div className="row">
             <button type="submit" className="btn btn-primary" disabled={!dirty || save.isPending}>

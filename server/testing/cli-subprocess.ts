@@ -37,3 +37,13 @@ export function runCli(
     child.stdin.end();
   });
 }
+
+/** `runCli` for commands that print JSON: stdout parsed (`{}` when empty). */
+export async function runCliJson(
+  opts: { cli: string; home: string; origin: string; token: string },
+  args: string[],
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a test reads the JSON freely
+): Promise<{ code: number | null; stderr: string; json: Record<string, any> }> {
+  const r = await runCli(opts, args);
+  return { code: r.code, stderr: r.stderr, json: r.stdout ? JSON.parse(r.stdout) : {} };
+}

@@ -9,6 +9,7 @@ import { createProposal } from "@/server/services/proposals/create-proposal";
 import { getProposal } from "@/server/services/proposals/get-proposal";
 import { reviewProposal } from "@/server/services/proposals/review-proposal";
 import { updateWorkspacePolicies } from "@/server/services/settings/update-workspace-policies";
+import { callRoute } from "@/server/testing/call-route";
 import { createWorkspaceFixture } from "@/server/testing/harness";
 import { startRunHarness, type RunHarness } from "@/server/testing/run-harness";
 import * as applyRoute from "./[id]/apply/route";
@@ -31,29 +32,15 @@ afterAll(async () => {
   await e?.close();
 });
 
-type Handler = (
-  req: Request,
-  ctx: { params: Promise<Record<string, string>> },
-) => Promise<Response>;
-
-async function call(
+function call(
   handler: unknown,
   method: string,
-  url: string,
+  path: string,
   id: string,
   as: keyof typeof tokens,
   body?: unknown,
 ) {
-  const res = await (handler as Handler)(
-    new Request(`http://localhost/api/v1${url}`, {
-      method,
-      headers: { authorization: `Bearer ${tokens[as]}`, "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    }),
-    { params: Promise.resolve({ id }) },
-  );
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a test reads the JSON freely
-  return { status: res.status, body: (await res.json()) as Record<string, any> };
+  return callRoute(handler, { method, path, params: { id }, token: tokens[as], body });
 }
 
 const def = (value: string) => ({

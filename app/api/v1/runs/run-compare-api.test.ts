@@ -8,6 +8,7 @@ import { eq } from "drizzle-orm";
 import { runs } from "@/db/schema";
 import { createApiToken } from "@/server/services/api-tokens/create-api-token";
 import { createProposal } from "@/server/services/proposals/create-proposal";
+import { callRoute } from "@/server/testing/call-route";
 import { createWorkspaceFixture } from "@/server/testing/harness";
 import { startRunHarness, type RunHarness } from "@/server/testing/run-harness";
 import * as impactRoute from "../proposals/[id]/impact/route";
@@ -32,29 +33,15 @@ afterAll(async () => {
   await e?.close();
 });
 
-type Handler = (
-  req: Request,
-  ctx: { params: Promise<Record<string, string>> },
-) => Promise<Response>;
-
-async function call(
+function call(
   handler: unknown,
   method: string,
-  url: string,
+  path: string,
   id: string,
   as: keyof typeof tokens,
   body?: unknown,
 ) {
-  const res = await (handler as Handler)(
-    new Request(`http://localhost/api/v1${url}`, {
-      method,
-      headers: { authorization: `Bearer ${tokens[as]}`, "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    }),
-    { params: Promise.resolve({ id }) },
-  );
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a test reads the JSON freely
-  return { status: res.status, body: (await res.json()) as Record<string, any> };
+  return callRoute(handler, { method, path, params: { id }, token: tokens[as], body });
 }
 
 const def = (value: string) => ({

@@ -107,15 +107,7 @@ export async function ingestEvents(
     if (typeof externalId === "string" && externalId) {
       const duplicateOf = await claimExternalId(c, externalId, id);
       if (duplicateOf) {
-        await execRows(
-          c.tx,
-          sql`update executor_events set duplicate_of = ${duplicateOf} where id = ${id}`,
-        );
-        c.ex.log.info("event ignored: its id was already used within 24 h", {
-          name: event.name,
-          externalId,
-          duplicateOf,
-        });
+        await markDuplicate(c, id, duplicateOf, event.name, externalId);
         continue;
       }
     }
@@ -180,18 +172,29 @@ async function ingestOne(
         )
       )[0]?.event_id ??
       "unknown";
-    await execRows(
-      c.tx,
-      sql`update executor_events set duplicate_of = ${duplicateOf} where id = ${id}`,
-    );
-    c.ex.log.info("event ignored: its id was already used within 24 h", {
-      name: event.name,
-      externalId,
-      duplicateOf,
-    });
+    await markDuplicate(c, id, duplicateOf, event.name, externalId);
     return;
   }
   await routeEvent(c, event, id, row.waits ?? []);
+}
+
+/** Records that event `id` repeats `duplicateOf` (same external id within 24 h): it is not routed. */
+async function markDuplicate(
+  c: TxCtx,
+  id: string,
+  duplicateOf: string,
+  name: string,
+  externalId: string,
+) {
+  await execRows(
+    c.tx,
+    sql`update executor_events set duplicate_of = ${duplicateOf} where id = ${id}`,
+  );
+  c.ex.log.info("event ignored: its id was already used within 24 h", {
+    name,
+    externalId,
+    duplicateOf,
+  });
 }
 
 /** Claims a user-supplied id for 24 h; returns the event that already holds it, if any. */
